@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kprof top-level Makefile.  The module itself is described by ./Kbuild;
+# this file only forwards to kbuild and drives kprofctl, tests and docs.
+#
+#   make                 kprof.ko (against KDIR) and ctl/kprofctl
+#   make check           deps, builds, checkpatch, host tests, guest selftests
+#                        on the generic and PREEMPT_RT 6.1 kernels
+#   make demo            deps, build, boot a guest and run kprofctl there
+#   make checkpatch      the kernel's checkpatch.pl --strict on module/ and include/
+#   make deps            install the Debian packages kprof needs (idempotent)
+#   make clean
+
+# Default KDIR: the running kernel's build tree, else the newest installed
+# Debian generic (non-RT) amd64 headers.
+KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
+		echo /lib/modules/$$(uname -r)/build; \
+	else \
+		ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | grep -v -- '-rt-' | \
+			sort -V | tail -n 1; \
+	fi)
+
+BUILD		:= $(CURDIR)/build
+KPROF_VERSION	:= $(shell sed -n 's/^kprof-version := //p' $(CURDIR)/Kbuild)
+export KPROF_VERSION
+
+# Files taken from Debian's linux-source-6.1 tarball at build time.
+KSRC_TAR	?= $(firstword $(wildcard /usr/src/linux-source-6.1.tar.*))
+KSRC_DIR	:= $(BUILD)/ksrc
+KSRC_FILES	:= scripts/checkpatch.pl scripts/spelling.txt \
+		   scripts/const_structs.checkpatch \
+		   tools/testing/selftests/kselftest_harness.h \
+		   tools/testing/selftests/kselftest.h \
+		   tools/testing/selftests/lib.mk \
+		   tools/testing/selftests/kselftest/runner.sh \
+		   tools/testing/selftests/kselftest/prefix.pl
+KSFT_DIR	:= $(KSRC_DIR)/tools/testing/selftests
+
+CHECKPATCH_FILES := $(wildcard $(CURDIR)/module/*.[ch]) $(CURDIR)/include/uapi/linux/kprof.h
+
+.PHONY: all module ctl clean deps check demo checkpatch selftests ksrc \
+	modules-test test-host help
+
+all: module ctl
+
+module:
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || \
+		{ echo "kprof: no kernel headers found; set KDIR or run 'make deps'" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+ctl:
+	$(MAKE) -C ctl
+
+deps:
+	@$(CURDIR)/tools/deps.sh
+
+# Unpack the few files needed from the tarball, once (xz takes ~20 s).
+$(KSRC_DIR)/.stamp: $(KSRC_TAR)
+	@test -n "$(KSRC_TAR)" || { echo "kprof: linux-source-6.1 missing; run 'make deps'" >&2; exit 1; }
+	@echo "  UNPACK  $(notdir $(KSRC_TAR)) -> build/ksrc"
+	@rm -rf $(KSRC_DIR).tmp && mkdir -p $(KSRC_DIR).tmp
+	@tar -xf $(KSRC_TAR) -C $(KSRC_DIR).tmp --strip-components=1 \
+		$(addprefix linux-source-6.1/,$(KSRC_FILES))
+	@rm -rf $(KSRC_DIR) && mv $(KSRC_DIR).tmp $(KSRC_DIR) && touch $@
+
+ksrc: $(KSRC_DIR)/.stamp
+
+checkpatch: ksrc
+	perl $(KSRC_DIR)/scripts/checkpatch.pl --no-tree --strict --terse --show-types \
+		-f $(CHECKPATCH_FILES)
+
+selftests: ksrc
+	$(MAKE) -C selftests/kprof KSFT_DIR=$(KSFT_DIR)
+
+# kprof.ko for each test kernel, in its own directory (their vermagic differs).
+modules-test:
+	@$(CURDIR)/tools/build-test-modules.sh
+
+test-host: ctl
+	$(MAKE) -C ctl test
+
+check: deps
+	@$(CURDIR)/tools/check.sh
+
+demo: deps
+	@$(CURDIR)/tools/demo.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -C ctl clean
+	-$(MAKE) -C selftests/kprof clean KSFT_DIR=$(KSFT_DIR)
+	rm -rf $(BUILD)
+
+help:
+	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))

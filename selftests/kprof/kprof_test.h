@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the kprof selftests: raw generic netlink (no libnl, so
+ * that tests can build any malformed message they like), module loading and
+ * privilege dropping.
+ */
+#ifndef _KPROF_TEST_H
+#define _KPROF_TEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include <linux/kprof.h>
+
+#ifndef NETLINK_EXT_ACK
+#define NETLINK_EXT_ACK 11
+#endif
+
+#define KT_BUF		8192
+#define KT_MAX_ATTR	64
+
+/* A netlink request under construction, or a reply being read. */
+struct kt_msg {
+	union {
+		struct nlmsghdr nlh;
+		char buf[KT_BUF];
+	};
+	/* reply attributes by type, NULL when absent */
+	struct nlattr *tb[KT_MAX_ATTR];
+	/* error of the last transaction, 0 on success */
+	int err;
+	/* extack text of the last error, "" when none */
+	char extack[256];
+};
+
+static inline int kt_nl_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int one = 1;
+	int fd;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Start a request: nlmsghdr + genlmsghdr. */
+static inline void kt_msg_init(struct kt_msg *m, uint16_t type, uint8_t cmd,
+			       uint8_t version)
+{
+	struct genlmsghdr *g;
+
+	memset(m, 0, sizeof(*m));
+	m->nlh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	m->nlh.nlmsg_type = type;
+	m->nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	m->nlh.nlmsg_seq = 1;
+	g = NLMSG_DATA(&m->nlh);
+	g->cmd = cmd;
+	g->version = version;
+}
+
+static inline struct genlmsghdr *kt_genl_hdr(struct kt_msg *m)
+{
+	return NLMSG_DATA(&m->nlh);
+}
+
+/* Append an attribute with any type and payload, valid or not. */
+static inline void kt_put(struct kt_msg *m, uint16_t type, const void *data,
+			  uint16_t len)
+{
+	struct nlattr *a = (struct nlattr *)(m->buf + NLMSG_ALIGN(m->nlh.nlmsg_len));
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	m->nlh.nlmsg_len = NLMSG_ALIGN(m->nlh.nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+static inline void kt_put_u32(struct kt_msg *m, uint16_t type, uint32_t v)
+{
+	kt_put(m, type, &v, sizeof(v));
+}
+
+static inline void kt_put_str(struct kt_msg *m, uint16_t type, const char *s)
+{
+	kt_put(m, type, s, strlen(s) + 1);
+}
+
+static inline void kt_parse_attrs(struct kt_msg *m, struct nlattr *a, int len)
+{
+	while (len >= (int)NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
+	       a->nla_len <= len) {
+		int type = a->nla_type & NLA_TYPE_MASK;
+
+		if (type < KT_MAX_ATTR)
+			m->tb[type] = a;
+		len -= NLA_ALIGN(a->nla_len);
+		a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
+	}
+}
+
+static inline void kt_parse_extack(struct kt_msg *m, struct nlmsghdr *nlh)
+{
+	struct nlmsgerr *e = NLMSG_DATA(nlh);
+	int off = sizeof(*e);
+	struct nlattr *a;
+	int len;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - sizeof(e->msg);
+	len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - off;
+	a = (struct nlattr *)((char *)e + off);
+	while (len >= (int)NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
+	       a->nla_len <= len) {
+		if ((a->nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_MSG) {
+			snprintf(m->extack, sizeof(m->extack), "%.*s",
+				 (int)(a->nla_len - NLA_HDRLEN),
+				 (char *)a + NLA_HDRLEN);
+			return;
+		}
+		len -= NLA_ALIGN(a->nla_len);
+		a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
+	}
+}
+
+/*
+ * Send @m and read the answer into @m: the reply's attributes in m->tb, or
+ * the error in m->err and its extack text in m->extack.  Returns m->err.
+ */
+static inline int kt_transact(int fd, struct kt_msg *m)
+{
+	bool got_reply = false;
+	ssize_t n;
+
+	if (send(fd, m->buf, m->nlh.nlmsg_len, 0) < 0)
+		return m->err = -errno;
+
+	memset(m->tb, 0, sizeof(m->tb));
+	m->err = 0;
+	m->extack[0] = '\0';
+	for (;;) {
+		struct nlmsghdr *nlh;
+		int len;
+
+		n = recv(fd, m->buf, sizeof(m->buf), 0);
+		if (n < 0)
+			return m->err = -errno;
+		len = n;
+		for (nlh = &m->nlh; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+			if (nlh->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(nlh);
+
+				m->err = e->error;
+				kt_parse_extack(m, nlh);
+				return m->err;
+			}
+			if (!got_reply) {
+				/* keep the first reply's attributes; the ACK follows */
+				got_reply = true;
+				kt_parse_attrs(m, (struct nlattr *)((char *)NLMSG_DATA(nlh) +
+							    GENL_HDRLEN),
+					       nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
+				/* the attributes point into buf: stop before the
+				 * next recv() overwrites them
+				 */
+				if (!(nlh->nlmsg_flags & NLM_F_MULTI))
+					return 0;
+			}
+		}
+	}
+}
+
+/* The id of generic netlink family @name, or a negative errno. */
+static inline int kt_family(int fd, const char *name)
+{
+	struct kt_msg m;
+	int err;
+
+	kt_msg_init(&m, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1);
+	kt_put_str(&m, CTRL_ATTR_FAMILY_NAME, name);
+	err = kt_transact(fd, &m);
+	if (err)
+		return err;
+	if (!m.tb[CTRL_ATTR_FAMILY_ID])
+		return -EPROTO;
+	return *(uint16_t *)((char *)m.tb[CTRL_ATTR_FAMILY_ID] + NLA_HDRLEN);
+}
+
+static inline uint32_t kt_u32(const struct nlattr *a)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)a + NLA_HDRLEN, sizeof(v));
+	return v;
+}
+
+static inline uint64_t kt_u64(const struct nlattr *a)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)a + NLA_HDRLEN, sizeof(v));
+	return v;
+}
+
+static inline const char *kt_str(const struct nlattr *a)
+{
+	return (const char *)a + NLA_HDRLEN;
+}
+
+/* Is kprof.ko loaded (its family registered)? */
+static inline bool kt_kprof_loaded(void)
+{
+	int fd = kt_nl_open();
+	int id;
+
+	if (fd < 0)
+		return false;
+	id = kt_family(fd, KPROF_FAMILY_NAME);
+	close(fd);
+	return id > 0;
+}
+
+/* The module to load: $KPROF_KO, else ./kprof.ko. */
+static inline const char *kt_ko_path(void)
+{
+	const char *p = getenv("KPROF_KO");
+
+	return p && *p ? p : "kprof.ko";
+}
+
+static inline int kt_load(void)
+{
+	int fd, ret;
+
+	fd = open(kt_ko_path(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	ret = ret ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static inline int kt_unload(void)
+{
+	return syscall(SYS_delete_module, "kprof", O_NONBLOCK) ? -errno : 0;
+}
+
+/* Make sure kprof.ko is loaded; 0 or a negative errno. */
+static inline int kt_ensure_loaded(void)
+{
+	int ret;
+
+	if (kt_kprof_loaded())
+		return 0;
+	ret = kt_load();
+	return ret == -EEXIST ? 0 : ret;
+}
+
+/*
+ * Drop CAP_PERFMON and CAP_SYS_ADMIN from the effective and permitted sets
+ * while staying uid 0: what is left (CAP_DAC_OVERRIDE among others) gets
+ * past file modes, so only kprof's own privilege check can refuse.
+ */
+static inline int kt_drop_perfmon(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	d[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
+	d[CAP_SYS_ADMIN / 32].permitted &= ~(1u << (CAP_SYS_ADMIN % 32));
+	d[CAP_PERFMON / 32].effective &= ~(1u << (CAP_PERFMON % 32));
+	d[CAP_PERFMON / 32].permitted &= ~(1u << (CAP_PERFMON % 32));
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+/* Become nobody:nogroup, with no supplementary groups and no capabilities. */
+static inline int kt_become_nobody(void)
+{
+	if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		return -errno;
+	return 0;
+}
+
+#endif /* _KPROF_TEST_H */

@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install everything kprof needs from Debian, idempotently.
+# Fast path: when every package is already installed, do nothing.
+
+set -eu
+
+PKGS="build-essential pkg-config kmod \
+linux-headers-amd64 linux-image-amd64 \
+linux-headers-rt-amd64 linux-image-rt-amd64 \
+linux-source-6.1 \
+qemu-system-x86 busybox-static cpio xz-utils zstd \
+libnl-3-dev libnl-genl-3-dev libelf-dev \
+perl python3 python3-yaml"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+		missing="$missing $p"
+	fi
+done
+
+if [ -z "$missing" ]; then
+	exit 0
+fi
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages:$missing (run as root or install them)" >&2
+	exit 1
+fi
+
+echo "deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "deps: done"
