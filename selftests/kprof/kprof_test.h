@@ -37,7 +37,8 @@ struct kt_msg {
 		struct nlmsghdr nlh;
 		char buf[KT_BUF];
 	};
-	/* reply attributes by type, NULL when absent */
+	/* the first reply, and its attributes by type (NULL when absent) */
+	char reply[KT_BUF];
 	struct nlattr *tb[KT_MAX_ATTR];
 	/* error of the last transaction, 0 on success */
 	int err;
@@ -147,12 +148,16 @@ static inline void kt_parse_extack(struct kt_msg *m, struct nlmsghdr *nlh)
 }
 
 /*
- * Send @m and read the answer into @m: the reply's attributes in m->tb, or
- * the error in m->err and its extack text in m->extack.  Returns m->err.
+ * Send @m and read the answer into @m: the reply's attributes in m->tb
+ * (pointing into m->reply), or the error in m->err and its extack text in
+ * m->extack.  Reads up to the ACK, so the socket is left clean.  Returns
+ * m->err.
  */
 static inline int kt_transact(int fd, struct kt_msg *m)
 {
+	uint32_t seq = ++m->nlh.nlmsg_seq;
 	bool got_reply = false;
+	char rx[KT_BUF];
 	ssize_t n;
 
 	if (send(fd, m->buf, m->nlh.nlmsg_len, 0) < 0)
@@ -165,29 +170,32 @@ static inline int kt_transact(int fd, struct kt_msg *m)
 		struct nlmsghdr *nlh;
 		int len;
 
-		n = recv(fd, m->buf, sizeof(m->buf), 0);
+		n = recv(fd, rx, sizeof(rx), 0);
 		if (n < 0)
 			return m->err = -errno;
 		len = n;
-		for (nlh = &m->nlh; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+		for (nlh = (struct nlmsghdr *)rx; NLMSG_OK(nlh, len);
+		     nlh = NLMSG_NEXT(nlh, len)) {
+			if (nlh->nlmsg_seq != seq)
+				continue;	/* a stale answer */
 			if (nlh->nlmsg_type == NLMSG_ERROR) {
 				struct nlmsgerr *e = NLMSG_DATA(nlh);
 
 				m->err = e->error;
-				kt_parse_extack(m, nlh);
+				if (m->err)
+					kt_parse_extack(m, nlh);
 				return m->err;
 			}
-			if (!got_reply) {
-				/* keep the first reply's attributes; the ACK follows */
+			if (nlh->nlmsg_type == NLMSG_DONE)
+				return m->err;
+			if (!got_reply && nlh->nlmsg_len <= sizeof(m->reply)) {
+				struct nlmsghdr *r = (struct nlmsghdr *)m->reply;
+
 				got_reply = true;
-				kt_parse_attrs(m, (struct nlattr *)((char *)NLMSG_DATA(nlh) +
+				memcpy(r, nlh, nlh->nlmsg_len);
+				kt_parse_attrs(m, (struct nlattr *)((char *)NLMSG_DATA(r) +
 							    GENL_HDRLEN),
-					       nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
-				/* the attributes point into buf: stop before the
-				 * next recv() overwrites them
-				 */
-				if (!(nlh->nlmsg_flags & NLM_F_MULTI))
-					return 0;
+					       r->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
 			}
 		}
 	}

@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: build everything, run checkpatch, the spec check and the host
+# unit tests, then the kselftests in QEMU guests on Debian's generic and
+# PREEMPT_RT 6.1 kernels, each with a kprof.ko built for that kernel.
+#
+# Every step reports TAP-style results; the last line is the summary
+# "N passed, N failed, N skipped".  Logs go to build/check/.
+#
+# Environment: KPROF_CHECK_KERNELS (default "generic rt") picks the guests.
+
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+logs=$top/build/check
+mkdir -p "$logs"
+cd "$top" || exit 1
+
+passed=0
+failed=0
+skipped=0
+failures=()
+
+result() {	# result ok|fail|skip NAME [REASON]
+	case $1 in
+	ok)	passed=$((passed + 1)); echo "ok - $2" ;;
+	skip)	skipped=$((skipped + 1)); echo "ok - $2 # SKIP ${3:-}" ;;
+	*)	failed=$((failed + 1)); failures+=("$2"); echo "not ok - $2" ;;
+	esac
+}
+
+# Count the TAP results in a log.  Top-level lines and kselftest runner
+# subtests ("# ok 3 ...") both count; a program that died without any
+# result line of its own is counted through its runner line.
+count_tap() {	# count_tap LOG PREFIX
+	local log=$1 prefix=$2 line name
+	local inner_fail=0
+
+	while IFS= read -r line; do
+		case $line in
+		"# ok "*"# SKIP"*|"# ok "*"# skip"*)
+			skipped=$((skipped + 1)); echo "$prefix${line#\# }" ;;
+		"# ok "*)
+			passed=$((passed + 1)) ;;
+		"# not ok "*)
+			failed=$((failed + 1)); inner_fail=1
+			name="$prefix${line#\# }"; failures+=("$name"); echo "$name" ;;
+		"not ok "*)
+			# a whole test program failed
+			if [ $inner_fail = 0 ]; then
+				failed=$((failed + 1)); failures+=("$prefix$line")
+			fi
+			echo "$prefix$line"; inner_fail=0 ;;
+		"ok "*)
+			inner_fail=0 ;;
+		esac
+	done < "$log"
+}
+
+# Count a plain TAP log (host unit tests): "ok N - x" / "not ok N - x".
+count_plain_tap() {	# count_plain_tap LOG PREFIX
+	local line
+
+	while IFS= read -r line; do
+		case $line in
+		"ok "*"# SKIP"*) skipped=$((skipped + 1)); echo "$2$line" ;;
+		"ok "*) passed=$((passed + 1)) ;;
+		"not ok "*) failed=$((failed + 1)); failures+=("$2$line"); echo "$2$line" ;;
+		esac
+	done < "$1"
+}
+
+step() {	# step NAME LOG CMD...: one result from a command's exit status
+	local name=$1 log=$2
+
+	shift 2
+	if "$@" > "$log" 2>&1; then
+		result ok "$name"
+	else
+		result fail "$name"
+		tail -n 30 "$log" | sed 's/^/#   /'
+	fi
+}
+
+t0=$(date +%s)
+
+# --- builds -------------------------------------------------------------
+echo "# build"
+if make module > "$logs/module.log" 2>&1 && ! grep -qE '(warning|error):' "$logs/module.log"; then
+	result ok "build: kprof.ko (W=1, warning-free)"
+else
+	result fail "build: kprof.ko (W=1, warning-free)"
+	grep -E '(warning|error):' "$logs/module.log" | head -20 | sed 's/^/#   /'
+fi
+step "build: kprofctl (-Wall -Wextra -Werror)" "$logs/ctl.log" make ctl
+step "build: selftests" "$logs/selftests.log" make selftests
+
+# --- static checks ------------------------------------------------------
+echo "# static checks"
+make -s ksrc > "$logs/ksrc.log" 2>&1
+for f in module/*.[ch] include/uapi/linux/kprof.h; do
+	out=$(perl build/ksrc/scripts/checkpatch.pl --no-tree --strict --terse \
+		--show-types -f "$f" 2>&1)
+	if [ -z "$out" ]; then
+		result ok "checkpatch --strict: $f"
+	else
+		result fail "checkpatch --strict: $f"
+		echo "$out" | sed 's/^/#   /'
+	fi
+done
+step "netlink spec matches uapi header and genl.c" "$logs/spec.log" \
+	/usr/bin/python3 tools/check-spec.py
+
+# --- host unit tests ------------------------------------------------------
+echo "# host unit tests"
+if make -s -C ctl test > "$logs/ctl-test.log" 2>&1; then :; fi
+count_plain_tap "$logs/ctl-test.log" "ctl: "
+if ! grep -qE '^(ok|not ok) ' "$logs/ctl-test.log"; then
+	result fail "ctl: unit tests ran"
+	tail -n 20 "$logs/ctl-test.log" | sed 's/^/#   /'
+fi
+if [ -x tools/test-kprof-vm.sh ]; then
+	tools/test-kprof-vm.sh --host-only > "$logs/rig-host.log" 2>&1
+	count_plain_tap "$logs/rig-host.log" "rig: "
+fi
+
+# --- guest selftests ------------------------------------------------------
+for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
+	echo "# guest: $kind kernel"
+	if ! built=$(tools/build-test-modules.sh "$kind" 2> "$logs/kmod-$kind.log") ||
+	   grep -qE '(warning|error):' "$logs/kmod-$kind.log"; then
+		result fail "$kind: build kprof.ko for the guest kernel"
+		tail -n 20 "$logs/kmod-$kind.log" | sed 's/^/#   /'
+		continue
+	fi
+	read -r rel ko <<< "$built"
+	result ok "$kind: build kprof.ko for $rel"
+
+	log=$logs/guest-$kind.log
+	tools/kprof-vm --kernel "$kind" --quiet --timeout 600 \
+		--log "$logs/console-$kind.log" \
+		-- tools/guest-selftests.sh "$ko" > "$log" 2>&1
+	rc=$?
+	count_tap "$log" "$kind: "
+	if [ $rc = 0 ]; then
+		result ok "$kind: guest run completed, kernel log clean"
+	else
+		result fail "$kind: guest run completed, kernel log clean (rc=$rc)"
+		grep -A40 'kprof-vm:' "$log" | head -60 | sed 's/^/#   /'
+	fi
+done
+
+echo "# make check took $(( $(date +%s) - t0 )) s; logs in build/check/"
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "# failed:"
+	printf '#   %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]

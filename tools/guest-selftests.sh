@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside a kprof-vm guest: the kprof kselftests against the given
+# kprof.ko, then a final unload, so that the rig's kernel log scan covers
+# the module's whole life.  Prints TAP; exits 0 when it ran to the end.
+#
+# Usage: tools/guest-selftests.sh PATH/TO/kprof.ko
+
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+ko=$(realpath "${1:?usage: guest-selftests.sh KPROF_KO}")
+export KPROF_KO=$ko
+export KPROFCTL=$top/ctl/kprofctl
+
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+
+echo "# kernel $(uname -r), $(nproc) CPUs, module $ko"
+make -s -C "$top/selftests/kprof" run_tests \
+	KSFT_DIR="$top/build/ksrc/tools/testing/selftests"
+
+# The last word: the module must unload cleanly after all of the above.
+if grep -q '^kprof ' /proc/modules; then
+	if rmmod kprof; then
+		echo "# ok 1 final rmmod kprof"
+	else
+		echo "# not ok 1 final rmmod kprof"
+	fi
+fi
+# Results travel as TAP; a non-zero status is left to the rig (timeout,
+# crashed guest, kernel log splat).
+exit 0
