@@ -114,10 +114,17 @@ step "netlink spec matches uapi header and genl.c" "$logs/spec.log" \
 
 # --- host unit tests ------------------------------------------------------
 echo "# host unit tests"
-if make -s -C ctl test > "$logs/ctl-test.log" 2>&1; then :; fi
-count_plain_tap "$logs/ctl-test.log" "ctl: "
-if ! grep -qE '^(ok|not ok) ' "$logs/ctl-test.log"; then
-	result fail "ctl: unit tests ran"
+make -s -C ctl test > "$logs/ctl-test.log" 2>&1
+ctl_rc=$?
+# one result per test program ("  PASS    test-json: 31" / "  FAIL    ...")
+while read -r verdict name _; do
+	case $verdict in
+	PASS) result ok "ctl: ${name%:}" ;;
+	FAIL) result fail "ctl: ${name%:}" ;;
+	esac
+done < "$logs/ctl-test.log"
+if [ $ctl_rc != 0 ] && ! grep -q '^  FAIL' "$logs/ctl-test.log"; then
+	result fail "ctl: unit tests build and run"
 	tail -n 20 "$logs/ctl-test.log" | sed 's/^/#   /'
 fi
 if [ -x tools/test-kprof-vm.sh ]; then

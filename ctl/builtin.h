@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprofctl commands.  Each lives in builtin-<name>.c, owns its option
+ * table and usage text, and is listed in commands[] in kprofctl.c.
+ *
+ * A command gets its arguments with argv[0] set to its name and returns
+ * the process exit code (KP_EXIT_* in lib/util.h).
+ *
+ * Adding a command:
+ *  - builtin-<name>.c with cmd_<name>(), its struct option table and usage
+ *    (the Makefile picks up every builtin-*.c), declared below and listed
+ *    in commands[] in kprofctl.c;
+ *  - for a new netlink command: its reply attributes in kp_reply_policy and
+ *    kp_attr_names and a kp_nl__<name>() in lib/proto.c, and the fake
+ *    module's answer in tests/fake-nl.c;
+ *  - CLI tests in tests/test-kprofctl.c (every tests/test-*.c is run).
+ */
+#ifndef KPROFCTL_BUILTIN_H
+#define KPROFCTL_BUILTIN_H
+
+#include <stdio.h>
+
+struct cmd_struct {
+	const char	*name;
+	int		(*fn)(int argc, const char **argv);
+	const char	*summary;	/* one line for 'kprofctl help' */
+};
+
+int cmd_help(int argc, const char **argv);
+int cmd_status(int argc, const char **argv);
+int cmd_version(int argc, const char **argv);
+
+/* Command table access, in kprofctl.c. */
+const struct cmd_struct *kprofctl__find_command(const char *name);
+/* Print the global usage and the command list. */
+void kprofctl__usage(FILE *fp);
+/* Print the unknown-command error (and a suggestion); returns the exit code. */
+int kprofctl__unknown_command(const char *name);
+/* Close matches of @name, at most @max; returns how many were stored. */
+int kprofctl__suggest(const char *name, const struct cmd_struct **out, int max);
+
+#endif /* KPROFCTL_BUILTIN_H */

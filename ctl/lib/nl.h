@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * struct kp_nl: a generic netlink socket talking to the kprof family.
+ *
+ * This is the only code doing netlink I/O; everything above it (proto.c
+ * and the builtins) builds requests and parses replies with libnl's message
+ * API, so the unit tests replace this file with tests/fake-nl.c.
+ */
+#ifndef KPROFCTL_NL_H
+#define KPROFCTL_NL_H
+
+#include <linux/netlink.h>
+
+#include "error.h"
+
+struct kp_nl;
+struct nl_msg;
+
+/*
+ * Called for each reply message.  Return 0, or a negative errno after
+ * filling @err (e.g. -EBADMSG for a malformed reply).
+ */
+typedef int (*kp_nl_reply_fn)(const struct nlmsghdr *nlh, void *arg,
+			      struct kp_err *err);
+
+/*
+ * Connect and resolve the kprof family.  On failure return NULL with @err
+ * set; err->not_loaded tells that the family is not registered, i.e.
+ * kprof.ko is not loaded.
+ */
+struct kp_nl *kp_nl__open(struct kp_err *err);
+void kp_nl__delete(struct kp_nl *nl);
+
+/* The resolved generic netlink family id. */
+int kp_nl__family(const struct kp_nl *nl);
+
+/*
+ * Send @msg (always consumed), call @fn for each reply and wait for the
+ * ACK.  Returns 0 or a negative errno with @err set; a kernel error carries
+ * its extack message.
+ */
+int kp_nl__request(struct kp_nl *nl, struct nl_msg *msg, kp_nl_reply_fn fn,
+		   void *arg, struct kp_err *err);
+
+#endif /* KPROFCTL_NL_H */

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprofctl: error printing, number parsing and formatting helpers.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <linux/kprof.h>
+
+#include "util.h"
+
+#ifndef KPROF_VERSION
+#error "KPROF_VERSION is not defined; build with make KPROF_VERSION=X.Y.Z"
+#endif
+
+const char kprofctl_version[] = KPROF_VERSION;
+int kp_debug;
+
+void kp_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("kprofctl: ", stderr);
+	if (cmd)
+		fprintf(stderr, "%s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void kp_pr_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!kp_debug)
+		return;
+	fputs("kprofctl: debug: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int kp_parse_u64(const char *s, uint64_t *val)
+{
+	unsigned long long v;
+	int base = 10;
+	char *end;
+
+	/* strtoull() would skip blanks and accept a sign: refuse both. */
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		base = 16;
+		if (!isxdigit((unsigned char)*s))
+			return -EINVAL;
+	}
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	*val = v;
+	return 0;
+}
+
+int kp_parse_uint(const char *s, unsigned int *val)
+{
+	uint64_t v;
+	int ret;
+
+	ret = kp_parse_u64(s, &v);
+	if (ret)
+		return ret;
+	if (v > UINT_MAX)
+		return -ERANGE;
+	*val = v;
+	return 0;
+}
+
+int kp_parse_int(const char *s, int *val)
+{
+	bool neg = false;
+	uint64_t v;
+	int ret;
+
+	if (s && *s == '-') {
+		neg = true;
+		s++;
+	}
+	ret = kp_parse_u64(s, &v);
+	if (ret)
+		return ret;
+	if (neg ? v > (uint64_t)INT_MAX + 1 : v > INT_MAX)
+		return -ERANGE;
+	*val = neg ? (int)(0 - v) : (int)v;
+	return 0;
+}
+
+char *kp_fmt_abi(char *buf, size_t len, uint32_t abi)
+{
+	snprintf(buf, len, "%u.%u", KPROF_ABI_VERSION_MAJOR(abi),
+		 KPROF_ABI_VERSION_MINOR(abi));
+	return buf;
+}
+
+char *kp_fmt_duration(char *buf, size_t len, uint64_t ns)
+{
+	uint64_t s = ns / 1000000000ULL;
+	unsigned int sec = s % 60, min = s / 60 % 60, hour = s / 3600 % 24;
+	uint64_t day = s / 86400;
+
+	if (day)
+		snprintf(buf, len, "%" PRIu64 "d %02uh %02um %02us", day, hour, min, sec);
+	else if (hour)
+		snprintf(buf, len, "%uh %02um %02us", hour, min, sec);
+	else if (min)
+		snprintf(buf, len, "%um %02us", min, sec);
+	else
+		snprintf(buf, len, "%us", sec);
+	return buf;
+}
+
+const char *kp_state__name(uint32_t state)
+{
+	switch (state) {
+	case KPROF_STATE_IDLE:
+		return "idle";
+	case KPROF_STATE_RUNNING:
+		return "running";
+	case KPROF_STATE_STOPPED:
+		return "stopped";
+	}
+	return NULL;
+}
+
+int kp_uptime_ns(uint64_t loaded_ns, uint64_t now_ns, uint64_t *uptime)
+{
+	if (loaded_ns > now_ns)
+		return -ERANGE;
+	*uptime = now_ns - loaded_ns;
+	return 0;
+}
+
+uint64_t kp_clock_monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+uint64_t (*kp_clock_ns)(void) = kp_clock_monotonic_ns;

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprofctl: exit codes, error printing, number parsing and formatting.
+ * Everything here is pure logic, unit-tested by tests/test-util.c.
+ */
+#ifndef KPROFCTL_UTIL_H
+#define KPROFCTL_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit codes of every command. */
+#define KP_EXIT_OK		0	/* success, or --help */
+#define KP_EXIT_FAILURE		1	/* runtime error, unknown command */
+#define KP_EXIT_USAGE		2	/* bad option or argument */
+
+#define KP_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Zero-sized when @e is false, a compile error when it is true. */
+#define KP_BUILD_BUG_ON_ZERO(e)	((int)(sizeof(struct { int:(-!!(e)); })))
+
+#define __printf(a, b)		__attribute__((format(printf, a, b)))
+
+/* kprofctl's own version, from the kprof-version line of ../Kbuild. */
+extern const char kprofctl_version[];
+
+/* Set by the global --debug option. */
+extern int kp_debug;
+
+/* Print "kprofctl: [cmd: ]message" on stderr. */
+void kp_error(const char *cmd, const char *fmt, ...) __printf(2, 3);
+/* Print "kprofctl: debug: message" on stderr when --debug was given. */
+void kp_pr_debug(const char *fmt, ...) __printf(1, 2);
+
+/*
+ * Strict number parsing: decimal or 0x-prefixed hexadecimal, no sign for
+ * the unsigned variants, no leading or trailing garbage.  Return 0,
+ * -EINVAL (not a number) or -ERANGE (does not fit).
+ */
+int kp_parse_u64(const char *s, uint64_t *val);
+int kp_parse_uint(const char *s, unsigned int *val);
+int kp_parse_int(const char *s, int *val);
+
+/* "1.0" from a KPROF_ABI_VERSION-encoded value; returns @buf. */
+char *kp_fmt_abi(char *buf, size_t len, uint32_t abi);
+/* "42s", "3m 07s", "2h 03m 07s", "1d 00h 00m 05s"; returns @buf. */
+char *kp_fmt_duration(char *buf, size_t len, uint64_t ns);
+
+/* Name of an enum kprof_state value, NULL if unknown. */
+const char *kp_state__name(uint32_t state);
+
+/*
+ * Module uptime from KPROF_A_STATUS_LOADED_NS and the current
+ * CLOCK_MONOTONIC time.  -ERANGE when @loaded_ns is in the future, which
+ * happens when kprofctl runs in a time namespace with a monotonic offset.
+ */
+int kp_uptime_ns(uint64_t loaded_ns, uint64_t now_ns, uint64_t *uptime);
+
+/* CLOCK_MONOTONIC in ns, the clock of KPROF_A_STATUS_LOADED_NS. */
+uint64_t kp_clock_monotonic_ns(void);
+/* The clock the commands read: kp_clock_monotonic_ns, or a test's fake. */
+extern uint64_t (*kp_clock_ns)(void);
+
+#endif /* KPROFCTL_UTIL_H */
