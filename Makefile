@@ -7,6 +7,7 @@
 #   make check           deps, builds, checkpatch, host tests, guest selftests
 #                        on the generic and PREEMPT_RT 6.1 kernels
 #   make demo            deps, build, boot a guest and run kprofctl there
+#   make test-rig        the QEMU rig's self-test (boots five guests)
 #   make checkpatch      the kernel's checkpatch.pl --strict on module/ and include/
 #   make deps            install the Debian packages kprof needs (idempotent)
 #   make clean
@@ -39,7 +40,7 @@ KSFT_DIR	:= $(KSRC_DIR)/tools/testing/selftests
 CHECKPATCH_FILES := $(wildcard $(CURDIR)/module/*.[ch]) $(CURDIR)/include/uapi/linux/kprof.h
 
 .PHONY: all module ctl clean deps check demo checkpatch selftests ksrc \
-	modules-test test-host help
+	modules-test test-host test-rig help
 
 all: module ctl
 
@@ -78,6 +79,10 @@ modules-test:
 
 test-host: ctl
 	$(MAKE) -C ctl test
+
+# The QEMU rig's own self-test (five guest boots).
+test-rig: deps
+	@$(CURDIR)/tools/test-kprof-vm.sh
 
 check: deps
 	@$(CURDIR)/tools/check.sh

@@ -145,7 +145,7 @@ for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 	result ok "$kind: build kprof.ko for $rel"
 
 	log=$logs/guest-$kind.log
-	tools/kprof-vm --kernel "$kind" --quiet --timeout 600 \
+	tools/kprof-vm --kernel "$kind" --timeout 600 \
 		--log "$logs/console-$kind.log" \
 		-- tools/guest-selftests.sh "$ko" > "$log" 2>&1
 	rc=$?

@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Self-test of tools/kprof-vm (the QEMU test rig).  Prints TAP and exits
+# non-zero when a check fails.  Five guest boots, three of them concurrent
+# (which also checks that concurrent runs do not disturb each other):
+# about 45 s under TCG.  With --host-only, only the splat scanner's checks
+# run (no boot): make check uses that; `make test-rig` runs everything.
+
+# shellcheck disable=SC2016  # ($-expressions are for the guest's shell)
+
+set -uo pipefail
+
+TOOLS=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+ROOT=$(dirname "$TOOLS")
+VM=$TOOLS/kprof-vm
+GENERIC=$(find /boot -maxdepth 1 -name 'vmlinuz-*-amd64' ! -name '*-rt-amd64' | sort -V | tail -n 1)
+GENERIC=${GENERIC##*/vmlinuz-}
+RT=$(find /boot -maxdepth 1 -name 'vmlinuz-*-rt-amd64' | sort -V | tail -n 1)
+RT=${RT##*/vmlinuz-}
+
+mkdir -p "$ROOT/build/vm"
+T=$(mktemp -d "$ROOT/build/vm/selftest-XXXXXX")  # inside the rw share
+trap 'rm -rf "$T"' EXIT
+
+n=0
+failed=0
+# check DESC COMMAND...: one TAP line from COMMAND's status.
+check() {
+	local desc=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - $desc"
+	else
+		echo "not ok $n - $desc"
+		failed=$((failed + 1))
+	fi
+}
+# has FILE REGEX: FILE has a line matching REGEX (grep -E).
+has() { grep -q -E -e "$2" "$1"; }
+# Remove a run directory the rig kept for a post-mortem (tests provoke them).
+drop_kept() { sed -n 's/.*run files kept in //p' "$1" | xargs -r rm -rf; }
+vm() { "$VM" "$@"; }
+
+# --- The splat scanner (no boot) ------------------------------------------
+scan() {  # scan EXPECTED_STATUS LOG_LINES...
+	local want=$1 rc=0
+	shift
+	printf '%s\n' "$@" >"$T/scan.log"
+	"$VM" --scan "$T/scan.log" >/dev/null 2>&1 || rc=$?
+	[[ $rc == "$want" ]]
+}
+check "scan: clean log (kmemleak start-up, user-space GP fault) passes" \
+	scan 0 '[    0.1] kmemleak: Kernel memory leak detector initialized' \
+	'[    1.2] traps: a.out[99] general protection fault ip:401000 sp:7ffe error:0 in a.out[401000+1000]'
+check "scan: WARNING splat" scan 126 '[    4.1] WARNING: CPU: 1 PID: 7 at kprof.c:12 f+0x1/0x2'
+check "scan: kmemleak leak report" scan 126 'unreferenced object 0xffff888003a1c000 (size 64):'
+check "scan: lockdep circular locking" scan 126 'WARNING: possible circular locking dependency detected'
+check "scan: hung task" scan 126 'INFO: task kworker/0:1:12 blocked for more than 120 seconds.'
+check "scan: RCU stall" scan 126 'rcu: INFO: rcu_sched self-detected stall on CPU'
+check "scan: list corruption" scan 126 'list_add corruption. next->prev should be prev'
+
+finish() {
+	echo "1..$n"
+	if ((failed)); then
+		trap - EXIT
+		echo "# $failed of $n checks failed; outputs kept in $T" >&2
+		exit 1
+	fi
+	exit 0
+}
+[[ ${1:-} == --host-only ]] && finish
+
+# --- Boot 1: generic kernel, many checks in one guest ------------------------
+rc=0
+(cd "$TOOLS" && vm --log "$T/1.log" -- sh -c '
+	echo "release=$(uname -r)"
+	echo "cwd=$(pwd)"
+	echo hello >"$1/rw-file"
+	touch /usr/kprof-vm-ro-test 2>/dev/null || echo "ro=refused"
+	echo "python=$(python3 -c "print(1)")"
+	echo "nobody=$(id -u nobody)"
+	echo "setpriv=$(setpriv --reuid=nobody --regid=nogroup --clear-groups id -u)"
+	shift
+	printf "arg=<%s>\n" "$@"
+	exit 7' sh "$T" 'a b' "c'd" '$HOME' '' >"$T/1.out" 2>"$T/1.err") || rc=$?
+check "boot 1: exit status 7 comes back" test "$rc" = 7
+check "boot 1: uname -r is $GENERIC" has "$T/1.out" "^release=$GENERIC\$"
+check "boot 1: runs in the host cwd" has "$T/1.out" "^cwd=$TOOLS\$"
+check "boot 1: write to the rw share reaches the host" test "$(cat "$T/rw-file" 2>/dev/null)" = hello
+check "boot 1: host root is read-only" has "$T/1.out" '^ro=refused$'
+check "boot 1: host python3 runs" has "$T/1.out" '^python=1$'
+check "boot 1: user nobody exists" has "$T/1.out" '^nobody=65534$'
+check "boot 1: setpriv drops to nobody" has "$T/1.out" '^setpriv=65534$'
+check "boot 1: arguments are passed verbatim" \
+	test "$(grep '^arg=' "$T/1.out" | tr '\n' '|')" = "arg=<a b>|arg=<c'd>|arg=<\$HOME>|arg=<>|"
+check "boot 1: --log FILE keeps the console" has "$T/1.log" '^release='
+check "boot 1: no splat reported" test ! -s "$T/1.err"
+
+# --- Boots 2-4, concurrently: rt kernel, splat, timeout ------------------------
+vm --kernel rt -- uname -r >"$T/2.out" 2>"$T/2.err" &
+p2=$!
+vm -- sh -c 'echo "WARNING: CPU: 0 PID: 1 at fake" >/dev/kmsg' >"$T/3.out" 2>"$T/3.err" &
+p3=$!
+start=$SECONDS
+vm --timeout 5 --log "$T/4.log" -- sleep 100 >"$T/4.out" 2>"$T/4.err" &
+p4=$!
+rc4=0; wait $p4 || rc4=$?
+t4=$((SECONDS - start))
+rc2=0; wait $p2 || rc2=$?
+rc3=0; wait $p3 || rc3=$?
+drop_kept "$T/3.err"
+drop_kept "$T/4.err"
+check "boot 2: --kernel rt runs $RT, exit 0" \
+	test "$rc2 $(tr -d '\r' <"$T/2.out")" = "0 $RT"
+check "boot 3: a WARNING in the kernel log fails the run (126)" test "$rc3" = 126
+check "boot 3: the splat is printed" has "$T/3.err" '^kprof-vm: kernel log has a splat:'
+check "boot 3: ... with the WARNING line" has "$T/3.err" 'WARNING: CPU: 0 PID: 1 at fake'
+check "boot 4: --timeout 5 exits 124" test "$rc4" = 124
+check "boot 4: ... promptly (${t4} s)" test "$t4" -lt 20
+check "boot 4: ... with a message" has "$T/4.err" 'timeout'
+check "boot 4: --log FILE written" test -f "$T/4.log"
+
+# --- Boot 5: instruction counting -----------------------------------------------
+rc=0
+vm --icount -- sh -c 'test "$(nproc)" = 1' >"$T/5.out" 2>"$T/5.err" || rc=$?
+check "boot 5: --icount runs a single-CPU guest" test "$rc" = 0
+
+finish
