@@ -4,6 +4,8 @@
  *
  *	version	module release, ABI version and kernel release (0444)
  *	status	module and session state, one "key: value" per line (0400)
+ *	stats	the session's per-CPU counters and their totals (0400)
+ *	session	the session's configuration (0400)
  *
  * Files that expose profiling state also check the kprof privilege on open,
  * so that a relaxed debugfs mount does not widen access.
@@ -12,10 +14,13 @@
 
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/math64.h>
+#include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/utsname.h>
 
 #include "kprof.h"
+#include "session.h"
 
 static struct dentry *kprof_debugfs_root;
 
@@ -41,20 +46,97 @@ static int kprof_status_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int kprof_status_open(struct inode *inode, struct file *file)
+static void kprof_stats_row(struct seq_file *m, const char *cpu,
+			    const struct kprof_stats_snapshot *st)
 {
-	if (!kprof_privileged())
-		return -EPERM;
-	return single_open(file, kprof_status_show, inode->i_private);
+	seq_printf(m, "%-5s %12llu %12llu %10llu %10llu %9llu %12llu %9llu %9llu %9llu %9llu %9llu %9llu %9llu\n",
+		   cpu, st->invocations, st->samples, st->lost_full, st->lost_too_big,
+		   st->throttled, st->bytes, st->sideband, st->sideband_lost,
+		   st->invocations ? div64_u64(st->handler_ns, st->invocations) : 0,
+		   st->handler_max_ns, st->kstack_trunc, st->ustack_trunc, st->ustack_fault);
 }
 
-static const struct file_operations kprof_status_fops = {
-	.owner		= THIS_MODULE,
-	.open		= kprof_status_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
+static int kprof_stats_show(struct seq_file *m, void *v)
+{
+	struct kprof_stats_snapshot st, total = {};
+	struct kprof_session_info si;
+	char name[16];
+	unsigned int cpu;
+	u64 id = 0;
+
+	if (!kprof_session_info(&si)) {
+		seq_puts(m, "no session\n");
+		return 0;
+	}
+	seq_printf(m, "session %llu (%s)\n", si.id, kprof_state_name(si.state));
+	seq_printf(m, "%-5s %12s %12s %10s %10s %9s %12s %9s %9s %9s %9s %9s %9s %9s\n",
+		   "cpu", "invocations", "samples", "lost_full", "lost_big", "throttled",
+		   "bytes", "sideband", "sb_lost", "avg_ns", "max_ns", "kstk_trc",
+		   "ustk_trc", "ustk_flt");
+	for_each_possible_cpu(cpu) {
+		if (kprof_session_cpu_stats(cpu, &id, &st) || id != si.id)
+			continue;
+		snprintf(name, sizeof(name), "%u", cpu);
+		kprof_stats_row(m, name, &st);
+		kprof_stats_add(&total, &st);
+	}
+	kprof_stats_row(m, "all", &total);
+	seq_printf(m, "balance: invocations %llu %s samples %llu + lost %llu\n",
+		   total.invocations,
+		   total.invocations == total.samples + total.lost_full + total.lost_too_big ?
+		   "==" : "!= (handlers in flight)",
+		   total.samples, total.lost_full + total.lost_too_big);
+	return 0;
+}
+
+static int kprof_session_show(struct seq_file *m, void *v)
+{
+	struct kprof_session_info si;
+
+	if (!kprof_session_info(&si)) {
+		seq_puts(m, "no session\n");
+		return 0;
+	}
+	seq_printf(m, "id: %llu\n", si.id);
+	seq_printf(m, "state: %s\n", kprof_state_name(si.state));
+	seq_printf(m, "target: %s\n", si.flags & KPROF_SESSION_F_SYSTEM_WIDE ?
+		   "system-wide" : "per-task");
+	seq_printf(m, "tasks: %u\n", si.nr_tasks);
+	seq_printf(m, "inherit: %s\n", si.flags & KPROF_SESSION_F_INHERIT ? "yes" : "no");
+	seq_printf(m, "kernel_stack: %s\n",
+		   si.flags & KPROF_SESSION_F_KERNEL_STACK ? "yes" : "no");
+	seq_printf(m, "user_stack: %s\n", si.flags & KPROF_SESSION_F_USER_STACK ? "yes" : "no");
+	if (si.freq)
+		seq_printf(m, "freq: %u\n", si.freq);
+	else
+		seq_printf(m, "period: %llu\n", si.period);
+	seq_printf(m, "events: %u\n", si.nr_events);
+	seq_printf(m, "stack_depth: %u\n", si.stack_depth);
+	seq_printf(m, "buffer_size: %u\n", si.buffer_size);
+	seq_printf(m, "watermark: %u\n", si.watermark);
+	seq_printf(m, "mmap_stride: %llu\n", si.stride);
+	seq_printf(m, "start_ns: %llu\n", si.start_ns);
+	return 0;
+}
+
+#define KPROF_PRIV_SHOW_FOPS(name)						\
+static int kprof_##name##_open(struct inode *inode, struct file *file)		\
+{										\
+	if (!kprof_privileged())						\
+		return -EPERM;							\
+	return single_open(file, kprof_##name##_show, inode->i_private);	\
+}										\
+static const struct file_operations kprof_##name##_fops = {			\
+	.owner		= THIS_MODULE,						\
+	.open		= kprof_##name##_open,					\
+	.read		= seq_read,						\
+	.llseek		= seq_lseek,						\
+	.release	= single_release,					\
+}
+
+KPROF_PRIV_SHOW_FOPS(status);
+KPROF_PRIV_SHOW_FOPS(stats);
+KPROF_PRIV_SHOW_FOPS(session);
 
 /**
  * kprof_debugfs_init() - create /sys/kernel/debug/kprof/
@@ -80,6 +162,8 @@ int __init kprof_debugfs_init(void)
 
 	debugfs_create_file("version", 0444, root, NULL, &kprof_version_fops);
 	debugfs_create_file("status", 0400, root, NULL, &kprof_status_fops);
+	debugfs_create_file("stats", 0400, root, NULL, &kprof_stats_fops);
+	debugfs_create_file("session", 0400, root, NULL, &kprof_session_fops);
 	return 0;
 }
 

@@ -16,11 +16,15 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
 #include <linux/netlink.h>
+#include <linux/slab.h>
 #include <linux/utsname.h>
 #include <net/genetlink.h>
 
 #include "kprof.h"
+#include "session.h"
 
 /* genl_ops.internal_flags: the operation configures kprof or reads data. */
 #define KPROF_NL_PERFMON	BIT(0)
@@ -29,6 +33,38 @@ static const struct nla_policy kprof_version_nl_policy[KPROF_A_VERSION_CLIENT + 
 	[KPROF_A_VERSION_ABI]		= { .type = NLA_U32 },
 	[KPROF_A_VERSION_CLIENT]	= { .type = NLA_NUL_STRING,
 					    .len = KPROF_CLIENT_NAME_MAX - 1 },
+};
+
+static const struct nla_policy kprof_event_nl_policy[KPROF_EV_A_NAME + 1] = {
+	[KPROF_EV_A_TYPE]	= NLA_POLICY_MAX(NLA_U32, PERF_TYPE_RAW),
+	[KPROF_EV_A_CONFIG]	= { .type = NLA_U64 },
+	[KPROF_EV_A_FLAGS]	= NLA_POLICY_MASK(NLA_U32, KPROF_EV_F_ALL),
+	[KPROF_EV_A_NAME]	= { .type = NLA_NUL_STRING,
+				    .len = KPROF_EVENT_NAME_MAX - 1 },
+};
+
+/* not const: struct nla_policy points at them without const in 6.1 */
+static struct netlink_range_validation kprof_period_range = {
+	.min = 1,
+	.max = KPROF_MAX_PERIOD,
+};
+
+static struct netlink_range_validation kprof_buffer_size_range = {
+	.min = KPROF_MIN_BUFFER_SIZE,
+	.max = KPROF_MAX_BUFFER_SIZE,
+};
+
+static const struct nla_policy kprof_start_nl_policy[KPROF_A_SESSION_EVENT + 1] = {
+	[KPROF_A_SESSION_FLAGS]		= NLA_POLICY_MASK(NLA_U32, KPROF_SESSION_F_ALL),
+	[KPROF_A_SESSION_FREQ]		= NLA_POLICY_MIN(NLA_U32, 1),
+	[KPROF_A_SESSION_PERIOD]	= NLA_POLICY_FULL_RANGE(NLA_U64, &kprof_period_range),
+	[KPROF_A_SESSION_CPUS]		= { .type = NLA_BINARY,
+					    .len = KPROF_MAX_CPUS_BYTES },
+	[KPROF_A_SESSION_PID]		= NLA_POLICY_MIN(NLA_U32, 1),
+	[KPROF_A_SESSION_BUFFER_SIZE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &kprof_buffer_size_range),
+	[KPROF_A_SESSION_STACK_DEPTH]	= NLA_POLICY_RANGE(NLA_U32, 1, KPROF_MAX_STACK_DEPTH),
+	[KPROF_A_SESSION_WATERMARK]	= NLA_POLICY_MIN(NLA_U32, 8),
+	[KPROF_A_SESSION_EVENT]		= NLA_POLICY_NESTED(kprof_event_nl_policy),
 };
 
 static struct genl_family kprof_nl_family;
@@ -112,8 +148,357 @@ out_cancel:
 	return -EMSGSIZE;
 }
 
+static int kprof_nl_put_u64(struct sk_buff *msg, int type, u64 v, int pad)
+{
+	return nla_put_u64_64bit(msg, type, v, pad);
+}
+
+/* A KPROF_A_STATS nest; @cpu < 0 for totals. */
+static int kprof_nl_put_stats(struct sk_buff *msg, const struct kprof_stats_snapshot *st,
+			      int cpu)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(msg, KPROF_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	if ((cpu >= 0 && nla_put_u32(msg, KPROF_STATS_A_CPU, cpu)) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_INVOCATIONS, st->invocations, KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_SAMPLES, st->samples, KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_LOST_FULL, st->lost_full, KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_LOST_TOO_BIG, st->lost_too_big,
+			     KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_THROTTLED, st->throttled, KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_BYTES, st->bytes, KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_SIDEBAND, st->sideband, KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_SIDEBAND_LOST, st->sideband_lost,
+			     KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_HANDLER_NS, st->handler_ns, KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_HANDLER_MAX_NS, st->handler_max_ns,
+			     KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_KSTACK_TRUNC, st->kstack_trunc,
+			     KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_USTACK_TRUNC, st->ustack_trunc,
+			     KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_USTACK_FAULT, st->ustack_fault,
+			     KPROF_STATS_A_PAD)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* kernel.perf_event_max_sample_rate; the kernel's default if unreadable. */
+static u32 kprof_max_sample_rate(void)
+{
+	char buf[24] = "";
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	u32 rate;
+
+	f = filp_open("/proc/sys/kernel/perf_event_max_sample_rate", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return 100000;
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	if (n <= 0 || kstrtou32(strim(buf), 10, &rate))
+		return 100000;
+	return rate;
+}
+
+static int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
+				struct kprof_event_config *ev)
+{
+	struct nlattr *tb[KPROF_EV_A_NAME + 1];
+	int ret;
+
+	ret = nla_parse_nested(tb, KPROF_EV_A_NAME, nest, kprof_event_nl_policy, info->extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, KPROF_EV_A_TYPE) ||
+	    NL_REQ_ATTR_CHECK(info->extack, nest, tb, KPROF_EV_A_CONFIG))
+		return -EINVAL;
+
+	ev->type = nla_get_u32(tb[KPROF_EV_A_TYPE]);
+	ev->config = nla_get_u64(tb[KPROF_EV_A_CONFIG]);
+	ev->flags = tb[KPROF_EV_A_FLAGS] ? nla_get_u32(tb[KPROF_EV_A_FLAGS]) : 0;
+	ev->attr = nest;
+	if (tb[KPROF_EV_A_NAME])
+		nla_strscpy(ev->name, tb[KPROF_EV_A_NAME], sizeof(ev->name));
+	else
+		snprintf(ev->name, sizeof(ev->name), "%u:%llx", ev->type, ev->config);
+
+	if (ev->type != PERF_TYPE_HARDWARE && ev->type != PERF_TYPE_SOFTWARE &&
+	    ev->type != PERF_TYPE_HW_CACHE && ev->type != PERF_TYPE_RAW) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_TYPE],
+				    "kprof: event type not supported");
+		return -EOPNOTSUPP;
+	}
+	if ((ev->flags & KPROF_EV_F_EXCLUDE_USER) && (ev->flags & KPROF_EV_F_EXCLUDE_KERNEL)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_FLAGS],
+				    "kprof: an event cannot exclude both user and kernel");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int kprof_nl_parse_cpus(struct genl_info *info, struct kprof_session_config *cfg)
+{
+	struct nlattr *attr = info->attrs[KPROF_A_SESSION_CPUS];
+	const u8 *bytes;
+	unsigned int i;
+	int len;
+
+	if (!attr) {
+		cpumask_copy(cfg->cpus, cpu_possible_mask);
+		return 0;
+	}
+	bytes = nla_data(attr);
+	len = nla_len(attr);
+	if (len % sizeof(u64)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "kprof: CPU bitmap is not whole 64-bit words");
+		return -EINVAL;
+	}
+	for (i = 0; i < len * 8; i++) {
+		if (!(bytes[i / 8] & BIT(i % 8)))
+			continue;
+		if (i >= nr_cpu_ids || !cpu_possible(i)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+					    "kprof: CPU bitmap names a CPU that does not exist");
+			return -EINVAL;
+		}
+		cpumask_set_cpu(i, cfg->cpus);
+	}
+	if (cpumask_empty(cfg->cpus)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: CPU bitmap is empty");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Validate a START request into @cfg; everything not ABI-typed is checked here. */
+static int kprof_nl_parse_start(struct genl_info *info, struct kprof_session_config *cfg)
+{
+	struct nlattr **tb = info->attrs;
+	struct nlattr *attr;
+	bool system_wide;
+	int rem, ret;
+
+	cfg->flags = tb[KPROF_A_SESSION_FLAGS] ? nla_get_u32(tb[KPROF_A_SESSION_FLAGS]) : 0;
+	system_wide = cfg->flags & KPROF_SESSION_F_SYSTEM_WIDE;
+
+	if (!!tb[KPROF_A_SESSION_FREQ] == !!tb[KPROF_A_SESSION_PERIOD]) {
+		GENL_SET_ERR_MSG(info, "kprof: give exactly one of a frequency and a period");
+		return -EINVAL;
+	}
+	if (tb[KPROF_A_SESSION_FREQ]) {
+		cfg->freq = nla_get_u32(tb[KPROF_A_SESSION_FREQ]);
+		if (cfg->freq > kprof_max_sample_rate()) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_FREQ],
+					    "kprof: frequency above kernel.perf_event_max_sample_rate");
+			return -EINVAL;
+		}
+	} else {
+		cfg->period = nla_get_u64(tb[KPROF_A_SESSION_PERIOD]);
+	}
+
+	cfg->buffer_size = tb[KPROF_A_SESSION_BUFFER_SIZE] ?
+			   nla_get_u32(tb[KPROF_A_SESSION_BUFFER_SIZE]) :
+			   KPROF_DEFAULT_BUFFER_SIZE;
+	if (!is_power_of_2(cfg->buffer_size)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_BUFFER_SIZE],
+				    "kprof: buffer size must be a power of two");
+		return -EINVAL;
+	}
+	cfg->stack_depth = tb[KPROF_A_SESSION_STACK_DEPTH] ?
+			   nla_get_u32(tb[KPROF_A_SESSION_STACK_DEPTH]) :
+			   KPROF_DEFAULT_STACK_DEPTH;
+	cfg->watermark = tb[KPROF_A_SESSION_WATERMARK] ?
+			 nla_get_u32(tb[KPROF_A_SESSION_WATERMARK]) : 0;
+	if (cfg->watermark > cfg->buffer_size) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_WATERMARK],
+				    "kprof: watermark larger than the buffer");
+		return -EINVAL;
+	}
+
+	if (system_wide && tb[KPROF_A_SESSION_PID]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_PID],
+				    "kprof: PIDs given to a system-wide session");
+		return -EINVAL;
+	}
+	if (!system_wide && tb[KPROF_A_SESSION_CPUS]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_CPUS],
+				    "kprof: CPUs given to a per-task session");
+		return -EINVAL;
+	}
+	if (!system_wide && !tb[KPROF_A_SESSION_PID]) {
+		GENL_SET_ERR_MSG(info, "kprof: a per-task session needs at least one PID");
+		return -EINVAL;
+	}
+	ret = kprof_nl_parse_cpus(info, cfg);
+	if (ret)
+		return ret;
+
+	/* repeated attributes: info->attrs holds only the last of each */
+	nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem) {
+		switch (nla_type(attr)) {
+		case KPROF_A_SESSION_PID:
+			if (cfg->nr_pids == KPROF_MAX_PIDS) {
+				NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: too many PIDs");
+				return -E2BIG;
+			}
+			cfg->pid_attrs[cfg->nr_pids] = attr;
+			cfg->pids[cfg->nr_pids++] = nla_get_u32(attr);
+			break;
+		case KPROF_A_SESSION_EVENT:
+			if (cfg->nr_events == KPROF_MAX_EVENTS) {
+				NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: too many events");
+				return -E2BIG;
+			}
+			ret = kprof_nl_parse_event(info, attr, &cfg->events[cfg->nr_events]);
+			if (ret)
+				return ret;
+			cfg->nr_events++;
+			break;
+		}
+	}
+	if (!cfg->nr_events) {
+		GENL_SET_ERR_MSG(info, "kprof: a session needs at least one event");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int kprof_nl_start_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kprof_session_config *cfg;
+	struct kprof_session_info si;
+	struct sk_buff *msg;
+	void *hdr;
+	u64 id;
+	int ret;
+
+	cfg = kvzalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return -ENOMEM;
+	cfg->cpus = kzalloc(cpumask_size(), GFP_KERNEL);
+	if (!cfg->cpus) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = kprof_nl_parse_start(info, cfg);
+	if (ret)
+		goto out_free;
+
+	/* allocate the reply first: a started session must be reported */
+	msg = kprof_nl_reply_new(info, &hdr);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = kprof_session_start(cfg, &id, info->extack);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out_free;
+	}
+	if (!kprof_session_info(&si) ||
+	    kprof_nl_put_u64(msg, KPROF_A_SESSION_ID, id, KPROF_A_PAD) ||
+	    nla_put_u32(msg, KPROF_A_SESSION_BUFFER_SIZE, si.buffer_size) ||
+	    nla_put_u32(msg, KPROF_A_STATUS_NR_CPUS, nr_cpu_ids) ||
+	    kprof_nl_put_u64(msg, KPROF_A_SESSION_MMAP_STRIDE, si.stride, KPROF_A_PAD)) {
+		/* cannot happen with a fresh default-size message */
+		nlmsg_free(msg);
+		ret = -EMSGSIZE;
+		goto out_free;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+out_free:
+	kfree(cfg->cpus);
+	kvfree(cfg);
+	return ret;
+}
+
+static int kprof_nl_stop_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kprof_session_info si;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	msg = kprof_nl_reply_new(info, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	ret = kprof_session_stop(info->extack);
+	if (ret)
+		goto out_free;
+	ret = -EMSGSIZE;
+	if (!kprof_session_info(&si) ||
+	    kprof_nl_put_u64(msg, KPROF_A_SESSION_ID, si.id, KPROF_A_PAD) ||
+	    kprof_nl_put_stats(msg, &si.totals, -1))
+		goto out_free;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+out_free:
+	nlmsg_free(msg);
+	return ret;
+}
+
+static int kprof_nl_stats_start(struct netlink_callback *cb)
+{
+	if (!kprof_nl_capable(cb->skb)) {
+		NL_SET_ERR_MSG(cb->extack, "kprof: CAP_PERFMON or CAP_SYS_ADMIN required");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* One message per CPU with a ring; cb->args[0] is the next CPU. */
+static int kprof_nl_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct kprof_stats_snapshot st;
+	unsigned int cpu;
+	void *hdr;
+	u64 id;
+	int ret;
+
+	for (cpu = cb->args[0]; cpu < nr_cpu_ids; cpu++) {
+		ret = kprof_session_cpu_stats(cpu, &id, &st);
+		if (ret == -ENOENT) {
+			if (!cb->args[0])
+				NL_SET_ERR_MSG(cb->extack, "kprof: no session");
+			return cb->args[0] ? 0 : ret;
+		}
+		/* a new session between two parts of the dump */
+		if (cb->args[1] && cb->args[1] != id)
+			cb->seq = 1;
+		cb->args[1] = id;
+		genl_dump_check_consistent(cb, NULL);
+		if (ret)
+			continue;
+
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				  &kprof_nl_family, NLM_F_MULTI, KPROF_CMD_STATS);
+		if (!hdr)
+			break;
+		if (kprof_nl_put_u64(skb, KPROF_A_SESSION_ID, id, KPROF_A_PAD) ||
+		    kprof_nl_put_stats(skb, &st, cpu)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	cb->args[0] = cpu;
+	return skb->len;
+}
+
 static int kprof_nl_status_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct kprof_session_info si;
 	struct kprof_status st;
 	struct sk_buff *msg;
 	void *hdr;
@@ -132,6 +517,14 @@ static int kprof_nl_status_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u64_64bit(msg, KPROF_A_STATUS_LOADED_NS, st.loaded_ns, KPROF_A_PAD))
 		goto out_cancel;
 
+	if (kprof_session_info(&si) &&
+	    (nla_put_u64_64bit(msg, KPROF_A_SESSION_ID, si.id, KPROF_A_PAD) ||
+	     nla_put_u32(msg, KPROF_A_SESSION_FLAGS, si.flags) ||
+	     nla_put_u32(msg, KPROF_A_SESSION_BUFFER_SIZE, si.buffer_size) ||
+	     nla_put_u64_64bit(msg, KPROF_A_SESSION_MMAP_STRIDE, si.stride, KPROF_A_PAD) ||
+	     kprof_nl_put_stats(msg, &si.totals, -1)))
+		goto out_cancel;
+
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
 
@@ -142,8 +535,9 @@ out_cancel:
 }
 
 /*
- * STATUS takes no attributes: with no .policy the genetlink core installs a
- * reject-all policy for it (resv_start_op is 0).
+ * STATUS, STOP and STATS take no attributes: with no .policy the genetlink
+ * core installs a reject-all policy for them (resv_start_op is 0).  The
+ * perfmon check of a dump is in its .start: pre_doit does not run for dumps.
  */
 static const struct genl_ops kprof_nl_ops[] = {
 	{
@@ -155,6 +549,24 @@ static const struct genl_ops kprof_nl_ops[] = {
 	{
 		.cmd		= KPROF_CMD_STATUS,
 		.doit		= kprof_nl_status_doit,
+		.internal_flags	= KPROF_NL_PERFMON,
+	},
+	{
+		.cmd		= KPROF_CMD_START,
+		.doit		= kprof_nl_start_doit,
+		.policy		= kprof_start_nl_policy,
+		.maxattr	= ARRAY_SIZE(kprof_start_nl_policy) - 1,
+		.internal_flags	= KPROF_NL_PERFMON,
+	},
+	{
+		.cmd		= KPROF_CMD_STOP,
+		.doit		= kprof_nl_stop_doit,
+		.internal_flags	= KPROF_NL_PERFMON,
+	},
+	{
+		.cmd		= KPROF_CMD_STATS,
+		.start		= kprof_nl_stats_start,
+		.dumpit		= kprof_nl_stats_dumpit,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 };

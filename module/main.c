@@ -11,6 +11,7 @@
 #include <linux/timekeeping.h>
 
 #include "kprof.h"
+#include "session.h"
 
 struct kprof_core kprof_core = {
 	.lock = __MUTEX_INITIALIZER(kprof_core.lock),
@@ -79,10 +80,17 @@ static int __init kprof_init(void)
 
 	kprof_core.loaded_ns = ktime_get_ns();
 
-	/* ORDER: debugfs, char device, netlink; kprof_exit() undoes it backwards. */
-	ret = kprof_debugfs_init();
+	/*
+	 * ORDER: sessions (tracepoint lookup, CPU hotplug state), debugfs,
+	 * char device, netlink; kprof_exit() undoes it backwards.
+	 */
+	ret = kprof_session_init();
 	if (ret)
 		return ret;
+
+	ret = kprof_debugfs_init();
+	if (ret)
+		goto out_session_exit;
 
 	ret = kprof_chardev_init();
 	if (ret)
@@ -100,6 +108,8 @@ out_chardev_exit:
 	kprof_chardev_exit();
 out_debugfs_exit:
 	kprof_debugfs_exit();
+out_session_exit:
+	kprof_session_exit();
 	return ret;
 }
 
@@ -108,6 +118,7 @@ static void __exit kprof_exit(void)
 	kprof_nl_exit();
 	kprof_chardev_exit();
 	kprof_debugfs_exit();
+	kprof_session_exit();
 	pr_info("unloaded\n");
 }
 

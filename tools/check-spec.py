@@ -45,6 +45,9 @@ def expected_symbols(spec):
             for e in d["entries"]:
                 syms[cname("kprof", d["name"], e)] = v
                 v += 1
+        elif d["type"] == "flags":
+            for i, e in enumerate(d["entries"]):
+                syms[cname(d["name-prefix"].rstrip("-"), e)] = 1 << i
     for aset in spec["attribute-sets"]:
         v = 1
         for a in aset["attributes"]:
@@ -61,7 +64,8 @@ def expected_symbols(spec):
 
 def header_values(names):
     """Compile a program that prints each name's value from the header."""
-    src = "#include <stdio.h>\n#include <linux/kprof.h>\nint main(void)\n{\n"
+    src = ("#include <stdio.h>\n#include <linux/perf_event.h>\n"
+           "#include <linux/kprof.h>\nint main(void)\n{\n")
     for n in names:
         src += '\tprintf("%%s %%lld\\n", "%s", (long long)(%s));\n' % (n, n)
     src += "\treturn 0;\n}\n"
@@ -73,7 +77,7 @@ def header_values(names):
         r = subprocess.run(["cc", "-I", os.path.join(TOP, "include/uapi"),
                             "-o", exe, c], capture_output=True, text=True)
         if r.returncode:
-            missing = sorted(set(re.findall(r"'(KPROF_[A-Z0-9_]+)' undeclared",
+            missing = sorted(set(re.findall(r"'([A-Z][A-Z0-9_]+)' undeclared",
                                             r.stderr)))
             for m in missing:
                 problems.append(f"header: {m} missing (spec defines it)")
@@ -92,8 +96,12 @@ def check_header(spec):
             problems.append(f"header: {n} = {got[n]}, spec says {v}")
     # no enumerator the spec does not know (sentinels excepted)
     text = open(HDR).read()
+    netlink = re.compile(r"KPROF_(A|EV_A|STATS_A|CMD|STATE)_")
     for body in re.findall(r"enum(?:\s+\w+)?\s*\{(.*?)\};", text, re.S):
-        for n in re.findall(r"^\s*(KPROF_[A-Z0-9_]+)", body, re.M):
+        names = re.findall(r"^\s*(KPROF_[A-Z0-9_]+)", body, re.M)
+        if not any(netlink.match(n) for n in names):
+            continue	# data-path enums (records, loss causes): not netlink
+        for n in names:
             if n.endswith("_MAX") or n.startswith("__"):
                 continue
             if n not in syms:
@@ -119,6 +127,113 @@ def c_blocks(text, pattern):
     return out
 
 
+def policy_entries(body):
+    """{attr C name: (nla type, {check: value})} of a policy initialiser."""
+    out = {}
+    pat = r"\[(KPROF_\w+)\]\s*=\s*(\{[^}]*\}|NLA_POLICY_\w+\([^)]*\))"
+    for name, val in re.findall(pat, body):
+        checks = {}
+        m = re.match(r"NLA_POLICY_(\w+)\((.*)\)", val, re.S)
+        if m:
+            kind, args = m.group(1), [a.strip() for a in m.group(2).split(",")]
+            if kind == "NESTED":
+                out[name] = ("NLA_NESTED", {"nested": args[0]})
+                continue
+            t = args[0]
+            if kind == "MIN":
+                checks["min"] = args[1]
+            elif kind == "MAX":
+                checks["max"] = args[1]
+            elif kind == "RANGE":
+                checks["min"], checks["max"] = args[1], args[2]
+            elif kind == "FULL_RANGE":
+                checks["range"] = args[1].lstrip("&")
+            elif kind == "MASK":
+                checks["flags-mask"] = args[1]
+        else:
+            t = re.search(r"\.type\s*=\s*(\w+)", val)
+            t = t.group(1) if t else None
+            ln = re.search(r"\.len\s*=\s*([^,}]+)", val)
+            if ln:
+                checks["max-len"] = ln.group(1).strip()
+        out[name] = (t, checks)
+    return out
+
+
+def c_eval(expr, values, text):
+    """Evaluate a C constant expression of the header's names."""
+    unknown = [n for n in re.findall(r"\b[A-Z][A-Z0-9_]+\b", expr) if n not in values]
+    if unknown:
+        values.update(header_values(unknown))
+    expr = re.sub(r"(\d+)U?L*L?\b", r"\1", expr)
+    for k in sorted(values, key=len, reverse=True):
+        expr = re.sub(r"\b%s\b" % k, str(values[k]), expr)
+    try:
+        return eval(expr, {"__builtins__": {}})
+    except Exception:
+        return expr
+
+
+def spec_value(v, spec):
+    """A check's value: a number or the name of a const/flags definition."""
+    if isinstance(v, int):
+        return v
+    for d in spec.get("definitions", []):
+        if d["name"] == v:
+            if d["type"] == "const":
+                return d["value"]
+            if d["type"] == "flags":
+                return (1 << len(d["entries"])) - 1
+    return v
+
+
+def check_attr_policy(cmd, n, spec_attr, entry, policies, sets, values, spec, text):
+    t, checks = entry
+    want_t = NLA_TYPES[spec_attr["type"]]
+    if t != want_t:
+        problems.append(f"genl.c: {cmd}: {n} type {t}, spec says {want_t}")
+        return
+    if spec_attr["type"] == "nest":
+        check_nested(cmd, n, checks.get("nested"), spec_attr["nested-attributes"],
+                     policies, sets, values, spec, text)
+        return
+    spec_checks = spec_attr.get("checks", {})
+    got = dict(checks)
+    if "range" in got:
+        rng = re.search(r"%s\s*=\s*\{(.*?)\}" % got.pop("range"), text, re.S)
+        if rng:
+            for k in ("min", "max"):
+                m = re.search(r"\.%s\s*=\s*([^,\n]+)" % k, rng.group(1))
+                if m:
+                    got[k] = m.group(1).strip()
+    for k in ("min", "max", "max-len", "flags-mask"):
+        want = spec_checks.get(k)
+        have = got.get(k)
+        if want is None and have is None:
+            continue
+        want = spec_value(want, spec) if want is not None else None
+        have = c_eval(have, values, text) if have is not None else None
+        if want != have:
+            problems.append(f"genl.c: {cmd}: {n} check {k} is {have}, spec says {want}")
+
+
+def check_nested(cmd, n, polname, setname, policies, sets, values, spec, text):
+    aset = sets[setname]
+    prefix = aset["name-prefix"].rstrip("-")
+    if polname not in policies:
+        problems.append(f"genl.c: {cmd}: {n}: nested policy '{polname}' not found")
+        return
+    entries = policy_entries(policies[polname])
+    wanted = {cname(prefix, a["name"]): a for a in aset["attributes"] if a["type"] != "pad"}
+    for x in sorted(set(entries) - set(wanted)):
+        problems.append(f"genl.c: {cmd}: {polname} accepts {x}, the spec does not")
+    for x, a in wanted.items():
+        if x not in entries:
+            problems.append(f"genl.c: {cmd}: {polname} lacks {x}")
+        else:
+            check_attr_policy(cmd, x, a, entries[x], policies, sets, values, spec, text)
+
+
 def check_genl(spec, values):
     text = open(GENL).read()
     policies = c_blocks(text, r"static const struct nla_policy (\w+)\[[^\]]*\]\s*=\s*\{")
@@ -131,8 +246,10 @@ def check_genl(spec, values):
         fields = dict(re.findall(r"\.(\w+)\s*=\s*([^,]+),", body))
         if "cmd" in fields:
             ops[fields["cmd"].strip()] = fields
-    aset = {a["name"]: a for a in spec["attribute-sets"][0]["attributes"]}
-    prefix = spec["attribute-sets"][0]["name-prefix"].rstrip("-")
+    sets = {a["name"]: a for a in spec["attribute-sets"]}
+    top = spec["attribute-sets"][0]
+    aset = {a["name"]: a for a in top["attributes"]}
+    prefix = top["name-prefix"].rstrip("-")
     seen = set()
     for op in spec["operations"]["list"]:
         cmd = cname(spec["operations"]["name-prefix"].rstrip("-"), op["name"])
@@ -141,7 +258,12 @@ def check_genl(spec, values):
         if f is None:
             problems.append(f"genl.c: no operation for {cmd}")
             continue
-        want = op.get("do", {}).get("request", {}).get("attributes", [])
+        for mode, handler in (("do", "doit"), ("dump", "dumpit")):
+            if (mode in op) != (handler in f):
+                problems.append(f"genl.c: {cmd}: {handler} {'missing' if mode in op else 'not in the spec'}")
+        want = []
+        for mode in ("do", "dump"):
+            want += op.get(mode, {}).get("request", {}).get("attributes", [])
         perfmon = "perfmon" in op.get("flags", [])
         has = "KPROF_NL_PERFMON" in f.get("internal_flags", "")
         if perfmon != has:
@@ -154,8 +276,7 @@ def check_genl(spec, values):
         if pol not in policies:
             problems.append(f"genl.c: {cmd}: policy '{pol}' not found")
             continue
-        entries = dict(re.findall(r"\[(KPROF_A_\w+)\]\s*=\s*\{([^}]*)\}",
-                                  policies[pol]))
+        entries = policy_entries(policies[pol])
         wanted = {cname(prefix, a): a for a in want}
         for n in sorted(set(entries) - set(wanted)):
             problems.append(f"genl.c: {cmd}: policy accepts {n}, the spec does not")
@@ -163,23 +284,7 @@ def check_genl(spec, values):
             if n not in entries:
                 problems.append(f"genl.c: {cmd}: policy lacks {n}")
                 continue
-            spec_attr = aset[a]
-            t = re.search(r"\.type\s*=\s*(\w+)", entries[n])
-            if not t or t.group(1) != NLA_TYPES[spec_attr["type"]]:
-                problems.append(f"genl.c: {cmd}: {n} type {t and t.group(1)}, "
-                                f"spec says {NLA_TYPES[spec_attr['type']]}")
-            maxlen = spec_attr.get("checks", {}).get("max-len")
-            if maxlen is not None:
-                m = re.search(r"\.len\s*=\s*([^,}]+)", entries[n])
-                expr = m.group(1).strip() if m else "0"
-                for k, v in values.items():
-                    expr = re.sub(r"\b%s\b" % k, str(v), expr)
-                try:
-                    got = eval(expr, {"__builtins__": {}})
-                except Exception:
-                    got = expr
-                if got != maxlen:
-                    problems.append(f"genl.c: {cmd}: {n} max length {got}, spec says {maxlen}")
+            check_attr_policy(cmd, n, aset[a], entries[n], policies, sets, values, spec, text)
     for cmd in sorted(set(ops) - seen):
         problems.append(f"genl.c: operation {cmd} is not in the spec")
 

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof - per-CPU ring buffers.
+ *
+ * Each CPU of a session has its own buffer: a control page shared with
+ * userspace (struct kprof_mmap_page) followed by a power-of-two data area.
+ * Records are written only on the buffer's own CPU, by the overflow handler
+ * and the side-band hooks, which can nest (an NMI may interrupt a writer in
+ * the middle of a record).  The scheme is perf's: space is reserved by
+ * moving a local_t head with cmpxchg, and data_head is published only by the
+ * outermost writer, after every nested writer has committed.  No locks, no
+ * allocation, bounded work: safe in NMI context.
+ *
+ * Memory ordering with the reader (see the uapi header):
+ *
+ *	kernel (writer)			userspace (reader)
+ *	read data_tail			read data_head
+ *	smp_mb()	(A)		smp_rmb()	(C)
+ *	write records			read records
+ *	smp_wmb()	(B)		smp_mb()	(D)
+ *	write data_head			write data_tail
+ *
+ * A pairs with D: the writer does not overwrite what the reader has not
+ * finished reading.  B pairs with C: the reader sees complete records.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/mm.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+
+#include "ring.h"
+
+static void kprof_ring_flush_lost(struct kprof_ring *ring, bool final);
+
+static void kprof_ring_wakeup_fn(struct irq_work *work)
+{
+	struct kprof_ring *ring = container_of(work, struct kprof_ring, wakeup);
+
+	wake_up_all(&ring->bufs->wait);
+}
+
+static void kprof_ring_free(struct kprof_ring *ring)
+{
+	if (!ring)
+		return;
+	irq_work_sync(&ring->wakeup);
+	vfree(ring->page);
+	kvfree(ring);
+}
+
+static struct kprof_ring *kprof_ring_alloc(struct kprof_buffers *bufs, unsigned int cpu)
+{
+	struct kprof_ring *ring;
+	int i;
+
+	ring = kvzalloc_node(sizeof(*ring), GFP_KERNEL, cpu_to_node(cpu));
+	if (!ring)
+		return NULL;
+
+	/* vmalloc_user() zeroes: no stale kernel data reaches userspace. */
+	ring->page = vmalloc_user(PAGE_SIZE + bufs->data_size);
+	if (!ring->page) {
+		kvfree(ring);
+		return NULL;
+	}
+	ring->data = (void *)ring->page + PAGE_SIZE;
+	ring->size = bufs->data_size;
+	ring->mask = bufs->data_size - 1;
+	ring->cpu = cpu;
+	ring->bufs = bufs;
+	local_set(&ring->head, 0);
+	local_set(&ring->nest, 0);
+	for (i = 0; i < __KPROF_LOST_MAX; i++)
+		local64_set(&ring->lost_pending[i], 0);
+	init_irq_work(&ring->wakeup, kprof_ring_wakeup_fn);
+
+	ring->page->version = KPROF_MMAP_VERSION;
+	ring->page->compat_version = KPROF_MMAP_VERSION;
+	ring->page->size = sizeof(*ring->page);
+	ring->page->cpu = cpu;
+	ring->page->session_id = bufs->session_id;
+	ring->page->data_offset = PAGE_SIZE;
+	ring->page->data_size = bufs->data_size;
+	return ring;
+}
+
+/**
+ * kprof_buffers_alloc() - allocate the rings of a session
+ * @session_id: the session's id, copied into each control page
+ * @cpus: the CPUs that get a ring
+ * @data_size: bytes of data per ring, a power of two
+ * @watermark: bytes that wake a reader; 0 for half the data size
+ *
+ * Context: process context, may sleep.
+ * Return: the set with one reference, or NULL when out of memory.
+ */
+struct kprof_buffers *kprof_buffers_alloc(u64 session_id, const struct cpumask *cpus,
+					  u64 data_size, u32 watermark)
+{
+	struct kprof_buffers *bufs;
+	unsigned int cpu;
+
+	BUILD_BUG_ON(sizeof(struct kprof_mmap_page) > PAGE_SIZE);
+
+	bufs = kzalloc(struct_size(bufs, rings, nr_cpu_ids), GFP_KERNEL);
+	if (!bufs)
+		return NULL;
+
+	kref_init(&bufs->ref);
+	init_waitqueue_head(&bufs->wait);
+	bufs->session_id = session_id;
+	bufs->data_size = data_size;
+	bufs->stride = PAGE_SIZE + data_size;
+	bufs->watermark = watermark ? min_t(u64, watermark, data_size) : data_size / 2;
+	/* a record may take at most half the buffer, so one never starves it */
+	bufs->max_record = min_t(u64, data_size / 2, U16_MAX & ~7U);
+	bufs->nr_rings = nr_cpu_ids;
+
+	for_each_cpu(cpu, cpus) {
+		bufs->rings[cpu] = kprof_ring_alloc(bufs, cpu);
+		if (!bufs->rings[cpu])
+			goto out_free;
+	}
+	return bufs;
+
+out_free:
+	for_each_possible_cpu(cpu)
+		kprof_ring_free(bufs->rings[cpu]);
+	kfree(bufs);
+	return NULL;
+}
+
+void kprof_buffers_get(struct kprof_buffers *bufs)
+{
+	kref_get(&bufs->ref);
+}
+
+static void kprof_buffers_release(struct kref *ref)
+{
+	struct kprof_buffers *bufs = container_of(ref, struct kprof_buffers, ref);
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < bufs->nr_rings; cpu++)
+		kprof_ring_free(bufs->rings[cpu]);
+	kfree(bufs);
+}
+
+/**
+ * kprof_buffers_put() - drop a reference; the last one frees the rings
+ * @bufs: the set
+ *
+ * Context: process context.  No writer may be running: the session puts
+ * its reference only after its counters and hooks are gone.
+ */
+void kprof_buffers_put(struct kprof_buffers *bufs)
+{
+	kref_put(&bufs->ref, kprof_buffers_release);
+}
+
+/**
+ * kprof_buffers_stop() - no more records will come; wake every reader
+ * @bufs: the set
+ *
+ * Context: process context, after the last writer is gone.
+ */
+void kprof_buffers_stop(struct kprof_buffers *bufs)
+{
+	unsigned int cpu;
+
+	/*
+	 * The last losses get their LOST records.  No writer is left, so
+	 * writing a ring from another CPU cannot race with its owner.
+	 */
+	for (cpu = 0; cpu < bufs->nr_rings; cpu++)
+		if (bufs->rings[cpu])
+			kprof_ring_flush_lost(bufs->rings[cpu], true);
+	WRITE_ONCE(bufs->stopped, true);
+	wake_up_all(&bufs->wait);
+}
+
+/**
+ * kprof_buffers_readable() - is there something for a reader?
+ * @bufs: the set
+ * @empty: set to whether every ring is empty
+ *
+ * Return: true when a ring holds at least the watermark, or any data once
+ * the session has stopped.
+ */
+bool kprof_buffers_readable(struct kprof_buffers *bufs, bool *empty)
+{
+	bool stopped = READ_ONCE(bufs->stopped);
+	bool readable = false;
+	unsigned int cpu;
+
+	*empty = true;
+	for (cpu = 0; cpu < bufs->nr_rings; cpu++) {
+		struct kprof_ring *ring = bufs->rings[cpu];
+		u64 fill;
+
+		if (!ring)
+			continue;
+		fill = READ_ONCE(ring->page->data_head) - READ_ONCE(ring->page->data_tail);
+		if (fill)
+			*empty = false;
+		if (fill >= bufs->watermark || (stopped && fill))
+			readable = true;
+	}
+	return readable;
+}
+
+/**
+ * kprof_ring_page() - the page behind an offset of a /dev/kprof mapping
+ * @bufs: the set
+ * @pgoff: page offset in the mapping's file space
+ *
+ * Return: the page, or NULL when no ring backs that offset.
+ */
+struct page *kprof_ring_page(struct kprof_buffers *bufs, unsigned long pgoff)
+{
+	unsigned long per_cpu = bufs->stride >> PAGE_SHIFT;
+	unsigned long cpu = pgoff / per_cpu;
+	struct kprof_ring *ring;
+
+	if (cpu >= bufs->nr_rings)
+		return NULL;
+	ring = bufs->rings[cpu];
+	if (!ring)
+		return NULL;
+	return vmalloc_to_page((void *)ring->page + ((pgoff % per_cpu) << PAGE_SHIFT));
+}
+
+/*
+ * Publish data_head once the outermost writer on this CPU commits.  An
+ * interrupting writer that reserved after we read head is seen by the
+ * re-check and published by this loop.  Same scheme as perf's
+ * perf_output_put_handle().
+ */
+static void kprof_ring_commit(struct kprof_ring *ring)
+{
+	unsigned long head;
+	long nest = local_read(&ring->nest);
+
+	if (nest > 1) {
+		local_set(&ring->nest, nest - 1);
+		return;
+	}
+again:
+	barrier();
+	head = local_read(&ring->head);
+	barrier();
+	local_set(&ring->nest, 0);
+	barrier();
+	smp_wmb(); /* B, matches C */
+	WRITE_ONCE(ring->page->data_head, head);
+	barrier();
+	local_set(&ring->nest, 1);
+	if (unlikely(head != local_read(&ring->head)))
+		goto again;
+	local_set(&ring->nest, 0);
+
+	if (head - ring->wakeup_head >= ring->bufs->watermark) {
+		ring->wakeup_head = head;
+		irq_work_queue(&ring->wakeup);
+	}
+}
+
+/*
+ * Room kept free for the LOST records of every cause, so that the losses
+ * can always be reported once the reader catches up or the session stops.
+ */
+#define KPROF_LOST_HEADROOM	(32 * (__KPROF_LOST_MAX - 1))
+
+/*
+ * Reserve @len bytes, leaving @headroom bytes free; on success the caller
+ * copies and commits.  On failure the nesting level is already undone.
+ */
+static int kprof_ring_reserve(struct kprof_ring *ring, u32 len, u32 headroom,
+			      unsigned long *offset)
+{
+	unsigned long head, tail;
+
+	local_set(&ring->nest, local_read(&ring->nest) + 1);
+	barrier();
+	do {
+		tail = READ_ONCE(ring->page->data_tail);
+		head = local_read(&ring->head);
+		smp_mb(); /* A, matches D */
+		/* a tail beyond head or too far behind is the reader's bug: full */
+		if (unlikely(head - tail > ring->size ||
+			     ring->size - (head - tail) < (u64)len + headroom)) {
+			kprof_ring_commit(ring);
+			return -ENOSPC;
+		}
+	} while (local_cmpxchg(&ring->head, head, head + len) != head);
+
+	*offset = head;
+	return 0;
+}
+
+static void kprof_ring_copy(struct kprof_ring *ring, unsigned long offset,
+			    const void *src, u32 len)
+{
+	unsigned long off = offset & ring->mask;
+	u32 first = min_t(u64, len, ring->size - off);
+
+	memcpy(ring->data + off, src, first);
+	if (first < len)
+		memcpy(ring->data, src + first, len - first);
+}
+
+/*
+ * Report samples lost since the last LOST record.  While sampling
+ * (@final false) a LOST record, like any other, must leave the headroom
+ * free; when the session stops (@final true) the headroom is used, so the
+ * last losses are always reported.
+ */
+static void kprof_ring_flush_lost(struct kprof_ring *ring, bool final)
+{
+	struct {
+		struct kprof_record_header header;
+		u64 time;
+		u64 lost;
+		u32 cause;
+		u32 cpu;
+	} rec;
+	unsigned long offset;
+	int cause;
+
+	for (cause = 1; cause < __KPROF_LOST_MAX; cause++) {
+		u64 n = local64_read(&ring->lost_pending[cause]);
+
+		if (likely(!n))
+			continue;
+		if (kprof_ring_reserve(ring, sizeof(rec), final ? 0 : KPROF_LOST_HEADROOM,
+				       &offset))
+			return;
+		rec.header.type = KPROF_RECORD_LOST;
+		rec.header.misc = 0;
+		rec.header.size = sizeof(rec);
+		rec.time = ktime_get_mono_fast_ns();
+		rec.lost = n;
+		rec.cause = cause;
+		rec.cpu = ring->cpu;
+		kprof_ring_copy(ring, offset, &rec, sizeof(rec));
+		/* subtract, not clear: a nested writer may have added more */
+		local64_sub(n, &ring->lost_pending[cause]);
+		local64_add(sizeof(rec), &ring->stats.bytes);
+		kprof_ring_commit(ring);
+	}
+}
+
+/**
+ * kprof_ring_write() - append one complete record
+ * @ring: this CPU's ring
+ * @rec: the record, starting with a struct kprof_record_header
+ * @len: its size, a multiple of 8
+ *
+ * Pending LOST records go first.  Nothing is ever half-written: a record
+ * is either stored whole or not at all.
+ *
+ * Context: any, NMI included, on @ring's own CPU with preemption disabled.
+ * No locks, no allocation.
+ * Return: 0; -E2BIG when @len exceeds the ring's record limit; -ENOSPC when
+ * the ring is full.  The caller accounts the loss.
+ */
+int kprof_ring_write(struct kprof_ring *ring, const void *rec, u32 len)
+{
+	unsigned long offset;
+
+	if (unlikely(len > ring->bufs->max_record))
+		return -E2BIG;
+
+	kprof_ring_flush_lost(ring, false);
+
+	if (kprof_ring_reserve(ring, len, KPROF_LOST_HEADROOM, &offset))
+		return -ENOSPC;
+	kprof_ring_copy(ring, offset, rec, len);
+	local64_add(len, &ring->stats.bytes);
+	kprof_ring_commit(ring);
+	return 0;
+}
+
+/**
+ * kprof_ring_lost() - count a sample that could not be stored
+ * @ring: this CPU's ring
+ * @cause: why
+ *
+ * Context: any, NMI included, on @ring's own CPU.
+ */
+void kprof_ring_lost(struct kprof_ring *ring, enum kprof_lost_cause cause)
+{
+	local64_inc(&ring->stats.lost[cause]);
+	local64_inc(&ring->lost_pending[cause]);
+}
+
+/**
+ * kprof_ring_scratch() - this context's scratch space on this CPU
+ * @ring: this CPU's ring
+ *
+ * Writers nest only across context levels (task, softirq, hardirq, NMI),
+ * so one buffer per level is never used twice at once.
+ *
+ * Context: any, on @ring's own CPU.
+ * Return: KPROF_RECORD_MAX bytes, 8-byte aligned.
+ */
+void *kprof_ring_scratch(struct kprof_ring *ring)
+{
+	int level;
+
+	if (in_nmi())
+		level = 3;
+	else if (in_hardirq())
+		level = 2;
+	else if (in_serving_softirq())
+		level = 1;
+	else
+		level = 0;
+	return ring->scratch[level];
+}
+
+/**
+ * kprof_ring_stats() - read one CPU's counters
+ * @ring: the ring
+ * @st: where to store them
+ */
+void kprof_ring_stats(struct kprof_ring *ring, struct kprof_stats_snapshot *st)
+{
+	struct kprof_cpu_stats *c = &ring->stats;
+
+	st->invocations = local64_read(&c->invocations);
+	st->samples = local64_read(&c->samples);
+	st->lost_full = local64_read(&c->lost[KPROF_LOST_FULL]);
+	st->lost_too_big = local64_read(&c->lost[KPROF_LOST_TOO_BIG]);
+	st->throttled = local64_read(&c->throttled);
+	st->bytes = local64_read(&c->bytes);
+	st->sideband = local64_read(&c->sideband);
+	st->sideband_lost = local64_read(&c->sideband_lost);
+	st->handler_ns = local64_read(&c->handler_ns);
+	st->handler_max_ns = local64_read(&c->handler_max_ns);
+	st->kstack_trunc = local64_read(&c->kstack_trunc);
+	st->ustack_trunc = local64_read(&c->ustack_trunc);
+	st->ustack_fault = local64_read(&c->ustack_fault);
+}
+
+/**
+ * kprof_stats_add() - add one CPU's counters to a sum
+ * @sum: the sum
+ * @one: the CPU's counters
+ *
+ * The maximum handler time is a maximum, the rest are sums.
+ */
+void kprof_stats_add(struct kprof_stats_snapshot *sum, const struct kprof_stats_snapshot *one)
+{
+	sum->invocations += one->invocations;
+	sum->samples += one->samples;
+	sum->lost_full += one->lost_full;
+	sum->lost_too_big += one->lost_too_big;
+	sum->throttled += one->throttled;
+	sum->bytes += one->bytes;
+	sum->sideband += one->sideband;
+	sum->sideband_lost += one->sideband_lost;
+	sum->handler_ns += one->handler_ns;
+	sum->handler_max_ns = max(sum->handler_max_ns, one->handler_max_ns);
+	sum->kstack_trunc += one->kstack_trunc;
+	sum->ustack_trunc += one->ustack_trunc;
+	sum->ustack_fault += one->ustack_fault;
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprof - per-CPU ring buffers of records, shared with userspace by mmap.
+ */
+#ifndef _KPROF_RING_H
+#define _KPROF_RING_H
+
+#include <linux/irq_work.h>
+#include <linux/kref.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <asm/local.h>
+#include <asm/local64.h>
+#include <uapi/linux/kprof.h>
+
+/* Largest record: a sample with full kernel and user chains. */
+#define KPROF_SAMPLE_FIXED	56
+#define KPROF_RECORD_MAX	(KPROF_SAMPLE_FIXED + 2 * KPROF_MAX_STACK_DEPTH * 8)
+#define KPROF_SCRATCH_WORDS	(KPROF_RECORD_MAX / 8)
+
+/**
+ * struct kprof_cpu_stats - per-CPU counters of one session
+ *
+ * Written only on their own CPU, possibly by nested writers (an NMI
+ * interrupting an interrupt handler), hence local64_t.  The balance
+ * invocations == samples + lost[FULL] + lost[TOO_BIG] holds once no handler
+ * is running.
+ */
+struct kprof_cpu_stats {
+	local64_t invocations;
+	local64_t samples;
+	local64_t lost[__KPROF_LOST_MAX];
+	local64_t throttled;
+	local64_t bytes;
+	local64_t sideband;
+	local64_t sideband_lost;
+	local64_t handler_ns;
+	local64_t handler_max_ns;
+	local64_t kstack_trunc;
+	local64_t ustack_trunc;
+	local64_t ustack_fault;
+};
+
+/**
+ * struct kprof_stats_snapshot - struct kprof_cpu_stats as plain numbers
+ *
+ * While handlers run, a snapshot may count an invocation whose outcome is
+ * not yet counted; once the session has stopped the balance is exact.
+ */
+struct kprof_stats_snapshot {
+	u64 invocations;
+	u64 samples;
+	u64 lost_full;
+	u64 lost_too_big;
+	u64 throttled;
+	u64 bytes;
+	u64 sideband;
+	u64 sideband_lost;
+	u64 handler_ns;
+	u64 handler_max_ns;
+	u64 kstack_trunc;
+	u64 ustack_trunc;
+	u64 ustack_fault;
+};
+
+/* Per-CPU scratch space for building a record, one per context level. */
+#define KPROF_CTX_LEVELS	4	/* task, softirq, hardirq, NMI */
+
+/**
+ * struct kprof_ring - one CPU's buffer
+ * @page: the control page, shared with userspace; data follows it
+ * @data: the data area, @size bytes
+ * @mask: @size - 1
+ * @head: reservation head, in bytes since the start (never wraps)
+ * @nest: writers currently between reserve and commit on this CPU
+ * @lost_pending: samples lost per cause and not yet reported by a LOST record
+ * @wakeup_head: @head at the last reader wakeup
+ * @wakeup: irq_work that wakes readers; queued from any context
+ * @bufs: the set this ring belongs to
+ * @cpu: the CPU it serves
+ * @stats: the CPU's counters
+ * @scratch: where records are built before they are copied in
+ */
+struct kprof_ring {
+	struct kprof_mmap_page *page;
+	void *data;
+	u64 size;
+	u64 mask;
+	local_t head;
+	local_t nest;
+	local64_t lost_pending[__KPROF_LOST_MAX];
+	u64 wakeup_head;
+	struct irq_work wakeup;
+	struct kprof_buffers *bufs;
+	unsigned int cpu;
+	struct kprof_cpu_stats stats;
+	u64 scratch[KPROF_CTX_LEVELS][KPROF_SCRATCH_WORDS];
+};
+
+/**
+ * struct kprof_buffers - the rings of one session
+ * @ref: held by the session and by every mapping of /dev/kprof
+ * @session_id: the session's id
+ * @data_size: bytes of data per CPU, a power of two
+ * @stride: bytes between two CPUs' mmap offsets (control page + data)
+ * @watermark: bytes that wake a reader
+ * @max_record: largest record accepted, in bytes
+ * @stopped: the session stopped: no more records will come
+ * @wait: readers in poll()
+ * @nr_rings: entries in @rings (nr_cpu_ids)
+ * @rings: per possible CPU; NULL for CPUs the session does not use
+ */
+struct kprof_buffers {
+	struct kref ref;
+	u64 session_id;
+	u64 data_size;
+	u64 stride;
+	u32 watermark;
+	u32 max_record;
+	bool stopped;
+	wait_queue_head_t wait;
+	unsigned int nr_rings;
+	struct kprof_ring *rings[];
+};
+
+struct kprof_buffers *kprof_buffers_alloc(u64 session_id, const struct cpumask *cpus,
+					  u64 data_size, u32 watermark);
+void kprof_buffers_get(struct kprof_buffers *bufs);
+void kprof_buffers_put(struct kprof_buffers *bufs);
+void kprof_buffers_stop(struct kprof_buffers *bufs);
+bool kprof_buffers_readable(struct kprof_buffers *bufs, bool *empty);
+
+void kprof_ring_stats(struct kprof_ring *ring, struct kprof_stats_snapshot *st);
+void kprof_stats_add(struct kprof_stats_snapshot *sum, const struct kprof_stats_snapshot *one);
+void *kprof_ring_scratch(struct kprof_ring *ring);
+
+int kprof_ring_write(struct kprof_ring *ring, const void *rec, u32 len);
+void kprof_ring_lost(struct kprof_ring *ring, enum kprof_lost_cause cause);
+struct page *kprof_ring_page(struct kprof_buffers *bufs, unsigned long pgoff);
+
+#endif /* _KPROF_RING_H */

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof - the overflow handler: from a counter overflow to a SAMPLE record.
+ *
+ * Runs in whatever context the counter overflows in: NMI for hardware
+ * events, hard interrupt for cpu-clock, task context with preemption
+ * disabled for page faults and tracepoints.  So: no locks, no allocation,
+ * no sleeping, no printk, bounded work (the chains are bounded by the
+ * session's stack depth).  Every invocation ends as exactly one stored or
+ * one lost sample, so that invocations == samples + lost always balances.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kprobes.h>
+#include <linux/perf_event.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <asm/unwind.h>
+
+#include "compat.h"
+#include "session.h"
+
+/* The fixed part of a SAMPLE record; see the uapi header. */
+struct kprof_sample {
+	struct kprof_record_header header;
+	u64 time;
+	u64 ip;
+	u64 period;
+	u32 pid;
+	u32 tid;
+	u32 cpu;
+	u16 event;
+	u16 flags;
+	u16 nr_kernel;
+	u16 nr_user;
+	u32 __reserved;
+	u64 ips[];
+};
+
+/*
+ * Kernel chain with the ORC unwinder, as perf_callchain_kernel() does:
+ * registers saved by a real interrupt (X86_EFLAGS_FIXED set) start at the
+ * interrupted frame; registers made up by perf_fetch_caller_regs() (software
+ * events, tracepoints) start at their stack pointer.
+ */
+static unsigned int kprof_kernel_chain(struct pt_regs *regs, u64 *ips,
+				       unsigned int depth, u16 *flags)
+{
+	struct unwind_state state;
+	unsigned int n = 0;
+
+	if (regs->flags & X86_EFLAGS_FIXED) {
+		ips[n++] = regs->ip;
+		unwind_start(&state, current, regs, NULL);
+	} else {
+		unwind_start(&state, current, NULL, (void *)regs->sp);
+	}
+
+	for (; !unwind_done(&state); unwind_next_frame(&state)) {
+		unsigned long addr = unwind_get_return_address(&state);
+
+		if (!addr)
+			break;
+		if (n == depth) {
+			*flags |= KPROF_SAMPLE_F_KSTACK_TRUNC;
+			break;
+		}
+		ips[n++] = addr;
+	}
+	if (unwind_error(&state))
+		*flags |= KPROF_SAMPLE_F_KSTACK_ERROR;
+	return n;
+}
+
+/*
+ * User chain by frame pointers, read with copy_from_user_nmi() (which
+ * refuses to fault pages in): { next frame pointer, return address } pairs
+ * from regs->bp upwards.  The chain must climb strictly, so a corrupt frame
+ * pointer cannot loop.
+ */
+static unsigned int kprof_user_chain(struct pt_regs *regs, u64 *ips,
+				     unsigned int depth, u16 *flags)
+{
+	struct {
+		unsigned long next;
+		unsigned long ret;
+	} frame;
+	unsigned long fp = regs->bp;
+	unsigned int n = 0;
+
+	ips[n++] = regs->ip;
+	if (!user_64bit_mode(regs))
+		return n;	/* 32-bit tasks: the IP only */
+
+	while (fp) {
+		if (n == depth) {
+			*flags |= KPROF_SAMPLE_F_USTACK_TRUNC;
+			break;
+		}
+		if ((fp & (sizeof(long) - 1)) ||
+		    copy_from_user_nmi(&frame, (void __user *)fp, sizeof(frame))) {
+			if (n == 1)
+				*flags |= KPROF_SAMPLE_F_USTACK_FAULT;
+			break;
+		}
+		if (!frame.ret)
+			break;
+		ips[n++] = frame.ret;
+		if (frame.next <= fp)
+			break;
+		fp = frame.next;
+	}
+	return n;
+}
+
+static void kprof_count_max(local64_t *max, u64 v)
+{
+	u64 old = local64_read(max);
+
+	while (v > old) {
+		u64 prev = local64_cmpxchg(max, old, v);
+
+		if (prev == old)
+			break;
+		old = prev;
+	}
+}
+
+static void kprof_throttle_record(struct kprof_ring *ring, struct kprof_event *kev, u64 now)
+{
+	struct {
+		struct kprof_record_header header;
+		u64 time;
+		u32 cpu;
+		u16 event;
+		u16 __reserved;
+	} rec = {
+		.header = { .type = KPROF_RECORD_THROTTLE, .size = sizeof(rec) },
+		.time = now,
+		.cpu = ring->cpu,
+		.event = kev->index,
+	};
+
+	local64_inc(&ring->stats.throttled);
+	if (kprof_ring_write(ring, &rec, sizeof(rec)))
+		local64_inc(&ring->stats.sideband_lost);
+	else
+		local64_inc(&ring->stats.sideband);
+}
+
+/**
+ * kprof_overflow() - perf overflow handler of every kprof counter
+ * @event: the counter; its overflow_handler_context is our struct kprof_event
+ * @data: perf's sample data (period)
+ * @regs: the interrupted registers
+ *
+ * Context: NMI, hard or soft interrupt, or task context with preemption
+ * disabled.  NMI-safe: no locks, no allocation, bounded time.
+ */
+void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
+		    struct pt_regs *regs)
+{
+	struct kprof_event *kev = event->overflow_handler_context;
+	struct kprof_session *s = kev->session;
+	struct kprof_session_config *cfg = &s->cfg;
+	struct task_struct *task = current;
+	struct kprof_sample *rec;
+	struct kprof_ring *ring;
+	unsigned int n = 0;
+	u64 t0, dt;
+	u32 len;
+	int ret;
+
+	t0 = ktime_get_mono_fast_ns();
+	ring = s->bufs->rings[smp_processor_id()];
+	if (unlikely(!ring))
+		return;		/* a CPU outside the session: no counter there */
+
+	local64_inc(&ring->stats.invocations);
+	if (unlikely(kprof_event_throttled(event)))
+		kprof_throttle_record(ring, kev, t0);
+
+	rec = kprof_ring_scratch(ring);
+	rec->time = t0;
+	rec->ip = instruction_pointer(regs);
+	rec->period = data->period;
+	rec->pid = task_tgid_nr(task);
+	rec->tid = task_pid_nr(task);
+	rec->cpu = ring->cpu;
+	rec->event = kev->index;
+	rec->flags = 0;
+	rec->__reserved = 0;
+	rec->header.type = KPROF_RECORD_SAMPLE;
+	rec->header.misc = user_mode(regs) ? KPROF_MISC_USER : KPROF_MISC_KERNEL;
+
+	rec->nr_kernel = 0;
+	if ((cfg->flags & KPROF_SESSION_F_KERNEL_STACK) && !user_mode(regs))
+		rec->nr_kernel = kprof_kernel_chain(regs, rec->ips, cfg->stack_depth,
+						    &rec->flags);
+	n = rec->nr_kernel;
+
+	rec->nr_user = 0;
+	if ((cfg->flags & KPROF_SESSION_F_USER_STACK) && task->mm &&
+	    !(task->flags & (PF_KTHREAD | PF_EXITING))) {
+		struct pt_regs *uregs = user_mode(regs) ? regs : task_pt_regs(task);
+
+		rec->nr_user = kprof_user_chain(uregs, rec->ips + n, cfg->stack_depth,
+						&rec->flags);
+		n += rec->nr_user;
+	}
+
+	if (rec->flags & KPROF_SAMPLE_F_KSTACK_TRUNC)
+		local64_inc(&ring->stats.kstack_trunc);
+	if (rec->flags & KPROF_SAMPLE_F_USTACK_TRUNC)
+		local64_inc(&ring->stats.ustack_trunc);
+	if (rec->flags & KPROF_SAMPLE_F_USTACK_FAULT)
+		local64_inc(&ring->stats.ustack_fault);
+
+	len = sizeof(*rec) + n * sizeof(u64);
+	rec->header.size = len;
+	ret = kprof_ring_write(ring, rec, len);
+	if (likely(!ret))
+		local64_inc(&ring->stats.samples);
+	else
+		kprof_ring_lost(ring, ret == -E2BIG ? KPROF_LOST_TOO_BIG : KPROF_LOST_FULL);
+
+	dt = ktime_get_mono_fast_ns() - t0;
+	local64_add(dt, &ring->stats.handler_ns);
+	kprof_count_max(&ring->stats.handler_max_ns, dt);
+}
+
+NOKPROBE_SYMBOL(kprof_overflow);

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprof - profiling sessions.
+ */
+#ifndef _KPROF_SESSION_H
+#define _KPROF_SESSION_H
+
+#include <linux/cpumask.h>
+#include <linux/perf_event.h>
+#include <linux/rcupdate.h>
+#include <linux/workqueue.h>
+#include <uapi/linux/kprof.h>
+
+#include "ring.h"
+
+struct netlink_ext_ack;
+struct nlattr;
+
+/**
+ * struct kprof_event_config - one event as requested
+ * @type: PERF_TYPE_*
+ * @config: perf_event_attr.config
+ * @flags: KPROF_EV_F_*
+ * @name: the user's spelling, for reports
+ * @attr: the netlink attribute it came from, for error messages
+ */
+struct kprof_event_config {
+	u32 type;
+	u64 config;
+	u32 flags;
+	char name[KPROF_EVENT_NAME_MAX];
+	const struct nlattr *attr;
+};
+
+/**
+ * struct kprof_session_config - a validated START request
+ */
+struct kprof_session_config {
+	u32 flags;
+	u32 freq;
+	u64 period;
+	u32 buffer_size;
+	u32 stack_depth;
+	u32 watermark;
+	struct cpumask *cpus;	/* kzalloc(cpumask_size()), owned */
+	unsigned int nr_pids;
+	pid_t pids[KPROF_MAX_PIDS];
+	const struct nlattr *pid_attrs[KPROF_MAX_PIDS];
+	unsigned int nr_events;
+	struct kprof_event_config events[KPROF_MAX_EVENTS];
+};
+
+struct kprof_session;
+
+/**
+ * struct kprof_event - one event of a running session
+ * @session: its session
+ * @index: its index, as recorded in samples
+ * @cfg: what was requested
+ * @percpu: system-wide counters, one per CPU (NULL where none)
+ */
+struct kprof_event {
+	struct kprof_session *session;
+	u16 index;
+	struct kprof_event_config cfg;
+	struct perf_event **percpu;
+};
+
+/* Processes followed by a per-task session: lock-free open addressing. */
+#define KPROF_PIDSET_SLOTS	4096
+
+/**
+ * struct kprof_mmap_queue - one CPU's MMAP notes awaiting their path
+ *
+ * Filled by the perf_event_mmap probe on its CPU (single producer),
+ * emptied by the session's work item (single consumer).
+ */
+#define KPROF_MMAP_QUEUE	256
+struct kprof_mmap_note {
+	u64 time;
+	u32 pid, tid;
+	u64 start, len, pgoff;
+	struct file *file;
+};
+
+struct kprof_mmap_queue {
+	unsigned int head;	/* producer */
+	unsigned int tail;	/* consumer */
+	struct kprof_mmap_note notes[KPROF_MMAP_QUEUE];
+};
+
+/**
+ * struct kprof_session - the profiling session
+ * @id: its id, from 1
+ * @cfg: the validated request
+ * @start_ns: CLOCK_MONOTONIC at start
+ * @bufs: its rings (one reference)
+ * @nr_events: entries used in @events
+ * @events: its events
+ * @tasks: per-task targets (threads of the PIDs), referenced
+ * @nr_tasks: entries in @tasks
+ * @task_events: per-task counters, nr_tasks x nr_events
+ * @pidset: processes whose side-band is recorded (per-task sessions)
+ * @pidset_full: a process could not be added to @pidset
+ * @mmap_queues: per-CPU MMAP notes
+ * @mmap_work: turns MMAP notes into records
+ * @sideband_on: the side-band hooks are registered
+ */
+struct kprof_session {
+	u64 id;
+	struct kprof_session_config cfg;
+	u64 start_ns;
+	struct kprof_buffers *bufs;
+	unsigned int nr_events;
+	struct kprof_event events[KPROF_MAX_EVENTS];
+	struct task_struct **tasks;
+	unsigned int nr_tasks;
+	struct perf_event **task_events;
+	u32 pidset[KPROF_PIDSET_SLOTS];
+	bool pidset_full;
+	struct kprof_mmap_queue **mmap_queues;
+	struct work_struct mmap_work;
+	bool sideband_on;
+};
+
+/**
+ * struct kprof_session_info - a snapshot of the session for reports
+ */
+struct kprof_session_info {
+	u64 id;
+	u32 state;
+	u32 flags;
+	u32 freq;
+	u64 period;
+	u32 buffer_size;
+	u64 stride;
+	u32 watermark;
+	u32 stack_depth;
+	unsigned int nr_events;
+	unsigned int nr_tasks;
+	u64 start_ns;
+	struct kprof_stats_snapshot totals;
+};
+
+/* The running session, for the side-band hooks; NULL when none. */
+extern struct kprof_session __rcu *kprof_active;
+
+int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
+			struct netlink_ext_ack *extack);
+int kprof_session_stop(struct netlink_ext_ack *extack);
+struct kprof_session *kprof_session_current(void);
+bool kprof_session_info(struct kprof_session_info *info);
+int kprof_session_cpu_stats(unsigned int cpu, u64 *id, struct kprof_stats_snapshot *st);
+struct kprof_buffers *kprof_session_buffers(void);
+void kprof_session_totals(struct kprof_session *s, struct kprof_stats_snapshot *t);
+
+int kprof_session_init(void);
+void kprof_session_exit(void);
+
+/* sample.c */
+void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
+		    struct pt_regs *regs);
+
+/* sideband.c */
+int kprof_sideband_init(void);
+int kprof_sideband_start(struct kprof_session *s, struct netlink_ext_ack *extack);
+void kprof_sideband_stop(struct kprof_session *s);
+bool kprof_pidset_add(struct kprof_session *s, u32 tgid);
+bool kprof_pidset_has(struct kprof_session *s, u32 tgid);
+
+#endif /* _KPROF_SESSION_H */
