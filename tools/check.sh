@@ -150,6 +150,9 @@ for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 		-- tools/guest-selftests.sh "$ko" > "$log" 2>&1
 	rc=$?
 	count_tap "$log" "$kind: "
+	if ! grep -qE '^# (not )?ok ' "$log"; then
+		result fail "$kind: the guest ran tests"
+	fi
 	if [ $rc = 0 ]; then
 		result ok "$kind: guest run completed, kernel log clean"
 	else

@@ -17,8 +17,10 @@ export KPROFCTL=$top/ctl/kprofctl
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
 echo "# kernel $(uname -r), $(nproc) CPUs, module $ko"
-make -s -C "$top/selftests/kprof" run_tests \
-	KSFT_DIR="$top/build/ksrc/tools/testing/selftests"
+if ! make -s -C "$top/selftests/kprof" run_tests \
+	KSFT_DIR="$top/build/ksrc/tools/testing/selftests"; then
+	echo "# not ok 1 make run_tests"
+fi
 
 # The last word: the module must unload cleanly after all of the above.
 if grep -q '^kprof ' /proc/modules; then

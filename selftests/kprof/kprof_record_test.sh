@@ -1,0 +1,143 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kprofctl against the real module: record a program with known functions
+# and check its samples (pid, user call chains against its symbol table,
+# kernel call chains against /proc/kallsyms), -p, -K and -U, start/stop
+# with the background drainer, and the one-line errors for bad input.
+# Prints KTAP; needs KPROFCTL and KPROF_KO (tools/guest-selftests.sh sets
+# them).
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
+check=$here/kprof_record_check.py
+export KPROFCTL=$kprofctl
+tmp=$(mktemp -d /tmp/kprof-record.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+# result DESC CMD...: one test from a command's status; its output as diagnostics
+result() {
+	local desc=$1 out
+
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$desc"
+	else
+		not_ok "$desc"
+	fi
+	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/# /'
+}
+
+echo "TAP version 13"
+echo "1..18"
+
+if ! grep -q '^kprof ' /proc/modules; then
+	insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
+fi
+"$kprofctl" stop >/dev/null 2>&1
+
+# --- recording a program with known functions -------------------------------
+"$kprofctl" record -e cpu-clock -F 999 -g -o "$tmp/hot.data" -- "$here/progs/hot" 1500 \
+	>"$tmp/hot.out" 2>"$tmp/hot.err"
+rc=$?
+if [ $rc = 0 ] && grep -q 'Balance: .* ok' "$tmp/hot.err"; then
+	ok "record -- hot: exit 0 and the balance holds"
+else
+	not_ok "record -- hot: exit 0 and the balance holds (rc=$rc)"
+fi
+sed 's/^/# /' "$tmp/hot.err"
+result "record -- hot: user chains are hot_leaf <- hot_middle <- hot_outer <- main" \
+	"$check" user-chain "$tmp/hot.data" "$here/progs/hot" hot_leaf hot_middle hot_outer main
+
+"$kprofctl" record -e cpu-clock -F 999 -g -o "$tmp/sys.data" -- "$here/progs/sysread" 1000 \
+	>/dev/null 2>&1
+result "record -- sysread: kernel chains go through vfs_read and do_syscall_64" \
+	"$check" kernel-path "$tmp/sys.data" sysread vfs_read do_syscall_64
+
+# --- targets and modes --------------------------------------------------------
+"$here/progs/hot" 1500 >/dev/null &
+victim=$!
+sleep 0.2
+"$kprofctl" record -p "$victim" -F 999 -g -o "$tmp/pid.data" >/dev/null 2>&1
+rc=$?
+wait "$victim"
+if [ $rc = 0 ]; then
+	result "record -p PID: ends with the process; only its samples" \
+		"$check" only-pid "$tmp/pid.data" "$victim"
+else
+	not_ok "record -p PID: ends with the process; only its samples (rc=$rc)"
+fi
+
+"$kprofctl" record -K -F 999 -g -o "$tmp/k.data" -- "$here/progs/sysread" 600 >/dev/null 2>&1
+result "record -K: kernel samples and chains only" "$check" modes "$tmp/k.data" kernel
+"$kprofctl" record -U -F 999 -g -o "$tmp/u.data" -- "$here/progs/hot" 600 >/dev/null 2>&1
+result "record -U: user samples and chains only" "$check" modes "$tmp/u.data" user
+
+# --- start / stop with the drainer --------------------------------------------
+if "$kprofctl" start -a -F 999 -g -o "$tmp/bg.data" >"$tmp/start.out" 2>&1; then
+	"$here/progs/hot" 500 >/dev/null
+	if "$kprofctl" stop >"$tmp/stop.out" 2>&1 && grep -q 'Balance: .* ok' "$tmp/stop.out" &&
+	   "$kprofctl" dump -i "$tmp/bg.data" >/dev/null 2>&1; then
+		ok "start -a, then stop: the drainer finishes a valid file"
+	else
+		not_ok "start -a, then stop: the drainer finishes a valid file"
+		sed 's/^/# /' "$tmp/start.out" "$tmp/stop.out"
+	fi
+else
+	not_ok "start -a, then stop: the drainer finishes a valid file"
+	sed 's/^/# /' "$tmp/start.out"
+fi
+
+# --- bad input: each a one-line error naming the culprit ----------------------
+# refused DESC PATTERN CMD...: fails, one line on stderr matching PATTERN
+refused() {
+	local desc=$1 pattern=$2 err rc
+
+	shift 2
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc != 0 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
+	   printf '%s\n' "$err" | grep -qE -- "$pattern"; then
+		ok "$desc"
+	else
+		not_ok "$desc (rc=$rc)"
+	fi
+	printf '%s\n' "$err" | sed 's/^/# /'
+}
+
+refused "bad input: unknown event" "'cyclez'" "$kprofctl" record -e cyclez -- true
+refused "bad input: frequency 0" "frequency 0" "$kprofctl" record -F 0 -- true
+refused "bad input: frequency above the maximum" "10000000.*perf_event_max_sample_rate" \
+	"$kprofctl" record -F 10000000 -- true
+refused "bad input: both -F and -c" "-F.*-c" "$kprofctl" record -F 99 -c 1000 -- true
+refused "bad input: buffer size not a power of two" "'3M'.*power of two" \
+	"$kprofctl" record --buffer-size 3M -- true
+refused "bad input: nonexistent PID" "3999999" "$kprofctl" record -p 3999999
+refused "bad input: CPU out of range" "CPU 77" "$kprofctl" record -C 0,77 -- true
+refused "bad input: stop with no session" "no session" "$kprofctl" stop
+
+"$kprofctl" start -e cpu-clock -a -F 99 -o "$tmp/busy.data" >/dev/null 2>&1
+refused "bad input: a second session while one runs" "running" \
+	"$kprofctl" record -e cpu-clock -a -F 99 -o "$tmp/busy2.data" -- true
+"$kprofctl" stop >/dev/null 2>&1
+
+refused "bad input: unprivileged caller" "CAP_PERFMON" \
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$kprofctl" record -e cpu-clock \
+	-o /tmp/x.data -- true
+
+# --- hardware events: no PMU under TCG --------------------------------------------
+err=$("$kprofctl" record -e instructions -o "$tmp/hw.data" -- true 2>&1 >/dev/null)
+if [ -d /sys/bus/event_source/devices/cpu ]; then
+	if [ -z "$err" ]; then ok "hardware event 'instructions'"; else not_ok "hardware event 'instructions'"; fi
+else
+	skip "hardware event 'instructions'" "no hardware PMU in this machine: $err"
+fi
+
+[ $failed = 0 ]
