@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprofctl status [--json]
+ * kprofctl status [-v] [--json]
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <linux/kprof.h>
 
@@ -12,14 +13,16 @@
 #include "lib/nl.h"
 #include "lib/parse-options.h"
 #include "lib/proto.h"
+#include "lib/session.h"
 #include "lib/util.h"
 
 static const char * const status_usage[] = {
-	"kprofctl status [--json]",
+	"kprofctl status [-v] [--json]",
 	"",
 	"Show the state of kprof.ko: session state, module and kernel release,",
 	"CPUs, sessions started and /dev/kprof readers open since the module was",
-	"loaded, and its uptime.  Needs CAP_PERFMON or CAP_SYS_ADMIN.",
+	"loaded, and its uptime; for a session, its id, flags and statistics",
+	"(with -v per CPU).  Needs CAP_PERFMON or CAP_SYS_ADMIN.",
 	NULL
 };
 
@@ -45,8 +48,74 @@ static void status__print_text(const struct kp_version_info *v,
 	printf("uptime:    %s\n", uptime);
 }
 
+static uint64_t lost(const struct kp_stats *t)
+{
+	return t->v[KP_STAT_LOST_FULL] + t->v[KP_STAT_LOST_TOO_BIG];
+}
+
+static void status__print_session(const struct kp_status_info *st)
+{
+	const struct kp_stats *t = &st->stats;
+	char flags[128], size[32];
+
+	if (!st->has_session)
+		return;
+	printf("session:   %" PRIu64 ", flags %s, %s buffer per CPU\n", st->session_id,
+	       kp_session_flags__format(st->session_flags, flags, sizeof(flags)),
+	       kp_fmt_size(size, sizeof(size), st->buffer_size));
+	if (!st->has_stats)
+		return;
+	printf("samples:   %" PRIu64 " stored, %" PRIu64 " lost (%" PRIu64 " buffer full, %" PRIu64
+	       " too big), %" PRIu64 " throttled\n", t->v[KP_STAT_SAMPLES], lost(t),
+	       t->v[KP_STAT_LOST_FULL], t->v[KP_STAT_LOST_TOO_BIG], t->v[KP_STAT_THROTTLED]);
+	printf("balance:   %" PRIu64 " invocations = %" PRIu64 " stored + %" PRIu64 " lost: %s\n",
+	       t->v[KP_STAT_INVOCATIONS], t->v[KP_STAT_SAMPLES], lost(t),
+	       kp_stats__balanced(t) ? "ok" : "MISMATCH");
+	printf("side-band: %" PRIu64 " records, %" PRIu64 " lost\n", t->v[KP_STAT_SIDEBAND],
+	       t->v[KP_STAT_SIDEBAND_LOST]);
+	printf("written:   %" PRIu64 " bytes\n", t->v[KP_STAT_BYTES]);
+	printf("stacks:    %" PRIu64 " kernel truncated, %" PRIu64 " user truncated, %" PRIu64
+	       " user unreadable\n", t->v[KP_STAT_KSTACK_TRUNC], t->v[KP_STAT_USTACK_TRUNC],
+	       t->v[KP_STAT_USTACK_FAULT]);
+	printf("handler:   avg %" PRIu64 " ns, max %" PRIu64 " ns\n",
+	       t->v[KP_STAT_INVOCATIONS] ? t->v[KP_STAT_HANDLER_NS] / t->v[KP_STAT_INVOCATIONS] : 0,
+	       t->v[KP_STAT_HANDLER_MAX_NS]);
+}
+
+/* One row per CPU: every counter, then whether the CPU balances. */
+static void status__print_cpus(const struct kp_stats *cpus, unsigned int nr)
+{
+	unsigned int i, j;
+
+	printf("\n%4s", "cpu");
+	for (j = 0; j < KP_STATS_NR; j++)
+		printf(" %14s", kp_stat__name(j));
+	printf(" %8s\n", "balance");
+	for (i = 0; i < nr; i++) {
+		printf("%4u", cpus[i].cpu);
+		for (j = 0; j < KP_STATS_NR; j++)
+			printf(" %14" PRIu64, cpus[i].v[j]);
+		printf(" %8s\n", kp_stats__balanced(&cpus[i]) ? "ok" : "MISMATCH");
+	}
+}
+
+static void status__json_stats(struct json_writer *w, const char *key,
+			       const struct kp_stats *st)
+{
+	unsigned int i;
+
+	json__begin_object(w, key);
+	if (st->has_cpu)
+		json__u64(w, "cpu", st->cpu);
+	for (i = 0; i < KP_STATS_NR; i++)
+		json__u64(w, kp_stat__name(i), st->v[i]);
+	json__bool(w, "balanced", kp_stats__balanced(st));
+	json__end_object(w);
+}
+
 static int status__print_json(const struct kp_version_info *v,
-			      const struct kp_status_info *st, uint64_t now_ns)
+			      const struct kp_status_info *st, uint64_t now_ns,
+			      const struct kp_stats *cpus, unsigned int nr_cpus, bool verbose)
 {
 	const char *state = kp_state__name(st->state);
 	struct json_writer w;
@@ -71,6 +140,31 @@ static int status__print_json(const struct kp_version_info *v,
 		json__null(&w, "uptime_ns");
 	else
 		json__u64(&w, "uptime_ns", up);
+	if (st->has_session) {
+		char flags[128];
+		unsigned int i;
+
+		json__begin_object(&w, "session");
+		json__u64(&w, "id", st->session_id);
+		json__u64(&w, "flags", st->session_flags);
+		json__string(&w, "flag_names",
+			     kp_session_flags__format(st->session_flags, flags, sizeof(flags)));
+		json__u64(&w, "buffer_size", st->buffer_size);
+		json__u64(&w, "mmap_stride", st->mmap_stride);
+		if (st->has_stats)
+			status__json_stats(&w, "stats", &st->stats);
+		else
+			json__null(&w, "stats");
+		if (verbose) {
+			json__begin_array(&w, "cpus");
+			for (i = 0; i < nr_cpus; i++)
+				status__json_stats(&w, NULL, &cpus[i]);
+			json__end_array(&w);
+		}
+		json__end_object(&w);
+	} else {
+		json__null(&w, "session");
+	}
 	json__end_object(&w);
 	return json_writer__finish(&w);
 }
@@ -79,12 +173,16 @@ int cmd_status(int argc, const char **argv)
 {
 	const char *cmd = argv[0];
 	bool json = false;
+	int verbose = 0;
 	const struct option options[] = {
+		OPT_INCR('v', "verbose", &verbose, "add per-CPU statistics"),
 		OPT_BOOLEAN(0, "json", &json, "print one JSON object"),
 		OPT_END()
 	};
 	struct kp_version_info ver;
 	struct kp_status_info st;
+	struct kp_stats *cpus = NULL;
+	unsigned int nr_cpus = 0;
 	struct kp_err err;
 	struct kp_nl *nl;
 	int ret = KP_EXIT_FAILURE;
@@ -101,16 +199,24 @@ int cmd_status(int argc, const char **argv)
 	if (kp_nl__hello(nl, &ver, &err) || kp_nl__status(nl, &st, &err))
 		goto out_err;
 
-	if (json)
-		status__print_json(&ver, &st, kp_clock_ns());
-	else
+	if (verbose && st.has_session && kp_nl__stats(nl, &cpus, &nr_cpus, &err))
+		goto out_err;
+
+	if (json) {
+		status__print_json(&ver, &st, kp_clock_ns(), cpus, nr_cpus, verbose);
+	} else {
 		status__print_text(&ver, &st, kp_clock_ns());
+		status__print_session(&st);
+		if (verbose && st.has_session)
+			status__print_cpus(cpus, nr_cpus);
+	}
 	ret = KP_EXIT_OK;
 	goto out;
 
 out_err:
 	kp_err__print(&err, cmd);
 out:
+	free(cpus);
 	kp_nl__delete(nl);
 	return ret;
 }

@@ -26,9 +26,17 @@ struct cmd_struct {
 	const char	*summary;	/* one line for 'kprofctl help' */
 };
 
+int cmd_dump(int argc, const char **argv);
 int cmd_help(int argc, const char **argv);
+int cmd_list(int argc, const char **argv);
+int cmd_record(int argc, const char **argv);
+int cmd_start(int argc, const char **argv);
 int cmd_status(int argc, const char **argv);
+int cmd_stop(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);
+
+/* "kprofctl ARGV..." into @buf (kprof.data's command line), cut to fit. */
+void kp_join_cmdline(char *buf, size_t len, int argc, const char **argv);
 
 /* Command table access, in kprofctl.c. */
 const struct cmd_struct *kprofctl__find_command(const char *name);

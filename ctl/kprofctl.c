@@ -16,7 +16,12 @@
 #include "lib/util.h"
 
 static const struct cmd_struct commands[] = {
+	{ "record",	cmd_record,	"Sample a command or the system into kprof.data" },
+	{ "start",	cmd_start,	"Start a session recorded in the background" },
+	{ "stop",	cmd_stop,	"Stop the session and finish its file" },
 	{ "status",	cmd_status,	"Show the state of kprof.ko" },
+	{ "dump",	cmd_dump,	"Print the raw contents of kprof.data" },
+	{ "list",	cmd_list,	"List the event names" },
 	{ "version",	cmd_version,	"Show the versions of kprofctl and kprof.ko" },
 	{ "help",	cmd_help,	"Show the commands, or the usage of one" },
 };

@@ -3,7 +3,9 @@
  * The kprof generic netlink protocol; see proto.h.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <netlink/attr.h>
@@ -13,6 +15,7 @@
 #include <linux/kprof.h>
 
 #include "proto.h"
+#include "session.h"
 #include "util.h"
 
 const char kp_client_name[] = "kprofctl " KPROF_VERSION;
@@ -31,7 +34,58 @@ static const char * const kp_attr_names[KPROF_A_MAX + 1] = {
 	[KPROF_A_STATUS_READERS]	= "KPROF_A_STATUS_READERS",
 	[KPROF_A_STATUS_LOADED_NS]	= "KPROF_A_STATUS_LOADED_NS",
 	[KPROF_A_PAD]			= "KPROF_A_PAD",
+	[KPROF_A_SESSION_ID]		= "KPROF_A_SESSION_ID",
+	[KPROF_A_SESSION_FLAGS]		= "KPROF_A_SESSION_FLAGS",
+	[KPROF_A_SESSION_FREQ]		= "KPROF_A_SESSION_FREQ",
+	[KPROF_A_SESSION_PERIOD]	= "KPROF_A_SESSION_PERIOD",
+	[KPROF_A_SESSION_CPUS]		= "KPROF_A_SESSION_CPUS",
+	[KPROF_A_SESSION_PID]		= "KPROF_A_SESSION_PID",
+	[KPROF_A_SESSION_BUFFER_SIZE]	= "KPROF_A_SESSION_BUFFER_SIZE",
+	[KPROF_A_SESSION_STACK_DEPTH]	= "KPROF_A_SESSION_STACK_DEPTH",
+	[KPROF_A_SESSION_WATERMARK]	= "KPROF_A_SESSION_WATERMARK",
+	[KPROF_A_SESSION_EVENT]		= "KPROF_A_SESSION_EVENT",
+	[KPROF_A_SESSION_MMAP_STRIDE]	= "KPROF_A_SESSION_MMAP_STRIDE",
+	[KPROF_A_STATS]			= "KPROF_A_STATS",
 };
+
+static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
+	[KPROF_STATS_A_CPU]		= "KPROF_STATS_A_CPU",
+	[KPROF_STATS_A_INVOCATIONS]	= "KPROF_STATS_A_INVOCATIONS",
+	[KPROF_STATS_A_SAMPLES]		= "KPROF_STATS_A_SAMPLES",
+	[KPROF_STATS_A_LOST_FULL]	= "KPROF_STATS_A_LOST_FULL",
+	[KPROF_STATS_A_LOST_TOO_BIG]	= "KPROF_STATS_A_LOST_TOO_BIG",
+	[KPROF_STATS_A_THROTTLED]	= "KPROF_STATS_A_THROTTLED",
+	[KPROF_STATS_A_BYTES]		= "KPROF_STATS_A_BYTES",
+	[KPROF_STATS_A_SIDEBAND]	= "KPROF_STATS_A_SIDEBAND",
+	[KPROF_STATS_A_SIDEBAND_LOST]	= "KPROF_STATS_A_SIDEBAND_LOST",
+	[KPROF_STATS_A_HANDLER_NS]	= "KPROF_STATS_A_HANDLER_NS",
+	[KPROF_STATS_A_HANDLER_MAX_NS]	= "KPROF_STATS_A_HANDLER_MAX_NS",
+	[KPROF_STATS_A_KSTACK_TRUNC]	= "KPROF_STATS_A_KSTACK_TRUNC",
+	[KPROF_STATS_A_USTACK_TRUNC]	= "KPROF_STATS_A_USTACK_TRUNC",
+	[KPROF_STATS_A_USTACK_FAULT]	= "KPROF_STATS_A_USTACK_FAULT",
+	[KPROF_STATS_A_PAD]		= "KPROF_STATS_A_PAD",
+};
+
+static const char * const kp_stat_names[KP_STATS_NR] = {
+	[KP_STAT_INVOCATIONS]		= "invocations",
+	[KP_STAT_SAMPLES]		= "samples",
+	[KP_STAT_LOST_FULL]		= "lost_full",
+	[KP_STAT_LOST_TOO_BIG]		= "lost_too_big",
+	[KP_STAT_THROTTLED]		= "throttled",
+	[KP_STAT_BYTES]			= "bytes",
+	[KP_STAT_SIDEBAND]		= "sideband",
+	[KP_STAT_SIDEBAND_LOST]		= "sideband_lost",
+	[KP_STAT_HANDLER_NS]		= "handler_ns",
+	[KP_STAT_HANDLER_MAX_NS]	= "handler_max_ns",
+	[KP_STAT_KSTACK_TRUNC]		= "kstack_trunc",
+	[KP_STAT_USTACK_TRUNC]		= "ustack_trunc",
+	[KP_STAT_USTACK_FAULT]		= "ustack_fault",
+};
+
+const char *kp_stat__name(unsigned int i)
+{
+	return i < KP_STATS_NR ? kp_stat_names[i] : "unknown";
+}
 
 /*
  * Types of the reply attributes (one attribute space for all commands).
@@ -50,6 +104,37 @@ static const struct nla_policy kp_reply_policy[KPROF_A_MAX + 1] = {
 	[KPROF_A_STATUS_READERS]	= { .type = NLA_U32 },
 	[KPROF_A_STATUS_LOADED_NS]	= { .type = NLA_U64 },
 	[KPROF_A_PAD]			= { .type = NLA_UNSPEC },
+	[KPROF_A_SESSION_ID]		= { .type = NLA_U64 },
+	[KPROF_A_SESSION_FLAGS]		= { .type = NLA_U32 },
+	[KPROF_A_SESSION_FREQ]		= { .type = NLA_U32 },
+	[KPROF_A_SESSION_PERIOD]	= { .type = NLA_U64 },
+	[KPROF_A_SESSION_CPUS]		= { .type = NLA_UNSPEC },
+	[KPROF_A_SESSION_PID]		= { .type = NLA_U32 },
+	[KPROF_A_SESSION_BUFFER_SIZE]	= { .type = NLA_U32 },
+	[KPROF_A_SESSION_STACK_DEPTH]	= { .type = NLA_U32 },
+	[KPROF_A_SESSION_WATERMARK]	= { .type = NLA_U32 },
+	[KPROF_A_SESSION_EVENT]		= { .type = NLA_NESTED },
+	[KPROF_A_SESSION_MMAP_STRIDE]	= { .type = NLA_U64 },
+	[KPROF_A_STATS]			= { .type = NLA_NESTED },
+};
+
+/* Every KPROF_STATS_A_* counter is a u64; CPU a u32. */
+static const struct nla_policy kp_stats_policy[KPROF_STATS_A_MAX + 1] = {
+	[KPROF_STATS_A_CPU]		= { .type = NLA_U32 },
+	[KPROF_STATS_A_INVOCATIONS]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_SAMPLES]		= { .type = NLA_U64 },
+	[KPROF_STATS_A_LOST_FULL]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_LOST_TOO_BIG]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_THROTTLED]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_BYTES]		= { .type = NLA_U64 },
+	[KPROF_STATS_A_SIDEBAND]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_SIDEBAND_LOST]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_HANDLER_NS]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_HANDLER_MAX_NS]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_KSTACK_TRUNC]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_USTACK_TRUNC]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_USTACK_FAULT]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_PAD]		= { .type = NLA_UNSPEC },
 };
 
 const char *kp_attr__name(int type)
@@ -59,7 +144,60 @@ const char *kp_attr__name(int type)
 	return "unknown attribute";
 }
 
+static const char *kp_stats_attr__name(int type)
+{
+	if (type > 0 && type <= KPROF_STATS_A_MAX && kp_stats_attr_names[type])
+		return kp_stats_attr_names[type];
+	return "unknown attribute";
+}
+
 #define MALFORMED	"malformed reply from kprof.ko: "
+
+/*
+ * Check the attributes parsed into @tb against @policy: exact integer
+ * sizes, NUL-terminated strings; then that every attribute of @required
+ * (ending with 0) is present.
+ */
+static int kp_attrs__check(struct nlattr **tb, int max, const struct nla_policy *policy,
+			   const char *(*name)(int type), const int *required,
+			   struct kp_err *err)
+{
+	int type, len, want;
+
+	for (type = 1; type <= max; type++) {
+		if (!tb[type])
+			continue;
+		len = nla_len(tb[type]);
+		switch (policy[type].type) {
+		case NLA_U32:
+			want = sizeof(uint32_t);
+			break;
+		case NLA_U64:
+			want = sizeof(uint64_t);
+			break;
+		case NLA_STRING:
+			if (len > 0 && memchr(nla_data(tb[type]), '\0', len))
+				continue;
+			kp_err__set(err, EBADMSG, MALFORMED "%s is not a string", name(type));
+			return -EBADMSG;
+		default:
+			continue;
+		}
+		if (len != want) {
+			kp_err__set(err, EBADMSG, MALFORMED "%s has %d bytes, expected %d",
+				    name(type), len, want);
+			return -EBADMSG;
+		}
+	}
+
+	for (; required && *required; required++) {
+		if (!tb[*required]) {
+			kp_err__set(err, EBADMSG, MALFORMED "%s is missing", name(*required));
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
 
 /*
  * Check the generic netlink header and command of a reply, parse its
@@ -71,7 +209,7 @@ static int kp_reply__parse(const struct nlmsghdr *nlh, uint8_t cmd,
 {
 	struct nlmsghdr *h = (struct nlmsghdr *)nlh;
 	const struct genlmsghdr *gh;
-	int type, ret, len, want;
+	int ret;
 
 	if (!genlmsg_valid_hdr(h, 0)) {
 		kp_err__set(err, EBADMSG, MALFORMED "truncated message");
@@ -89,40 +227,38 @@ static int kp_reply__parse(const struct nlmsghdr *nlh, uint8_t cmd,
 		return -EBADMSG;
 	}
 
-	for (type = 1; type <= KPROF_A_MAX; type++) {
-		if (!tb[type])
-			continue;
-		len = nla_len(tb[type]);
-		switch (kp_reply_policy[type].type) {
-		case NLA_U32:
-			want = sizeof(uint32_t);
-			break;
-		case NLA_U64:
-			want = sizeof(uint64_t);
-			break;
-		case NLA_STRING:
-			if (len > 0 && memchr(nla_data(tb[type]), '\0', len))
-				continue;
-			kp_err__set(err, EBADMSG, MALFORMED "%s is not a string",
-				    kp_attr__name(type));
-			return -EBADMSG;
-		default:
-			continue;
-		}
-		if (len != want) {
-			kp_err__set(err, EBADMSG, MALFORMED "%s has %d bytes, expected %d",
-				    kp_attr__name(type), len, want);
-			return -EBADMSG;
-		}
-	}
+	return kp_attrs__check(tb, KPROF_A_MAX, kp_reply_policy, kp_attr__name,
+			       required, err);
+}
 
-	for (; *required; required++) {
-		if (!tb[*required]) {
-			kp_err__set(err, EBADMSG, MALFORMED "%s is missing",
-				    kp_attr__name(*required));
-			return -EBADMSG;
-		}
+/* A KPROF_A_STATS nest: every counter is required. */
+static int kp_stats__parse_nest(struct nlattr *nest, struct kp_stats *st,
+				struct kp_err *err)
+{
+	struct nlattr *tb[KPROF_STATS_A_MAX + 1];
+	int required[KP_STATS_NR + 1];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < KP_STATS_NR; i++)
+		required[i] = KPROF_STATS_A_INVOCATIONS + i;
+	required[KP_STATS_NR] = 0;
+	memset(st, 0, sizeof(*st));
+	/* No libnl policy: kp_attrs__check() names a wrong size exactly. */
+	ret = nla_parse_nested(tb, KPROF_STATS_A_MAX, nest, NULL);
+	if (ret < 0) {
+		kp_err__set(err, EBADMSG, MALFORMED "KPROF_A_STATS: %s", nl_geterror(ret));
+		return -EBADMSG;
 	}
+	ret = kp_attrs__check(tb, KPROF_STATS_A_MAX, kp_stats_policy, kp_stats_attr__name,
+			      required, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < KP_STATS_NR; i++)
+		st->v[i] = nla_get_u64(tb[KPROF_STATS_A_INVOCATIONS + i]);
+	st->has_cpu = tb[KPROF_STATS_A_CPU];
+	if (st->has_cpu)
+		st->cpu = nla_get_u32(tb[KPROF_STATS_A_CPU]);
 	return 0;
 }
 
@@ -169,18 +305,101 @@ int kp_status__parse(const struct nlmsghdr *nlh, struct kp_status_info *st,
 	st->sessions = nla_get_u64(tb[KPROF_A_STATUS_SESSIONS]);
 	st->readers = nla_get_u32(tb[KPROF_A_STATUS_READERS]);
 	st->loaded_ns = nla_get_u64(tb[KPROF_A_STATUS_LOADED_NS]);
+
+	/* The session's attributes, when there is one. */
+	st->has_session = tb[KPROF_A_SESSION_ID];
+	if (!st->has_session)
+		return 0;
+	st->session_id = nla_get_u64(tb[KPROF_A_SESSION_ID]);
+	if (tb[KPROF_A_SESSION_FLAGS])
+		st->session_flags = nla_get_u32(tb[KPROF_A_SESSION_FLAGS]);
+	if (tb[KPROF_A_SESSION_BUFFER_SIZE])
+		st->buffer_size = nla_get_u32(tb[KPROF_A_SESSION_BUFFER_SIZE]);
+	if (tb[KPROF_A_SESSION_MMAP_STRIDE])
+		st->mmap_stride = nla_get_u64(tb[KPROF_A_SESSION_MMAP_STRIDE]);
+	if (tb[KPROF_A_STATS]) {
+		ret = kp_stats__parse_nest(tb[KPROF_A_STATS], &st->stats, err);
+		if (ret)
+			return ret;
+		st->has_stats = true;
+	}
+	return 0;
+}
+
+int kp_start__parse(const struct nlmsghdr *nlh, struct kp_start_info *info,
+		    struct kp_err *err)
+{
+	static const int required[] = {
+		KPROF_A_SESSION_ID, KPROF_A_SESSION_BUFFER_SIZE, KPROF_A_STATUS_NR_CPUS,
+		KPROF_A_SESSION_MMAP_STRIDE, 0
+	};
+	struct nlattr *tb[KPROF_A_MAX + 1];
+	int ret;
+
+	ret = kp_reply__parse(nlh, KPROF_CMD_START, tb, required, err);
+	if (ret)
+		return ret;
+	info->session_id = nla_get_u64(tb[KPROF_A_SESSION_ID]);
+	info->buffer_size = nla_get_u32(tb[KPROF_A_SESSION_BUFFER_SIZE]);
+	info->nr_cpus = nla_get_u32(tb[KPROF_A_STATUS_NR_CPUS]);
+	info->mmap_stride = nla_get_u64(tb[KPROF_A_SESSION_MMAP_STRIDE]);
+	if (!info->nr_cpus || info->nr_cpus > KP_CPUMAP_MAX_CPUS) {
+		kp_err__set(err, EBADMSG, MALFORMED "%u CPUs", info->nr_cpus);
+		return -EBADMSG;
+	}
+	if (!info->buffer_size || info->buffer_size & (info->buffer_size - 1) ||
+	    info->mmap_stride <= info->buffer_size || info->mmap_stride % 4096 ||
+	    info->mmap_stride > (1ULL << 40)) {
+		kp_err__set(err, EBADMSG, MALFORMED "buffer size %u with mmap stride %" PRIu64,
+			    info->buffer_size, info->mmap_stride);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int kp_stop__parse(const struct nlmsghdr *nlh, struct kp_stop_info *info,
+		   struct kp_err *err)
+{
+	static const int required[] = { KPROF_A_SESSION_ID, KPROF_A_STATS, 0 };
+	struct nlattr *tb[KPROF_A_MAX + 1];
+	int ret;
+
+	ret = kp_reply__parse(nlh, KPROF_CMD_STOP, tb, required, err);
+	if (ret)
+		return ret;
+	info->session_id = nla_get_u64(tb[KPROF_A_SESSION_ID]);
+	return kp_stats__parse_nest(tb[KPROF_A_STATS], &info->stats, err);
+}
+
+int kp_stats__parse_msg(const struct nlmsghdr *nlh, struct kp_stats *st,
+			struct kp_err *err)
+{
+	static const int required[] = { KPROF_A_STATS, 0 };
+	struct nlattr *tb[KPROF_A_MAX + 1];
+	int ret;
+
+	ret = kp_reply__parse(nlh, KPROF_CMD_STATS, tb, required, err);
+	if (ret)
+		return ret;
+	ret = kp_stats__parse_nest(tb[KPROF_A_STATS], st, err);
+	if (ret)
+		return ret;
+	if (!st->has_cpu) {
+		kp_err__set(err, EBADMSG, MALFORMED "KPROF_STATS_A_CPU is missing");
+		return -EBADMSG;
+	}
 	return 0;
 }
 
 /* A request for @cmd with the generic netlink header filled in. */
-static struct nl_msg *kp_request__new(struct kp_nl *nl, uint8_t cmd,
-				      struct kp_err *err)
+static struct nl_msg *kp_request__new_flags(struct kp_nl *nl, uint8_t cmd, int flags,
+					    struct kp_err *err)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 
 	if (!msg)
 		goto nomem;
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, kp_nl__family(nl), 0, 0,
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, kp_nl__family(nl), 0, flags,
 			 cmd, KPROF_FAMILY_VERSION)) {
 		nlmsg_free(msg);
 		goto nomem;
@@ -189,6 +408,12 @@ static struct nl_msg *kp_request__new(struct kp_nl *nl, uint8_t cmd,
 nomem:
 	kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
 	return NULL;
+}
+
+static struct nl_msg *kp_request__new(struct kp_nl *nl, uint8_t cmd,
+				      struct kp_err *err)
+{
+	return kp_request__new_flags(nl, cmd, 0, err);
 }
 
 static int kp_version__reply(const struct nlmsghdr *nlh, void *arg,
@@ -267,4 +492,170 @@ int kp_nl__status(struct kp_nl *nl, struct kp_status_info *st, struct kp_err *er
 	if (!msg)
 		return -ENOMEM;
 	return kp_nl__request(nl, msg, kp_status__reply, st, err);
+}
+
+/*
+ * Whether 64-bit request attributes get a PAD attribute before them to be
+ * 8-byte aligned, as the kernel's nla_put_u64_64bit() does in replies.
+ * Off: kprof.ko parses requests strictly (resv_start_op 0) and its START
+ * policies accept no PAD attribute (KPROF_A_PAD is NLA_UNSPEC, refused as
+ * "Unsupported attribute"; KPROF_EV_A_PAD is above the event policy's
+ * maxattr, refused as "Unknown attribute type"), while nla_get_u64() copies
+ * the value, so its alignment does not matter.  Turn it on only together
+ * with PAD entries in those policies.
+ */
+#define KP_REQUEST_PAD_U64	0
+
+/* Like the kernel's nla_put_u64_64bit(), when KP_REQUEST_PAD_U64. */
+static int kp_put_u64_64bit(struct nl_msg *msg, int type, uint64_t val, int padattr)
+{
+	if (KP_REQUEST_PAD_U64 && (nlmsg_hdr(msg)->nlmsg_len + NLA_HDRLEN) % 8 &&
+	    nla_put(msg, padattr, 0, NULL) < 0)
+		return -EMSGSIZE;
+	return nla_put_u64(msg, type, val) < 0 ? -EMSGSIZE : 0;
+}
+
+static int kp_start__put_event(struct nl_msg *msg, const struct kp_event *ev)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(msg, KPROF_A_SESSION_EVENT | NLA_F_NESTED);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, KPROF_EV_A_TYPE, ev->type) < 0 ||
+	    kp_put_u64_64bit(msg, KPROF_EV_A_CONFIG, ev->config, KPROF_EV_A_PAD) ||
+	    nla_put_u32(msg, KPROF_EV_A_FLAGS, ev->flags) < 0 ||
+	    nla_put_string(msg, KPROF_EV_A_NAME, ev->name) < 0)
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+int kp_start__put(struct nl_msg *msg, const struct kp_session *s)
+{
+	uint32_t i;
+
+	if (nla_put_u32(msg, KPROF_A_SESSION_FLAGS, s->flags) < 0)
+		return -EMSGSIZE;
+	if (s->freq) {
+		if (nla_put_u32(msg, KPROF_A_SESSION_FREQ, s->freq) < 0)
+			return -EMSGSIZE;
+	} else if (kp_put_u64_64bit(msg, KPROF_A_SESSION_PERIOD, s->period, KPROF_A_PAD)) {
+		return -EMSGSIZE;
+	}
+	if ((s->flags & KPROF_SESSION_F_SYSTEM_WIDE) && s->cpus_bytes &&
+	    nla_put(msg, KPROF_A_SESSION_CPUS, s->cpus_bytes, s->cpus) < 0)
+		return -EMSGSIZE;
+	if (!(s->flags & KPROF_SESSION_F_SYSTEM_WIDE))
+		for (i = 0; i < s->nr_pids; i++)
+			if (nla_put_u32(msg, KPROF_A_SESSION_PID, s->pids[i]) < 0)
+				return -EMSGSIZE;
+	if (nla_put_u32(msg, KPROF_A_SESSION_BUFFER_SIZE, s->buffer_size) < 0 ||
+	    nla_put_u32(msg, KPROF_A_SESSION_STACK_DEPTH, s->stack_depth) < 0)
+		return -EMSGSIZE;
+	if (s->watermark && nla_put_u32(msg, KPROF_A_SESSION_WATERMARK, s->watermark) < 0)
+		return -EMSGSIZE;
+	for (i = 0; i < s->nr_events; i++)
+		if (kp_start__put_event(msg, &s->events[i]))
+			return -EMSGSIZE;
+	return 0;
+}
+
+static int kp_start__reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *err)
+{
+	return kp_start__parse(nlh, arg, err);
+}
+
+int kp_nl__start(struct kp_nl *nl, const struct kp_session *s,
+		 struct kp_start_info *info, struct kp_err *err)
+{
+	struct kp_status_info st;
+	struct kp_err status_err;
+	struct nl_msg *msg;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	msg = kp_request__new(nl, KPROF_CMD_START, err);
+	if (!msg)
+		return -ENOMEM;
+	if (kp_start__put(msg, s)) {
+		nlmsg_free(msg);
+		kp_err__set(err, EMSGSIZE, "the session's request is too large");
+		return -EMSGSIZE;
+	}
+	ret = kp_nl__request(nl, msg, kp_start__reply, info, err);
+	if (ret != -EBUSY)
+		return ret;
+	/* Name the session in the way. */
+	if (!kp_nl__status(nl, &st, &status_err) && st.has_session)
+		kp_err__set(err, EBUSY,
+			    "session %" PRIu64 " is %s; stop it first with 'kprofctl stop'",
+			    st.session_id, st.state == KPROF_STATE_RUNNING ? "running" : "in use");
+	return ret;
+}
+
+static int kp_stop__reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *err)
+{
+	return kp_stop__parse(nlh, arg, err);
+}
+
+int kp_nl__stop(struct kp_nl *nl, struct kp_stop_info *info, struct kp_err *err)
+{
+	struct nl_msg *msg;
+
+	memset(info, 0, sizeof(*info));
+	msg = kp_request__new(nl, KPROF_CMD_STOP, err);
+	if (!msg)
+		return -ENOMEM;
+	return kp_nl__request(nl, msg, kp_stop__reply, info, err);
+}
+
+struct kp_stats_dump {
+	struct kp_stats	*stats;
+	unsigned int	nr;
+	unsigned int	cap;
+};
+
+static int kp_stats__reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *err)
+{
+	struct kp_stats_dump *d = arg;
+	struct kp_stats *n;
+
+	if (d->nr == d->cap) {
+		if (d->cap >= KP_CPUMAP_MAX_CPUS) {
+			kp_err__set(err, EBADMSG, MALFORMED "more than %d STATS messages",
+				    KP_CPUMAP_MAX_CPUS);
+			return -EBADMSG;
+		}
+		n = reallocarray(d->stats, d->cap ? d->cap * 2 : 16, sizeof(*n));
+		if (!n) {
+			kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		d->stats = n;
+		d->cap = d->cap ? d->cap * 2 : 16;
+	}
+	return kp_stats__parse_msg(nlh, &d->stats[d->nr++], err);
+}
+
+int kp_nl__stats(struct kp_nl *nl, struct kp_stats **stats, unsigned int *nr,
+		 struct kp_err *err)
+{
+	struct kp_stats_dump d = { 0 };
+	struct nl_msg *msg;
+	int ret;
+
+	*stats = NULL;
+	*nr = 0;
+	msg = kp_request__new_flags(nl, KPROF_CMD_STATS, NLM_F_DUMP, err);
+	if (!msg)
+		return -ENOMEM;
+	ret = kp_nl__request(nl, msg, kp_stats__reply, &d, err);
+	if (ret) {
+		free(d.stats);
+		return ret;
+	}
+	*stats = d.stats;
+	*nr = d.nr;
+	return 0;
 }

@@ -10,10 +10,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <linux/kprof.h>
 #include <linux/netlink.h>
 
 #include "error.h"
 #include "nl.h"
+
+struct kp_session;
+struct nl_msg;
 
 #define KP_RELEASE_MAX		128
 
@@ -24,6 +28,45 @@ struct kp_version_info {
 	char		kernel[KP_RELEASE_MAX];	/* kernel release it runs on */
 };
 
+/*
+ * Statistics (KPROF_A_STATS): v[i] is attribute KPROF_STATS_A_INVOCATIONS + i.
+ * Every counter this kprofctl knows is required in a reply.
+ */
+enum kp_stat {
+	KP_STAT_INVOCATIONS,
+	KP_STAT_SAMPLES,
+	KP_STAT_LOST_FULL,
+	KP_STAT_LOST_TOO_BIG,
+	KP_STAT_THROTTLED,
+	KP_STAT_BYTES,
+	KP_STAT_SIDEBAND,
+	KP_STAT_SIDEBAND_LOST,
+	KP_STAT_HANDLER_NS,
+	KP_STAT_HANDLER_MAX_NS,
+	KP_STAT_KSTACK_TRUNC,
+	KP_STAT_USTACK_TRUNC,
+	KP_STAT_USTACK_FAULT,
+	KP_STATS_NR
+};
+_Static_assert(KPROF_STATS_A_INVOCATIONS + KP_STATS_NR == KPROF_STATS_A_PAD,
+	       "enum kp_stat does not match the KPROF_STATS_A_* attributes");
+
+struct kp_stats {
+	bool		has_cpu;		/* per-CPU (STATS dump), else totals */
+	uint32_t	cpu;
+	uint64_t	v[KP_STATS_NR];
+};
+
+/* "invocations", "lost_full", ... (the attribute names in lower case). */
+const char *kp_stat__name(unsigned int i);
+
+/* The module's invariant: invocations == samples + lost_full + lost_too_big. */
+static inline bool kp_stats__balanced(const struct kp_stats *st)
+{
+	return st->v[KP_STAT_INVOCATIONS] ==
+	       st->v[KP_STAT_SAMPLES] + st->v[KP_STAT_LOST_FULL] + st->v[KP_STAT_LOST_TOO_BIG];
+}
+
 /* KPROF_CMD_STATUS reply */
 struct kp_status_info {
 	uint32_t	state;			/* enum kprof_state */
@@ -32,6 +75,28 @@ struct kp_status_info {
 	uint32_t	readers;
 	uint64_t	sessions;
 	uint64_t	loaded_ns;
+	/* When a session exists (running or stopped): */
+	bool		has_session;
+	uint64_t	session_id;
+	uint32_t	session_flags;
+	uint32_t	buffer_size;
+	uint64_t	mmap_stride;
+	bool		has_stats;
+	struct kp_stats	stats;			/* totals */
+};
+
+/* KPROF_CMD_START reply */
+struct kp_start_info {
+	uint64_t	session_id;
+	uint32_t	buffer_size;		/* per-CPU data bytes */
+	uint32_t	nr_cpus;		/* per-CPU buffers: CPUs 0..nr_cpus-1 */
+	uint64_t	mmap_stride;		/* bytes between CPUs' mmap offsets */
+};
+
+/* KPROF_CMD_STOP reply */
+struct kp_stop_info {
+	uint64_t	session_id;
+	struct kp_stats	stats;			/* totals */
 };
 
 /* "kprofctl X.Y.Z", sent in KPROF_A_VERSION_CLIENT. */
@@ -45,6 +110,22 @@ int kp_version__parse(const struct nlmsghdr *nlh, struct kp_version_info *v,
 		      struct kp_err *err);
 int kp_status__parse(const struct nlmsghdr *nlh, struct kp_status_info *st,
 		     struct kp_err *err);
+int kp_start__parse(const struct nlmsghdr *nlh, struct kp_start_info *info,
+		    struct kp_err *err);
+int kp_stop__parse(const struct nlmsghdr *nlh, struct kp_stop_info *info,
+		   struct kp_err *err);
+/* One message of the KPROF_CMD_STATS dump: per-CPU stats. */
+int kp_stats__parse_msg(const struct nlmsghdr *nlh, struct kp_stats *st,
+			struct kp_err *err);
+
+/*
+ * Put the attributes of a KPROF_CMD_START request for @s into @msg:
+ * FLAGS, FREQ or PERIOD, CPUS (with F_SYSTEM_WIDE and a CPU list), PIDs,
+ * BUFFER_SIZE, STACK_DEPTH, WATERMARK (if set), and one nested EVENT per
+ * event, in order.  No PAD attributes: kprof.ko's strict policies refuse
+ * them (see KP_REQUEST_PAD_U64 in proto.c).  Returns 0 or -EMSGSIZE.
+ */
+int kp_start__put(struct nl_msg *msg, const struct kp_session *s);
 
 /*
  * KPROF_CMD_VERSION.  @send_abi adds our KPROF_A_VERSION_ABI, which makes
@@ -63,5 +144,22 @@ int kp_nl__hello(struct kp_nl *nl, struct kp_version_info *v, struct kp_err *err
 
 /* KPROF_CMD_STATUS */
 int kp_nl__status(struct kp_nl *nl, struct kp_status_info *st, struct kp_err *err);
+
+/*
+ * KPROF_CMD_START.  -EBUSY when a session exists: err->msg then names the
+ * running session's id when STATUS could tell it.
+ */
+int kp_nl__start(struct kp_nl *nl, const struct kp_session *s,
+		 struct kp_start_info *info, struct kp_err *err);
+
+/* KPROF_CMD_STOP.  -ENOENT when no session is running. */
+int kp_nl__stop(struct kp_nl *nl, struct kp_stop_info *info, struct kp_err *err);
+
+/*
+ * KPROF_CMD_STATS dump: *@stats (malloc'ed, to be freed) gets one entry per
+ * message, *@nr of them, in the order received.
+ */
+int kp_nl__stats(struct kp_nl *nl, struct kp_stats **stats, unsigned int *nr,
+		 struct kp_err *err);
 
 #endif /* KPROFCTL_PROTO_H */

@@ -3,9 +3,12 @@
  * A fake kprof.ko for the unit tests; see fake-nl.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
@@ -13,6 +16,7 @@
 
 #include "fake-nl.h"
 #include "lib/nl.h"
+#include "lib/ring.h"
 #include "lib/util.h"
 #include "nlbuild.h"
 
@@ -159,6 +163,28 @@ static int fake_version(struct nlattr **tb, struct nl_msg *reply, struct kp_err 
 	return 0;
 }
 
+/* A KPROF_A_STATS nest: every counter, and the CPU for per-CPU stats. */
+static void fake_put_stats(struct nl_msg *msg, const struct kp_stats *st)
+{
+	struct nlattr *nest = nla_nest_start(msg, KPROF_A_STATS);
+	unsigned int i;
+
+	if (!nest)
+		abort();
+	if (st->has_cpu && nla_put_u32(msg, KPROF_STATS_A_CPU, st->cpu) < 0)
+		abort();
+	for (i = 0; i < KP_STATS_NR; i++) {
+		if ((int)(KPROF_STATS_A_INVOCATIONS + i) == fake.omit_stat)
+			continue;
+		if ((nlmsg_hdr(msg)->nlmsg_len + NLA_HDRLEN) % 8 &&
+		    nla_put(msg, KPROF_STATS_A_PAD, 0, NULL) < 0)
+			abort();
+		if (nla_put_u64(msg, KPROF_STATS_A_INVOCATIONS + i, st->v[i]) < 0)
+			abort();
+	}
+	nla_nest_end(msg, nest);
+}
+
 static int fake_status(struct nl_msg *reply, struct kp_err *err)
 {
 	const struct kp_status_info *st = &fake.status;
@@ -171,13 +197,233 @@ static int fake_status(struct nl_msg *reply, struct kp_err *err)
 	fake_put_u64(reply, KPROF_A_STATUS_SESSIONS, st->sessions);
 	fake_put_u32(reply, KPROF_A_STATUS_READERS, st->readers);
 	fake_put_u64(reply, KPROF_A_STATUS_LOADED_NS, st->loaded_ns);
+	if (fake.session_id && st->state != KPROF_STATE_IDLE) {
+		fake_put_u64(reply, KPROF_A_SESSION_ID, fake.session_id);
+		fake_put_u32(reply, KPROF_A_SESSION_FLAGS, fake.session_flags);
+		fake_put_u32(reply, KPROF_A_SESSION_BUFFER_SIZE, fake.buffer_size);
+		fake_put_u64(reply, KPROF_A_SESSION_MMAP_STRIDE, fake.mmap_stride);
+		fake_put_stats(reply, &fake.stats);
+	}
 	return 0;
+}
+
+void fake_ring__put(void *map, uint64_t stride, uint32_t cpu, const void *rec, size_t size)
+{
+	struct kprof_mmap_page *page = (void *)((char *)map + cpu * stride);
+	unsigned char *data = (unsigned char *)page + page->data_offset;
+	uint64_t head = page->data_head, off, first;
+
+	off = head & (page->data_size - 1);
+	first = page->data_size - off;
+	if (first > size)
+		first = size;
+	memcpy(data + off, rec, first);
+	memcpy(data, (const char *)rec + first, size - first);
+	__atomic_store_n(&page->data_head, head + size, __ATOMIC_RELEASE);
+}
+
+/* Create the device file with its control pages. */
+static void fake_device(void)
+{
+	uint64_t stride = fake.mmap_stride, cpu;
+	struct kprof_mmap_page *page;
+	void *map;
+	int fd;
+
+	if (!fake.device_path)
+		return;
+	fd = open(fake.device_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || ftruncate(fd, stride * fake.status.nr_cpus))
+		abort();
+	map = mmap(NULL, stride * fake.status.nr_cpus, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		abort();
+	for (cpu = 0; cpu < fake.status.nr_cpus; cpu++) {
+		page = (void *)((char *)map + cpu * stride);
+		page->version = KPROF_MMAP_VERSION;
+		page->compat_version = KPROF_MMAP_VERSION;
+		page->size = sizeof(*page);
+		page->cpu = cpu;
+		page->session_id = fake.session_id;
+		page->data_offset = FAKE_PAGE_SIZE;
+		page->data_size = fake.buffer_size;
+	}
+	if (fake.on_start)
+		fake.on_start(map, fake.status.nr_cpus, stride);
+	munmap(map, stride * fake.status.nr_cpus);
+	close(fd);
+}
+
+/* Is the payload of @nla 8-byte aligned within the message @nlh? */
+static bool fake_aligned(const struct nlmsghdr *nlh, const struct nlattr *nla)
+{
+	return ((const char *)nla_data(nla) - (const char *)nlh) % 8 == 0;
+}
+
+static const struct nla_policy fake_ev_policy[KPROF_EV_A_MAX + 1] = {
+	[KPROF_EV_A_TYPE]	= { .type = NLA_U32 },
+	[KPROF_EV_A_CONFIG]	= { .type = NLA_U64 },
+	[KPROF_EV_A_FLAGS]	= { .type = NLA_U32 },
+	[KPROF_EV_A_NAME]	= { .type = NLA_STRING, .maxlen = KPROF_EVENT_NAME_MAX },
+	[KPROF_EV_A_PAD]	= { .type = NLA_UNSPEC },
+};
+
+static int fake_start(const struct nlmsghdr *nlh, struct nlattr **tb, struct nl_msg *reply,
+		      struct kp_err *err)
+{
+	struct kp_session *s = &fake.start_req;
+	struct nlattr *nla, *etb[KPROF_EV_A_MAX + 1];
+	int rem;
+
+	if (!fake.privileged)
+		return fake_error(EPERM, "kprof: CAP_PERFMON or CAP_SYS_ADMIN required", err);
+	if (fake.status.state == KPROF_STATE_RUNNING)
+		return fake_error(EBUSY, "a session is running", err);
+	if (fake.start_errno)
+		return fake_error(fake.start_errno, fake.start_extack, err);
+
+	memset(s, 0, sizeof(*s));
+	fake.saw_period = tb[KPROF_A_SESSION_PERIOD];
+	fake.saw_watermark = tb[KPROF_A_SESSION_WATERMARK];
+	if (!tb[KPROF_A_SESSION_FLAGS] || !tb[KPROF_A_SESSION_BUFFER_SIZE] ||
+	    !tb[KPROF_A_SESSION_STACK_DEPTH])
+		return fake_error(EINVAL, "missing attribute", err);
+	if (!!tb[KPROF_A_SESSION_FREQ] == !!tb[KPROF_A_SESSION_PERIOD])
+		return fake_error(EINVAL, "exactly one of freq and period", err);
+	s->flags = nla_get_u32(tb[KPROF_A_SESSION_FLAGS]);
+	if (tb[KPROF_A_SESSION_FREQ])
+		s->freq = nla_get_u32(tb[KPROF_A_SESSION_FREQ]);
+	if (tb[KPROF_A_SESSION_PERIOD]) {
+		s->period = nla_get_u64(tb[KPROF_A_SESSION_PERIOD]);
+		fake.nr_unaligned_u64 += !fake_aligned(nlh, tb[KPROF_A_SESSION_PERIOD]);
+	}
+	s->buffer_size = nla_get_u32(tb[KPROF_A_SESSION_BUFFER_SIZE]);
+	s->stack_depth = nla_get_u32(tb[KPROF_A_SESSION_STACK_DEPTH]);
+	if (tb[KPROF_A_SESSION_WATERMARK])
+		s->watermark = nla_get_u32(tb[KPROF_A_SESSION_WATERMARK]);
+	if (tb[KPROF_A_SESSION_CPUS]) {
+		if (!(s->flags & KPROF_SESSION_F_SYSTEM_WIDE))
+			return fake_error(EINVAL, "CPUs without F_SYSTEM_WIDE", err);
+		if (nla_len(tb[KPROF_A_SESSION_CPUS]) % 8 ||
+		    nla_len(tb[KPROF_A_SESSION_CPUS]) > KPROF_MAX_CPUS_BYTES)
+			return fake_error(EINVAL, "bad CPU bitmap", err);
+		s->cpus_bytes = nla_len(tb[KPROF_A_SESSION_CPUS]);
+		memcpy(s->cpus, nla_data(tb[KPROF_A_SESSION_CPUS]), s->cpus_bytes);
+	}
+	nla_for_each_attr(nla, genlmsg_attrdata(nlmsg_data(nlh), 0),
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+		/* kprof.ko's strict policy: KPROF_A_PAD is NLA_UNSPEC. */
+		if (nla_type(nla) == KPROF_A_PAD)
+			return fake_error(EINVAL, "Unsupported attribute", err);
+		if (nla_type(nla) == KPROF_A_SESSION_PID) {
+			if (s->flags & KPROF_SESSION_F_SYSTEM_WIDE)
+				return fake_error(EINVAL, "PIDs with F_SYSTEM_WIDE", err);
+			if (s->nr_pids >= KPROF_MAX_PIDS)
+				return fake_error(E2BIG, "too many PIDs", err);
+			s->pids[s->nr_pids++] = nla_get_u32(nla);
+		}
+		if (nla_type(nla) != KPROF_A_SESSION_EVENT)
+			continue;
+		fake.nr_unnested += !(nla->nla_type & NLA_F_NESTED);
+		{
+			struct nlattr *e;
+			int erem;
+
+			/* ... and the event policy's maxattr is KPROF_EV_A_NAME. */
+			nla_for_each_nested(e, nla, erem)
+				if (nla_type(e) > KPROF_EV_A_NAME)
+					return fake_error(EINVAL, "Unknown attribute type", err);
+		}
+		if (s->nr_events >= KPROF_MAX_EVENTS)
+			return fake_error(E2BIG, "too many events", err);
+		if (nla_parse_nested(etb, KPROF_EV_A_MAX, nla, (struct nla_policy *)fake_ev_policy) ||
+		    !etb[KPROF_EV_A_TYPE] || !etb[KPROF_EV_A_CONFIG] || !etb[KPROF_EV_A_FLAGS] ||
+		    !etb[KPROF_EV_A_NAME])
+			return fake_error(EINVAL, "bad event", err);
+		s->events[s->nr_events].type = nla_get_u32(etb[KPROF_EV_A_TYPE]);
+		s->events[s->nr_events].config = nla_get_u64(etb[KPROF_EV_A_CONFIG]);
+		fake.nr_unaligned_u64 += !fake_aligned(nlh, etb[KPROF_EV_A_CONFIG]);
+		s->events[s->nr_events].flags = nla_get_u32(etb[KPROF_EV_A_FLAGS]);
+		snprintf(s->events[s->nr_events].name, KPROF_EVENT_NAME_MAX, "%s",
+			 (char *)nla_data(etb[KPROF_EV_A_NAME]));
+		s->nr_events++;
+	}
+	if (!s->nr_events)
+		return fake_error(EINVAL, "no event", err);
+
+	fake.session_id = ++fake.status.sessions;
+	fake.status.state = KPROF_STATE_RUNNING;
+	fake.session_flags = s->flags;
+	fake.buffer_size = s->buffer_size;
+	if (!fake.mmap_stride)
+		fake.mmap_stride = FAKE_PAGE_SIZE + s->buffer_size;
+	fake_device();
+	fake_put_u64(reply, KPROF_A_SESSION_ID, fake.session_id);
+	fake_put_u32(reply, KPROF_A_SESSION_BUFFER_SIZE, fake.buffer_size);
+	fake_put_u32(reply, KPROF_A_STATUS_NR_CPUS, fake.status.nr_cpus);
+	fake_put_u64(reply, KPROF_A_SESSION_MMAP_STRIDE, fake.mmap_stride);
+	return 0;
+}
+
+static int fake_stop(struct nl_msg *reply, struct kp_err *err)
+{
+	if (!fake.privileged)
+		return fake_error(EPERM, "kprof: CAP_PERFMON or CAP_SYS_ADMIN required", err);
+	fake.nr_stops++;
+	if (fake.stop_errno)
+		return fake_error(fake.stop_errno, "stop failed", err);
+	if (fake.status.state != KPROF_STATE_RUNNING)
+		return fake_error(ENOENT, "no session is running", err);
+	fake.status.state = KPROF_STATE_STOPPED;
+	fake_put_u64(reply, KPROF_A_SESSION_ID, fake.session_id);
+	fake_put_stats(reply, &fake.stats);
+	return 0;
+}
+
+/* The STATS dump: one message per CPU, each passed to @fn. */
+static int fake_stats(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_reply_fn fn,
+		      void *arg, struct kp_err *err)
+{
+	struct nl_msg *msg;
+	struct kp_stats st;
+	uint32_t cpu;
+	int ret = 0;
+
+	if (!(req->nlmsg_flags & NLM_F_DUMP))
+		return fake_error(EOPNOTSUPP, NULL, err);
+	if (!fake.privileged)
+		return fake_error(EPERM, "kprof: CAP_PERFMON or CAP_SYS_ADMIN required", err);
+	if (!fake.session_id || fake.status.state == KPROF_STATE_IDLE)
+		return fake_error(ENOENT, "no session", err);
+	for (cpu = 0; !ret && cpu < fake.status.nr_cpus; cpu++) {
+		st = cpu < KP_ARRAY_SIZE(fake.cpu_stats) ? fake.cpu_stats[cpu] : (struct kp_stats){ 0 };
+		st.has_cpu = true;
+		st.cpu = cpu;
+		msg = nlmsg_alloc();
+		if (!msg || !genlmsg_put(msg, 0, 42, nl->family, 0, NLM_F_MULTI, KPROF_CMD_STATS,
+					 KPROF_FAMILY_VERSION))
+			abort();
+		fake_put_stats(msg, &st);
+		if (fn)
+			ret = fn(nlmsg_hdr(msg), arg, err);
+		nlmsg_free(msg);
+	}
+	return ret;
 }
 
 /* The module's request policy. */
 static const struct nla_policy fake_policy[KPROF_A_MAX + 1] = {
 	[KPROF_A_VERSION_ABI]		= { .type = NLA_U32 },
 	[KPROF_A_VERSION_CLIENT]	= { .type = NLA_STRING, .maxlen = KPROF_CLIENT_NAME_MAX },
+	[KPROF_A_SESSION_FLAGS]		= { .type = NLA_U32 },
+	[KPROF_A_SESSION_FREQ]		= { .type = NLA_U32 },
+	[KPROF_A_SESSION_PERIOD]	= { .type = NLA_U64 },
+	[KPROF_A_SESSION_CPUS]		= { .type = NLA_UNSPEC },
+	[KPROF_A_SESSION_PID]		= { .type = NLA_U32 },
+	[KPROF_A_SESSION_BUFFER_SIZE]	= { .type = NLA_U32 },
+	[KPROF_A_SESSION_STACK_DEPTH]	= { .type = NLA_U32 },
+	[KPROF_A_SESSION_WATERMARK]	= { .type = NLA_U32 },
+	[KPROF_A_SESSION_EVENT]		= { .type = NLA_NESTED },
 };
 
 int kp_nl__request(struct kp_nl *nl, struct nl_msg *msg, kp_nl_reply_fn fn,
@@ -216,6 +462,15 @@ int kp_nl__request(struct kp_nl *nl, struct nl_msg *msg, kp_nl_reply_fn fn,
 	case KPROF_CMD_STATUS:
 		ret = fake_status(reply, err);
 		break;
+	case KPROF_CMD_START:
+		ret = fake_start(nlh, tb, reply, err);
+		break;
+	case KPROF_CMD_STOP:
+		ret = fake_stop(reply, err);
+		break;
+	case KPROF_CMD_STATS:
+		ret = fake_stats(nl, nlh, fn, arg, err);
+		goto out;
 	default:
 		ret = fake_error(EOPNOTSUPP, NULL, err);
 		break;

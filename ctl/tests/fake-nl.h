@@ -14,6 +14,9 @@
 #include <linux/kprof.h>
 
 #include "lib/proto.h"
+#include "lib/session.h"
+
+#define FAKE_PAGE_SIZE		4096
 
 struct fake_kprof {
 	/* kp_nl__open() */
@@ -41,6 +44,31 @@ struct fake_kprof {
 	int			nr_open;	/* sockets open right now */
 	/* The clock seen by the commands (kp_clock_ns). */
 	uint64_t		now_ns;
+
+	/* KPROF_CMD_START */
+	int			start_errno;	/* != 0: fail with it and start_extack */
+	const char		*start_extack;
+	struct kp_session	start_req;	/* the last request, parsed back */
+	bool			saw_period;
+	bool			saw_watermark;
+	int			nr_unaligned_u64; /* 64-bit payloads not 8-byte aligned (fine) */
+	int			nr_unnested;	/* EVENT nests without NLA_F_NESTED */
+	uint64_t		session_id;	/* of the current session */
+	uint32_t		session_flags;
+	uint32_t		buffer_size;
+	uint64_t		mmap_stride;	/* 0: FAKE_PAGE_SIZE + buffer size */
+	/*
+	 * The "device": START creates this file, nr_cpus mappings of the
+	 * stride each with their control page set up, then calls on_start.
+	 */
+	const char		*device_path;
+	void			(*on_start)(void *map, uint32_t nr_cpus, uint64_t stride);
+	/* KPROF_CMD_STOP and STATUS: totals; KPROF_CMD_STATS: per CPU. */
+	struct kp_stats		stats;
+	struct kp_stats		cpu_stats[8];
+	int			stop_errno;	/* != 0: STOP fails with it */
+	int			nr_stops;
+	int			omit_stat;	/* leave this KPROF_STATS_A_* out */
 };
 
 extern struct fake_kprof fake;
@@ -50,5 +78,8 @@ extern struct fake_kprof fake;
  * ago by a fake clock.  Keeps nr_open.
  */
 void fake_kprof__reset(void);
+
+/* Write @size bytes of @rec into CPU @cpu's fake buffer at position data_head. */
+void fake_ring__put(void *map, uint64_t stride, uint32_t cpu, const void *rec, size_t size);
 
 #endif /* KPROFCTL_FAKE_NL_H */

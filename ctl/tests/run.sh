@@ -39,7 +39,8 @@ done
 
 # Smoke test of the real binary: usage of every command, no module needed.
 n=0
-for args in "--help" "help status" "status --help" "version --help" "help help"; do
+for args in "--help" "help status" "status --help" "version --help" "help help" \
+	    "record --help" "start --help" "stop --help" "dump --help" "list --help" "list"; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086
 	if ! "$kprofctl" $args >/dev/null 2>&1; then

@@ -268,7 +268,7 @@ static void test_status(void)
 	is_str(r.out, "{\"state\":\"idle\",\"state_id\":1,\"release\":\"0.1.0-\\\"rc\\\"\\n\","
 		      "\"abi\":{\"major\":1,\"minor\":0},\"kernel\":\"6.1.0-test\","
 		      "\"cpus_possible\":4,\"cpus_online\":4,\"sessions\":0,\"readers\":0,"
-		      "\"loaded_ns\":18446744073709551615,\"uptime_ns\":null}\n",
+		      "\"loaded_ns\":18446744073709551615,\"uptime_ns\":null,\"session\":null}\n",
 	       "status --json: one escaped JSON object");
 	run_free(&r);
 

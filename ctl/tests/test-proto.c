@@ -219,10 +219,202 @@ static void test_handshake(void)
 	is_str(kp_attr__name(KPROF_A_MAX + 1), "unknown attribute", "attr name: MAX + 1");
 }
 
+static void session_init(struct kp_session *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->flags = KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_KERNEL_STACK;
+	s->freq = 4000;
+	s->buffer_size = 1 << 16;
+	s->stack_depth = 127;
+	s->nr_events = 3;
+	s->events[0].type = 1;
+	s->events[0].config = 0;
+	snprintf(s->events[0].name, KPROF_EVENT_NAME_MAX, "cpu-clock");
+	s->events[1].type = 3;
+	s->events[1].config = 0x10002;
+	s->events[1].flags = KPROF_EV_F_EXCLUDE_KERNEL;
+	snprintf(s->events[1].name, KPROF_EVENT_NAME_MAX, "LLC-load-misses:u");
+	s->events[2].type = 4;
+	s->events[2].config = 0x123456789abcdefULL;
+	s->events[2].flags = KPROF_EV_F_EXCLUDE_USER;
+	snprintf(s->events[2].name, KPROF_EVENT_NAME_MAX, "r123456789abcdef:k");
+}
+
+static void test_start(void)
+{
+	struct kp_start_info info;
+	struct kp_status_info st;
+	struct kp_stop_info stop;
+	struct kp_stats *cpus;
+	struct kp_session s;
+	unsigned int nr, i;
+	struct kp_err err;
+	struct kp_nl *nl;
+
+	fake_kprof__reset();
+	nl = kp_nl__open(&err);
+	session_init(&s);
+	s.cpus_bytes = 16;
+	s.cpus[0] = 0xf0;
+	s.cpus[1] = 1;
+	s.watermark = 4096;
+	is_int(kp_nl__start(nl, &s, &info, &err), 0, "START: accepted");
+	ok(fake.last_cmd == KPROF_CMD_START, "START: command");
+	ok(info.session_id == 1 && info.buffer_size == 1 << 16 && info.nr_cpus == 4 &&
+	   info.mmap_stride == 4096 + (1 << 16), "START: reply");
+	ok(!memcmp(&fake.start_req, &s, sizeof(s)), "START: the module parsed back every field");
+	ok(!fake.saw_period && fake.saw_watermark, "START: FREQ, not PERIOD; WATERMARK");
+	is_int(fake.nr_unnested, 0, "START: events carry NLA_F_NESTED");
+	{
+		struct nl_msg *msg = reply_new(KPROF_CMD_START);
+		struct nlattr *nla, *e;
+		int rem, erem, pads = 0, events = 0;
+
+		s.freq = 0;
+		s.period = 12345;
+		ok(!kp_start__put(msg, &s), "START attributes built");
+		nlmsg_for_each_attr(nla, nlmsg_hdr(msg), GENL_HDRLEN, rem) {
+			pads += nla_type(nla) == KPROF_A_PAD;
+			if (nla_type(nla) != KPROF_A_SESSION_EVENT)
+				continue;
+			events++;
+			nla_for_each_nested(e, nla, erem)
+				pads += nla_type(e) == KPROF_EV_A_PAD;
+		}
+		ok(!pads && events == 3,
+		   "START: no PAD attribute (kprof.ko's strict policies refuse them), 3 event nests");
+		nlmsg_free(msg);
+		s.freq = 4000;
+		s.period = 0;
+	}
+
+	is_int(kp_nl__status(nl, &st, &err), 0, "STATUS with a session");
+	ok(st.has_session && st.session_id == 1 && st.session_flags == s.flags &&
+	   st.buffer_size == 1 << 16 && st.mmap_stride == 4096 + (1 << 16) && st.has_stats,
+	   "STATUS: session attributes");
+
+	is_int(kp_nl__start(nl, &s, &info, &err), -EBUSY, "START while running: EBUSY");
+	is_str(err.msg, "session 1 is running; stop it first with 'kprofctl stop'",
+	       "EBUSY: names the running session");
+
+	fake.stats.v[KP_STAT_INVOCATIONS] = 10;
+	fake.stats.v[KP_STAT_SAMPLES] = 7;
+	fake.stats.v[KP_STAT_LOST_FULL] = 2;
+	fake.stats.v[KP_STAT_LOST_TOO_BIG] = 1;
+	fake.stats.v[KP_STAT_USTACK_FAULT] = 1ULL << 40;
+	is_int(kp_nl__stop(nl, &stop, &err), 0, "STOP");
+	ok(stop.session_id == 1 && stop.stats.v[KP_STAT_SAMPLES] == 7 &&
+	   stop.stats.v[KP_STAT_USTACK_FAULT] == 1ULL << 40 && !stop.stats.has_cpu &&
+	   kp_stats__balanced(&stop.stats), "STOP: totals");
+	is_int(kp_nl__stop(nl, &stop, &err), -ENOENT, "STOP again: ENOENT");
+	is_str(err.msg, "No such file or directory: no session is running", "STOP again: extack");
+
+	for (i = 0; i < 4; i++) {
+		fake.cpu_stats[i].v[KP_STAT_INVOCATIONS] = i * 2;
+		fake.cpu_stats[i].v[KP_STAT_SAMPLES] = i;
+		fake.cpu_stats[i].v[KP_STAT_LOST_FULL] = i;
+	}
+	is_int(kp_nl__stats(nl, &cpus, &nr, &err), 0, "STATS dump");
+	ok(nr == 4 && cpus[3].has_cpu && cpus[3].cpu == 3 && cpus[3].v[KP_STAT_SAMPLES] == 3 &&
+	   kp_stats__balanced(&cpus[2]), "STATS: one entry per CPU");
+	free(cpus);
+	fake.cpu_stats[1].v[KP_STAT_INVOCATIONS] = 5;
+	ok(!kp_nl__stats(nl, &cpus, &nr, &err) && !kp_stats__balanced(&cpus[1]),
+	   "STATS: an unbalanced CPU is seen");
+	free(cpus);
+
+	/* A period, PIDs and no CPUs. */
+	session_init(&s);
+	s.flags = KPROF_SESSION_F_INHERIT | KPROF_SESSION_F_USER_STACK;
+	s.freq = 0;
+	s.period = 1ULL << 62;
+	s.nr_pids = 2;
+	s.pids[0] = 10;
+	s.pids[1] = 20;
+	is_int(kp_nl__start(nl, &s, &info, &err), 0, "START: period and PIDs");
+	ok(!memcmp(&fake.start_req, &s, sizeof(s)) && fake.saw_period && !fake.saw_watermark,
+	   "START: period and PIDs parsed back");
+	ok(info.session_id == 2, "START: second session");
+
+	/* Errors. */
+	fake_kprof__reset();
+	fake.start_errno = EOPNOTSUPP;
+	fake.start_extack = "event 1 (LLC-load-misses:u): perf cannot create the counter";
+	is_int(kp_nl__start(nl, &s, &info, &err), -EOPNOTSUPP, "START: EOPNOTSUPP");
+	is_str(err.msg, "Operation not supported: event 1 (LLC-load-misses:u): perf cannot create the counter",
+	       "START: the module's extack");
+	fake_kprof__reset();
+	fake.privileged = false;
+	is_int(kp_nl__start(nl, &s, &info, &err), -EPERM, "START: EPERM");
+	fake_kprof__reset();
+	fake.omit_attr = KPROF_A_SESSION_MMAP_STRIDE;
+	is_int(kp_nl__start(nl, &s, &info, &err), -EBADMSG, "START: reply without stride");
+	is_str(err.msg, "malformed reply from kprof.ko: KPROF_A_SESSION_MMAP_STRIDE is missing",
+	       "START: names the missing attribute");
+	fake_kprof__reset();
+	fake.mmap_stride = 4096 + 100;
+	is_int(kp_nl__start(nl, &s, &info, &err), -EBADMSG, "START: stride not page-aligned");
+	fake_kprof__reset();
+	fake.omit_stat = KPROF_STATS_A_HANDLER_NS;
+	kp_nl__start(nl, &s, &info, &err);
+	is_int(kp_nl__stop(nl, &stop, &err), -EBADMSG, "STOP: stats without HANDLER_NS");
+	is_str(err.msg, "malformed reply from kprof.ko: KPROF_STATS_A_HANDLER_NS is missing",
+	       "STOP: names the missing counter");
+	fake_kprof__reset();
+	is_int(kp_nl__stats(nl, &cpus, &nr, &err), -ENOENT, "STATS without a session");
+	ok(!cpus && !nr, "STATS error: nothing returned");
+	kp_nl__delete(nl);
+}
+
+static void test_stats_parse(void)
+{
+	struct kp_stats st;
+	struct kp_err err;
+	struct nl_msg *msg;
+	struct nlattr *nest;
+	unsigned int i;
+
+	msg = reply_new(KPROF_CMD_STATS);
+	nest = nla_nest_start(msg, KPROF_A_STATS);
+	nla_put_u32(msg, KPROF_STATS_A_CPU, 5);
+	for (i = 0; i < KP_STATS_NR; i++)
+		nla_put_u64(msg, KPROF_STATS_A_INVOCATIONS + i, 100 + i);
+	nla_nest_end(msg, nest);
+	ok(!kp_stats__parse_msg(nlmsg_hdr(msg), &st, &err) && st.has_cpu && st.cpu == 5 &&
+	   st.v[0] == 100 && st.v[KP_STATS_NR - 1] == 100 + KP_STATS_NR - 1, "stats: parsed");
+	nlmsg_free(msg);
+
+	msg = reply_new(KPROF_CMD_STATS);
+	nest = nla_nest_start(msg, KPROF_A_STATS);
+	for (i = 0; i < KP_STATS_NR; i++)
+		nla_put_u64(msg, KPROF_STATS_A_INVOCATIONS + i, 1);
+	nla_nest_end(msg, nest);
+	is_int(kp_stats__parse_msg(nlmsg_hdr(msg), &st, &err), -EBADMSG, "stats dump: no CPU");
+	is_str(err.msg, "malformed reply from kprof.ko: KPROF_STATS_A_CPU is missing",
+	       "stats dump: no CPU message");
+	nlmsg_free(msg);
+
+	msg = reply_new(KPROF_CMD_STATS);
+	nest = nla_nest_start(msg, KPROF_A_STATS);
+	nla_put_u32(msg, KPROF_STATS_A_CPU, 0);
+	for (i = 0; i < KP_STATS_NR; i++)
+		nla_put_u32(msg, KPROF_STATS_A_INVOCATIONS + i, 1);
+	nla_nest_end(msg, nest);
+	is_int(kp_stats__parse_msg(nlmsg_hdr(msg), &st, &err), -EBADMSG, "stats: u32 counters");
+	is_str(err.msg, "malformed reply from kprof.ko: KPROF_STATS_A_INVOCATIONS has 4 bytes, expected 8",
+	       "stats: wrong size message");
+	nlmsg_free(msg);
+
+	is_str(kp_stat__name(KP_STAT_LOST_TOO_BIG), "lost_too_big", "stat name");
+	is_str(kp_stat__name(KP_STATS_NR), "unknown", "stat name: out of range");
+}
+
 int main(void)
 {
 	test_version_parse();
 	test_status_parse();
 	test_handshake();
+	test_start();
+	test_stats_parse();
 	return done_testing();
 }

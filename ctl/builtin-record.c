@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprofctl record [<options>] [-- <command> [<args>]]
+ *
+ * perf record's model: with a command, fork it stopped (it waits on a pipe
+ * before execvp()), START a session on its PID with F_INHERIT, map the
+ * buffers, synthesize the side-band, then let it run and drain the buffers
+ * into the file until it exits; STOP, drain the rest, finish the file,
+ * print the summary and exit with the command's status.  Without a command,
+ * record until SIGINT or SIGTERM (or until the -p processes are gone).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/kprof.h>
+
+#include "builtin.h"
+#include "lib/nl.h"
+#include "lib/parse-options.h"
+#include "lib/proto.h"
+#include "lib/recorder.h"
+#include "lib/session.h"
+#include "lib/sys.h"
+#include "lib/util.h"
+
+static const char * const record_usage[] = {
+	"kprofctl record [<options>] [-- <command> [<args>]]",
+	"",
+	"Sample a command, some processes (-p) or the whole system (-a, -C, or no",
+	"command) into kprof.data, as 'perf record' does: with a command, until it",
+	"exits, with its exit status; otherwise until SIGINT (Ctrl-C) or SIGTERM.",
+	"Needs CAP_PERFMON or CAP_SYS_ADMIN.",
+	NULL
+};
+
+static volatile sig_atomic_t record_signal;
+static volatile sig_atomic_t record_sigchld;
+
+static void record__sighandler(int sig)
+{
+	if (sig == SIGCHLD)
+		record_sigchld = 1;
+	else
+		record_signal = sig;
+}
+
+struct record_signals {
+	struct sigaction	old_int, old_term, old_chld;
+};
+
+static void record__signals_install(struct record_signals *rs)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = record__sighandler;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: poll() returns on a signal. */
+	sigaction(SIGINT, &sa, &rs->old_int);
+	sigaction(SIGTERM, &sa, &rs->old_term);
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, &rs->old_chld);
+}
+
+static void record__signals_restore(struct record_signals *rs)
+{
+	sigaction(SIGINT, &rs->old_int, NULL);
+	sigaction(SIGTERM, &rs->old_term, NULL);
+	sigaction(SIGCHLD, &rs->old_chld, NULL);
+}
+
+/* The command, forked and waiting for the go. */
+struct workload {
+	pid_t		pid;		/* 0: none, or reaped */
+	int		go_fd;		/* write one byte to let it exec */
+	int		err_fd;		/* its exec errno, or EOF after exec */
+	int		status;		/* wait status once reaped */
+	bool		reaped;
+};
+
+static int workload__fork(struct workload *wl, const char **argv, struct kp_err *err)
+{
+	int go[2], ex[2], e;
+	char c;
+
+	if (pipe2(go, O_CLOEXEC)) {
+		kp_err__set(err, errno, "pipe: %s", strerror(errno));
+		return -errno;
+	}
+	if (pipe2(ex, O_CLOEXEC)) {
+		e = errno;
+		close(go[0]);
+		close(go[1]);
+		kp_err__set(err, e, "pipe: %s", strerror(e));
+		return -e;
+	}
+	fflush(NULL);
+	wl->pid = fork();
+	if (wl->pid < 0) {
+		e = errno;
+		close(go[0]);
+		close(go[1]);
+		close(ex[0]);
+		close(ex[1]);
+		kp_err__set(err, e, "fork: %s", strerror(e));
+		return -e;
+	}
+	if (!wl->pid) {
+		/* The child: wait for the session, then become the command. */
+		close(go[1]);
+		close(ex[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(argv[0], (char * const *)argv);
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	wl->go_fd = go[1];
+	wl->err_fd = ex[0];
+	return 0;
+}
+
+/* Let the command exec; returns 0, or the errno of a failed exec. */
+static int workload__go(struct workload *wl)
+{
+	ssize_t n;
+	int e = 0;
+
+	if (write(wl->go_fd, "g", 1) != 1)
+		e = errno;
+	close(wl->go_fd);
+	wl->go_fd = -1;
+	if (e)
+		return e;
+	do
+		n = read(wl->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(wl->err_fd);
+	wl->err_fd = -1;
+	return n == sizeof(e) ? e : 0;
+}
+
+static bool workload__reap(struct workload *wl, bool block)
+{
+	pid_t ret;
+
+	if (!wl->pid || wl->reaped)
+		return true;
+	do
+		ret = waitpid(wl->pid, &wl->status, block ? 0 : WNOHANG);
+	while (ret < 0 && errno == EINTR);
+	if (ret == wl->pid || (ret < 0 && errno == ECHILD))
+		wl->reaped = true;
+	return wl->reaped;
+}
+
+/* Never started (e.g. START failed): closing the pipe makes it exit. */
+static void workload__abort(struct workload *wl)
+{
+	if (wl->go_fd >= 0)
+		close(wl->go_fd);
+	if (wl->err_fd >= 0)
+		close(wl->err_fd);
+	wl->go_fd = wl->err_fd = -1;
+	if (wl->pid && !wl->reaped) {
+		kill(wl->pid, SIGKILL);
+		workload__reap(wl, true);
+	}
+}
+
+struct record_state {
+	struct workload	wl;
+	bool		has_command;
+	uint64_t	last_pid_check;
+};
+
+static bool record__done(struct kp_recorder *r, void *arg)
+{
+	struct record_state *st = arg;
+	uint64_t now;
+	uint32_t i;
+
+	if (st->has_command) {
+		record_sigchld = 0;
+		return workload__reap(&st->wl, false);
+	}
+	if (r->target != KP_TARGET_PIDS)
+		return false;
+	now = kp_clock_ns();
+	if (now - st->last_pid_check < 1000000000ULL)
+		return false;
+	st->last_pid_check = now;
+	for (i = 0; i < r->session.nr_pids; i++)
+		if (kp_sys__pid_exists(r->session.pids[i]))
+			return false;
+	kp_error(r->cmd, "the profiled processes have exited");
+	return true;
+}
+
+/* "kprofctl record -g -- ls -l" into @buf, cut to fit. */
+void kp_join_cmdline(char *buf, size_t len, int argc, const char **argv)
+{
+	size_t pos;
+	int i, n;
+
+	snprintf(buf, len, "kprofctl");
+	pos = strlen(buf);
+	for (i = 0; i < argc && pos < len; i++) {
+		n = snprintf(buf + pos, len - pos, " %s", argv[i]);
+		if (n < 0)
+			break;
+		pos += n;
+	}
+}
+
+int cmd_record(int argc, const char **argv)
+{
+	const char *cmd = argv[0];
+	struct kp_session_opts opts = { 0 };
+	const struct option options[] = {
+		KP_SESSION_OPTIONS(&opts),
+		OPT_END()
+	};
+	struct record_state st = { .wl = { .go_fd = -1, .err_fd = -1 } };
+	struct kp_recorder r = { .cmd = cmd };
+	struct record_signals sigs;
+	struct kp_err err;
+	bool signals = false;
+	int ret = KP_EXIT_FAILURE, e;
+
+	memset(&r.rings, 0, sizeof(r.rings));
+	r.rings.fd = -1;
+	kp_join_cmdline(r.cmdline, sizeof(r.cmdline), argc, argv);
+
+	argc = parse_options(argc, argv, options, record_usage, PARSE_OPT_STOP_AT_NON_OPTION);
+	if (argc < 0)
+		return parse_options_exit_code(argc);
+	st.has_command = argc > 0;
+
+	if (kp_session__from_opts(&r.session, &r.target, &opts, st.has_command,
+				  kp_sys__has_hw_pmu(), cmd, &err)) {
+		kp_err__print(&err, cmd);
+		return KP_EXIT_USAGE;
+	}
+	r.output = opts.output ? opts.output : KP_DEFAULT_OUTPUT;
+	r.verbose = opts.verbose;
+	r.progress = isatty(STDERR_FILENO);
+
+	r.nl = kp_nl__open(&err);
+	if (!r.nl || kp_nl__hello(r.nl, &r.ver, &err))
+		goto out_err;
+
+	if (st.has_command) {
+		if (workload__fork(&st.wl, argv, &err))
+			goto out_err;
+		if (r.target == KP_TARGET_COMMAND) {
+			r.session.pids[0] = st.wl.pid;
+			r.session.nr_pids = 1;
+		}
+	}
+
+	record_signal = 0;
+	record_sigchld = 0;
+	record__signals_install(&sigs);
+	signals = true;
+
+	if (kp_recorder__start(&r, &err))
+		goto out_err;
+	if (r.verbose)
+		kp_error(cmd, "session %llu started", (unsigned long long)r.start.session_id);
+
+	if (st.has_command) {
+		e = workload__go(&st.wl);
+		if (e) {
+			workload__reap(&st.wl, true);
+			kp_recorder__finish(&r, &err);
+			kp_error(cmd, "workload failed: cannot run '%s': %s", argv[0], strerror(e));
+			ret = 127;
+			goto out;
+		}
+	}
+
+	if (kp_recorder__loop(&r, &record_signal, record__done, &st, 250, &err))
+		goto out_err;
+	if (record_signal && r.verbose)
+		kp_error(cmd, "stopping on signal %d", (int)record_signal);
+	if (kp_recorder__finish(&r, &err))
+		goto out_err;
+
+	if (st.has_command && !workload__reap(&st.wl, false)) {
+		/* Interrupted: end the command as perf does. */
+		kill(st.wl.pid, SIGTERM);
+		workload__reap(&st.wl, true);
+	}
+	ret = kp_summary__print(&r.sum, stderr) ? KP_EXIT_OK : KP_EXIT_FAILURE;
+	if (st.has_command && st.wl.reaped) {
+		if (WIFEXITED(st.wl.status))
+			ret = WEXITSTATUS(st.wl.status);
+		else if (WIFSIGNALED(st.wl.status))
+			ret = 128 + WTERMSIG(st.wl.status);
+	}
+	goto out;
+
+out_err:
+	kp_err__print(&err, cmd);
+	ret = KP_EXIT_FAILURE;
+out:
+	kp_recorder__exit(&r);
+	workload__abort(&st.wl);
+	if (signals)
+		record__signals_restore(&sigs);
+	kp_nl__delete(r.nl);
+	return ret;
+}

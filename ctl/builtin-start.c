@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprofctl start [<options>] [-o <file>]
+ *
+ * Start a session recorded in the background: START, map the buffers,
+ * create the file and synthesize the side-band here, so that every error
+ * is reported to the caller; then hand everything to a detached drainer
+ * (double fork, setsid, stdio on /dev/null) that writes the file like
+ * 'kprofctl record' until the session stops ('kprofctl stop', or SIGTERM,
+ * which stops it too).  The drainer's PID is in /run/kprof/drainer.pid.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "lib/nl.h"
+#include "lib/parse-options.h"
+#include "lib/proto.h"
+#include "lib/recorder.h"
+#include "lib/rundir.h"
+#include "lib/session.h"
+#include "lib/sys.h"
+#include "lib/util.h"
+
+static const char * const start_usage[] = {
+	"kprofctl start [<options>] [-o <file>]",
+	"",
+	"Start a session and a background drainer writing it to kprof.data, then",
+	"return: print the session id.  'kprofctl stop' stops it, waits for the",
+	"file and prints the summary.  Without -p: system-wide.  Needs",
+	"CAP_PERFMON or CAP_SYS_ADMIN.",
+	NULL
+};
+
+#ifndef __noreturn
+#define __noreturn	__attribute__((noreturn))
+#endif
+
+static volatile sig_atomic_t drainer_signal;
+
+static void drainer__sighandler(int sig)
+{
+	drainer_signal = sig;
+}
+
+/* The absolute path of @path, whose directory must exist. */
+static int absolute_path(const char *path, char *buf, size_t len, struct kp_err *err)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+
+	if (!*base) {
+		kp_err__set(err, EISDIR, "output '%s' is a directory", path);
+		return -EISDIR;
+	}
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) ? (int)(slash - path) : 1,
+			 path);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (!realpath(dir, real)) {
+		kp_err__set(err, errno, "cannot resolve '%s': %s", dir, strerror(errno));
+		return -errno;
+	}
+	if ((size_t)snprintf(buf, len, "%s/%s", strcmp(real, "/") ? real : "", base) >= len) {
+		kp_err__set(err, ENAMETOOLONG, "output path '%s' is too long", path);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* The drainer: never returns. */
+static void __noreturn drainer__run(struct kp_recorder *r, int ready_fd)
+{
+	struct kp_drainer_info d = { .pid = getpid(), .session_id = r->start.session_id };
+	struct sigaction sa;
+	struct kp_err err;
+	int fd, status = 0;
+
+	snprintf(d.output, sizeof(d.output), "%s", r->output);
+	if (kp_rundir__write(&d, &err)) {
+		if (write(ready_fd, err.msg, strlen(err.msg)) < 0)
+			_exit(1);
+		kp_recorder__exit(r);
+		_exit(1);
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = drainer__sighandler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+	if (chdir("/"))
+		status = 1;
+	/* Ready: the caller may return. */
+	if (write(ready_fd, "", 1) != 1)
+		status = 1;
+	close(ready_fd);
+
+	r->progress = false;
+	r->verbose = 0;
+	if (kp_recorder__loop(r, &drainer_signal, NULL, NULL, 1000, &err) ||
+	    kp_recorder__finish(r, &err))
+		status = 1;
+	kp_recorder__exit(r);
+	kp_nl__delete(r->nl);
+	kp_rundir__remove(d.pid);
+	_exit(status);
+}
+
+/*
+ * Fork the drainer (double fork, new session) and wait until it is ready.
+ * Returns its PID, or a negative errno with @err set.
+ */
+static pid_t drainer__spawn(struct kp_recorder *r, struct kp_err *err)
+{
+	struct kp_drainer_info d;
+	char msg[KP_ERR_MSG_MAX];
+	int ready[2], status;
+	pid_t pid;
+	ssize_t n;
+
+	if (kp_data_writer__flush(r->w, err))
+		return -EIO;
+	if (pipe2(ready, O_CLOEXEC)) {
+		kp_err__set(err, errno, "pipe: %s", strerror(errno));
+		return -errno;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		kp_err__set(err, errno, "fork: %s", strerror(errno));
+		close(ready[0]);
+		close(ready[1]);
+		return -EAGAIN;
+	}
+	if (!pid) {
+		close(ready[0]);
+		if (setsid() < 0)
+			_exit(1);
+		pid = fork();
+		if (pid < 0)
+			_exit(1);
+		if (pid)
+			_exit(0);
+		drainer__run(r, ready[1]);
+	}
+	close(ready[1]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	do
+		n = read(ready[0], msg, sizeof(msg) - 1);
+	while (n < 0 && errno == EINTR);
+	close(ready[0]);
+	if (n != 1 || msg[0]) {
+		if (n > 0) {
+			msg[n] = '\0';
+			kp_err__set(err, EIO, "the drainer failed: %s", msg);
+		} else {
+			kp_err__set(err, EIO, "the drainer failed to start");
+		}
+		return -EIO;
+	}
+	if (kp_rundir__read(&d, err)) {
+		kp_err__set(err, EIO, "the drainer did not record its PID in %s", kp_rundir);
+		return -EIO;
+	}
+	return d.pid;
+}
+
+int cmd_start(int argc, const char **argv)
+{
+	const char *cmd = argv[0];
+	struct kp_session_opts opts = { 0 };
+	const struct option options[] = {
+		KP_SESSION_OPTIONS(&opts),
+		OPT_END()
+	};
+	struct kp_recorder r = { .cmd = cmd };
+	char output[PATH_MAX];
+	struct kp_err err;
+	pid_t pid;
+	int ret = KP_EXIT_FAILURE;
+
+	r.rings.fd = -1;
+	kp_join_cmdline(r.cmdline, sizeof(r.cmdline), argc, argv);
+	argc = parse_options(argc, argv, options, start_usage, 0);
+	if (argc < 0)
+		return parse_options_exit_code(argc);
+	if (parse_options_max_args(cmd, argc, argv, 0))
+		return KP_EXIT_USAGE;
+	if (kp_session__from_opts(&r.session, &r.target, &opts, false, kp_sys__has_hw_pmu(),
+				  cmd, &err)) {
+		kp_err__print(&err, cmd);
+		return KP_EXIT_USAGE;
+	}
+	if (absolute_path(opts.output ? opts.output : KP_DEFAULT_OUTPUT, output,
+			  sizeof(output), &err))
+		goto out_err;
+	r.output = output;
+	r.verbose = opts.verbose;
+
+	r.nl = kp_nl__open(&err);
+	if (!r.nl || kp_nl__hello(r.nl, &r.ver, &err))
+		goto out_err;
+	if (kp_recorder__start(&r, &err))
+		goto out_err;
+	pid = drainer__spawn(&r, &err);
+	if (pid < 0)
+		goto out_err;
+
+	/* The drainer owns the session and the file now. */
+	r.started = false;
+	printf("kprof session %" PRIu64 " started: writing %s (drainer pid %d); 'kprofctl stop' ends it\n",
+	       r.start.session_id, output, (int)pid);
+	ret = KP_EXIT_OK;
+	goto out;
+
+out_err:
+	kp_err__print(&err, cmd);
+out:
+	kp_recorder__exit(&r);
+	kp_nl__delete(r.nl);
+	return ret;
+}

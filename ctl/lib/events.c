@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event names and their perf encoding; see events.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <linux/perf_event.h>
+
+#include "events.h"
+#include "util.h"
+
+struct kp_event_name {
+	const char	*name;
+	const char	*alias;		/* NULL: none */
+	uint64_t	config;
+};
+
+/* perf's spellings; 'perf list' prints "alias OR name" for these. */
+static const struct kp_event_name hw_events[] = {
+	{ "cpu-cycles",			"cycles",		PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions",		NULL,			PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-references",		NULL,			PERF_COUNT_HW_CACHE_REFERENCES },
+	{ "cache-misses",		NULL,			PERF_COUNT_HW_CACHE_MISSES },
+	{ "branch-instructions",	"branches",		PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-misses",		NULL,			PERF_COUNT_HW_BRANCH_MISSES },
+	{ "bus-cycles",			NULL,			PERF_COUNT_HW_BUS_CYCLES },
+	{ "stalled-cycles-frontend",	"idle-cycles-frontend",	PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
+	{ "stalled-cycles-backend",	"idle-cycles-backend",	PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
+	{ "ref-cycles",			NULL,			PERF_COUNT_HW_REF_CPU_CYCLES },
+};
+
+static const struct kp_event_name sw_events[] = {
+	{ "cpu-clock",			NULL,			PERF_COUNT_SW_CPU_CLOCK },
+	{ "task-clock",			NULL,			PERF_COUNT_SW_TASK_CLOCK },
+	{ "page-faults",		"faults",		PERF_COUNT_SW_PAGE_FAULTS },
+	{ "context-switches",		"cs",			PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cpu-migrations",		"migrations",		PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "minor-faults",		NULL,			PERF_COUNT_SW_PAGE_FAULTS_MIN },
+	{ "major-faults",		NULL,			PERF_COUNT_SW_PAGE_FAULTS_MAJ },
+	{ "alignment-faults",		NULL,			PERF_COUNT_SW_ALIGNMENT_FAULTS },
+	{ "emulation-faults",		NULL,			PERF_COUNT_SW_EMULATION_FAULTS },
+	{ "dummy",			NULL,			PERF_COUNT_SW_DUMMY },
+};
+
+/* Cache ids, in PERF_COUNT_HW_CACHE_* order, and the ops each supports. */
+#define OP_READ		(1 << PERF_COUNT_HW_CACHE_OP_READ)
+#define OP_WRITE	(1 << PERF_COUNT_HW_CACHE_OP_WRITE)
+#define OP_PREFETCH	(1 << PERF_COUNT_HW_CACHE_OP_PREFETCH)
+
+static const struct {
+	const char	*name;
+	unsigned int	ops;
+} hw_caches[PERF_COUNT_HW_CACHE_MAX] = {
+	[PERF_COUNT_HW_CACHE_L1D]	= { "L1-dcache",	OP_READ | OP_WRITE | OP_PREFETCH },
+	[PERF_COUNT_HW_CACHE_L1I]	= { "L1-icache",	OP_READ | OP_PREFETCH },
+	[PERF_COUNT_HW_CACHE_LL]	= { "LLC",		OP_READ | OP_WRITE | OP_PREFETCH },
+	[PERF_COUNT_HW_CACHE_DTLB]	= { "dTLB",		OP_READ | OP_WRITE | OP_PREFETCH },
+	[PERF_COUNT_HW_CACHE_ITLB]	= { "iTLB",		OP_READ },
+	[PERF_COUNT_HW_CACHE_BPU]	= { "branch",		OP_READ },
+	[PERF_COUNT_HW_CACHE_NODE]	= { "node",		OP_READ | OP_WRITE | OP_PREFETCH },
+};
+
+/* Op names: "<cache>-loads" (accesses) and "<cache>-load-misses". */
+static const struct {
+	const char	*one;
+	const char	*many;
+} hw_cache_ops[PERF_COUNT_HW_CACHE_OP_MAX] = {
+	[PERF_COUNT_HW_CACHE_OP_READ]		= { "load",	"loads" },
+	[PERF_COUNT_HW_CACHE_OP_WRITE]		= { "store",	"stores" },
+	[PERF_COUNT_HW_CACHE_OP_PREFETCH]	= { "prefetch",	"prefetches" },
+};
+
+static void cache_name(char *buf, size_t len, unsigned int id, unsigned int op,
+		       unsigned int result)
+{
+	if (result == PERF_COUNT_HW_CACHE_RESULT_MISS)
+		snprintf(buf, len, "%s-%s-misses", hw_caches[id].name, hw_cache_ops[op].one);
+	else
+		snprintf(buf, len, "%s-%s", hw_caches[id].name, hw_cache_ops[op].many);
+}
+
+static const struct kp_event_name *find_name(const struct kp_event_name *t, size_t n,
+					     const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(t[i].name, name) || (t[i].alias && !strcmp(t[i].alias, name)))
+			return &t[i];
+	return NULL;
+}
+
+/* Cache names are case-insensitive, as in perf. */
+static int find_cache(const char *name, uint64_t *config)
+{
+	unsigned int id, op, res;
+	char buf[64];
+
+	for (id = 0; id < PERF_COUNT_HW_CACHE_MAX; id++) {
+		for (op = 0; op < PERF_COUNT_HW_CACHE_OP_MAX; op++) {
+			if (!(hw_caches[id].ops & (1 << op)))
+				continue;
+			for (res = 0; res < PERF_COUNT_HW_CACHE_RESULT_MAX; res++) {
+				cache_name(buf, sizeof(buf), id, op, res);
+				if (!strcasecmp(buf, name)) {
+					*config = id | op << 8 | res << 16;
+					return 0;
+				}
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+/* "r" and 1 to 16 hexadecimal digits. */
+static int parse_raw(const char *name, uint64_t *config)
+{
+	const char *p = name + 1;
+	uint64_t v = 0;
+	size_t n = 0;
+
+	if (name[0] != 'r' || !*p)
+		return -ENOENT;
+	for (; *p; p++, n++) {
+		if (!isxdigit((unsigned char)*p) || n >= 16)
+			return -ENOENT;
+		v = v << 4 | (isdigit((unsigned char)*p) ? *p - '0' :
+			      tolower((unsigned char)*p) - 'a' + 10);
+	}
+	*config = v;
+	return 0;
+}
+
+/* Resolve @base (no modifiers) into @ev->type and @ev->config. */
+static int lookup(const char *base, struct kp_event *ev)
+{
+	const struct kp_event_name *e;
+
+	e = find_name(hw_events, KP_ARRAY_SIZE(hw_events), base);
+	if (e) {
+		ev->type = PERF_TYPE_HARDWARE;
+		ev->config = e->config;
+		return 0;
+	}
+	e = find_name(sw_events, KP_ARRAY_SIZE(sw_events), base);
+	if (e) {
+		ev->type = PERF_TYPE_SOFTWARE;
+		ev->config = e->config;
+		return 0;
+	}
+	if (!find_cache(base, &ev->config)) {
+		ev->type = PERF_TYPE_HW_CACHE;
+		return 0;
+	}
+	if (!parse_raw(base, &ev->config)) {
+		ev->type = PERF_TYPE_RAW;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* One event of a list: "name[:mods]", @len bytes at @s. */
+static int parse_one(struct kp_event *ev, const char *s, size_t len, bool has_pmu,
+		     char *notice, size_t notice_len, struct kp_err *err)
+{
+	char item[256], base[256], *colon;
+	const char *mods = "";
+	bool u = false, k = false;
+	const char *p;
+
+	if (!len) {
+		kp_err__set(err, EINVAL, "empty event name in the event list");
+		return -EINVAL;
+	}
+	if (len >= sizeof(item))
+		len = sizeof(item) - 1;
+	memcpy(item, s, len);
+	item[len] = '\0';
+	memcpy(base, item, len + 1);
+	colon = strchr(base, ':');
+	if (colon) {
+		*colon = '\0';
+		mods = colon + 1;
+		if (!*mods) {
+			kp_err__set(err, EINVAL, "empty modifier in event '%s'", item);
+			return -EINVAL;
+		}
+		for (p = mods; *p; p++) {
+			if (*p == 'u') {
+				u = true;
+			} else if (*p == 'k') {
+				k = true;
+			} else {
+				kp_err__set(err, EINVAL,
+					    "unsupported modifier '%c' in event '%s' (only :u and :k)",
+					    *p, item);
+				return -EINVAL;
+			}
+		}
+	}
+
+	memset(ev, 0, sizeof(*ev));
+	if (!*base || lookup(base, ev)) {
+		kp_err__set(err, EINVAL, "unknown event '%s' (see 'kprofctl list')", base);
+		return -EINVAL;
+	}
+	if (u != k)
+		ev->flags = u ? KPROF_EV_F_EXCLUDE_KERNEL : KPROF_EV_F_EXCLUDE_USER;
+
+	if (!has_pmu && ev->type != PERF_TYPE_SOFTWARE) {
+		if (ev->type == PERF_TYPE_HARDWARE && ev->config == PERF_COUNT_HW_CPU_CYCLES) {
+			/* perf's fallback: a timer where there is no PMU. */
+			if (notice)
+				snprintf(notice, notice_len,
+					 "no hardware PMU (virtual machine?): '%s' falls back to 'cpu-clock'",
+					 base);
+			ev->type = PERF_TYPE_SOFTWARE;
+			ev->config = PERF_COUNT_SW_CPU_CLOCK;
+			snprintf(base, sizeof(base), "cpu-clock%s%s", colon ? ":" : "", mods);
+			memcpy(item, base, sizeof(item));
+		} else {
+			kp_err__set(err, EOPNOTSUPP,
+				    "event '%s' is not supported: no hardware PMU (virtual machine?)",
+				    item);
+			return -EOPNOTSUPP;
+		}
+	}
+	if (strlen(item) >= KPROF_EVENT_NAME_MAX) {
+		kp_err__set(err, EINVAL, "event name '%s' is too long (at most %d characters)",
+			    item, KPROF_EVENT_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	snprintf(ev->name, sizeof(ev->name), "%s", item);
+	return 0;
+}
+
+int kp_events__parse(struct kp_event *evs, unsigned int *nr, const char *arg,
+		     bool has_pmu, char *notice, size_t notice_len, struct kp_err *err)
+{
+	const char *p = arg, *comma;
+	size_t len;
+	int ret;
+
+	for (;;) {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if (*nr >= KPROF_MAX_EVENTS) {
+			kp_err__set(err, E2BIG, "too many events: at most %d", KPROF_MAX_EVENTS);
+			return -E2BIG;
+		}
+		ret = parse_one(&evs[*nr], p, len, has_pmu, notice, notice_len, err);
+		if (ret)
+			return ret;
+		(*nr)++;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+const char *kp_event__type_name(uint32_t type, char *buf, size_t len)
+{
+	switch (type) {
+	case PERF_TYPE_HARDWARE:
+		return "hardware";
+	case PERF_TYPE_SOFTWARE:
+		return "software";
+	case PERF_TYPE_HW_CACHE:
+		return "cache";
+	case PERF_TYPE_RAW:
+		return "raw";
+	}
+	snprintf(buf, len, "type %u", type);
+	return buf;
+}
+
+char *kp_event__canonical(uint32_t type, uint64_t config, char *buf, size_t len)
+{
+	unsigned int id = config & 0xff, op = config >> 8 & 0xff, res = config >> 16 & 0xff;
+	size_t i;
+
+	switch (type) {
+	case PERF_TYPE_HARDWARE:
+		for (i = 0; i < KP_ARRAY_SIZE(hw_events); i++)
+			if (hw_events[i].config == config) {
+				snprintf(buf, len, "%s", hw_events[i].alias &&
+					 config == PERF_COUNT_HW_CPU_CYCLES ?
+					 hw_events[i].alias : hw_events[i].name);
+				return buf;
+			}
+		break;
+	case PERF_TYPE_SOFTWARE:
+		for (i = 0; i < KP_ARRAY_SIZE(sw_events); i++)
+			if (sw_events[i].config == config) {
+				snprintf(buf, len, "%s", sw_events[i].name);
+				return buf;
+			}
+		break;
+	case PERF_TYPE_HW_CACHE:
+		if (config >> 24 || id >= PERF_COUNT_HW_CACHE_MAX ||
+		    op >= PERF_COUNT_HW_CACHE_OP_MAX || res >= PERF_COUNT_HW_CACHE_RESULT_MAX ||
+		    !(hw_caches[id].ops & (1 << op)))
+			break;
+		cache_name(buf, len, id, op, res);
+		return buf;
+	case PERF_TYPE_RAW:
+		snprintf(buf, len, "r%" PRIx64, config);
+		return buf;
+	}
+	snprintf(buf, len, "%u:0x%" PRIx64, type, config);
+	return buf;
+}
+
+static void list_names(FILE *fp, const struct kp_event_name *t, size_t n, const char *what)
+{
+	char buf[128];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (t[i].alias)
+			snprintf(buf, sizeof(buf), "%s OR %s", t[i].name, t[i].alias);
+		else
+			snprintf(buf, sizeof(buf), "%s", t[i].name);
+		fprintf(fp, "  %-50s [%s]\n", buf, what);
+	}
+}
+
+void kp_events__list(FILE *fp, unsigned int classes)
+{
+	unsigned int id, op, res;
+	char buf[64];
+
+	if (classes & KP_EVENT_HW)
+		list_names(fp, hw_events, KP_ARRAY_SIZE(hw_events), "Hardware event");
+	if (classes & KP_EVENT_SW)
+		list_names(fp, sw_events, KP_ARRAY_SIZE(sw_events), "Software event");
+	if (classes & KP_EVENT_CACHE) {
+		for (id = 0; id < PERF_COUNT_HW_CACHE_MAX; id++)
+			for (op = 0; op < PERF_COUNT_HW_CACHE_OP_MAX; op++)
+				for (res = 0; res < PERF_COUNT_HW_CACHE_RESULT_MAX; res++) {
+					if (!(hw_caches[id].ops & (1 << op)))
+						continue;
+					cache_name(buf, sizeof(buf), id, op, res);
+					fprintf(fp, "  %-50s [Hardware cache event]\n", buf);
+				}
+	}
+	if (classes & KP_EVENT_RAW)
+		fprintf(fp, "  %-50s [Raw hardware event descriptor]\n", "rNNN");
+}

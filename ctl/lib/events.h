@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Event names, spelled as perf spells them, and their perf encoding:
+ *
+ *	hardware	cycles, instructions, cache-misses, ...	PERF_TYPE_HARDWARE
+ *	software	cpu-clock, page-faults, cs, ...		PERF_TYPE_SOFTWARE
+ *	cache		L1-dcache-load-misses, LLC-loads, ...	PERF_TYPE_HW_CACHE
+ *	raw		rNNNN (hexadecimal)			PERF_TYPE_RAW
+ *
+ * A cache event's config is id | op << 8 | result << 16 (perf_event.h).
+ * A name may end in modifiers: ":u" counts in user space only
+ * (KPROF_EV_F_EXCLUDE_KERNEL), ":k" in the kernel only
+ * (KPROF_EV_F_EXCLUDE_USER), ":uk" in both.
+ */
+#ifndef KPROFCTL_EVENTS_H
+#define KPROFCTL_EVENTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/kprof.h>
+
+#include "error.h"
+
+/* One event of a session, as sent in KPROF_A_SESSION_EVENT. */
+struct kp_event {
+	uint32_t	type;			/* PERF_TYPE_* */
+	uint32_t	flags;			/* KPROF_EV_F_* */
+	uint64_t	config;
+	char		name[KPROF_EVENT_NAME_MAX];	/* as spelled, modifiers included */
+};
+
+/* Classes of kp_events__list(). */
+enum kp_event_class {
+	KP_EVENT_HW	= 1 << 0,
+	KP_EVENT_SW	= 1 << 1,
+	KP_EVENT_CACHE	= 1 << 2,
+	KP_EVENT_RAW	= 1 << 3,
+	KP_EVENT_ALL	= 0xf,
+};
+
+/* The default event: "cycles", as in perf record. */
+#define KP_DEFAULT_EVENT	"cycles"
+
+/*
+ * Parse @arg, one -e argument: a comma-separated list of events, appended to
+ * @evs, of which *@nr are used (at most KPROF_MAX_EVENTS).
+ *
+ * Without a hardware PMU (@has_pmu false), cycles and cpu-cycles become
+ * cpu-clock (with the same modifiers) and @notice (if not NULL, @len bytes)
+ * gets a line naming both for the caller to print; any other hardware,
+ * cache or raw event is an error.
+ *
+ * Returns 0, or -EINVAL / -E2BIG / -EOPNOTSUPP with @err naming the event:
+ * "unknown event 'cyclez' (see 'kprofctl list')".
+ */
+int kp_events__parse(struct kp_event *evs, unsigned int *nr, const char *arg,
+		     bool has_pmu, char *notice, size_t len, struct kp_err *err);
+
+/* "hardware", "software", "cache", "raw" or "type N". */
+const char *kp_event__type_name(uint32_t type, char *buf, size_t len);
+
+/*
+ * The canonical name of (@type, @config) without modifiers ("cycles",
+ * "L1-dcache-load-misses", "r1a2"); returns @buf.
+ */
+char *kp_event__canonical(uint32_t type, uint64_t config, char *buf, size_t len);
+
+/* Print the known names of @classes (KP_EVENT_*), as 'perf list' does. */
+void kp_events__list(FILE *fp, unsigned int classes);
+
+#endif /* KPROFCTL_EVENTS_H */

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Record validation; see record.h.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "record.h"
+#include "util.h"
+
+static const struct {
+	const char	*name;
+	size_t		min;
+} kernel_types[] = {
+	[KPROF_RECORD_SAMPLE]	= { "SAMPLE",	sizeof(struct kp_rec_sample) },
+	[KPROF_RECORD_LOST]	= { "LOST",	sizeof(struct kp_rec_lost) },
+	[KPROF_RECORD_THROTTLE]	= { "THROTTLE",	sizeof(struct kp_rec_throttle) },
+	[KPROF_RECORD_COMM]	= { "COMM",	sizeof(struct kp_rec_comm) },
+	[KPROF_RECORD_EXIT]	= { "EXIT",	sizeof(struct kp_rec_exit) },
+	[KPROF_RECORD_FORK]	= { "FORK",	sizeof(struct kp_rec_fork) },
+	[KPROF_RECORD_MMAP]	= { "MMAP",	sizeof(struct kp_rec_mmap) + 8 },
+};
+
+static const struct {
+	const char	*name;
+	size_t		min;
+} file_types[] = {
+	[KP_DATA_REC_STATS - KP_DATA_REC_BASE]	= { "STATS", sizeof(struct kp_rec_stats) },
+	[KP_DATA_REC_FINISHED - KP_DATA_REC_BASE] = { "FINISHED", sizeof(struct kp_rec_finished) },
+	[KP_DATA_REC_SYNTH_DONE - KP_DATA_REC_BASE] = { "SYNTH_DONE",
+						      sizeof(struct kp_rec_synth_done) },
+};
+
+const char *kp_record__type_name(uint32_t type)
+{
+	if (type && type < KP_ARRAY_SIZE(kernel_types))
+		return kernel_types[type].name;
+	if (type >= KP_DATA_REC_BASE && type - KP_DATA_REC_BASE < KP_ARRAY_SIZE(file_types))
+		return file_types[type - KP_DATA_REC_BASE].name;
+	return NULL;
+}
+
+static size_t type_min(uint32_t type)
+{
+	if (type && type < KP_ARRAY_SIZE(kernel_types))
+		return kernel_types[type].min;
+	return file_types[type - KP_DATA_REC_BASE].min;
+}
+
+#define BAD(...)	do { snprintf(why, len, __VA_ARGS__); return -EBADMSG; } while (0)
+
+int kp_record__check(const struct kprof_record_header *h, const struct kp_record_ctx *ctx,
+		     char *why, size_t len)
+{
+	const char *name = kp_record__type_name(h->type);
+	size_t size = h->size;
+
+	if (size < sizeof(*h) || size % 8)
+		BAD("bad record size %zu", size);
+	if (!name || (h->type >= KP_DATA_REC_BASE && !ctx->file_types))
+		BAD("unknown record type %u", h->type);
+	if (size < type_min(h->type))
+		BAD("%s of %zu bytes is shorter than its %zu-byte layout", name, size,
+		    type_min(h->type));
+
+	switch (h->type) {
+	case KPROF_RECORD_SAMPLE: {
+		const struct kp_rec_sample *s = (const void *)h;
+		size_t nr = (size_t)s->nr_kernel + s->nr_user;
+
+		if (sizeof(*s) + nr * 8 > size)
+			BAD("SAMPLE of %zu bytes cannot hold its %zu frames", size, nr);
+		if (ctx->max_depth && (s->nr_kernel > ctx->max_depth || s->nr_user > ctx->max_depth))
+			BAD("SAMPLE has %u+%u frames, above the stack depth %u",
+			    s->nr_kernel, s->nr_user, ctx->max_depth);
+		if (ctx->nr_events && s->event >= ctx->nr_events)
+			BAD("SAMPLE of event %u, but the session has %u events", s->event,
+			    ctx->nr_events);
+		if (s->__reserved)
+			BAD("SAMPLE has a non-zero reserved field");
+		break;
+	}
+	case KPROF_RECORD_LOST: {
+		const struct kp_rec_lost *l = (const void *)h;
+
+		if (l->cause != KPROF_LOST_FULL && l->cause != KPROF_LOST_TOO_BIG)
+			BAD("LOST with unknown cause %u", l->cause);
+		break;
+	}
+	case KPROF_RECORD_THROTTLE: {
+		const struct kp_rec_throttle *t = (const void *)h;
+
+		if (ctx->nr_events && t->event >= ctx->nr_events)
+			BAD("THROTTLE of event %u, but the session has %u events", t->event,
+			    ctx->nr_events);
+		if (t->__reserved)
+			BAD("THROTTLE has a non-zero reserved field");
+		break;
+	}
+	case KPROF_RECORD_COMM: {
+		const struct kp_rec_comm *c = (const void *)h;
+
+		if (!memchr(c->comm, '\0', sizeof(c->comm)))
+			BAD("COMM name is not NUL-terminated");
+		break;
+	}
+	case KPROF_RECORD_MMAP: {
+		const struct kp_rec_mmap *m = (const void *)h;
+
+		if (!memchr(m->filename, '\0', size - sizeof(*m)))
+			BAD("MMAP file name is not NUL-terminated");
+		break;
+	}
+	case KP_DATA_REC_STATS: {
+		const struct kp_rec_stats *st = (const void *)h;
+
+		if (sizeof(*st) + (size_t)st->nr * 8 > size)
+			BAD("STATS of %zu bytes cannot hold its %u counters", size, st->nr);
+		break;
+	}
+	}
+	return 0;
+}

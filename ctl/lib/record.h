@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The records of the data path, as C structures, and their validation.
+ *
+ * include/uapi/linux/kprof.h describes the kernel's records (enum
+ * kprof_record_type) in comments; the structures below spell those layouts
+ * out and are checked against them at compile time.  kprof.data adds
+ * file-only records with types from KP_DATA_REC_BASE, which no kernel
+ * record type can reach (they are below __KPROF_RECORD_MAX).
+ */
+#ifndef KPROFCTL_RECORD_H
+#define KPROFCTL_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/kprof.h>
+
+#define KP_COMM_LEN		16
+
+struct kp_rec_sample {
+	struct kprof_record_header	header;
+	uint64_t	time;
+	uint64_t	ip;
+	uint64_t	period;
+	uint32_t	pid, tid;
+	uint32_t	cpu;
+	uint16_t	event;
+	uint16_t	flags;			/* KPROF_SAMPLE_F_* */
+	uint16_t	nr_kernel;
+	uint16_t	nr_user;
+	uint32_t	__reserved;
+	uint64_t	ips[];			/* nr_kernel, then nr_user */
+};
+
+struct kp_rec_lost {
+	struct kprof_record_header	header;
+	uint64_t	time;
+	uint64_t	lost;
+	uint32_t	cause;			/* enum kprof_lost_cause */
+	uint32_t	cpu;
+};
+
+struct kp_rec_throttle {
+	struct kprof_record_header	header;
+	uint64_t	time;
+	uint32_t	cpu;
+	uint16_t	event;
+	uint16_t	__reserved;
+};
+
+struct kp_rec_comm {
+	struct kprof_record_header	header;
+	uint64_t	time;
+	uint32_t	pid, tid;
+	char		comm[KP_COMM_LEN];
+};
+
+struct kp_rec_exit {
+	struct kprof_record_header	header;
+	uint64_t	time;
+	uint32_t	pid, tid;
+};
+
+struct kp_rec_fork {
+	struct kprof_record_header	header;
+	uint64_t	time;
+	uint32_t	pid, tid;
+	uint32_t	ppid, ptid;
+};
+
+struct kp_rec_mmap {
+	struct kprof_record_header	header;
+	uint64_t	time;
+	uint32_t	pid, tid;
+	uint64_t	start;
+	uint64_t	len;
+	uint64_t	pgoff;
+	char		filename[];		/* NUL-terminated, padded to 8 */
+};
+
+/* File-only record types of kprof.data (Documentation/kprof-data.rst). */
+#define KP_DATA_REC_BASE	0x10000
+#define KP_DATA_REC_STATS	0x10000	/* statistics from the module */
+#define KP_DATA_REC_FINISHED	0x10001	/* the last record of a complete file */
+#define KP_DATA_REC_SYNTH_DONE	0x10002	/* end of the side-band synthesized at start */
+
+#define KP_DATA_STATS_TOTAL	0xffffffffU	/* kp_rec_stats.cpu of the totals */
+
+/* Statistics: v[i] is KPROF_STATS_A_INVOCATIONS + i, as in enum kp_stat. */
+struct kp_rec_stats {
+	struct kprof_record_header	header;
+	uint32_t	cpu;			/* KP_DATA_STATS_TOTAL: totals from STOP */
+	uint32_t	nr;			/* counters that follow */
+	uint64_t	v[];
+};
+
+struct kp_rec_finished {
+	struct kprof_record_header	header;
+	uint64_t	time;			/* end of the session, CLOCK_MONOTONIC */
+	uint64_t	nr_records;		/* records before this one */
+	uint64_t	data_size;		/* their bytes */
+	uint64_t	wakeups;		/* poll() wake-ups of the reader */
+};
+
+struct kp_rec_synth_done {
+	struct kprof_record_header	header;
+	uint64_t	time;			/* session start */
+	uint32_t	nr_processes;
+	uint32_t	nr_threads;		/* COMM records */
+	uint32_t	nr_mmaps;		/* MMAP records */
+	uint32_t	nr_vanished;		/* processes gone while being read */
+};
+
+_Static_assert(sizeof(struct kprof_record_header) == 8, "record header");
+_Static_assert(sizeof(struct kp_rec_sample) == 56, "SAMPLE layout");
+_Static_assert(offsetof(struct kp_rec_sample, nr_user) == 50, "SAMPLE layout");
+_Static_assert(sizeof(struct kp_rec_lost) == 32, "LOST layout");
+_Static_assert(sizeof(struct kp_rec_throttle) == 24, "THROTTLE layout");
+_Static_assert(sizeof(struct kp_rec_comm) == 40, "COMM layout");
+_Static_assert(sizeof(struct kp_rec_exit) == 24, "EXIT layout");
+_Static_assert(sizeof(struct kp_rec_fork) == 32, "FORK layout");
+_Static_assert(sizeof(struct kp_rec_mmap) == 48, "MMAP layout");
+_Static_assert(sizeof(struct kp_rec_stats) == 16, "STATS layout");
+_Static_assert(sizeof(struct kp_rec_finished) == 40, "FINISHED layout");
+_Static_assert(sizeof(struct kp_rec_synth_done) == 32, "SYNTH_DONE layout");
+_Static_assert(__KPROF_RECORD_MAX <= KP_DATA_REC_BASE, "record types collide");
+
+/* Largest record: its size is a __u16 multiple of 8. */
+#define KP_RECORD_MAX_SIZE	0xfff8
+
+/* What a record is checked against. */
+struct kp_record_ctx {
+	uint32_t	nr_events;	/* SAMPLE/THROTTLE event < nr_events; 0: unchecked */
+	uint32_t	max_depth;	/* nr_kernel, nr_user <= max_depth; 0: unchecked */
+	bool		file_types;	/* allow the KP_DATA_REC_* types */
+};
+
+/*
+ * Check the record @h of h->size bytes (the caller checked that they are
+ * there): size a multiple of 8 and at least its type's layout, a known
+ * type, counts and strings within the record.  Returns 0, or -EBADMSG with
+ * the reason in @why ("SAMPLE of 64 bytes has 3 frames").
+ */
+int kp_record__check(const struct kprof_record_header *h, const struct kp_record_ctx *ctx,
+		     char *why, size_t len);
+
+/* "SAMPLE", "STATS", ...; NULL for an unknown type. */
+const char *kp_record__type_name(uint32_t type);
+
+#endif /* KPROFCTL_RECORD_H */

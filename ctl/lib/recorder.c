@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The recording engine; see recorder.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recorder.h"
+#include "synth.h"
+#include "util.h"
+
+#define NSEC_PER_SEC	1000000000ULL
+
+void kp_summary__add(struct kp_summary *sum, const struct kprof_record_header *rec)
+{
+	unsigned int i;
+
+	sum->records++;
+	switch (rec->type) {
+	case KPROF_RECORD_SAMPLE: {
+		const struct kp_rec_sample *s = (const void *)rec;
+
+		sum->samples++;
+		for (i = 0; i < KP_ARRAY_SIZE(sum->sample_flags); i++)
+			if (s->flags & (1U << i))
+				sum->sample_flags[i]++;
+		break;
+	}
+	case KPROF_RECORD_LOST: {
+		const struct kp_rec_lost *l = (const void *)rec;
+
+		sum->lost_records++;
+		if (l->cause < KP_ARRAY_SIZE(sum->lost))
+			sum->lost[l->cause] += l->lost;
+		break;
+	}
+	case KPROF_RECORD_THROTTLE:
+		sum->throttles++;
+		break;
+	case KPROF_RECORD_COMM:
+	case KPROF_RECORD_EXIT:
+	case KPROF_RECORD_FORK:
+	case KPROF_RECORD_MMAP:
+		sum->sideband++;
+		break;
+	case KP_DATA_REC_SYNTH_DONE: {
+		const struct kp_rec_synth_done *sd = (const void *)rec;
+
+		sum->synthesized += (uint64_t)sd->nr_threads + sd->nr_mmaps;
+		sum->sideband -= (uint64_t)sd->nr_threads + sd->nr_mmaps;
+		break;
+	}
+	case KP_DATA_REC_STATS: {
+		const struct kp_rec_stats *st = (const void *)rec;
+		struct kp_stats v = { 0 };
+
+		for (i = 0; i < st->nr && i < KP_STATS_NR; i++)
+			v.v[i] = st->v[i];
+		if (st->cpu == KP_DATA_STATS_TOTAL) {
+			sum->totals = v;
+			sum->has_totals = st->nr >= KP_STATS_NR;
+		} else {
+			sum->nr_cpus++;
+			if (st->nr >= KP_STATS_NR && !kp_stats__balanced(&v))
+				sum->unbalanced_cpus++;
+		}
+		break;
+	}
+	case KP_DATA_REC_FINISHED: {
+		const struct kp_rec_finished *fin = (const void *)rec;
+
+		sum->records--;
+		sum->wakeups = fin->wakeups;
+		sum->finished = true;
+		break;
+	}
+	}
+}
+
+static double pct(uint64_t n, uint64_t total)
+{
+	return total ? 100.0 * n / total : 0.0;
+}
+
+#define P	"[ kprof record: "
+
+bool kp_summary__print(const struct kp_summary *sum, FILE *fp)
+{
+	const struct kp_stats *t = &sum->totals;
+	uint64_t lost_full = sum->lost[KPROF_LOST_FULL];
+	uint64_t lost_big = sum->lost[KPROF_LOST_TOO_BIG];
+	bool ok = true;
+
+	fprintf(fp, P "Woken up %" PRIu64 " times to write data ]\n", sum->wakeups);
+	fprintf(fp, P "Captured and wrote %.3f MB %s (%" PRIu64 " samples) ]\n",
+		sum->file_bytes / 1048576.0, sum->path, sum->samples);
+	if (sum->has_totals) {
+		lost_full = t->v[KP_STAT_LOST_FULL];
+		lost_big = t->v[KP_STAT_LOST_TOO_BIG];
+	}
+	fprintf(fp, P "Lost %" PRIu64 " samples: %" PRIu64 " buffer full, %" PRIu64 " too big ]\n",
+		lost_full + lost_big, lost_full, lost_big);
+	if (sum->has_totals) {
+		ok = kp_stats__balanced(t);
+		fprintf(fp, P "Balance: %" PRIu64 " invocations = %" PRIu64 " stored + %" PRIu64
+			" lost: %s ]\n", t->v[KP_STAT_INVOCATIONS], t->v[KP_STAT_SAMPLES],
+			lost_full + lost_big, ok ? "ok" : "MISMATCH");
+		if (sum->unbalanced_cpus) {
+			fprintf(fp, P "WARNING: %u CPUs do not balance ]\n", sum->unbalanced_cpus);
+			ok = false;
+		}
+		if (t->v[KP_STAT_SAMPLES] != sum->samples) {
+			fprintf(fp, P "WARNING: wrote %" PRIu64 " samples, the module stored %" PRIu64
+				" ]\n", sum->samples, t->v[KP_STAT_SAMPLES]);
+			ok = false;
+		}
+		if (t->v[KP_STAT_THROTTLED])
+			fprintf(fp, P "Throttled %" PRIu64 " times ]\n", t->v[KP_STAT_THROTTLED]);
+		fprintf(fp, P "Side-band: %" PRIu64 " synthesized, %" PRIu64 " from the kernel, %"
+			PRIu64 " lost ]\n", sum->synthesized, sum->sideband,
+			t->v[KP_STAT_SIDEBAND_LOST]);
+	} else {
+		fprintf(fp, P "Balance: unknown, no statistics from the module ]\n");
+		fprintf(fp, P "Side-band: %" PRIu64 " synthesized, %" PRIu64 " from the kernel ]\n",
+			sum->synthesized, sum->sideband);
+	}
+	fprintf(fp, P "Stacks: %.2f%% kernel truncated, %.2f%% user truncated, %.2f%% user unreadable, %.2f%% kernel unwind error ]\n",
+		pct(sum->sample_flags[0], sum->samples), pct(sum->sample_flags[1], sum->samples),
+		pct(sum->sample_flags[2], sum->samples), pct(sum->sample_flags[3], sum->samples));
+	if (sum->has_totals)
+		fprintf(fp, P "Handler: avg %" PRIu64 " ns, max %" PRIu64 " ns ]\n",
+			t->v[KP_STAT_INVOCATIONS] ?
+			t->v[KP_STAT_HANDLER_NS] / t->v[KP_STAT_INVOCATIONS] : 0,
+			t->v[KP_STAT_HANDLER_MAX_NS]);
+	return ok;
+}
+
+int kp_summary__from_file(struct kp_summary *sum, const char *path, struct kp_err *err)
+{
+	const struct kprof_record_header *rec;
+	struct kp_data *d;
+	uint64_t off;
+	int ret;
+
+	memset(sum, 0, sizeof(*sum));
+	snprintf(sum->path, sizeof(sum->path), "%s", path);
+	d = kp_data__open(path, err);
+	if (!d)
+		return -EBADMSG;
+	while ((ret = kp_data__next(d, &rec, &off, err)) > 0) {
+		kp_summary__add(sum, rec);
+		sum->file_bytes = off + rec->size;
+	}
+	kp_data__close(d);
+	return ret;
+}
+
+/* ---- writing records ---- */
+
+static int write_record(struct kp_recorder *r, const struct kprof_record_header *rec,
+			struct kp_err *err)
+{
+	int ret;
+
+	ret = kp_data_writer__write(r->w, rec, err);
+	if (!ret)
+		kp_summary__add(&r->sum, rec);
+	return ret;
+}
+
+static int ring_record(const struct kprof_record_header *rec, unsigned int cpu, void *arg,
+		       struct kp_err *err)
+{
+	(void)cpu;
+	return write_record(arg, rec, err);
+}
+
+static int synth_record(const struct kprof_record_header *rec, void *arg, struct kp_err *err)
+{
+	return write_record(arg, rec, err);
+}
+
+static int synthesize(struct kp_recorder *r, struct kp_err *err)
+{
+	struct kp_rec_synth_done done = {
+		.header = { .type = KP_DATA_REC_SYNTH_DONE, .size = sizeof(done) },
+		.time = r->info.start_time,
+	};
+	struct kp_synth_stats st = { 0 };
+	uint32_t i;
+	int ret = 0;
+
+	if (r->target == KP_TARGET_SYSTEM)
+		ret = kp_synth__all(done.time, synth_record, r, &st, err);
+	else
+		for (i = 0; !ret && i < r->session.nr_pids; i++)
+			ret = kp_synth__process(r->session.pids[i], done.time, synth_record, r,
+						&st, err);
+	if (ret)
+		return ret;
+	done.nr_processes = st.nr_processes;
+	done.nr_threads = st.nr_threads;
+	done.nr_mmaps = st.nr_mmaps;
+	done.nr_vanished = st.nr_vanished;
+	if (r->verbose)
+		kp_error(r->cmd, "synthesized %u processes, %u threads, %u mappings",
+			 st.nr_processes, st.nr_threads, st.nr_mmaps);
+	return write_record(r, &done.header, err);
+}
+
+int kp_recorder__start(struct kp_recorder *r, struct kp_err *err)
+{
+	int ret;
+
+	kp_data_info__init(&r->info);
+	snprintf(r->sum.path, sizeof(r->sum.path), "%s", r->output);
+	r->ctx.nr_events = r->session.nr_events;
+	r->ctx.max_depth = r->session.stack_depth;
+
+	ret = kp_nl__start(r->nl, &r->session, &r->start, err);
+	if (ret)
+		return ret;
+	r->started = true;
+	kp_pr_debug("session %" PRIu64 ": %u CPUs, %u-byte buffers, stride %" PRIu64,
+		    r->start.session_id, r->start.nr_cpus, r->start.buffer_size,
+		    r->start.mmap_stride);
+
+	ret = kp_rings__open(&r->rings, &r->start, err);
+	if (ret)
+		return ret;
+	if (r->rings.nr_skipped && r->verbose)
+		kp_error(r->cmd, "%u of %u CPUs have no buffer", r->rings.nr_skipped,
+			 r->start.nr_cpus);
+
+	r->info.nr_cpus = r->start.nr_cpus;
+	r->info.session_id = r->start.session_id;
+	r->info.session = r->session;
+	r->info.session.buffer_size = r->start.buffer_size;
+	snprintf(r->info.module_release, sizeof(r->info.module_release), "%.31s", r->ver.release);
+	snprintf(r->info.cmdline, sizeof(r->info.cmdline), "%s", r->cmdline);
+	r->w = kp_data_writer__create(r->output, &r->info, err);
+	if (!r->w)
+		return -EIO;
+	return synthesize(r, err);
+}
+
+static int drain(struct kp_recorder *r, struct kp_err *err)
+{
+	int64_t n;
+
+	n = kp_rings__read(&r->rings, &r->ctx, ring_record, r, err);
+	return n < 0 ? (int)n : 0;
+}
+
+/* Does STATUS still show our session running? */
+static bool session_running(struct kp_recorder *r)
+{
+	struct kp_status_info st;
+	struct kp_err err;
+
+	if (kp_nl__status(r->nl, &st, &err))
+		return true;	/* cannot tell; poll() will */
+	return st.state == KPROF_STATE_RUNNING && st.has_session &&
+	       st.session_id == r->start.session_id;
+}
+
+static void progress(struct kp_recorder *r, uint64_t now, bool last)
+{
+	bool tty = isatty(STDERR_FILENO);
+
+	if (!r->progress && !r->verbose)
+		return;
+	if (!last && now - r->last_progress < NSEC_PER_SEC)
+		return;
+	if (last && !tty)
+		return;
+	r->last_progress = now;
+	if (last) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	fprintf(stderr, "%s[ kprof %s: %" PRIu64 "s, %.3f MB, %" PRIu64 " samples, %" PRIu64
+		" lost ]%s", tty ? "\r\033[K" : "", r->cmd,
+		(uint64_t)((now - r->info.start_time) / NSEC_PER_SEC),
+		kp_data_writer__bytes(r->w) / 1048576.0, r->sum.samples,
+		r->sum.lost[KPROF_LOST_FULL] + r->sum.lost[KPROF_LOST_TOO_BIG], tty ? "" : "\n");
+	fflush(stderr);
+}
+
+int kp_recorder__loop(struct kp_recorder *r, volatile sig_atomic_t *signalled,
+		      kp_recorder_done_fn done, void *arg, int timeout_ms,
+		      struct kp_err *err)
+{
+	uint64_t last_check = kp_clock_ns(), now;
+	int revents, ret;
+
+	r->last_progress = last_check;
+	for (;;) {
+		revents = kp_rings__poll(&r->rings, timeout_ms, err);
+		if (revents < 0)
+			return revents;
+		if (revents & POLLIN)
+			r->sum.wakeups++;
+		ret = drain(r, err);
+		if (ret)
+			return ret;
+		if (revents & POLLHUP) {
+			kp_pr_debug("the session stopped (POLLHUP)");
+			r->external_stop = true;
+			break;
+		}
+		if ((signalled && *signalled) || (done && done(r, arg)))
+			break;
+		now = kp_clock_ns();
+		progress(r, now, false);
+		if (now - last_check >= NSEC_PER_SEC) {
+			last_check = now;
+			if (!session_running(r)) {
+				kp_pr_debug("the session is no longer running");
+				r->external_stop = true;
+				break;
+			}
+		}
+	}
+	progress(r, kp_clock_ns(), true);
+	return 0;
+}
+
+static int write_stats(struct kp_recorder *r, uint32_t cpu, const struct kp_stats *st,
+		       struct kp_err *err)
+{
+	struct {
+		struct kp_rec_stats	rec;
+		uint64_t		v[KP_STATS_NR];
+	} s;
+
+	memset(&s, 0, sizeof(s));
+	s.rec.header.type = KP_DATA_REC_STATS;
+	s.rec.header.size = sizeof(s);
+	s.rec.cpu = cpu;
+	s.rec.nr = KP_STATS_NR;
+	memcpy(s.v, st->v, sizeof(s.v));
+	return write_record(r, &s.rec.header, err);
+}
+
+/* The totals of our stopped session, from STOP or else from STATUS. */
+static int final_totals(struct kp_recorder *r, struct kp_stats *totals, struct kp_err *err)
+{
+	struct kp_status_info st;
+	struct kp_stop_info stop;
+	int ret;
+
+	if (!r->external_stop) {
+		ret = kp_nl__stop(r->nl, &stop, err);
+		if (!ret) {
+			r->stopped = true;
+			*totals = stop.stats;
+			return 0;
+		}
+		if (ret != -ENOENT)
+			return ret;
+	}
+	r->stopped = true;
+	ret = kp_nl__status(r->nl, &st, err);
+	if (ret)
+		return ret;
+	if (!st.has_session || st.session_id != r->start.session_id || !st.has_stats) {
+		kp_err__set(err, ENOENT, "session %" PRIu64 " is gone: no statistics",
+			    r->start.session_id);
+		return -ENOENT;
+	}
+	*totals = st.stats;
+	return 0;
+}
+
+int kp_recorder__finish(struct kp_recorder *r, struct kp_err *err)
+{
+	struct kp_stats totals, *cpus = NULL;
+	struct kp_err warn;
+	unsigned int nr = 0, i;
+	bool have_totals;
+	int ret, pass;
+
+	have_totals = !final_totals(r, &totals, &warn);
+	if (!have_totals)
+		kp_error(r->cmd, "warning: %s", warn.msg);
+
+	/* The buffers are no longer written: empty them. */
+	for (pass = 0; pass < 1000; pass++) {
+		uint64_t before = r->sum.records;
+
+		ret = drain(r, err);
+		if (ret)
+			return ret;
+		if (r->sum.records == before)
+			break;
+	}
+
+	if (!kp_nl__stats(r->nl, &cpus, &nr, &warn)) {
+		for (i = 0; i < nr; i++) {
+			ret = write_stats(r, cpus[i].cpu, &cpus[i], err);
+			if (ret)
+				goto out_free;
+		}
+	} else {
+		kp_error(r->cmd, "warning: no per-CPU statistics: %s", warn.msg);
+	}
+	if (have_totals) {
+		ret = write_stats(r, KP_DATA_STATS_TOTAL, &totals, err);
+		if (ret)
+			goto out_free;
+	}
+	ret = kp_data_writer__finish(r->w, kp_clock_ns(), r->sum.wakeups, err);
+	if (!ret) {
+		r->sum.file_bytes = kp_data_writer__bytes(r->w);
+		r->sum.finished = true;
+	}
+out_free:
+	free(cpus);
+	return ret;
+}
+
+void kp_recorder__exit(struct kp_recorder *r)
+{
+	struct kp_stop_info stop;
+	struct kp_err err;
+
+	if (r->started && !r->stopped && r->nl && kp_nl__stop(r->nl, &stop, &err))
+		kp_pr_debug("STOP: %s", err.msg);
+	r->stopped = true;
+	kp_rings__close(&r->rings);
+	kp_data_writer__delete(r->w);
+	r->w = NULL;
+}

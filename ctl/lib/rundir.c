@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /run/kprof; see rundir.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rundir.h"
+#include "util.h"
+
+const char *kp_rundir = "/run/kprof";
+
+static int write_file(const char *name, const char *text, struct kp_err *err)
+{
+	char path[4096], tmp[4200];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", kp_rundir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fp = fopen(tmp, "we");
+	if (!fp) {
+		kp_err__set(err, errno, "cannot create '%s': %s", tmp, strerror(errno));
+		return -errno;
+	}
+	fputs(text, fp);
+	if (fclose(fp) || rename(tmp, path)) {
+		kp_err__set(err, errno, "cannot write '%s': %s", path, strerror(errno));
+		unlink(tmp);
+		return -EIO;
+	}
+	return 0;
+}
+
+int kp_rundir__write(const struct kp_drainer_info *d, struct kp_err *err)
+{
+	char text[4300];
+	int ret;
+
+	if (mkdir(kp_rundir, 0755) && errno != EEXIST) {
+		kp_err__set(err, errno, "cannot create '%s': %s", kp_rundir, strerror(errno));
+		return -errno;
+	}
+	snprintf(text, sizeof(text), "id %" PRIu64 "\npid %d\noutput %s\n", d->session_id,
+		 (int)d->pid, d->output);
+	ret = write_file("session", text, err);
+	if (ret)
+		return ret;
+	snprintf(text, sizeof(text), "%d\n", (int)d->pid);
+	return write_file("drainer.pid", text, err);
+}
+
+int kp_rundir__read(struct kp_drainer_info *d, struct kp_err *err)
+{
+	char path[4096], line[4200];
+	bool has_id = false, has_pid = false, has_out = false;
+	unsigned int pid;
+	FILE *fp;
+	size_t len;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(path, sizeof(path), "%s/session", kp_rundir);
+	fp = fopen(path, "re");
+	if (!fp) {
+		if (errno == ENOENT)
+			return -ENOENT;
+		kp_err__set(err, errno, "cannot read '%s': %s", path, strerror(errno));
+		return -EIO;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		len = strcspn(line, "\n");
+		line[len] = '\0';
+		if (!strncmp(line, "id ", 3))
+			has_id = !kp_parse_u64(line + 3, &d->session_id);
+		else if (!strncmp(line, "pid ", 4))
+			has_pid = !kp_parse_uint(line + 4, &pid) && pid && pid <= INT32_MAX;
+		else if (!strncmp(line, "output ", 7) && len - 7 < sizeof(d->output))
+			has_out = snprintf(d->output, sizeof(d->output), "%s", line + 7) > 0;
+	}
+	fclose(fp);
+	if (!has_id || !has_pid || !has_out) {
+		kp_err__set(err, EBADMSG, "'%s' is garbled; remove it", path);
+		return -EBADMSG;
+	}
+	d->pid = pid;
+	return 0;
+}
+
+void kp_rundir__remove(pid_t pid)
+{
+	struct kp_drainer_info d;
+	struct kp_err err;
+	char path[4096];
+
+	if (kp_rundir__read(&d, &err) || d.pid != pid)
+		return;
+	snprintf(path, sizeof(path), "%s/drainer.pid", kp_rundir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/session", kp_rundir);
+	unlink(path);
+}
+
+bool kp_pid_alive(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH))
+		return false;
+	/* A zombie is dead: its parent (init) may be slow to reap it. */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
+}

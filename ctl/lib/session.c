@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Session options and their validation; see session.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "session.h"
+#include "sys.h"
+#include "util.h"
+
+int kp_session_opts__event_cb(const struct option *opt, const char *arg, bool unset)
+{
+	struct kp_session_opts *o = opt->value;
+
+	if (unset)
+		return 0;
+	if (o->nr_event_args >= KP_MAX_EVENT_ARGS)
+		o->too_many_args = true;
+	else
+		o->events[o->nr_event_args++] = arg;
+	return 0;
+}
+
+int kp_session_opts__pid_cb(const struct option *opt, const char *arg, bool unset)
+{
+	struct kp_session_opts *o = opt->value;
+
+	if (unset)
+		return 0;
+	if (o->nr_pid_args >= KP_MAX_PID_ARGS)
+		o->too_many_args = true;
+	else
+		o->pids[o->nr_pid_args++] = arg;
+	return 0;
+}
+
+char *kp_fmt_size(char *buf, size_t len, uint64_t bytes)
+{
+	static const char units[] = "KMGTPE";
+	int i = -1;
+
+	while (bytes && !(bytes & 1023) && i < 5) {
+		bytes >>= 10;
+		i++;
+	}
+	if (i < 0)
+		snprintf(buf, len, "%" PRIu64, bytes);
+	else
+		snprintf(buf, len, "%" PRIu64 "%c", bytes, units[i]);
+	return buf;
+}
+
+int kp_parse_buffer_size(const char *s, uint32_t *size, struct kp_err *err)
+{
+	char num[32], min[16], max[16];
+	unsigned int shift = 0;
+	size_t len = strlen(s);
+	uint64_t v;
+
+	if (len && len < sizeof(num)) {
+		switch (s[len - 1]) {
+		case 'k': case 'K':
+			shift = 10;
+			break;
+		case 'm': case 'M':
+			shift = 20;
+			break;
+		case 'g': case 'G':
+			shift = 30;
+			break;
+		}
+	}
+	if (!len || len >= sizeof(num))
+		goto invalid;
+	memcpy(num, s, len + 1);
+	if (shift)
+		num[len - 1] = '\0';
+	if (kp_parse_u64(num, &v))
+		goto invalid;
+	if (v > (UINT64_MAX >> shift))
+		v = UINT64_MAX;
+	else
+		v <<= shift;
+
+	kp_fmt_size(min, sizeof(min), KPROF_MIN_BUFFER_SIZE);
+	kp_fmt_size(max, sizeof(max), KPROF_MAX_BUFFER_SIZE);
+	if (v < KPROF_MIN_BUFFER_SIZE) {
+		kp_err__set(err, ERANGE, "buffer size '%s' is below the minimum of %s", s, min);
+		return -ERANGE;
+	}
+	if (v > KPROF_MAX_BUFFER_SIZE) {
+		kp_err__set(err, ERANGE, "buffer size '%s' is above the maximum of %s", s, max);
+		return -ERANGE;
+	}
+	if (v & (v - 1)) {
+		kp_err__set(err, EINVAL, "buffer size '%s' is not a power of two", s);
+		return -EINVAL;
+	}
+	*size = v;
+	return 0;
+
+invalid:
+	kp_err__set(err, EINVAL, "invalid buffer size '%s' (e.g. 512K, 4M)", s);
+	return -EINVAL;
+}
+
+char *kp_session_flags__format(uint32_t flags, char *buf, size_t len)
+{
+	static const char * const names[] = {
+		"kernel-stack", "user-stack", "inherit", "system-wide",
+	};
+	size_t pos = 0, i;
+	int n;
+
+	buf[0] = '\0';
+	if (!flags) {
+		snprintf(buf, len, "0");
+		return buf;
+	}
+	for (i = 0; i < KP_ARRAY_SIZE(names) && pos < len; i++) {
+		if (!(flags & (1U << i)))
+			continue;
+		n = snprintf(buf + pos, len - pos, "%s%s", pos ? "|" : "", names[i]);
+		if (n > 0)
+			pos += n;
+	}
+	flags &= ~KPROF_SESSION_F_ALL;
+	if (flags && pos < len)
+		snprintf(buf + pos, len - pos, "%s0x%x", pos ? "|" : "", flags);
+	return buf;
+}
+
+static int parse_freq(struct kp_session *s, const char *arg, struct kp_err *err)
+{
+	unsigned int freq, max;
+	int ret;
+
+	ret = kp_parse_uint(arg, &freq);
+	if (ret == -ERANGE) {
+		kp_err__set(err, ERANGE, "frequency '%s' is out of range", arg);
+		return -ERANGE;
+	}
+	if (ret) {
+		kp_err__set(err, EINVAL, "invalid frequency '%s'", arg);
+		return -EINVAL;
+	}
+	if (!freq) {
+		kp_err__set(err, EINVAL, "frequency 0 is invalid: sample at least once per second");
+		return -EINVAL;
+	}
+	if (!kp_sys__max_sample_rate(&max) && freq > max) {
+		kp_err__set(err, ERANGE,
+			    "frequency %u is above the maximum sample rate %u (kernel.perf_event_max_sample_rate)",
+			    freq, max);
+		return -ERANGE;
+	}
+	s->freq = freq;
+	return 0;
+}
+
+static int parse_count(struct kp_session *s, const char *arg, struct kp_err *err)
+{
+	uint64_t period;
+	int ret;
+
+	ret = kp_parse_u64(arg, &period);
+	if (ret == -EINVAL) {
+		kp_err__set(err, EINVAL, "invalid period '%s'", arg);
+		return -EINVAL;
+	}
+	if (ret || !period || period > KPROF_MAX_PERIOD) {
+		kp_err__set(err, ERANGE, "period '%s' is out of range 1..%llu", arg,
+			    (unsigned long long)KPROF_MAX_PERIOD);
+		return -ERANGE;
+	}
+	s->period = period;
+	return 0;
+}
+
+static int add_pids(struct kp_session *s, const char *arg, struct kp_err *err)
+{
+	const char *p = arg, *comma;
+	char item[32];
+	unsigned int pid;
+	uint32_t i;
+	size_t len;
+
+	for (;;) {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len >= sizeof(item))
+			len = sizeof(item) - 1;
+		memcpy(item, p, len);
+		item[len] = '\0';
+		if (kp_parse_uint(item, &pid) || !pid || pid > INT32_MAX) {
+			kp_err__set(err, EINVAL, "invalid PID '%s'", item);
+			return -EINVAL;
+		}
+		if (!kp_sys__pid_exists(pid)) {
+			kp_err__set(err, ESRCH, "process %u does not exist", pid);
+			return -ESRCH;
+		}
+		for (i = 0; i < s->nr_pids && s->pids[i] != pid; i++)
+			;
+		if (i == s->nr_pids) {
+			if (s->nr_pids >= KPROF_MAX_PIDS) {
+				kp_err__set(err, E2BIG, "too many PIDs: at most %d", KPROF_MAX_PIDS);
+				return -E2BIG;
+			}
+			s->pids[s->nr_pids++] = pid;
+		}
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+static int parse_cpus(struct kp_session *s, const char *arg, struct kp_err *err)
+{
+	char possible[256] = "";
+	struct kp_cpumap map;
+	unsigned int nr = KP_CPUMAP_MAX_CPUS, bad = 0;
+	int ret;
+
+	if (kp_sys__possible_cpus(&nr, possible, sizeof(possible)))
+		nr = KP_CPUMAP_MAX_CPUS;
+	ret = kp_cpumap__parse(&map, arg, nr, &bad);
+	if (ret == -ERANGE) {
+		if (possible[0])
+			kp_err__set(err, ERANGE, "CPU %u is out of range (possible CPUs: %s)",
+				    bad, possible);
+		else
+			kp_err__set(err, ERANGE, "CPU %u is out of range", bad);
+		return -ERANGE;
+	}
+	if (ret) {
+		kp_err__set(err, EINVAL, "invalid CPU list '%s' (e.g. 0,2-3)", arg);
+		return -EINVAL;
+	}
+	s->cpus_bytes = kp_cpumap__bytes(map.max_cpu + 1);
+	memcpy(s->cpus, map.bits, s->cpus_bytes);
+	return 0;
+}
+
+static int parse_depth(struct kp_session *s, const char *arg, struct kp_err *err)
+{
+	unsigned int depth;
+
+	if (kp_parse_uint(arg, &depth)) {
+		kp_err__set(err, EINVAL, "invalid stack depth '%s'", arg);
+		return -EINVAL;
+	}
+	if (!depth || depth > KPROF_MAX_STACK_DEPTH) {
+		kp_err__set(err, ERANGE, "stack depth %u is out of range 1..%d", depth,
+			    KPROF_MAX_STACK_DEPTH);
+		return -ERANGE;
+	}
+	s->stack_depth = depth;
+	return 0;
+}
+
+int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
+			  const struct kp_session_opts *o, bool has_command,
+			  bool has_pmu, const char *cmd, struct kp_err *err)
+{
+	bool stacks = o->callchain;
+	char notice[160] = "";
+	unsigned int i;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->buffer_size = KPROF_DEFAULT_BUFFER_SIZE;
+	s->stack_depth = KPROF_DEFAULT_STACK_DEPTH;
+
+	if (o->too_many_args) {
+		kp_err__set(err, E2BIG, "too many -e or -p options: at most %d each",
+			    KP_MAX_EVENT_ARGS);
+		return -E2BIG;
+	}
+	if (o->freq && o->count) {
+		kp_err__set(err, EINVAL, "options -F/--freq and -c/--count are mutually exclusive");
+		return -EINVAL;
+	}
+	if (o->all_kernel && o->all_user) {
+		kp_err__set(err, EINVAL,
+			    "options -K/--all-kernel and -U/--all-user are mutually exclusive");
+		return -EINVAL;
+	}
+	if (o->nr_pid_args && (o->all_cpus || o->cpus)) {
+		kp_err__set(err, EINVAL, "options -p/--pid and -a/-C are mutually exclusive");
+		return -EINVAL;
+	}
+
+	/* Events first: their errors are the most common. */
+	for (i = 0; i < o->nr_event_args; i++) {
+		ret = kp_events__parse(s->events, &s->nr_events, o->events[i], has_pmu,
+				       notice, sizeof(notice), err);
+		if (ret)
+			return ret;
+	}
+	if (!s->nr_events) {
+		ret = kp_events__parse(s->events, &s->nr_events, KP_DEFAULT_EVENT, has_pmu,
+				       notice, sizeof(notice), err);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < s->nr_events; i++) {
+		if (o->all_kernel)
+			s->events[i].flags = KPROF_EV_F_EXCLUDE_USER;
+		else if (o->all_user)
+			s->events[i].flags = KPROF_EV_F_EXCLUDE_KERNEL;
+	}
+
+	if (o->count)
+		ret = parse_count(s, o->count, err);
+	else
+		ret = parse_freq(s, o->freq ? o->freq : "4000", err);
+	if (ret)
+		return ret;
+
+	if (o->call_graph) {
+		if (strcmp(o->call_graph, "fp")) {
+			kp_err__set(err, EOPNOTSUPP,
+				    "call graph mode '%s' is not supported: only 'fp' is supported",
+				    o->call_graph);
+			return -EOPNOTSUPP;
+		}
+		stacks = true;
+	}
+	if (stacks) {
+		if (!o->all_user)
+			s->flags |= KPROF_SESSION_F_KERNEL_STACK;
+		if (!o->all_kernel)
+			s->flags |= KPROF_SESSION_F_USER_STACK;
+	}
+
+	if (o->buffer_size) {
+		ret = kp_parse_buffer_size(o->buffer_size, &s->buffer_size, err);
+		if (ret)
+			return ret;
+	}
+	if (o->stack_depth) {
+		ret = parse_depth(s, o->stack_depth, err);
+		if (ret)
+			return ret;
+	}
+
+	for (i = 0; i < o->nr_pid_args; i++) {
+		ret = add_pids(s, o->pids[i], err);
+		if (ret)
+			return ret;
+	}
+	if (o->cpus) {
+		ret = parse_cpus(s, o->cpus, err);
+		if (ret)
+			return ret;
+	}
+
+	if (s->nr_pids) {
+		*target = KP_TARGET_PIDS;
+	} else if (o->all_cpus || o->cpus || !has_command) {
+		*target = KP_TARGET_SYSTEM;
+		s->flags |= KPROF_SESSION_F_SYSTEM_WIDE;
+	} else {
+		*target = KP_TARGET_COMMAND;
+	}
+	if (*target != KP_TARGET_SYSTEM && !o->no_inherit)
+		s->flags |= KPROF_SESSION_F_INHERIT;
+	/* Like perf's, the notice comes once the options are known to be good. */
+	if (notice[0])
+		kp_error(cmd, "%s", notice);
+	return 0;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The configuration of a sampling session: the options 'record' and
+ * 'start' share (perf record's names), their validation, and struct
+ * kp_session, which is what KPROF_CMD_START sends and kprof.data records.
+ */
+#ifndef KPROFCTL_SESSION_H
+#define KPROFCTL_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/kprof.h>
+
+#include "cpumap.h"
+#include "error.h"
+#include "events.h"
+#include "parse-options.h"
+
+#define KP_DEFAULT_FREQ		4000		/* perf record's default -F */
+#define KP_DEFAULT_OUTPUT	"kprof.data"
+#define KP_MAX_EVENT_ARGS	64		/* -e options */
+#define KP_MAX_PID_ARGS		64		/* -p options */
+
+/* A session's configuration; what KPROF_CMD_START carries. */
+struct kp_session {
+	uint32_t	flags;			/* KPROF_SESSION_F_* */
+	uint32_t	freq;			/* samples/s; 0 when period is used */
+	uint64_t	period;			/* events/sample; 0 when freq is used */
+	uint32_t	buffer_size;		/* per-CPU data bytes */
+	uint32_t	stack_depth;
+	uint32_t	watermark;		/* 0: not sent (module default) */
+	uint32_t	nr_pids;
+	uint32_t	pids[KPROF_MAX_PIDS];
+	uint32_t	cpus_bytes;		/* 0: all CPUs (no KPROF_A_SESSION_CPUS) */
+	uint64_t	cpus[KP_CPUMAP_WORDS];
+	uint32_t	nr_events;
+	struct kp_event	events[KPROF_MAX_EVENTS];
+};
+
+/* The options as given on the command line, before validation. */
+struct kp_session_opts {
+	const char	*events[KP_MAX_EVENT_ARGS];
+	unsigned int	nr_event_args;
+	const char	*pids[KP_MAX_PID_ARGS];
+	unsigned int	nr_pid_args;
+	bool		too_many_args;		/* more -e or -p than the arrays hold */
+	const char	*freq;
+	const char	*count;
+	const char	*cpus;
+	const char	*call_graph;
+	const char	*buffer_size;
+	const char	*stack_depth;
+	const char	*output;
+	bool		all_cpus;
+	bool		callchain;		/* -g */
+	bool		all_kernel;
+	bool		all_user;
+	bool		no_inherit;
+	int		verbose;
+};
+
+parse_opt_cb kp_session_opts__event_cb;
+parse_opt_cb kp_session_opts__pid_cb;
+
+/* The option table entries of 'record' and 'start', for @o. */
+#define KP_SESSION_OPTIONS(o)							\
+	OPT_CALLBACK('e', "event", (o), "event",				\
+		     "event(s) to sample, e.g. cycles,instructions:u (see 'kprofctl list')", \
+		     kp_session_opts__event_cb),				\
+	OPT_STRING('F', "freq", &(o)->freq, "n",				\
+		   "samples per second per event (default 4000)"),		\
+	OPT_STRING('c', "count", &(o)->count, "n", "sample every n events (the period)"), \
+	OPT_BOOLEAN('a', "all-cpus", &(o)->all_cpus, "system-wide, on all CPUs"), \
+	OPT_CALLBACK('p', "pid", (o), "pid[,pid]",				\
+		     "profile these existing processes", kp_session_opts__pid_cb), \
+	OPT_STRING('C', "cpu", &(o)->cpus, "cpu-list",				\
+		   "system-wide on these CPUs only, e.g. 0,2-3"),		\
+	OPT_BOOLEAN('g', NULL, &(o)->callchain,				\
+		    "record kernel and user call chains"),			\
+	OPT_STRING(0, "call-graph", &(o)->call_graph, "mode",			\
+		   "call chains: 'fp' (frame pointers), same as -g"),		\
+	OPT_BOOLEAN('K', "all-kernel", &(o)->all_kernel,			\
+		    "sample the kernel only (events :k, no user chain)"),	\
+	OPT_BOOLEAN('U', "all-user", &(o)->all_user,				\
+		    "sample user space only (events :u, no kernel chain)"),	\
+	OPT_BOOLEAN('i', "no-inherit", &(o)->no_inherit,			\
+		    "do not follow the children of the profiled processes"),	\
+	OPT_STRING(0, "buffer-size", &(o)->buffer_size, "size",		\
+		   "per-CPU buffer: power of two, 8K to 256M (default 4M)"),	\
+	OPT_STRING(0, "stack-depth", &(o)->stack_depth, "n",			\
+		   "frames per call chain, 1 to 512 (default 127)"),		\
+	OPT_STRING('o', "output", &(o)->output, "file",			\
+		   "output file (default kprof.data)"),			\
+	OPT_INCR('v', "verbose", &(o)->verbose, "show progress and details")
+
+/* How the session's target is chosen. */
+enum kp_target {
+	KP_TARGET_SYSTEM,	/* -a, -C, or nothing: per-CPU counters */
+	KP_TARGET_PIDS,		/* -p */
+	KP_TARGET_COMMAND,	/* the command to run, with F_INHERIT */
+};
+
+/*
+ * Validate @o and fill @s (everything but the command's PID).  @has_command:
+ * a command follows the options.  @has_pmu: see kp_events__parse().  The
+ * limits come from kp_sysroot (possible CPUs, perf_event_max_sample_rate,
+ * /proc/PID).  Returns 0, or -EINVAL / -ERANGE / -ESRCH / -EOPNOTSUPP with
+ * @err naming the bad value.  On success, a fallback of cycles to cpu-clock
+ * (no hardware PMU) is noted on stderr, one line for @cmd.
+ */
+int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
+			  const struct kp_session_opts *o, bool has_command,
+			  bool has_pmu, const char *cmd, struct kp_err *err);
+
+/*
+ * Parse a buffer size: a number with an optional K, M or G suffix (powers
+ * of 1024), a power of two in [KPROF_MIN_BUFFER_SIZE, KPROF_MAX_BUFFER_SIZE].
+ */
+int kp_parse_buffer_size(const char *s, uint32_t *size, struct kp_err *err);
+
+/* "4M", "8K", "12345": the shortest exact spelling of @bytes. */
+char *kp_fmt_size(char *buf, size_t len, uint64_t bytes);
+
+/* "kernel-stack|user-stack|inherit|system-wide" ("0" for none; hex for unknown bits). */
+char *kp_session_flags__format(uint32_t flags, char *buf, size_t len);
+
+#endif /* KPROFCTL_SESSION_H */

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprofctl: reading /proc and /sys; see sys.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cpumap.h"
+#include "sys.h"
+
+const char *kp_sysroot = "";
+
+int kp_path(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	size_t root = strlen(kp_sysroot);
+	int n;
+
+	if (root >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, kp_sysroot, root);
+	va_start(ap, fmt);
+	n = vsnprintf(buf + root, len - root, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len - root)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int kp_read_file(const char *path, char *buf, size_t len)
+{
+	char full[4096];
+	ssize_t n;
+	int fd, ret;
+
+	ret = kp_path(full, sizeof(full), "%s", path);
+	if (ret)
+		return ret;
+	fd = open(full, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	ret = n < 0 ? -errno : 0;
+	close(fd);
+	if (ret)
+		return ret;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return n;
+}
+
+int kp_sys__max_sample_rate(unsigned int *rate)
+{
+	char buf[64];
+	int ret;
+
+	ret = kp_read_file("/proc/sys/kernel/perf_event_max_sample_rate", buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	return kp_parse_uint(buf, rate) ? -EINVAL : 0;
+}
+
+int kp_sys__possible_cpus(unsigned int *nr, char *text, size_t len)
+{
+	struct kp_cpumap map;
+	int ret;
+
+	ret = kp_read_file("/sys/devices/system/cpu/possible", text, len);
+	if (ret < 0)
+		return ret;
+	ret = kp_cpumap__parse(&map, text, KP_CPUMAP_MAX_CPUS, NULL);
+	if (ret)
+		return -EINVAL;
+	*nr = map.max_cpu + 1;
+	return 0;
+}
+
+bool kp_sys__pid_exists(uint32_t pid)
+{
+	char path[4096];
+	struct stat st;
+
+	if (!pid || kp_path(path, sizeof(path), "/proc/%u", pid))
+		return false;
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+bool kp_sys__has_hw_pmu(void)
+{
+	static const char * const pmus[] = { "cpu", "cpu_core", "cpu_atom" };
+	char path[4096];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < KP_ARRAY_SIZE(pmus); i++) {
+		if (kp_path(path, sizeof(path), "/sys/bus/event_source/devices/%s", pmus[i]))
+			continue;
+		if (!stat(path, &st))
+			return true;
+	}
+	return false;
+}

@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * End-to-end tests of 'kprofctl record', 'start', 'stop', 'dump', 'list'
+ * and 'status' with a session, against the fake module of tests/fake-nl.c,
+ * whose START creates a file standing for /dev/kprof with records in its
+ * buffers.  /proc and /sys come from a fake root.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/kprof.h>
+
+#include "builtin.h"
+#include "capture.h"
+#include "fake-nl.h"
+#include "lib/data.h"
+#include "lib/record.h"
+#include "lib/ring.h"
+#include "lib/rundir.h"
+#include "lib/sys.h"
+#include "lib/util.h"
+#include "tap.h"
+#include "tmpdir.h"
+
+int kprofctl_main(int argc, char **argv);
+
+static char root[64], dev[128], out[128], rundir[128];
+
+struct run {
+	int	rc;
+	char	*out;
+	char	*err;
+};
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static void kprofctl(struct run *r, ...)
+{
+	const char *argv[40];
+	struct capture c;
+	const char *arg;
+	va_list ap;
+	int argc = 0;
+
+	argv[argc++] = "kprofctl";
+	va_start(ap, r);
+	while ((arg = va_arg(ap, const char *)))
+		argv[argc++] = arg;
+	va_end(ap);
+	argv[argc] = NULL;
+
+	capture__start(&c);
+	r->rc = kprofctl_main(argc, (char **)argv);
+	capture__stop(&c);
+	r->out = c.out;
+	r->err = c.err;
+	if (fake.nr_open)
+		diag("kprofctl %s left %d netlink sockets open", argv[1], fake.nr_open);
+}
+
+/* Exit 2, exactly @line on stderr, nothing on stdout, no request. */
+static void check_usage_error(const char *line, ...)
+{
+	const char *argv[16] = { "kprofctl" };
+	struct capture c;
+	int argc = 1, rc;
+	va_list ap;
+
+	va_start(ap, line);
+	while ((argv[argc] = va_arg(ap, const char *)))
+		argc++;
+	va_end(ap);
+
+	fake.nr_requests = 0;
+	capture__start(&c);
+	rc = kprofctl_main(argc, (char **)argv);
+	capture__stop(&c);
+	ok(rc == KP_EXIT_USAGE && !strcmp(c.err, line) && !c.out[0] && !fake.nr_requests,
+	   "usage error: %.*s", (int)strcspn(line, "\n"), line);
+	if (rc != KP_EXIT_USAGE || strcmp(c.err, line))
+		diag("rc %d, stderr '%s'", rc, c.err);
+	capture__free(&c);
+}
+
+static void test_help(void)
+{
+	static const char * const cmds[] = { "record", "start", "stop", "dump", "list" };
+	struct run a, b;
+	char prefix[64];
+	size_t i;
+
+	for (i = 0; i < KP_ARRAY_SIZE(cmds); i++) {
+		snprintf(prefix, sizeof(prefix), "Usage: kprofctl %s", cmds[i]);
+		kprofctl(&a, cmds[i], "--help", NULL);
+		kprofctl(&b, "help", cmds[i], NULL);
+		ok(a.rc == 0 && !strncmp(a.out, prefix, strlen(prefix)) && !a.err[0] &&
+		   strstr(a.out, "    -h, --help          show this help\n") &&
+		   b.rc == 0 && !strcmp(a.out, b.out), "%s --help = help %s", cmds[i], cmds[i]);
+		run_free(&a);
+		run_free(&b);
+	}
+	kprofctl(&a, "record", "--help", NULL);
+	ok(strstr(a.out, "    -F, --freq=<n>      samples per second per event (default 4000)\n") &&
+	   strstr(a.out, "        --call-graph=<mode>\n") && strstr(a.out, "    -a, --all-cpus"),
+	   "record --help: perf's option names");
+	run_free(&a);
+}
+
+static void test_usage_errors(void)
+{
+	fake_kprof__reset();
+	check_usage_error("kprofctl: record: unknown event 'cyclez' (see 'kprofctl list')\n",
+			  "record", "-e", "cyclez", NULL);
+	check_usage_error("kprofctl: record: event 'instructions' is not supported: no hardware PMU (virtual machine?)\n",
+			  "record", "-e", "instructions", "--", "true", NULL);
+	check_usage_error("kprofctl: record: frequency 200000 is above the maximum sample rate 100000 (kernel.perf_event_max_sample_rate)\n",
+			  "record", "-F", "200000", NULL);
+	check_usage_error("kprofctl: record: options -F/--freq and -c/--count are mutually exclusive\n",
+			  "record", "-F", "99", "-c", "10", NULL);
+	check_usage_error("kprofctl: record: buffer size '3M' is not a power of two\n",
+			  "record", "--buffer-size", "3M", NULL);
+	check_usage_error("kprofctl: record: CPU 2 is out of range (possible CPUs: 0-1)\n",
+			  "record", "-C", "0-2", NULL);
+	check_usage_error("kprofctl: record: process 777 does not exist\n",
+			  "record", "-p", "777", NULL);
+	check_usage_error("kprofctl: record: call graph mode 'dwarf' is not supported: only 'fp' is supported\n",
+			  "record", "--call-graph", "dwarf", "--", "true", NULL);
+	check_usage_error("kprofctl: record: stack depth 1000 is out of range 1..512\n",
+			  "record", "--stack-depth", "1000", NULL);
+	check_usage_error("kprofctl: record: unknown option '--frequency'\n",
+			  "record", "--frequency", "99", NULL);
+	check_usage_error("kprofctl: start: unexpected argument 'sleep'\n",
+			  "start", "--", "sleep", "1", NULL);
+	check_usage_error("kprofctl: start: options -p/--pid and -a/-C are mutually exclusive\n",
+			  "start", "-a", "-p", "1", NULL);
+	check_usage_error("kprofctl: stop: unexpected argument 'now'\n", "stop", "now", NULL);
+	check_usage_error("kprofctl: dump: unexpected argument 'x.data'\n", "dump", "x.data", NULL);
+	check_usage_error("kprofctl: list: unknown event class 'tracepoint' (hw, sw, cache or raw)\n",
+			  "list", "tracepoint", NULL);
+}
+
+/* What the fake kernel writes into the buffers at START. */
+static void fill_rings(void *map, uint32_t nr_cpus, uint64_t stride)
+{
+	unsigned char buf[256] __attribute__((aligned(8)));
+	struct kp_rec_sample *s = (void *)buf;
+	struct kp_rec_comm c = { .header = { KPROF_RECORD_COMM, KPROF_MISC_COMM_EXEC, sizeof(c) },
+				 .time = 100, .pid = 42, .tid = 42, .comm = "true" };
+	struct kp_rec_lost l = { .header = { KPROF_RECORD_LOST, 0, sizeof(l) }, .time = 102,
+				 .lost = 1, .cause = KPROF_LOST_FULL, .cpu = 0 };
+	unsigned int i;
+
+	(void)nr_cpus;
+	fake_ring__put(map, stride, 0, &c, sizeof(c));
+	memset(buf, 0, sizeof(buf));
+	s->header.type = KPROF_RECORD_SAMPLE;
+	s->header.misc = KPROF_MISC_KERNEL;
+	s->header.size = sizeof(*s) + 3 * 8;
+	s->time = 101;
+	s->ip = 0xffffffff81001234ULL;
+	s->period = 250000;
+	s->pid = s->tid = 42;
+	s->cpu = 0;
+	s->flags = KPROF_SAMPLE_F_USTACK_TRUNC;
+	s->nr_kernel = 2;
+	s->nr_user = 1;
+	s->ips[0] = 0xffffffff81001234ULL;
+	s->ips[1] = 0xffffffff81005678ULL;
+	s->ips[2] = 0x55555555a000ULL;
+	fake_ring__put(map, stride, 0, s, s->header.size);
+	fake_ring__put(map, stride, 0, &l, sizeof(l));
+
+	/* CPU 1: fill near the end of its 8K, consume, and wrap a sample. */
+	{
+		struct kprof_mmap_page *p = (void *)((char *)map + stride);
+
+		p->data_head = p->data_tail = 8192 - 24;
+	}
+	s->header.misc = KPROF_MISC_USER;
+	s->time = 103;
+	s->ip = 0x55555555a000ULL;
+	s->cpu = 1;
+	s->flags = 0;
+	s->nr_kernel = 0;
+	s->nr_user = 3;
+	for (i = 0; i < 3; i++)
+		s->ips[i] = 0x55555555a000ULL + i;
+	fake_ring__put(map, stride, 1, s, s->header.size);
+}
+
+static void fake_session_stats(void)
+{
+	fake.stats.v[KP_STAT_INVOCATIONS] = 3;
+	fake.stats.v[KP_STAT_SAMPLES] = 2;
+	fake.stats.v[KP_STAT_LOST_FULL] = 1;
+	fake.stats.v[KP_STAT_HANDLER_NS] = 3000;
+	fake.stats.v[KP_STAT_HANDLER_MAX_NS] = 1500;
+	fake.stats.v[KP_STAT_SIDEBAND] = 1;
+	fake.cpu_stats[0].v[KP_STAT_INVOCATIONS] = 2;
+	fake.cpu_stats[0].v[KP_STAT_SAMPLES] = 1;
+	fake.cpu_stats[0].v[KP_STAT_LOST_FULL] = 1;
+	fake.cpu_stats[1].v[KP_STAT_INVOCATIONS] = 1;
+	fake.cpu_stats[1].v[KP_STAT_SAMPLES] = 1;
+}
+
+static void fake_setup(void)
+{
+	fake_kprof__reset();
+	fake.status.nr_cpus = 2;
+	fake.status.online_cpus = 2;
+	fake.device_path = dev;
+	fake.on_start = fill_rings;
+	fake_session_stats();
+}
+
+static void test_record(void)
+{
+	struct run r;
+	char line[256];
+	struct stat st;
+
+	fake_setup();
+	kprofctl(&r, "record", "-o", out, "--buffer-size", "8K", "-g", "--", "true", NULL);
+	is_int(r.rc, 0, "record true: exit 0");
+	is_str(r.out, "", "record: nothing on stdout");
+	ok(!strncmp(r.err, "kprofctl: record: no hardware PMU (virtual machine?): 'cycles' falls back to 'cpu-clock'\n"
+		    "[ kprof record: Woken up ", 114), "record: the notice, then the summary");
+	stat(out, &st);
+	snprintf(line, sizeof(line), "[ kprof record: Captured and wrote %.3f MB %s (2 samples) ]\n",
+		 st.st_size / 1048576.0, out);
+	ok(strstr(r.err, line), "record: captured line");
+	ok(strstr(r.err, "[ kprof record: Lost 1 samples: 1 buffer full, 0 too big ]\n") &&
+	   strstr(r.err, "[ kprof record: Balance: 3 invocations = 2 stored + 1 lost: ok ]\n") &&
+	   strstr(r.err, "[ kprof record: Side-band: 0 synthesized, 1 from the kernel, 0 lost ]\n") &&
+	   strstr(r.err, "[ kprof record: Stacks: 0.00% kernel truncated, 50.00% user truncated, 0.00% user unreadable, 0.00% kernel unwind error ]\n") &&
+	   strstr(r.err, "[ kprof record: Handler: avg 1000 ns, max 1500 ns ]\n"),
+	   "record: lost, balance, side-band, stacks, handler");
+	ok(!strstr(r.err, "WARNING"), "record: no warning");
+	ok(fake.start_req.nr_pids == 1 && fake.start_req.pids[0] > 0 &&
+	   fake.start_req.flags == (KPROF_SESSION_F_INHERIT | KPROF_SESSION_F_KERNEL_STACK |
+				    KPROF_SESSION_F_USER_STACK) &&
+	   fake.start_req.buffer_size == 8192 && fake.start_req.freq == 4000 &&
+	   !strcmp(fake.start_req.events[0].name, "cpu-clock"),
+	   "record: START with the command's PID, inherit, -g");
+	ok(fake.nr_stops == 1 && fake.status.state == KPROF_STATE_STOPPED, "record: one STOP");
+	run_free(&r);
+
+	/* The file, as dump prints it. */
+	kprofctl(&r, "dump", "-i", out, NULL);
+	is_int(r.rc, 0, "dump: exit 0");
+	ok(strstr(r.out, "# version: 1\n# header_size: ") && strstr(r.out, "# flags: 0x1 (finished)\n") &&
+	   strstr(r.out, "# session_id: 1\n# nr_cpus: 2\n") &&
+	   strstr(r.out, "# session_flags: 0x7 (kernel-stack|user-stack|inherit)\n") &&
+	   strstr(r.out, "# freq: 4000\n# period: 0\n# buffer_size: 8192\n# stack_depth: 127\n") &&
+	   strstr(r.out, "# cpus: all\n") && strstr(r.out, "# module: 0.1.0\n") &&
+	   strstr(r.out, "# cmdline: kprofctl record -o ") &&
+	   strstr(r.out, "# nr_events: 1\n# event[0]: type=1 (software) config=0x0 (cpu-clock) flags=0x0 name=cpu-clock\n"),
+	   "dump: header");
+	ok(strstr(r.out, ": SYNTH_DONE misc=0x0 time=864000000000000 nr_processes=0 nr_threads=0 nr_mmaps=0 nr_vanished=1\n"),
+	   "dump: side-band synthesis (the PID is not in the fake /proc)");
+	ok(strstr(r.out, ": COMM misc=0x4 time=100 pid=42 tid=42 exec=1 comm=\"true\"\n"), "dump: COMM");
+	ok(strstr(r.out, ": SAMPLE misc=0x1 time=101 cpu=0 pid=42 tid=42 event=0 ip=0xffffffff81001234 [k] period=250000 flags=0x2 nr_kernel=2 nr_user=1\n"
+			 "... chain: nr=3\n"
+			 ".....  0: 0xffffffff81001234 [k]\n"
+			 ".....  1: 0xffffffff81005678 [k]\n"
+			 ".....  2: 0x000055555555a000 [u]\n\n"), "dump: kernel sample with its chain");
+	ok(strstr(r.out, ": LOST misc=0x0 time=102 cpu=0 lost=1 cause=full\n"), "dump: LOST");
+	ok(strstr(r.out, " [0x50]: SAMPLE misc=0x2 time=103 cpu=1 pid=42 tid=42 event=0 ip=0x000055555555a000 [u] period=250000 flags=0x0 nr_kernel=0 nr_user=3\n"
+			 "... chain: nr=3\n"
+			 ".....  0: 0x000055555555a000 [u]\n"
+			 ".....  1: 0x000055555555a001 [u]\n"
+			 ".....  2: 0x000055555555a002 [u]\n"), "dump: the sample that wrapped, intact");
+	ok(strstr(r.out, ": STATS misc=0x0 cpu=0 nr=13 invocations=2 samples=1 lost_full=1 lost_too_big=0 throttled=0 ") &&
+	   strstr(r.out, ": STATS misc=0x0 cpu=1 nr=13 invocations=1 samples=1 ") &&
+	   strstr(r.out, ": STATS misc=0x0 cpu=total nr=13 invocations=3 samples=2 lost_full=1 "),
+	   "dump: per-CPU and total STATS");
+	ok(strstr(r.out, ": FINISHED misc=0x0 time=864000000000000 nr_records=8 data_size=") &&
+	   strstr(r.out, "# end: 9 records\n"), "dump: FINISHED, the end line");
+	run_free(&r);
+
+	kprofctl(&r, "dump", "-i", out, "--json", NULL);
+	if (!ok(r.rc == 0 && !strncmp(r.out, "{\"header\":{\"version\":1,", 23) &&
+	   strstr(r.out, "\"events\":[{\"type\":1,\"type_name\":\"software\",\"config\":\"0x0\",\"canonical\":\"cpu-clock\",\"flags\":0,\"name\":\"cpu-clock\"}]}}\n") &&
+	   strstr(r.out, ",\"size\":80,\"type\":\"SAMPLE\",\"type_id\":1,\"misc\":1,\"time\":101,\"cpu\":0,\"pid\":42,\"tid\":42,\"event\":0,\"ip\":\"0xffffffff81001234\",\"period\":250000,\"flags\":2,\"nr_kernel\":2,\"nr_user\":1,\"kernel\":[\"0xffffffff81001234\",\"0xffffffff81005678\"],\"user\":[\"0x55555555a000\"]}\n") &&
+	   strstr(r.out, "\"type\":\"STATS\",\"type_id\":65536,\"misc\":0,\"cpu\":\"total\",\"invocations\":3,"),
+	   "dump --json: header and records, one object per line"))
+		diag("%s", r.out);
+	run_free(&r);
+
+	kprofctl(&r, "dump", "-i", out, "--header-only", NULL);
+	ok(r.rc == 0 && strstr(r.out, "# nr_events: 1\n") && !strstr(r.out, "SAMPLE"),
+	   "dump --header-only");
+	run_free(&r);
+
+	/* The command's exit status. */
+	fake_setup();
+	kprofctl(&r, "record", "-o", out, "--buffer-size", "8K", "--", "sh", "-c", "exit 3", NULL);
+	ok(r.rc == 3 && strstr(r.err, "[ kprof record: Balance: "), "record: the command's exit status");
+	run_free(&r);
+	fake_setup();
+	kprofctl(&r, "record", "-o", out, "--buffer-size", "8K", "--", "sh", "-c", "kill -TERM $$", NULL);
+	is_int(r.rc, 128 + SIGTERM, "record: a killed command: 128 + signal");
+	run_free(&r);
+
+	/* exec fails: 127 and perf's message. */
+	fake_setup();
+	kprofctl(&r, "record", "-o", out, "--buffer-size", "8K", "--", "/nonexistent/cmd", NULL);
+	is_int(r.rc, 127, "record: exec failure: 127");
+	ok(strstr(r.err, "kprofctl: record: workload failed: cannot run '/nonexistent/cmd': No such file or directory\n") &&
+	   !strstr(r.err, "Balance"), "record: exec failure: one error line, no summary");
+	ok(fake.nr_stops == 1, "record: exec failure: session stopped");
+	run_free(&r);
+
+	/* A session is running. */
+	fake_setup();
+	fake.status.state = KPROF_STATE_RUNNING;
+	fake.session_id = 7;
+	kprofctl(&r, "record", "-o", out, "--", "true", NULL);
+	is_int(r.rc, 1, "record, busy: exit 1");
+	ok(strstr(r.err, "kprofctl: record: session 7 is running; stop it first with 'kprofctl stop'\n") &&
+	   !fake.nr_stops, "record, busy: names the session, stops nothing");
+	run_free(&r);
+
+	/* The module refuses the session. */
+	fake_setup();
+	fake.start_errno = EOPNOTSUPP;
+	fake.start_extack = "event 0 (cpu-clock): perf_event_create_kernel_counter failed";
+	kprofctl(&r, "record", "-o", out, "--", "true", NULL);
+	ok(r.rc == 1 && strstr(r.err, "kprofctl: record: Operation not supported: event 0 (cpu-clock): perf_event_create_kernel_counter failed\n"),
+	   "record, refused: the module's reason");
+	run_free(&r);
+
+	fake_setup();
+	fake.loaded = false;
+	kprofctl(&r, "record", "--", "true", NULL);
+	ok(r.rc == 1 && strstr(r.err, "kprofctl: kprof module not loaded (insmod kprof.ko)\n"),
+	   "record, no module");
+	run_free(&r);
+
+	/* A write error. */
+	fake_setup();
+	kprofctl(&r, "record", "-o", "/dev/full", "--buffer-size", "8K", "--", "true", NULL);
+	ok(r.rc == 1 && strstr(r.err, "kprofctl: record: cannot write '/dev/full': No space left on device\n") &&
+	   fake.nr_stops == 1, "record to /dev/full: ENOSPC, session stopped");
+	run_free(&r);
+}
+
+static void corrupt_cpu1(void *map, uint32_t nr_cpus, uint64_t stride)
+{
+	unsigned char junk[16] __attribute__((aligned(8))) = { 1, 0, 0, 0, 0, 0, 12, 0 };
+
+	(void)nr_cpus;
+	fake_ring__put(map, stride, 1, junk, sizeof(junk));
+}
+
+static void test_record_corrupt(void)
+{
+	struct run r;
+
+	fake_setup();
+	fake.on_start = corrupt_cpu1;
+	kprofctl(&r, "record", "-o", out, "--buffer-size", "8K", "--", "true", NULL);
+	is_int(r.rc, 1, "corrupt buffer: exit 1");
+	ok(strstr(r.err, "kprofctl: record: CPU 1: corrupt buffer at offset 0 (position 0): bad record size 12 (type 1)\n"),
+	   "corrupt buffer: names the CPU and the offset");
+	ok(fake.nr_stops == 1, "corrupt buffer: session stopped");
+	run_free(&r);
+
+	/* dump of a damaged file: the records before, then one error line. */
+	{
+		FILE *fp;
+
+		fake_setup();
+		kprofctl(&r, "record", "-o", out, "--buffer-size", "8K", "--", "true", NULL);
+		run_free(&r);
+		fp = fopen(out, "r+");
+		fseek(fp, -40 + 6, SEEK_END);		/* FINISHED's size */
+		fputc(0x33, fp);
+		fclose(fp);
+	}
+	kprofctl(&r, "dump", "-i", out, NULL);
+	ok(r.rc == 1 && strstr(r.out, ": STATS misc=0x0 cpu=total") && strstr(r.err, "' is corrupt at byte offset ") &&
+	   strstr(r.err, ": bad record size 51 (type 65537)\n") && !strchr(strchr(r.err, '\n') + 1, '\n'),
+	   "dump of a damaged file: the records before it, one error line");
+	run_free(&r);
+	kprofctl(&r, "dump", "-i", "/nonexistent.data", NULL);
+	ok(r.rc == 1 && !strcmp(r.err, "kprofctl: dump: cannot open '/nonexistent.data': No such file or directory\n"),
+	   "dump of a missing file");
+	run_free(&r);
+}
+
+/* A clock that moves one second per reading. */
+static uint64_t tick_ns;
+
+static uint64_t ticking_clock(void)
+{
+	tick_ns += 1000000000ULL;
+	return tick_ns;
+}
+
+static void raise_sigint(void *map, uint32_t nr_cpus, uint64_t stride)
+{
+	fill_rings(map, nr_cpus, stride);
+	raise(SIGINT);
+}
+
+static void stop_elsewhere(void *map, uint32_t nr_cpus, uint64_t stride)
+{
+	fill_rings(map, nr_cpus, stride);
+	fake.status.state = KPROF_STATE_STOPPED;
+}
+
+static void kill_pid_55(void *map, uint32_t nr_cpus, uint64_t stride)
+{
+	char path[256];
+
+	fill_rings(map, nr_cpus, stride);
+	snprintf(path, sizeof(path), "%s/proc/55/task/55/comm", root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/proc/55/task/55", root);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/proc/55/task", root);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/proc/55/maps", root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/proc/55", root);
+	rmdir(path);
+}
+
+static void test_record_targets(void)
+{
+	struct run r;
+
+	/* System-wide until SIGINT, with the side-band of the fake /proc. */
+	tmpdir__write(root, "proc/55/task/55/comm", "server\n");
+	tmpdir__write(root, "proc/55/maps", "00400000-00500000 r-xp 00000000 fd:01 7 /usr/sbin/server\n");
+	fake_setup();
+	fake.on_start = raise_sigint;
+	kprofctl(&r, "record", "-a", "-o", out, "--buffer-size", "8K", "-F", "99", NULL);
+	ok(r.rc == 0 && strstr(r.err, "[ kprof record: Balance: 3 invocations = 2 stored + 1 lost: ok ]\n") &&
+	   strstr(r.err, "[ kprof record: Side-band: 2 synthesized, 1 from the kernel, 0 lost ]\n"),
+	   "record -a: SIGINT stops it cleanly, with the summary");
+	ok(fake.nr_stops == 1 && fake.start_req.flags == KPROF_SESSION_F_SYSTEM_WIDE &&
+	   fake.start_req.freq == 99 && !fake.start_req.nr_pids, "record -a: system-wide, stopped");
+	run_free(&r);
+	kprofctl(&r, "dump", "-i", out, NULL);
+	ok(strstr(r.out, ": COMM misc=0x0 time=864000000000000 pid=55 tid=55 exec=0 comm=\"server\"\n") &&
+	   strstr(r.out, ": MMAP misc=0x0 time=864000000000000 pid=55 tid=55 start=0x400000 len=0x100000 pgoff=0x0 filename=\"/usr/sbin/server\"\n") &&
+	   strstr(r.out, "SYNTH_DONE misc=0x0 time=864000000000000 nr_processes=1 nr_threads=1 nr_mmaps=1 nr_vanished=0\n"),
+	   "record -a: COMM and MMAP synthesized from /proc at the start time");
+	run_free(&r);
+
+	/* -p: until the process is gone. */
+	fake_setup();
+	fake.on_start = kill_pid_55;
+	tick_ns = fake.now_ns;
+	kp_clock_ns = ticking_clock;
+	kprofctl(&r, "record", "-p", "55", "-o", out, "--buffer-size", "8K", NULL);
+	ok(r.rc == 0 && strstr(r.err, "kprofctl: record: the profiled processes have exited\n") &&
+	   strstr(r.err, "Balance: 3 invocations"), "record -p: ends when the process is gone");
+	ok(fake.start_req.nr_pids == 1 && fake.start_req.pids[0] == 55 &&
+	   fake.start_req.flags == KPROF_SESSION_F_INHERIT && fake.nr_stops == 1,
+	   "record -p: the PID, inherit, stopped");
+	run_free(&r);
+
+	/* Stopped by someone else: no STOP, the totals from STATUS. */
+	fake_setup();
+	fake.on_start = stop_elsewhere;
+	tick_ns = fake.now_ns;
+	kp_clock_ns = ticking_clock;
+	kprofctl(&r, "record", "-a", "-o", out, "--buffer-size", "8K", NULL);
+	ok(r.rc == 0 && !fake.nr_stops &&
+	   strstr(r.err, "[ kprof record: Balance: 3 invocations = 2 stored + 1 lost: ok ]\n"),
+	   "record: a session stopped elsewhere ends the recording, totals from STATUS");
+	run_free(&r);
+	fake_kprof__reset();
+}
+
+static void test_start_stop(void)
+{
+	struct kp_drainer_info d;
+	struct kp_err err;
+	struct run r;
+	char line[512];
+
+	fake_setup();
+	kprofctl(&r, "stop", NULL);
+	ok(r.rc == 1 && !strcmp(r.err, "kprofctl: stop: no session is running\n"),
+	   "stop without a session: one line, exit 1");
+	run_free(&r);
+
+	/* A session started elsewhere (no drainer): the totals. */
+	fake_setup();
+	fake.status.state = KPROF_STATE_RUNNING;
+	fake.session_id = 9;
+	kprofctl(&r, "stop", NULL);
+	ok(r.rc == 0 && !strcmp(r.err, "[ kprof stop: session 9 stopped: 2 samples, 1 lost (1 buffer full, 0 too big) ]\n"
+					"[ kprof stop: Balance: 3 invocations = 2 stored + 1 lost: ok ]\n"),
+	   "stop without a drainer: the totals");
+	run_free(&r);
+
+	/* start, then stop. */
+	fake_setup();
+	kprofctl(&r, "start", "-o", out, "--buffer-size", "8K", "-a", NULL);
+	is_int(r.rc, 0, "start: exit 0");
+	ok(kp_rundir__read(&d, &err) == 0 && d.session_id == 1 && !strcmp(d.output, out) &&
+	   kp_pid_alive(d.pid), "start: the drainer runs and is recorded in the run directory");
+	snprintf(line, sizeof(line),
+		 "kprof session 1 started: writing %s (drainer pid %d); 'kprofctl stop' ends it\n",
+		 out, (int)d.pid);
+	is_str(r.out, line, "start: one line naming the session, the file and the drainer");
+	ok(fake.start_req.flags == KPROF_SESSION_F_SYSTEM_WIDE && fake.status.state == KPROF_STATE_RUNNING,
+	   "start: system-wide session left running");
+	run_free(&r);
+
+	kprofctl(&r, "start", "-o", out, NULL);
+	ok(r.rc == 1 && strstr(r.err, "kprofctl: start: session 1 is running; stop it first with 'kprofctl stop'\n"),
+	   "start twice: busy");
+	run_free(&r);
+
+	kprofctl(&r, "stop", NULL);
+	is_int(r.rc, 0, "stop: exit 0");
+	ok(strstr(r.err, "[ kprof record: Captured and wrote ") &&
+	   strstr(r.err, "(2 samples) ]\n") &&
+	   strstr(r.err, "[ kprof record: Balance: 3 invocations = 2 stored + 1 lost: ok ]\n"),
+	   "stop: the summary of the file");
+	ok(!kp_pid_alive(d.pid) && kp_rundir__read(&d, &err) == -ENOENT,
+	   "stop: the drainer is gone and so is its run directory entry");
+	run_free(&r);
+	kprofctl(&r, "dump", "-i", out, NULL);
+	ok(r.rc == 0 && strstr(r.out, "# flags: 0x1 (finished)\n") &&
+	   strstr(r.out, "# session_flags: 0x8 (system-wide)\n") && strstr(r.out, ": FINISHED "),
+	   "the drainer's file is complete");
+	run_free(&r);
+}
+
+static void test_status_session(void)
+{
+	struct run r;
+
+	fake_setup();
+	fake.status.state = KPROF_STATE_RUNNING;
+	fake.session_id = 5;
+	fake.session_flags = KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_KERNEL_STACK;
+	fake.buffer_size = 1 << 20;
+	fake.mmap_stride = 4096 + (1 << 20);
+	kprofctl(&r, "status", NULL);
+	ok(r.rc == 0 && strstr(r.out, "state:     running\n") &&
+	   strstr(r.out, "session:   5, flags kernel-stack|system-wide, 1M buffer per CPU\n"
+			 "samples:   2 stored, 1 lost (1 buffer full, 0 too big), 0 throttled\n"
+			 "balance:   3 invocations = 2 stored + 1 lost: ok\n"
+			 "side-band: 1 records, 0 lost\n"), "status: the session and its totals");
+	ok(!strstr(r.out, "invocations    "), "status: no per-CPU table without -v");
+	run_free(&r);
+
+	fake.cpu_stats[1].v[KP_STAT_INVOCATIONS] = 9;
+	kprofctl(&r, "status", "-v", NULL);
+	ok(r.rc == 0 && strstr(r.out, "\n cpu    invocations        samples      lost_full") &&
+	   strstr(r.out, "\n   0              2              1              1 ") &&
+	   strstr(r.out, "       ok\n   1              9              1              0 ") &&
+	   strstr(r.out, " MISMATCH\n"), "status -v: per-CPU rows with their balance");
+	run_free(&r);
+
+	kprofctl(&r, "status", "-v", "--json", NULL);
+	ok(r.rc == 0 && strstr(r.out, ",\"session\":{\"id\":5,\"flags\":9,\"flag_names\":\"kernel-stack|system-wide\",\"buffer_size\":1048576,\"mmap_stride\":1052672,\"stats\":{\"invocations\":3,") &&
+	   strstr(r.out, "\"cpus\":[{\"cpu\":0,\"invocations\":2,") && strstr(r.out, "\"balanced\":false}]}}\n"),
+	   "status -v --json: session, totals and CPUs");
+	run_free(&r);
+}
+
+static void test_list(void)
+{
+	struct run r;
+
+	kprofctl(&r, "list", NULL);
+	ok(r.rc == 0 && strstr(r.out, "List of pre-defined events (to be used in -e):\n") &&
+	   strstr(r.out, "  cpu-clock ") && strstr(r.out, "  LLC-load-misses ") &&
+	   strstr(r.out, "This machine has no hardware PMU"), "list: everything, and the PMU note");
+	run_free(&r);
+	kprofctl(&r, "list", "sw", NULL);
+	ok(r.rc == 0 && strstr(r.out, "  cpu-clock ") && !strstr(r.out, "cycles") &&
+	   !strstr(r.out, "no hardware PMU"), "list sw: software events only");
+	run_free(&r);
+}
+
+int main(void)
+{
+	tmpdir__create(root, sizeof(root));
+	tmpdir__write(root, "proc/sys/kernel/perf_event_max_sample_rate", "100000\n");
+	tmpdir__write(root, "sys/devices/system/cpu/possible", "0-1\n");
+	tmpdir__mkdir(root, "sys/bus/event_source/devices/software");
+	snprintf(dev, sizeof(dev), "%s/dev-kprof", root);
+	snprintf(out, sizeof(out), "%s/kprof.data", root);
+	snprintf(rundir, sizeof(rundir), "%s/run", root);
+	kp_sysroot = root;
+	kp_device_path = dev;
+	kp_rundir = rundir;
+
+	test_help();
+	test_usage_errors();
+	test_record();
+	test_record_corrupt();
+	test_record_targets();
+	test_start_stop();
+	test_status_session();
+	test_list();
+
+	tmpdir__remove(root);
+	return done_testing();
+}
