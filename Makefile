@@ -8,6 +8,8 @@
 #                        on the generic and PREEMPT_RT 6.1 kernels
 #   make demo            deps, build, boot a guest and run kprofctl there
 #   make test-rig        the QEMU rig's self-test (boots five guests)
+#   make bench           overhead of kprof vs perf record in a QEMU -icount guest
+#                        (not part of check; ~4 min; see tools/bench/README.rst)
 #   make checkpatch      the kernel's checkpatch.pl --strict on module/ and include/
 #   make deps            install the Debian packages kprof needs (idempotent)
 #   make clean
@@ -40,7 +42,7 @@ KSFT_DIR	:= $(KSRC_DIR)/tools/testing/selftests
 CHECKPATCH_FILES := $(wildcard $(CURDIR)/module/*.[ch]) $(CURDIR)/include/uapi/linux/kprof.h
 
 .PHONY: all module ctl clean deps check demo checkpatch selftests ksrc \
-	modules-test test-host test-rig help
+	modules-test test-host test-rig bench help
 
 all: module ctl
 
@@ -83,6 +85,10 @@ test-host: ctl
 # The QEMU rig's own self-test (five guest boots).
 test-rig: deps
 	@$(CURDIR)/tools/test-kprof-vm.sh
+
+# Not part of check: one -icount guest boot, a few minutes.
+bench: deps
+	@$(CURDIR)/tools/bench/run.sh
 
 check: deps
 	@$(CURDIR)/tools/check.sh

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A CPU-bound workload for `make bench`.
+ *
+ *	workload SECONDS
+ *
+ * Does units of work for SECONDS of CLOCK_MONOTONIC time and prints how many
+ * it completed per second.  Under QEMU's -icount (one vCPU), guest time is
+ * the number of instructions executed, so the throughput drops by exactly
+ * the share of instructions a profiler spends (interrupts, handlers, its
+ * reader process): overhead = 1 - throughput / baseline throughput.
+ *
+ * A unit is a few hundred thousand instructions spread over a chain of
+ * nested, non-inlined functions, so that frame-pointer call chains (built
+ * with -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer) are 5 to 10
+ * frames deep: main -> run -> unit -> stage -> mix -> round -> leaf.
+ *
+ * Output, one line on stdout:
+ *	workload: seconds=5.000012 units=45123 throughput=9024.58
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NOINLINE __attribute__((noinline))
+
+/* Keeps the compiler from folding or dropping the work. */
+static volatile uint64_t sink;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The innermost frame: some dependent integer arithmetic.  GCC 12 ignores
+ * -mno-omit-leaf-frame-pointer in a leaf that needs no stack, which hides
+ * the caller from frame-pointer unwinding; a volatile local gives it a frame.
+ */
+static NOINLINE uint64_t leaf(uint64_t x, unsigned int n)
+{
+	volatile unsigned int frame = n;
+	unsigned int i;
+
+	for (i = 0; i < frame; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		x += i;
+	}
+	return x;
+}
+
+static NOINLINE uint64_t round_(uint64_t x, unsigned int n)
+{
+	/* Work after the call keeps it from becoming a tail call. */
+	x = leaf(x, n) * 0x9e3779b97f4a7c15ULL;
+	return x ^ (x >> 29);
+}
+
+static NOINLINE uint64_t mix(uint64_t x, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		x = round_(x + i, n) + 1;
+	x += leaf(x, n / 4);		/* a shallower leaf, too */
+	return x;
+}
+
+static NOINLINE uint64_t stage(uint64_t x, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		x = mix(x, n) ^ i;
+	return x + 3;
+}
+
+/* One unit of work: about 100k instructions. */
+static NOINLINE uint64_t unit(uint64_t x)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		x = stage(x, 300) + i;
+	return x * 3;
+}
+
+static NOINLINE uint64_t run(uint64_t duration_ns, uint64_t *elapsed_ns)
+{
+	uint64_t start, end, units = 0, x = 0x12345678;
+
+	start = now_ns();
+	end = start + duration_ns;
+	do {
+		x = unit(x);
+		units++;
+	} while (now_ns() < end);
+	*elapsed_ns = now_ns() - start;
+	sink = x;
+	return units;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t units, elapsed;
+	char *endp;
+	double secs;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s SECONDS\n", argv[0]);
+		return 2;
+	}
+	errno = 0;
+	secs = strtod(argv[1], &endp);
+	if (errno || endp == argv[1] || *endp || !(secs > 0 && secs <= 3600)) {
+		fprintf(stderr, "%s: bad SECONDS '%s' (0 < SECONDS <= 3600)\n", argv[0], argv[1]);
+		return 2;
+	}
+	units = run((uint64_t)(secs * 1e9), &elapsed);
+	printf("workload: seconds=%.6f units=%llu throughput=%.2f\n", elapsed / 1e9,
+	       (unsigned long long)units, units / (elapsed / 1e9));
+	return 0;
+}
