@@ -9,8 +9,9 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-echo "==> building kprofctl and kprof.ko for the guest kernel"
+echo "==> building kprofctl, the demo workload and kprof.ko for the guest kernel"
 make -s ctl
+make -s selftests >/dev/null
 read -r rel ko <<< "$(tools/build-test-modules.sh generic)"
 echo "    kprof.ko for $rel: ${ko#"$top"/}"
 

@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The guest half of `make demo`: load kprof.ko and show what kprofctl and
-# debugfs say about it.
+# The guest half of `make demo`: load kprof.ko, show what kprofctl and
+# debugfs say about it, and record a program with known hot functions.
 
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 ko=${1:?usage: guest-demo.sh KPROF_KO}
 kprofctl=$top/ctl/kprofctl
+out=$top/build/demo
+mkdir -p "$out"
 
 run() {
 	echo
@@ -20,12 +22,20 @@ run uname -r
 run insmod "$ko"
 run "$kprofctl" version
 run "$kprofctl" status
-run cat /sys/kernel/debug/kprof/status
 run ls -l /dev/kprof
 echo
 echo "guest# setpriv --reuid=nobody --regid=nogroup --clear-groups $kprofctl status"
 setpriv --reuid=nobody --regid=nogroup --clear-groups "$kprofctl" status || true
+
+run "$kprofctl" record -g -F 999 -o "$out/kprof.data" -- \
+	"$top/selftests/kprof/progs/hot" 2000
+echo
+echo "guest# $kprofctl dump -i $out/kprof.data | grep -m1 -A6 'SAMPLE.*misc=0x2'"
+"$kprofctl" dump -i "$out/kprof.data" | grep -m1 -A6 'SAMPLE.*misc=0x2' || true
+run cat /sys/kernel/debug/kprof/stats
 run rmmod kprof
 echo
 echo "guest# $kprofctl status"
 "$kprofctl" status || true
+echo
+echo "The recording is in build/demo/kprof.data ('ctl/kprofctl dump -i build/demo/kprof.data')."
