@@ -6,6 +6,11 @@
  *	status	module and session state, one "key: value" per line (0400)
  *	stats	the session's per-CPU counters and their totals (0400)
  *	session	the session's configuration (0400)
+ *	report	aggregated: per event, the hottest leaf functions (0400)
+ *	folded	aggregated: one collapsed stack per line (0400)
+ *	reset	writing 1 empties the aggregation tables (0200)
+ *	probes	the session's kprobes and ftrace probes and their hits (0400)
+ *	counters the counting session's counts, per event and CPU (0400)
  *
  * Files that expose profiling state also check the kprof privilege on open,
  * so that a relaxed debugfs mount does not widen access.
@@ -19,7 +24,10 @@
 #include <linux/seq_file.h>
 #include <linux/utsname.h>
 
+#include "aggread.h"
+#include "counting.h"
 #include "kprof.h"
+#include "probes.h"
 #include "session.h"
 
 static struct dentry *kprof_debugfs_root;
@@ -56,6 +64,39 @@ static void kprof_stats_row(struct seq_file *m, const char *cpu,
 		   st->handler_max_ns, st->kstack_trunc, st->ustack_trunc, st->ustack_fault);
 }
 
+static void kprof_stats_agg_row(struct seq_file *m, const char *cpu,
+				const struct kprof_stats_snapshot *st)
+{
+	seq_printf(m, "agg %-5s %12llu %12llu %12llu %10llu %10llu\n", cpu, st->agg_samples,
+		   st->lost_agg_full, st->lost_agg_reset, st->agg_used, st->agg_capacity);
+}
+
+/* The aggregation tables: counts, losses by cause, occupancy. */
+static void kprof_stats_agg(struct seq_file *m, const struct kprof_session_info *si,
+			    const struct kprof_stats_snapshot *total)
+{
+	struct kprof_stats_snapshot st;
+	char name[16];
+	unsigned int cpu;
+	u64 id = 0;
+
+	seq_printf(m, "agg %-5s %12s %12s %12s %10s %10s\n", "cpu", "agg_samples",
+		   "lost_full", "lost_reset", "used", "capacity");
+	for_each_possible_cpu(cpu) {
+		if (kprof_session_cpu_stats(cpu, &id, &st) || id != si->id)
+			continue;
+		snprintf(name, sizeof(name), "%u", cpu);
+		kprof_stats_agg_row(m, name, &st);
+	}
+	kprof_stats_agg_row(m, "all", total);
+	seq_printf(m, "balance (aggregate): invocations %llu %s agg_samples %llu + lost %llu\n",
+		   total->invocations,
+		   total->invocations == total->agg_samples + total->lost_agg_full +
+					 total->lost_agg_reset ?
+		   "==" : "!= (handlers in flight)",
+		   total->agg_samples, total->lost_agg_full + total->lost_agg_reset);
+}
+
 static int kprof_stats_show(struct seq_file *m, void *v)
 {
 	struct kprof_stats_snapshot st, total = {};
@@ -81,11 +122,32 @@ static int kprof_stats_show(struct seq_file *m, void *v)
 		kprof_stats_add(&total, &st);
 	}
 	kprof_stats_row(m, "all", &total);
-	seq_printf(m, "balance: invocations %llu %s samples %llu + lost %llu\n",
-		   total.invocations,
-		   total.invocations == total.samples + total.lost_full + total.lost_too_big ?
-		   "==" : "!= (handlers in flight)",
-		   total.samples, total.lost_full + total.lost_too_big);
+	if (si.flags & KPROF_SESSION_F_STREAM)
+		seq_printf(m, "balance: invocations %llu %s samples %llu + lost %llu\n",
+			   total.invocations,
+			   total.invocations == total.samples + total.lost_full +
+						total.lost_too_big ?
+			   "==" : "!= (handlers in flight)",
+			   total.samples, total.lost_full + total.lost_too_big);
+	if (si.flags & KPROF_SESSION_F_AGGREGATE)
+		kprof_stats_agg(m, &si, &total);
+	if (total.filtered)
+		seq_printf(m, "filtered: %llu hits dropped by tracepoint filters\n",
+			   total.filtered);
+	return 0;
+}
+
+static int kprof_probes_show(struct seq_file *m, void *v)
+{
+	struct kprof_session *s;
+
+	mutex_lock(&kprof_core.lock);
+	s = kprof_session_current();
+	if (s)
+		kprof_probes_show_session(m, s);
+	else
+		seq_puts(m, "no session\n");
+	mutex_unlock(&kprof_core.lock);
 	return 0;
 }
 
@@ -106,6 +168,11 @@ static int kprof_session_show(struct seq_file *m, void *v)
 	seq_printf(m, "kernel_stack: %s\n",
 		   si.flags & KPROF_SESSION_F_KERNEL_STACK ? "yes" : "no");
 	seq_printf(m, "user_stack: %s\n", si.flags & KPROF_SESSION_F_USER_STACK ? "yes" : "no");
+	seq_printf(m, "mode: %s%s%s\n", si.flags & KPROF_SESSION_F_STREAM ? "stream" : "",
+		   (si.flags & KPROF_SESSION_F_STREAM) && (si.flags & KPROF_SESSION_F_AGGREGATE) ?
+		   "+" : "", si.flags & KPROF_SESSION_F_AGGREGATE ? "aggregate" : "");
+	if (si.agg_entries)
+		seq_printf(m, "agg_entries: %u\n", si.agg_entries);
 	if (si.freq)
 		seq_printf(m, "freq: %u\n", si.freq);
 	else
@@ -138,6 +205,37 @@ KPROF_PRIV_SHOW_FOPS(status);
 KPROF_PRIV_SHOW_FOPS(stats);
 KPROF_PRIV_SHOW_FOPS(session);
 
+KPROF_PRIV_SHOW_FOPS(agg_report);
+KPROF_PRIV_SHOW_FOPS(probes);
+KPROF_PRIV_SHOW_FOPS(counters);
+
+static int kprof_folded_open(struct inode *inode, struct file *file)
+{
+	if (!kprof_privileged())
+		return -EPERM;
+	return seq_open(file, &kprof_agg_folded_sops);
+}
+
+static const struct file_operations kprof_folded_fops = {
+	.owner		= THIS_MODULE,
+	.open		= kprof_folded_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= seq_release,
+};
+
+static int kprof_reset_open(struct inode *inode, struct file *file)
+{
+	return kprof_privileged() ? nonseekable_open(inode, file) : -EPERM;
+}
+
+static const struct file_operations kprof_reset_fops = {
+	.owner		= THIS_MODULE,
+	.open		= kprof_reset_open,
+	.write		= kprof_agg_reset_write,
+	.llseek		= no_llseek,
+};
+
 /**
  * kprof_debugfs_init() - create /sys/kernel/debug/kprof/
  *
@@ -164,6 +262,11 @@ int __init kprof_debugfs_init(void)
 	debugfs_create_file("status", 0400, root, NULL, &kprof_status_fops);
 	debugfs_create_file("stats", 0400, root, NULL, &kprof_stats_fops);
 	debugfs_create_file("session", 0400, root, NULL, &kprof_session_fops);
+	debugfs_create_file("report", 0400, root, NULL, &kprof_agg_report_fops);
+	debugfs_create_file("folded", 0400, root, NULL, &kprof_folded_fops);
+	debugfs_create_file("reset", 0200, root, NULL, &kprof_reset_fops);
+	debugfs_create_file("probes", 0400, root, NULL, &kprof_probes_fops);
+	debugfs_create_file("counters", 0400, root, NULL, &kprof_counters_fops);
 	return 0;
 }
 

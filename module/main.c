@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/timekeeping.h>
 
+#include "counting.h"
 #include "kprof.h"
 #include "session.h"
 
@@ -81,16 +82,21 @@ static int __init kprof_init(void)
 	kprof_core.loaded_ns = ktime_get_ns();
 
 	/*
-	 * ORDER: sessions (tracepoint lookup, CPU hotplug state), debugfs,
+	 * ORDER: sessions (tracepoint lookup, CPU hotplug state), counting
+	 * (its CPU hotplug state, netlink socket release hook), debugfs,
 	 * char device, netlink; kprof_exit() undoes it backwards.
 	 */
 	ret = kprof_session_init();
 	if (ret)
 		return ret;
 
-	ret = kprof_debugfs_init();
+	ret = kprof_counting_init();
 	if (ret)
 		goto out_session_exit;
+
+	ret = kprof_debugfs_init();
+	if (ret)
+		goto out_counting_exit;
 
 	ret = kprof_chardev_init();
 	if (ret)
@@ -108,6 +114,8 @@ out_chardev_exit:
 	kprof_chardev_exit();
 out_debugfs_exit:
 	kprof_debugfs_exit();
+out_counting_exit:
+	kprof_counting_exit();
 out_session_exit:
 	kprof_session_exit();
 	return ret;
@@ -118,6 +126,7 @@ static void __exit kprof_exit(void)
 	kprof_nl_exit();
 	kprof_chardev_exit();
 	kprof_debugfs_exit();
+	kprof_counting_exit();
 	kprof_session_exit();
 	pr_info("unloaded\n");
 }

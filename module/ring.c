@@ -444,6 +444,12 @@ void kprof_ring_stats(struct kprof_ring *ring, struct kprof_stats_snapshot *st)
 	st->kstack_trunc = local64_read(&c->kstack_trunc);
 	st->ustack_trunc = local64_read(&c->ustack_trunc);
 	st->ustack_fault = local64_read(&c->ustack_fault);
+	st->agg_samples = local64_read(&c->agg_samples);
+	st->lost_agg_full = local64_read(&c->lost[KPROF_LOST_AGG_FULL]);
+	st->lost_agg_reset = local64_read(&c->lost[KPROF_LOST_AGG_RESET]);
+	st->filtered = local64_read(&c->filtered);
+	st->agg_used = 0;
+	st->agg_capacity = 0;
 }
 
 /**
@@ -468,4 +474,10 @@ void kprof_stats_add(struct kprof_stats_snapshot *sum, const struct kprof_stats_
 	sum->kstack_trunc += one->kstack_trunc;
 	sum->ustack_trunc += one->ustack_trunc;
 	sum->ustack_fault += one->ustack_fault;
+	sum->agg_samples += one->agg_samples;
+	sum->lost_agg_full += one->lost_agg_full;
+	sum->lost_agg_reset += one->lost_agg_reset;
+	sum->agg_used += one->agg_used;
+	sum->agg_capacity += one->agg_capacity;
+	sum->filtered += one->filtered;
 }

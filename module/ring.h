@@ -15,7 +15,8 @@
 
 /* Largest record: a sample with full kernel and user chains. */
 #define KPROF_SAMPLE_FIXED	56
-#define KPROF_RECORD_MAX	(KPROF_SAMPLE_FIXED + 2 * KPROF_MAX_STACK_DEPTH * 8)
+#define KPROF_RECORD_MAX	(KPROF_SAMPLE_FIXED + 2 * KPROF_MAX_STACK_DEPTH * 8 + \
+				 8 + KPROF_RAW_MAX)
 #define KPROF_SCRATCH_WORDS	(KPROF_RECORD_MAX / 8)
 
 /**
@@ -39,6 +40,8 @@ struct kprof_cpu_stats {
 	local64_t kstack_trunc;
 	local64_t ustack_trunc;
 	local64_t ustack_fault;
+	local64_t agg_samples;
+	local64_t filtered;
 };
 
 /**
@@ -61,6 +64,12 @@ struct kprof_stats_snapshot {
 	u64 kstack_trunc;
 	u64 ustack_trunc;
 	u64 ustack_fault;
+	u64 agg_samples;
+	u64 lost_agg_full;
+	u64 lost_agg_reset;
+	u64 agg_used;
+	u64 agg_capacity;
+	u64 filtered;
 };
 
 /* Per-CPU scratch space for building a record, one per context level. */

@@ -6,8 +6,9 @@
  * events, hard interrupt for cpu-clock, task context with preemption
  * disabled for page faults and tracepoints.  So: no locks, no allocation,
  * no sleeping, no printk, bounded work (the chains are bounded by the
- * session's stack depth).  Every invocation ends as exactly one stored or
- * one lost sample, so that invocations == samples + lost always balances.
+ * session's stack depth).  In each mode (stream, aggregate) every
+ * invocation ends as exactly one stored or one lost sample, so that
+ * invocations == stored + lost always balances.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,7 +21,9 @@
 #include <linux/uaccess.h>
 #include <asm/unwind.h>
 
+#include "agg.h"
 #include "compat.h"
+#include "filter.h"
 #include "session.h"
 
 /* The fixed part of a SAMPLE record; see the uapi header. */
@@ -116,6 +119,26 @@ static unsigned int kprof_user_chain(struct pt_regs *regs, u64 *ips,
 	return n;
 }
 
+/*
+ * Append the raw tracepoint record after the chains: { u32 size; u32 0;
+ * bytes, zero-padded to 8 }, cut at KPROF_RAW_MAX.  Returns the new length.
+ */
+static u32 kprof_raw_append(struct kprof_sample *rec, u32 len, struct perf_raw_record *raw)
+{
+	u32 size = min_t(u32, raw->frag.size, KPROF_RAW_MAX);
+	u32 *hdr = (void *)rec + len;
+	u32 padded = ALIGN(size, 8);
+
+	if (size < raw->frag.size)
+		rec->flags |= KPROF_SAMPLE_F_RAW_TRUNC;
+	hdr[0] = size;
+	hdr[1] = 0;
+	memcpy(hdr + 2, raw->frag.data, size);
+	memset((void *)(hdr + 2) + size, 0, padded - size);
+	rec->header.misc |= KPROF_MISC_RAW;
+	return len + 8 + padded;
+}
+
 static void kprof_count_max(local64_t *max, u64 v)
 {
 	u64 old = local64_read(max);
@@ -152,18 +175,22 @@ static void kprof_throttle_record(struct kprof_ring *ring, struct kprof_event *k
 }
 
 /**
- * kprof_overflow() - perf overflow handler of every kprof counter
- * @event: the counter; its overflow_handler_context is our struct kprof_event
- * @data: perf's sample data (period)
- * @regs: the interrupted registers
+ * kprof_sample() - take one sample: store it, aggregate it, or count it lost
+ * @kev: the event
+ * @regs: the interrupted (or probed) registers
+ * @period: events the sample stands for
+ * @raw: a tracepoint's raw record, or NULL
+ * @throttled: the perf core throttled the event at this sample
+ *
+ * The one sampling path of every kind of event: perf counters (through
+ * kprof_overflow()), kprobes and ftrace probes.
  *
  * Context: NMI, hard or soft interrupt, or task context with preemption
  * disabled.  NMI-safe: no locks, no allocation, bounded time.
  */
-void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
-		    struct pt_regs *regs)
+void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
+		  struct perf_raw_record *raw, bool throttled)
 {
-	struct kprof_event *kev = event->overflow_handler_context;
 	struct kprof_session *s = kev->session;
 	struct kprof_session_config *cfg = &s->cfg;
 	struct task_struct *task = current;
@@ -179,14 +206,22 @@ void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 	if (unlikely(!ring))
 		return;		/* a CPU outside the session: no counter there */
 
+	/* a hit its filter drops is no sample: counted apart, not an invocation */
+	if (kev->cfg.nr_filter && raw &&
+	    !kprof_filter_run(kev->cfg.filter, kev->cfg.nr_filter, raw->frag.data,
+			      raw->frag.size)) {
+		local64_inc(&ring->stats.filtered);
+		return;
+	}
+
 	local64_inc(&ring->stats.invocations);
-	if (unlikely(kprof_event_throttled(event)))
+	if (unlikely(throttled))
 		kprof_throttle_record(ring, kev, t0);
 
 	rec = kprof_ring_scratch(ring);
 	rec->time = t0;
 	rec->ip = instruction_pointer(regs);
-	rec->period = data->period;
+	rec->period = period;
 	rec->pid = task_tgid_nr(task);
 	rec->tid = task_pid_nr(task);
 	rec->cpu = ring->cpu;
@@ -219,17 +254,54 @@ void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 	if (rec->flags & KPROF_SAMPLE_F_USTACK_FAULT)
 		local64_inc(&ring->stats.ustack_fault);
 
-	len = sizeof(*rec) + n * sizeof(u64);
-	rec->header.size = len;
-	ret = kprof_ring_write(ring, rec, len);
-	if (likely(!ret))
-		local64_inc(&ring->stats.samples);
-	else
-		kprof_ring_lost(ring, ret == -E2BIG ? KPROF_LOST_TOO_BIG : KPROF_LOST_FULL);
+	if (cfg->flags & KPROF_SESSION_F_STREAM) {
+		len = sizeof(*rec) + n * sizeof(u64);
+		if (raw)
+			len = kprof_raw_append(rec, len, raw);
+		rec->header.size = len;
+		ret = kprof_ring_write(ring, rec, len);
+		if (likely(!ret))
+			local64_inc(&ring->stats.samples);
+		else
+			kprof_ring_lost(ring, ret == -E2BIG ? KPROF_LOST_TOO_BIG :
+							      KPROF_LOST_FULL);
+	}
+	if (cfg->flags & KPROF_SESSION_F_AGGREGATE) {
+		ret = kprof_agg_add(s->agg->cpus[ring->cpu], kev->index, rec->pid, task->comm,
+				    rec->ips, rec->nr_kernel, rec->nr_user);
+		if (likely(!ret))
+			local64_inc(&ring->stats.agg_samples);
+		else	/* not a stream loss: no LOST record */
+			local64_inc(&ring->stats.lost[ret == -EBUSY ? KPROF_LOST_AGG_RESET :
+							     KPROF_LOST_AGG_FULL]);
+	}
 
 	dt = ktime_get_mono_fast_ns() - t0;
 	local64_add(dt, &ring->stats.handler_ns);
 	kprof_count_max(&ring->stats.handler_max_ns, dt);
+}
+
+NOKPROBE_SYMBOL(kprof_sample);
+
+/**
+ * kprof_overflow() - perf overflow handler of every kprof counter
+ * @event: the counter; its overflow_handler_context is our struct kprof_event
+ * @data: perf's sample data (period, and a tracepoint's raw record)
+ * @regs: the interrupted registers
+ *
+ * Context: NMI, hard or soft interrupt, or task context with preemption
+ * disabled.  NMI-safe: no locks, no allocation, bounded time.
+ */
+void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
+		    struct pt_regs *regs)
+{
+	struct perf_raw_record *raw = NULL;
+
+	/* a tracepoint's record: perf's own, never a copy-on-output fragment */
+	if ((data->sample_flags & PERF_SAMPLE_RAW) && data->raw && !data->raw->frag.copy)
+		raw = data->raw;
+	kprof_sample(event->overflow_handler_context, regs, data->period, raw,
+		     kprof_event_throttled(event));
 }
 
 NOKPROBE_SYMBOL(kprof_overflow);

@@ -39,7 +39,9 @@
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 
+#include "agg.h"
 #include "kprof.h"
+#include "probes.h"
 #include "session.h"
 
 /* Threads of the PIDs that one per-task session follows. */
@@ -62,7 +64,9 @@ static void kprof_attr_init(struct perf_event_attr *attr, struct kprof_session *
 	attr->type = kev->cfg.type;
 	attr->size = sizeof(*attr);
 	attr->config = kev->cfg.config;
-	if (s->cfg.freq) {
+	if (kev->cfg.period) {
+		attr->sample_period = kev->cfg.period;
+	} else if (s->cfg.freq) {
 		attr->freq = 1;
 		attr->sample_freq = s->cfg.freq;
 	} else {
@@ -70,6 +74,8 @@ static void kprof_attr_init(struct perf_event_attr *attr, struct kprof_session *
 	}
 	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			    PERF_SAMPLE_PERIOD;
+	if (attr->type == PERF_TYPE_TRACEPOINT)
+		attr->sample_type |= PERF_SAMPLE_RAW;	/* the record, in data->raw */
 	attr->disabled = disabled;
 	attr->exclude_user = !!(kev->cfg.flags & KPROF_EV_F_EXCLUDE_USER);
 	attr->exclude_kernel = !!(kev->cfg.flags & KPROF_EV_F_EXCLUDE_KERNEL);
@@ -124,7 +130,7 @@ static int kprof_cpu_counters_create(struct kprof_session *s, unsigned int cpu,
 		struct kprof_event *kev = &s->events[i];
 		struct perf_event *event;
 
-		if (kev->percpu[cpu])
+		if (kprof_event_is_probe(kev) || kev->percpu[cpu])
 			continue;
 		event = kprof_counter_create(s, kev, cpu, NULL, disabled, extack);
 		if (IS_ERR(event))
@@ -192,7 +198,8 @@ static int kprof_system_wide_start(struct kprof_session *s, struct netlink_ext_a
 	}
 	for_each_cpu_and(cpu, s->cfg.cpus, cpu_online_mask)
 		for (i = 0; i < s->nr_events; i++)
-			perf_event_enable(s->events[i].percpu[cpu]);
+			if (s->events[i].percpu[cpu])
+				perf_event_enable(s->events[i].percpu[cpu]);
 	kprof_hp_session = s;
 	mutex_unlock(&kprof_hp_lock);
 	cpus_read_unlock();
@@ -300,6 +307,10 @@ static int kprof_per_task_start(struct kprof_session *s, struct netlink_ext_ack 
 		for (e = 0; e < s->nr_events; e++) {
 			struct perf_event *event;
 
+			if (kprof_event_is_probe(&s->events[e])) {
+				live++;	/* probed, not counted: see probes.c */
+				continue;
+			}
 			event = kprof_counter_create(s, &s->events[e], -1, s->tasks[i],
 						     true, extack);
 			if (IS_ERR(event) && PTR_ERR(event) == -ESRCH) {
@@ -332,6 +343,8 @@ static void kprof_session_free(struct kprof_session *s)
 
 	for (i = 0; i < s->nr_events; i++)
 		kfree(s->events[i].percpu);
+	kprof_agg_free(s->agg);
+	kprof_probes_free(s);
 	if (s->bufs)
 		kprof_buffers_put(s->bufs);
 	kfree(s->cfg.cpus);
@@ -347,6 +360,7 @@ static void kprof_session_free(struct kprof_session *s)
 static void kprof_session_quiesce(struct kprof_session *s)
 {
 	RCU_INIT_POINTER(kprof_active, NULL);
+	kprof_probes_stop(s);
 	if (s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE)
 		kprof_system_wide_stop(s);
 	else
@@ -371,6 +385,7 @@ static void kprof_session_quiesce(struct kprof_session *s)
 int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 			struct netlink_ext_ack *extack)
 {
+	const struct cpumask *cpus;
 	struct kprof_session *s;
 	unsigned int i;
 	int ret;
@@ -398,25 +413,44 @@ int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 	s->id = atomic64_read(&kprof_core.sessions) + 1;
 	s->start_ns = ktime_get_ns();
 
-	/* per-task samples land on whichever CPU the task runs on */
-	s->bufs = kprof_buffers_alloc(s->id, (s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) ?
-				      s->cfg.cpus : cpu_possible_mask,
-				      s->cfg.buffer_size, s->cfg.watermark);
+	/*
+	 * Per-task samples land on whichever CPU the task runs on.  Without
+	 * streaming the rings only carry the per-CPU counters and scratch
+	 * space: the smallest size does.
+	 */
+	cpus = (s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) ? s->cfg.cpus : cpu_possible_mask;
+	if (!(s->cfg.flags & KPROF_SESSION_F_STREAM))
+		s->cfg.buffer_size = KPROF_MIN_BUFFER_SIZE;
+	s->bufs = kprof_buffers_alloc(s->id, cpus, s->cfg.buffer_size, s->cfg.watermark);
 	if (!s->bufs) {
 		NL_SET_ERR_MSG(extack, "kprof: cannot allocate the ring buffers");
 		ret = -ENOMEM;
 		goto out_free;
 	}
+	if (s->cfg.flags & KPROF_SESSION_F_AGGREGATE) {
+		/* allocated before any counter exists: never on the sampling path */
+		s->agg = kprof_agg_alloc(cpus, s->cfg.agg_entries);
+		if (!s->agg) {
+			NL_SET_ERR_MSG(extack, "kprof: cannot allocate the aggregation tables");
+			ret = -ENOMEM;
+			goto out_free;
+		}
+	}
 
-	ret = kprof_sideband_start(s, extack);
-	if (ret)
-		goto out_free;
+	/* side-band names what a stream reader decodes; tables are named live */
+	if (s->cfg.flags & KPROF_SESSION_F_STREAM) {
+		ret = kprof_sideband_start(s, extack);
+		if (ret)
+			goto out_free;
+	}
 	rcu_assign_pointer(kprof_active, s);
 
 	if (s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE)
 		ret = kprof_system_wide_start(s, extack);
 	else
 		ret = kprof_per_task_start(s, extack);
+	if (!ret)
+		ret = kprof_probes_start(s, extack);
 	if (ret)
 		goto out_quiesce;
 
@@ -475,6 +509,17 @@ struct kprof_session *kprof_session_current(void)
 	return kprof_session;
 }
 
+/* One CPU's counters, table occupancy included; the CPU must have a ring. */
+static void kprof_session_cpu_stats_locked(struct kprof_session *s, unsigned int cpu,
+					   struct kprof_stats_snapshot *st)
+{
+	kprof_ring_stats(s->bufs->rings[cpu], st);
+	if (s->agg && s->agg->cpus[cpu]) {
+		st->agg_used = local_read(&s->agg->cpus[cpu]->used);
+		st->agg_capacity = s->agg->cpus[cpu]->nr_entries;
+	}
+}
+
 /**
  * kprof_session_totals() - the session's counters summed over its CPUs
  * @s: the session
@@ -489,7 +534,7 @@ void kprof_session_totals(struct kprof_session *s, struct kprof_stats_snapshot *
 	for (cpu = 0; cpu < s->bufs->nr_rings; cpu++) {
 		if (!s->bufs->rings[cpu])
 			continue;
-		kprof_ring_stats(s->bufs->rings[cpu], &one);
+		kprof_session_cpu_stats_locked(s, cpu, &one);
 		kprof_stats_add(t, &one);
 	}
 }
@@ -550,6 +595,7 @@ bool kprof_session_info(struct kprof_session_info *info)
 		info->nr_events = s->nr_events;
 		info->nr_tasks = s->nr_tasks;
 		info->start_ns = s->start_ns;
+		info->agg_entries = s->agg ? s->cfg.agg_entries : 0;
 		kprof_session_totals(s, &info->totals);
 	}
 	mutex_unlock(&kprof_core.lock);
@@ -577,7 +623,7 @@ int kprof_session_cpu_stats(unsigned int cpu, u64 *id, struct kprof_stats_snapsh
 	else if (cpu >= s->bufs->nr_rings || !s->bufs->rings[cpu])
 		ret = -ENODEV;
 	else
-		kprof_ring_stats(s->bufs->rings[cpu], st);
+		kprof_session_cpu_stats_locked(s, cpu, st);
 	if (s)
 		*id = s->id;
 	mutex_unlock(&kprof_core.lock);
@@ -601,4 +647,32 @@ struct kprof_buffers *kprof_session_buffers(void)
 	}
 	mutex_unlock(&kprof_core.lock);
 	return bufs;
+}
+
+/**
+ * kprof_session_agg_reset() - empty the session's aggregation tables
+ * @extack: for error messages
+ *
+ * The session keeps sampling into the emptied tables.
+ *
+ * Context: process context; takes kprof_core.lock.
+ * Return: 0, -ENOENT without a session, -EOPNOTSUPP when it does not
+ * aggregate.
+ */
+int kprof_session_agg_reset(struct netlink_ext_ack *extack)
+{
+	int ret = 0;
+
+	mutex_lock(&kprof_core.lock);
+	if (!kprof_session) {
+		NL_SET_ERR_MSG(extack, "kprof: no session");
+		ret = -ENOENT;
+	} else if (!kprof_session->agg) {
+		NL_SET_ERR_MSG(extack, "kprof: the session does not aggregate");
+		ret = -EOPNOTSUPP;
+	} else {
+		kprof_agg_reset(kprof_session->agg);
+	}
+	mutex_unlock(&kprof_core.lock);
+	return ret;
 }

@@ -23,6 +23,11 @@ struct nlattr;
  * @flags: KPROF_EV_F_*
  * @name: the user's spelling, for reports
  * @attr: the netlink attribute it came from, for error messages
+ * @period: this event's period; 0 for the session's frequency or period
+ * @nr_filter: instructions in @filter; 0 for none
+ * @filter: a tracepoint filter, checked
+ * @symbol: the kprobe's function or the ftrace event's glob
+ * @offset: the kprobe's offset
  */
 struct kprof_event_config {
 	u32 type;
@@ -30,6 +35,11 @@ struct kprof_event_config {
 	u32 flags;
 	char name[KPROF_EVENT_NAME_MAX];
 	const struct nlattr *attr;
+	u64 period;
+	u32 nr_filter;
+	struct kprof_filter_insn filter[KPROF_FILTER_MAX_INSNS];
+	char symbol[KPROF_SYMBOL_MAX];
+	u32 offset;
 };
 
 /**
@@ -42,6 +52,7 @@ struct kprof_session_config {
 	u32 buffer_size;
 	u32 stack_depth;
 	u32 watermark;
+	u32 agg_entries;
 	struct cpumask *cpus;	/* kzalloc(cpumask_size()), owned */
 	unsigned int nr_pids;
 	pid_t pids[KPROF_MAX_PIDS];
@@ -58,13 +69,22 @@ struct kprof_session;
  * @index: its index, as recorded in samples
  * @cfg: what was requested
  * @percpu: system-wide counters, one per CPU (NULL where none)
+ * @probe: the kprobe or ftrace probe of a probe event
  */
 struct kprof_event {
 	struct kprof_session *session;
 	u16 index;
 	struct kprof_event_config cfg;
 	struct perf_event **percpu;
+	struct kprof_probe *probe;
 };
+
+/* Events kprof probes itself, not perf counters. */
+static inline bool kprof_event_is_probe(const struct kprof_event *kev)
+{
+	return kev->cfg.type == KPROF_TYPE_KPROBE || kev->cfg.type == KPROF_TYPE_FTRACE ||
+	       kev->cfg.type == KPROF_TYPE_LATENCY;
+}
 
 /* Processes followed by a per-task session: lock-free open addressing. */
 #define KPROF_PIDSET_SLOTS	4096
@@ -105,6 +125,7 @@ struct kprof_mmap_queue {
  * @mmap_queues: per-CPU MMAP notes
  * @mmap_work: turns MMAP notes into records
  * @sideband_on: the side-band hooks are registered
+ * @agg: aggregation tables (KPROF_SESSION_F_AGGREGATE), else NULL
  */
 struct kprof_session {
 	u64 id;
@@ -121,6 +142,7 @@ struct kprof_session {
 	struct kprof_mmap_queue **mmap_queues;
 	struct work_struct mmap_work;
 	bool sideband_on;
+	struct kprof_agg *agg;
 };
 
 /**
@@ -139,6 +161,7 @@ struct kprof_session_info {
 	unsigned int nr_events;
 	unsigned int nr_tasks;
 	u64 start_ns;
+	u32 agg_entries;
 	struct kprof_stats_snapshot totals;
 };
 
@@ -152,12 +175,16 @@ struct kprof_session *kprof_session_current(void);
 bool kprof_session_info(struct kprof_session_info *info);
 int kprof_session_cpu_stats(unsigned int cpu, u64 *id, struct kprof_stats_snapshot *st);
 struct kprof_buffers *kprof_session_buffers(void);
+int kprof_session_agg_reset(struct netlink_ext_ack *extack);
 void kprof_session_totals(struct kprof_session *s, struct kprof_stats_snapshot *t);
 
 int kprof_session_init(void);
 void kprof_session_exit(void);
 
 /* sample.c */
+struct perf_raw_record;
+void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
+		  struct perf_raw_record *raw, bool throttled);
 void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs);
 

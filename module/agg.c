@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof - in-kernel aggregation.
+ *
+ * In aggregate mode the overflow handler does not stream a record: it
+ * counts the sample in its CPU's table, keyed by (event, process, kernel
+ * chain, user chain).  Tables are preallocated when the session starts
+ * and written without locks or allocation, from any context, NMI included:
+ *
+ *  - a slot is claimed with cmpxchg(EMPTY -> WRITING), filled, and
+ *    published with a release store of VALID; readers on other CPUs see
+ *    only VALID entries, so never a torn one;
+ *  - a hash match is confirmed by comparing the whole key, frames included:
+ *    two different stacks are never merged (unlike BPF stack maps);
+ *  - the frames live in a per-CPU pool handed out by a bump counter;
+ *  - a sample that finds no slot within KPROF_AGG_PROBES probes, or no room
+ *    in the pool, is counted as lost (KPROF_LOST_AGG_FULL), never written
+ *    over another key.
+ *
+ * A writer interrupted between claiming and publishing a slot (an NMI
+ * sampling the same stack) may make the nested writer take another slot for
+ * the same key: readers add duplicate keys up, nothing is lost.
+ *
+ * Memory per CPU: nr_entries * (sizeof(struct kprof_agg_entry) +
+ * KPROF_AGG_FRAMES_PER_ENTRY * 8) bytes, 256 bytes an entry; 4 MiB for
+ * the default 16384 entries.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/jhash.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "agg.h"
+
+/**
+ * kprof_agg_bytes() - kernel memory of one CPU's table
+ * @nr_entries: entries per CPU
+ *
+ * Return: bytes.
+ */
+u64 kprof_agg_bytes(u32 nr_entries)
+{
+	return (u64)nr_entries * (sizeof(struct kprof_agg_entry) +
+				  KPROF_AGG_FRAMES_PER_ENTRY * sizeof(u64));
+}
+
+static void kprof_agg_cpu_free(struct kprof_agg_cpu *t)
+{
+	if (!t)
+		return;
+	vfree(t->entries);
+	vfree(t->pool);
+	kfree(t);
+}
+
+/**
+ * kprof_agg_alloc() - allocate the tables of a session
+ * @cpus: the CPUs that get a table
+ * @nr_entries: entries per CPU, a power of two
+ *
+ * Context: process context, may sleep.
+ * Return: the tables, or NULL when out of memory.
+ */
+struct kprof_agg *kprof_agg_alloc(const struct cpumask *cpus, u32 nr_entries)
+{
+	struct kprof_agg *agg;
+	unsigned int cpu;
+
+	agg = kzalloc(struct_size(agg, cpus, nr_cpu_ids), GFP_KERNEL);
+	if (!agg)
+		return NULL;
+	agg->nr_cpus = nr_cpu_ids;
+	agg->nr_entries = nr_entries;
+
+	for_each_cpu(cpu, cpus) {
+		struct kprof_agg_cpu *t;
+
+		t = kzalloc_node(sizeof(*t), GFP_KERNEL, cpu_to_node(cpu));
+		if (!t)
+			goto out_free;
+		agg->cpus[cpu] = t;
+		t->nr_entries = nr_entries;
+		t->pool_size = nr_entries * KPROF_AGG_FRAMES_PER_ENTRY;
+		t->entries = vzalloc_node(array_size(nr_entries, sizeof(*t->entries)),
+					  cpu_to_node(cpu));
+		t->pool = vmalloc_node(array_size(t->pool_size, sizeof(u64)), cpu_to_node(cpu));
+		if (!t->entries || !t->pool)
+			goto out_free;
+		local_set(&t->pool_used, 0);
+		local_set(&t->used, 0);
+	}
+	return agg;
+
+out_free:
+	kprof_agg_free(agg);
+	return NULL;
+}
+
+void kprof_agg_free(struct kprof_agg *agg)
+{
+	unsigned int cpu;
+
+	if (!agg)
+		return;
+	for (cpu = 0; cpu < agg->nr_cpus; cpu++)
+		kprof_agg_cpu_free(agg->cpus[cpu]);
+	kfree(agg);
+}
+
+static bool kprof_agg_same(struct kprof_agg_cpu *t, const struct kprof_agg_entry *e,
+			   u64 hash, u16 event, u32 pid, const u64 *ips, u16 nr_kernel,
+			   u16 nr_user)
+{
+	return e->hash == hash && e->pid == pid && e->event == event &&
+	       e->nr_kernel == nr_kernel && e->nr_user == nr_user &&
+	       !memcmp(t->pool + e->frames, ips, (nr_kernel + nr_user) * sizeof(u64));
+}
+
+/**
+ * kprof_agg_add() - count one sample in this CPU's table
+ * @t: this CPU's table
+ * @event: event index
+ * @pid: process
+ * @comm: the task's name
+ * @ips: @nr_kernel kernel frames then @nr_user user frames
+ * @nr_kernel: kernel frames
+ * @nr_user: user frames
+ *
+ * Context: any, NMI included, on @t's own CPU.  No locks, no allocation,
+ * at most KPROF_AGG_PROBES probes.
+ * Return: 0 when counted; -ENOSPC when the table or its pool is full;
+ * -EBUSY while a reset clears the table.
+ */
+int kprof_agg_add(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
+		  const u64 *ips, u16 nr_kernel, u16 nr_user)
+{
+	u32 n = nr_kernel + nr_user;
+	u32 mask = t->nr_entries - 1;
+	u32 i, slot;
+	u64 hash;
+
+	if (unlikely(READ_ONCE(t->resetting)))
+		return -EBUSY;
+
+	hash = jhash2((const u32 *)ips, n * 2, pid ^ ((u32)event << 16) ^ nr_kernel);
+	hash = (hash << 32) | (pid ^ ((u64)nr_user << 20));
+	slot = (u32)(hash >> 32) & mask;
+
+	for (i = 0; i < KPROF_AGG_PROBES && i <= mask; i++, slot = (slot + 1) & mask) {
+		struct kprof_agg_entry *e = &t->entries[slot];
+		unsigned long off;
+		u32 state;
+
+		/* acquire matches the release of VALID by a writer we interrupted */
+		state = smp_load_acquire(&e->state);
+
+		if (state == KPROF_AGG_VALID) {
+			if (kprof_agg_same(t, e, hash, event, pid, ips, nr_kernel, nr_user)) {
+				local64_inc(&e->count);
+				return 0;
+			}
+			continue;
+		}
+		if (state != KPROF_AGG_EMPTY ||
+		    cmpxchg(&e->state, KPROF_AGG_EMPTY, KPROF_AGG_WRITING) != KPROF_AGG_EMPTY)
+			continue;	/* a nested writer is filling it */
+
+		off = local_add_return(n, &t->pool_used) - n;
+		if (off + n > t->pool_size) {
+			WRITE_ONCE(e->state, KPROF_AGG_EMPTY);
+			return -ENOSPC;
+		}
+		memcpy(t->pool + off, ips, n * sizeof(u64));
+		e->frames = off;
+		e->hash = hash;
+		e->pid = pid;
+		e->event = event;
+		e->nr_kernel = nr_kernel;
+		e->nr_user = nr_user;
+		memcpy(e->comm, comm, sizeof(e->comm));
+		e->comm[sizeof(e->comm) - 1] = '\0';
+		local64_set(&e->count, 1);
+		local_inc(&t->used);
+		/* release matches readers' acquire: the entry is complete */
+		smp_store_release(&e->state, KPROF_AGG_VALID);
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+/* Runs on the table's CPU with interrupts off: no writer but an NMI. */
+static void kprof_agg_reset_cpu(void *arg)
+{
+	struct kprof_agg_cpu *t = arg;
+
+	WRITE_ONCE(t->resetting, 1);
+	barrier();
+	memset(t->entries, 0, array_size(t->nr_entries, sizeof(*t->entries)));
+	local_set(&t->pool_used, 0);
+	local_set(&t->used, 0);
+	barrier();
+	WRITE_ONCE(t->resetting, 0);
+}
+
+/**
+ * kprof_agg_reset() - empty every table without stopping the session
+ * @agg: the tables
+ *
+ * Each table is cleared on its own CPU with interrupts disabled, so only an
+ * NMI can sample meanwhile; it finds the table resetting and counts its
+ * sample as lost (KPROF_LOST_AGG_RESET).  A CPU that is offline has no
+ * writer and is cleared from here.
+ *
+ * Context: process context; takes cpus_read_lock() to pin CPUs.
+ */
+void kprof_agg_reset(struct kprof_agg *agg)
+{
+	unsigned int cpu;
+
+	cpus_read_lock();
+	for (cpu = 0; cpu < agg->nr_cpus; cpu++) {
+		struct kprof_agg_cpu *t = agg->cpus[cpu];
+
+		if (!t)
+			continue;
+		if (cpu_online(cpu))
+			smp_call_function_single(cpu, kprof_agg_reset_cpu, t, 1);
+		else
+			kprof_agg_reset_cpu(t);
+	}
+	cpus_read_unlock();
+}

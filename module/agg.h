@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprof - in-kernel aggregation of samples into per-CPU stack tables.
+ */
+#ifndef _KPROF_AGG_H
+#define _KPROF_AGG_H
+
+#include <linux/types.h>
+#include <asm/local.h>
+#include <asm/local64.h>
+#include <uapi/linux/kprof.h>
+
+/* frames of stack pool per entry (average depth the pool is sized for) */
+#define KPROF_AGG_FRAMES_PER_ENTRY	24
+/* probes of the open-addressing table before the sample counts as lost */
+#define KPROF_AGG_PROBES		64
+
+enum kprof_agg_state {
+	KPROF_AGG_EMPTY = 0,
+	KPROF_AGG_WRITING,
+	KPROF_AGG_VALID,
+};
+
+/**
+ * struct kprof_agg_entry - one distinct (event, process, stacks) key
+ * @state: enum kprof_agg_state; VALID is published after everything else
+ * @event: event index
+ * @nr_kernel: kernel frames at @frames
+ * @nr_user: user frames after them
+ * @pid: process (tgid)
+ * @frames: offset of the frames in the CPU's pool
+ * @hash: hash of the key, checked before the full comparison
+ * @count: samples of this key
+ * @comm: the task's name when the key was first seen
+ */
+struct kprof_agg_entry {
+	u32 state;
+	u16 event;
+	u16 nr_kernel;
+	u16 nr_user;
+	u16 __pad;
+	u32 pid;
+	u32 frames;
+	u64 hash;
+	local64_t count;
+	char comm[16];
+};
+
+/**
+ * struct kprof_agg_cpu - one CPU's table
+ * @entries: open-addressing table, @nr_entries (a power of two) slots
+ * @pool: frames of the entries
+ * @pool_size: frames in @pool
+ * @pool_used: frames handed out
+ * @used: entries in use
+ * @resetting: a reset is clearing this table
+ */
+struct kprof_agg_cpu {
+	struct kprof_agg_entry *entries;
+	u32 nr_entries;
+	u64 *pool;
+	u32 pool_size;
+	local_t pool_used;
+	local_t used;
+	int resetting;
+};
+
+/**
+ * struct kprof_agg - the tables of a session, one per possible CPU
+ */
+struct kprof_agg {
+	unsigned int nr_cpus;
+	u32 nr_entries;
+	struct kprof_agg_cpu *cpus[];
+};
+
+struct kprof_agg *kprof_agg_alloc(const struct cpumask *cpus, u32 nr_entries);
+void kprof_agg_free(struct kprof_agg *agg);
+int kprof_agg_add(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
+		  const u64 *ips, u16 nr_kernel, u16 nr_user);
+void kprof_agg_reset(struct kprof_agg *agg);
+u64 kprof_agg_bytes(u32 nr_entries);
+
+/**
+ * kprof_agg_entry_get() - a VALID entry of a table, or NULL
+ * @t: the table
+ * @slot: the slot
+ *
+ * Context: any reader; the entry's fields are complete once VALID is seen.
+ */
+static inline struct kprof_agg_entry *kprof_agg_entry_get(struct kprof_agg_cpu *t, u32 slot)
+{
+	struct kprof_agg_entry *e = &t->entries[slot];
+
+	/* acquire matches the writer's release of VALID */
+	if (smp_load_acquire(&e->state) != KPROF_AGG_VALID)
+		return NULL;
+	return e;
+}
+
+static inline const u64 *kprof_agg_frames(struct kprof_agg_cpu *t,
+					  const struct kprof_agg_entry *e)
+{
+	return t->pool + e->frames;
+}
+
+#endif /* _KPROF_AGG_H */

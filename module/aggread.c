@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof - reading the aggregation tables: debugfs report, folded and reset,
+ * and the AGG_DUMP / AGG_RESET netlink commands.
+ *
+ * Readers never stop sampling: they walk the per-CPU tables while the
+ * handlers keep counting, and see only entries whose VALID state was
+ * published after their contents (agg.c), so never a torn entry.  Counts
+ * read while sampling go on are a moment's snapshot.
+ *
+ * Kernel frames are named in the kernel (%ps).  User frames are named
+ * dso+0xoffset from the process's mappings at read time, while it lives,
+ * and [unknown] otherwise; kprofctl names them fully with libelf.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/jhash.h>
+#include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <net/genetlink.h>
+
+#include "agg.h"
+#include "aggread.h"
+#include "kprof.h"
+#include "session.h"
+
+/* The session's tables, or NULL; kprof_core.lock held. */
+static struct kprof_agg *kprof_agg_current(struct kprof_session **sp)
+{
+	struct kprof_session *s = kprof_session_current();
+
+	*sp = s;
+	return s ? s->agg : NULL;
+}
+
+/* The process's mm while it lives, for naming user frames; mmput() it. */
+static struct mm_struct *kprof_agg_mm(u32 pid)
+{
+	struct task_struct *task = NULL;
+	struct mm_struct *mm = NULL;
+	struct pid *p;
+
+	p = find_get_pid(pid);
+	if (p)
+		task = get_pid_task(p, PIDTYPE_TGID);
+	put_pid(p);
+	if (task) {
+		mm = get_task_mm(task);
+		put_task_struct(task);
+	}
+	return mm;
+}
+
+/* "dso+0xoffset" of a user address, or "[unknown]"; mmap lock held. */
+static int kprof_agg_user_name(char *buf, size_t len, struct mm_struct *mm, u64 addr)
+{
+	struct vm_area_struct *vma = mm ? vma_lookup(mm, addr) : NULL;
+
+	if (!vma || !vma->vm_file)
+		return scnprintf(buf, len, "[unknown]");
+	return scnprintf(buf, len, "%pD+0x%llx", vma->vm_file,
+			 addr - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT));
+}
+
+/* --- report: hottest leaf functions per event ---------------------------- */
+
+struct kprof_agg_row {
+	u64 count;
+	u32 event;
+	bool kernel;
+	char comm[16];
+	char sym[96];
+};
+
+static int kprof_agg_row_cmp(const void *a, const void *b)
+{
+	const struct kprof_agg_row *x = a, *y = b;
+
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->sym, y->sym);
+}
+
+#define KPROF_REPORT_ROWS_PER_EVENT	100
+
+/* The report row of an entry: its event, command and leaf function. */
+static void kprof_agg_leaf_row(const struct kprof_agg_entry *e, const u64 *f,
+			       struct kprof_agg_row *row)
+{
+	struct mm_struct *mm;
+
+	memset(row, 0, sizeof(*row));
+	row->count = local64_read(&e->count);
+	row->event = e->event;
+	memcpy(row->comm, e->comm, sizeof(row->comm));
+	if (e->nr_kernel) {
+		row->kernel = true;
+		scnprintf(row->sym, sizeof(row->sym), "%ps", (void *)(unsigned long)f[0]);
+		return;
+	}
+	mm = kprof_agg_mm(e->pid);
+	if (mm)
+		mmap_read_lock(mm);
+	kprof_agg_user_name(row->sym, sizeof(row->sym), mm, f[0]);
+	if (mm) {
+		mmap_read_unlock(mm);
+		mmput(mm);
+	}
+}
+
+/* Add @row to @rows, merging it with a row of the same key. */
+static void kprof_agg_row_merge(struct kprof_agg_row *rows, u32 *nr_rows, u32 max_rows,
+				u32 *index, u32 mask, const struct kprof_agg_row *row)
+{
+	u32 h = jhash(row->sym, strlen(row->sym),
+		      jhash(row->comm, strlen(row->comm), row->event)) & mask;
+
+	while (index[h]) {
+		struct kprof_agg_row *r = &rows[index[h] - 1];
+
+		if (r->event == row->event && r->kernel == row->kernel &&
+		    !strcmp(r->comm, row->comm) && !strcmp(r->sym, row->sym)) {
+			r->count += row->count;
+			return;
+		}
+		h = (h + 1) & mask;
+	}
+	if (*nr_rows < max_rows) {
+		rows[*nr_rows] = *row;
+		index[h] = ++*nr_rows;
+	}
+}
+
+/**
+ * kprof_agg_report_show() - debugfs report: per event, the hottest leaves
+ * @m: the seq_file
+ * @v: unused
+ *
+ * Context: process context; takes kprof_core.lock, and the mmap lock of
+ * each sampled process that still lives.
+ * Return: 0 or -ENOMEM.
+ */
+int kprof_agg_report_show(struct seq_file *m, void *v)
+{
+	u64 totals[KPROF_MAX_EVENTS] = {}, lost_full = 0, lost_reset = 0;
+	struct kprof_agg_row *rows = NULL, row;
+	u32 *index = NULL, nr_rows = 0, max_rows = 0, mask;
+	struct kprof_session *s;
+	struct kprof_agg *agg;
+	unsigned int cpu, ev, shown = 0;
+	int ret = 0;
+	u32 slot;
+
+	mutex_lock(&kprof_core.lock);
+	agg = kprof_agg_current(&s);
+	if (!agg) {
+		seq_puts(m, s ? "the session does not aggregate\n" : "no session\n");
+		goto out_unlock;
+	}
+	for (cpu = 0; cpu < agg->nr_cpus; cpu++)
+		if (agg->cpus[cpu])
+			max_rows += local_read(&agg->cpus[cpu]->used);
+	max_rows = max_rows ? max_rows : 1;
+	mask = roundup_pow_of_two(max_rows * 2) - 1;
+	rows = kvcalloc(max_rows, sizeof(*rows), GFP_KERNEL);
+	index = kvcalloc(mask + 1, sizeof(*index), GFP_KERNEL);
+	if (!rows || !index) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+
+	for (cpu = 0; cpu < agg->nr_cpus; cpu++) {
+		struct kprof_agg_cpu *t = agg->cpus[cpu];
+
+		if (!t)
+			continue;
+		for (slot = 0; slot < t->nr_entries; slot++) {
+			struct kprof_agg_entry *e = kprof_agg_entry_get(t, slot);
+
+			if (!e || e->event >= s->nr_events || (!e->nr_kernel && !e->nr_user))
+				continue;
+			kprof_agg_leaf_row(e, kprof_agg_frames(t, e), &row);
+			totals[e->event] += row.count;
+			kprof_agg_row_merge(rows, &nr_rows, max_rows, index, mask, &row);
+			cond_resched();
+		}
+	}
+	sort(rows, nr_rows, sizeof(*rows), kprof_agg_row_cmp, NULL);
+
+	for (cpu = 0; cpu < agg->nr_cpus; cpu++) {
+		struct kprof_stats_snapshot st;
+
+		if (!s->bufs->rings[cpu])
+			continue;
+		kprof_ring_stats(s->bufs->rings[cpu], &st);
+		lost_full += st.lost_agg_full;
+		lost_reset += st.lost_agg_reset;
+	}
+	seq_printf(m, "# kprof report: session %llu, %s, %u entries per CPU\n", s->id,
+		   kprof_state_name(kprof_core.state), agg->nr_entries);
+	seq_printf(m, "# lost: %llu (table full), %llu (during reset)\n", lost_full, lost_reset);
+	for (ev = 0; ev < s->nr_events; ev++) {
+		unsigned int i;
+
+		seq_printf(m, "#\n# event %u: %s: %llu samples\n", ev, s->events[ev].cfg.name,
+			   totals[ev]);
+		seq_printf(m, "# %8s %10s  %-16s %s\n", "Overhead", "Samples", "Command", "Symbol");
+		for (i = 0, shown = 0; i < nr_rows; i++) {
+			struct kprof_agg_row *r = &rows[i];
+
+			if (r->event != ev || shown++ == KPROF_REPORT_ROWS_PER_EVENT)
+				continue;
+			seq_printf(m, "  %7llu.%02llu%% %10llu  %-16s [%c] %s\n",
+				   div64_u64(r->count * 100, totals[ev]),
+				   div64_u64(r->count * 10000, totals[ev]) % 100,
+				   r->count, r->comm, r->kernel ? 'k' : '.', r->sym);
+		}
+	}
+
+out_unlock:
+	mutex_unlock(&kprof_core.lock);
+	kvfree(index);
+	kvfree(rows);
+	return ret;
+}
+
+/* --- folded: one collapsed stack per line -------------------------------- */
+
+/*
+ * The first valid entry at or after *pos (cpu << 32 | slot), its table in
+ * *tp; NULL at the end.  kprof_core.lock held.
+ */
+static struct kprof_agg_entry *kprof_agg_find(loff_t *pos, struct kprof_agg_cpu **tp)
+{
+	struct kprof_session *s;
+	struct kprof_agg *agg = kprof_agg_current(&s);
+	u64 cpu = *pos >> 32;
+	u32 slot = *pos & 0xffffffff;
+
+	if (!agg)
+		return NULL;
+	for (; cpu < agg->nr_cpus; cpu++, slot = 0) {
+		struct kprof_agg_cpu *t = agg->cpus[cpu];
+
+		if (!t)
+			continue;
+		for (; slot < t->nr_entries; slot++) {
+			struct kprof_agg_entry *e = kprof_agg_entry_get(t, slot);
+
+			if (e && e->event < s->nr_events) {
+				*pos = (cpu << 32) | slot;
+				*tp = t;
+				return e;
+			}
+		}
+	}
+	*pos = (u64)agg->nr_cpus << 32;
+	return NULL;
+}
+
+static void *kprof_agg_folded_find(struct seq_file *m, loff_t *pos)
+{
+	struct kprof_agg_cpu *t;
+	struct kprof_agg_entry *e = kprof_agg_find(pos, &t);
+
+	if (e)
+		m->private = t;
+	return e;
+}
+
+static void *kprof_agg_folded_start(struct seq_file *m, loff_t *pos)
+{
+	mutex_lock(&kprof_core.lock);
+	return kprof_agg_folded_find(m, pos);
+}
+
+static void *kprof_agg_folded_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return kprof_agg_folded_find(m, pos);
+}
+
+static void kprof_agg_folded_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&kprof_core.lock);
+}
+
+static int kprof_agg_folded_show(struct seq_file *m, void *v)
+{
+	struct kprof_agg_entry *e = v;
+	struct kprof_agg_cpu *t = m->private;
+	const u64 *f = kprof_agg_frames(t, e);
+	struct kprof_session *s = kprof_session_current();
+	struct mm_struct *mm = NULL;
+	char name[128];
+	int i;
+
+	seq_printf(m, "%s", e->comm);
+	if (s->nr_events > 1)
+		seq_printf(m, ";[%s]", s->events[e->event].cfg.name);
+	if (e->nr_user) {
+		mm = kprof_agg_mm(e->pid);
+		if (mm)
+			mmap_read_lock(mm);
+		/* outermost first: user frames from the last, then kernel */
+		for (i = e->nr_kernel + e->nr_user - 1; i >= e->nr_kernel; i--) {
+			kprof_agg_user_name(name, sizeof(name), mm, f[i]);
+			seq_printf(m, ";%s", name);
+		}
+		if (mm) {
+			mmap_read_unlock(mm);
+			mmput(mm);
+		}
+	}
+	for (i = e->nr_kernel - 1; i >= 0; i--)
+		seq_printf(m, ";%ps_[k]", (void *)(unsigned long)f[i]);
+	seq_printf(m, " %llu\n", (u64)local64_read(&e->count));
+	return 0;
+}
+
+const struct seq_operations kprof_agg_folded_sops = {
+	.start	= kprof_agg_folded_start,
+	.next	= kprof_agg_folded_next,
+	.stop	= kprof_agg_folded_stop,
+	.show	= kprof_agg_folded_show,
+};
+
+/**
+ * kprof_agg_reset_write() - debugfs reset: writing "1" empties the tables
+ * @file: the file
+ * @ubuf: the user's buffer
+ * @count: its size
+ * @ppos: the position
+ *
+ * Return: @count, or a negative errno.
+ */
+ssize_t kprof_agg_reset_write(struct file *file, const char __user *ubuf, size_t count,
+			      loff_t *ppos)
+{
+	bool reset;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, count, &reset);
+	if (ret)
+		return ret;
+	if (!reset)
+		return -EINVAL;
+	ret = kprof_session_agg_reset(NULL);
+	return ret ? ret : count;
+}
+
+/* --- netlink -------------------------------------------------------------- */
+
+/**
+ * kprof_agg_dump() - AGG_DUMP: fill @skb with entries from the cursor on
+ * @skb: the message buffer
+ * @cb: the dump; args[0] is the cursor (cpu << 32 | slot), args[1] the
+ *	session id
+ * @put: fills one entry's message
+ *
+ * Context: process context; takes kprof_core.lock.
+ * Return: the length of @skb, 0 when done, or a negative errno.
+ */
+int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		   int (*put)(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
+			      unsigned int cpu, const struct kprof_agg_entry *e,
+			      const u64 *frames))
+{
+	struct kprof_session *s;
+	struct kprof_agg *agg;
+	loff_t pos = cb->args[0];
+	int ret = 0;
+
+	mutex_lock(&kprof_core.lock);
+	agg = kprof_agg_current(&s);
+	if (!agg) {
+		if (!cb->args[0] && !cb->args[1]) {
+			if (s)
+				NL_SET_ERR_MSG(cb->extack, "kprof: the session does not aggregate");
+			else
+				NL_SET_ERR_MSG(cb->extack, "kprof: no session");
+			ret = s ? -EOPNOTSUPP : -ENOENT;
+		}
+		goto out_unlock;
+	}
+	if (cb->args[1] && cb->args[1] != s->id) {
+		/* a new session between two parts of the dump */
+		cb->seq = 1;
+		genl_dump_check_consistent(cb, NULL);
+		goto out_unlock;
+	}
+	cb->args[1] = s->id;
+
+	for (;;) {
+		struct kprof_agg_cpu *t;
+		struct kprof_agg_entry *e = kprof_agg_find(&pos, &t);
+
+		if (!e || put(skb, cb, s->id, pos >> 32, e, kprof_agg_frames(t, e)))
+			break;
+		pos++;
+	}
+	cb->args[0] = pos;
+	ret = skb->len;
+out_unlock:
+	mutex_unlock(&kprof_core.lock);
+	return ret;
+}

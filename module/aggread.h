@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprof - readers of the aggregation tables.
+ */
+#ifndef _KPROF_AGGREAD_H
+#define _KPROF_AGGREAD_H
+
+#include <linux/netlink.h>
+#include <linux/seq_file.h>
+
+struct kprof_agg_entry;
+
+int kprof_agg_report_show(struct seq_file *m, void *v);
+extern const struct seq_operations kprof_agg_folded_sops;
+ssize_t kprof_agg_reset_write(struct file *file, const char __user *ubuf, size_t count,
+			      loff_t *ppos);
+int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		   int (*put)(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
+			      unsigned int cpu, const struct kprof_agg_entry *e,
+			      const u64 *frames));
+
+#endif /* _KPROF_AGGREAD_H */

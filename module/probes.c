@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof - probes kprof places itself: kprobes and ftrace function probes.
+ *
+ * KPROF_TYPE_KPROBE
+ *	a kprobe on a function (+ offset); every hit is a sample, with the
+ *	same chains and modes as any other event.
+ * KPROF_TYPE_FTRACE
+ *	an ftrace_ops filtered on a glob of traceable functions; every hit is
+ *	counted per function and CPU (debugfs probes) and is a sample whose IP
+ *	is the function's, so reports count hits per function, with their
+ *	call chains when the session records them.
+ * KPROF_TYPE_LATENCY
+ *	a kretprobe timing each call from entry to return into per-CPU log2
+ *	histograms of nanoseconds (debugfs latency, KPROF_CMD_HIST_DUMP);
+ *	calls the kretprobe had no instance for are counted as missed.
+ *
+ * Per-task sessions take only the hits of the processes they follow.
+ * Probes are registered after the counters exist and unregistered when the
+ * session stops, errors out or the module goes away; both unregister calls
+ * wait for handlers still running, so no handler can run in freed module
+ * code.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <linux/netlink.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "probes.h"
+#include "session.h"
+
+/* per-CPU hit counts of an ftrace probe: open addressing on the function */
+#define KPROF_FUNC_SLOTS	(2 * KPROF_MAX_PROBE_FUNCS)
+
+struct kprof_func_count {
+	unsigned long ip;
+	local64_t hits;
+};
+
+/* A per-CPU latency histogram; bucket i: [2^i, 2^(i+1)) ns. */
+struct kprof_hist {
+	local64_t buckets[KPROF_HIST_BUCKETS];
+	local64_t count;
+	local64_t sum_ns;
+	local64_t max_ns;
+};
+
+/**
+ * struct kprof_probe - a probe of one event
+ * @kev: its event
+ * @kp: the kprobe (KPROF_TYPE_KPROBE)
+ * @ops: the ftrace_ops (KPROF_TYPE_FTRACE)
+ * @hits: hits per CPU, of the process filter's survivors
+ * @funcs: per CPU, hits per function (ftrace)
+ * @rp: the kretprobe (KPROF_TYPE_LATENCY)
+ * @hist: per-CPU latency histograms (KPROF_TYPE_LATENCY)
+ * @registered: @kp, @ops or @rp is live
+ */
+struct kprof_probe {
+	struct kprof_event *kev;
+	struct kprobe kp;
+	struct ftrace_ops ops;
+	struct kretprobe rp;
+	struct kprof_hist __percpu *hist;
+	u64 __percpu *hits;
+	struct kprof_func_count **funcs;
+	bool registered;
+};
+
+static bool kprof_probe_wanted(struct kprof_event *kev)
+{
+	struct kprof_session *s = kev->session;
+
+	return (s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) ?
+		cpumask_test_cpu(smp_processor_id(), s->cfg.cpus) :
+		kprof_pidset_has(s, task_tgid_nr(current));
+}
+
+static int kprof_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kprof_probe *p = container_of(kp, struct kprof_probe, kp);
+
+	if (!kprof_probe_wanted(p->kev))
+		return 0;
+	this_cpu_inc(*p->hits);
+	kprof_sample(p->kev, regs, 1, NULL, false);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kprof_kprobe_pre);
+
+static int kprof_lat_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kprof_probe *p = container_of(get_kretprobe(ri), struct kprof_probe, rp);
+
+	if (!kprof_probe_wanted(p->kev))
+		return 1;	/* not ours: no return probe for this call */
+	*(u64 *)ri->data = ktime_get_mono_fast_ns();
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kprof_lat_entry);
+
+static int kprof_lat_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kprof_probe *p = container_of(get_kretprobe(ri), struct kprof_probe, rp);
+	struct kprof_hist *h = this_cpu_ptr(p->hist);
+	u64 ns = ktime_get_mono_fast_ns() - *(u64 *)ri->data;
+	u64 old;
+
+	this_cpu_inc(*p->hits);
+	local64_inc(&h->buckets[ns ? min(fls64(ns) - 1, KPROF_HIST_BUCKETS - 1) : 0]);
+	local64_inc(&h->count);
+	local64_add(ns, &h->sum_ns);
+	old = local64_read(&h->max_ns);
+	while (ns > old) {
+		u64 prev = local64_cmpxchg(&h->max_ns, old, ns);
+
+		if (prev == old)
+			break;
+		old = prev;
+	}
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kprof_lat_return);
+
+static void kprof_func_count(struct kprof_probe *p, unsigned long ip)
+{
+	struct kprof_func_count *t = p->funcs[smp_processor_id()];
+	u32 i, slot = hash_long(ip, 32) % KPROF_FUNC_SLOTS;
+
+	for (i = 0; i < KPROF_FUNC_SLOTS; i++, slot = (slot + 1) % KPROF_FUNC_SLOTS) {
+		unsigned long cur = READ_ONCE(t[slot].ip);
+
+		if (!cur)
+			cur = cmpxchg(&t[slot].ip, 0, ip) ?: ip;
+		if (cur == ip) {
+			local64_inc(&t[slot].hits);
+			return;
+		}
+	}
+}
+
+static void notrace kprof_ftrace_func(unsigned long ip, unsigned long parent_ip,
+				      struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	struct kprof_probe *p = container_of(ops, struct kprof_probe, ops);
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+
+	if (!regs || !kprof_probe_wanted(p->kev))
+		return;
+	this_cpu_inc(*p->hits);
+	kprof_func_count(p, ip);
+	kprof_sample(p->kev, regs, 1, NULL, false);
+}
+
+static void kprof_probe_free(struct kprof_probe *p)
+{
+	unsigned int cpu;
+
+	if (!p)
+		return;
+	if (p->funcs) {
+		for_each_possible_cpu(cpu)
+			kvfree(p->funcs[cpu]);
+		kfree(p->funcs);
+	}
+	free_percpu(p->hist);
+	free_percpu(p->hits);
+	kfree(p);
+}
+
+static int kprof_probe_start(struct kprof_event *kev, struct netlink_ext_ack *extack)
+{
+	struct kprof_probe *p;
+	unsigned int cpu;
+	int ret;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	p->kev = kev;
+	p->hits = alloc_percpu(u64);
+	if (!p->hits) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+
+	if (kev->cfg.type == KPROF_TYPE_LATENCY) {
+		p->hist = alloc_percpu(struct kprof_hist);
+		if (!p->hist) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		p->rp.kp.symbol_name = kev->cfg.symbol;
+		p->rp.entry_handler = kprof_lat_entry;
+		p->rp.handler = kprof_lat_return;
+		p->rp.data_size = sizeof(u64);
+		/* sleeping functions hold an instance each while they sleep */
+		p->rp.maxactive = max_t(int, 64, 4 * num_possible_cpus());
+		ret = register_kretprobe(&p->rp);
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,
+					    "kprof: cannot probe this function (missing, notrace or blacklisted)");
+			goto out_free;
+		}
+	} else if (kev->cfg.type == KPROF_TYPE_KPROBE) {
+		p->kp.symbol_name = kev->cfg.symbol;
+		p->kp.offset = kev->cfg.offset;
+		p->kp.pre_handler = kprof_kprobe_pre;
+		ret = register_kprobe(&p->kp);
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,
+					    "kprof: cannot probe this function (missing, notrace or blacklisted)");
+			goto out_free;
+		}
+	} else {
+		p->funcs = kcalloc(nr_cpu_ids, sizeof(*p->funcs), GFP_KERNEL);
+		if (!p->funcs) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		for_each_possible_cpu(cpu) {
+			p->funcs[cpu] = kvcalloc(KPROF_FUNC_SLOTS, sizeof(**p->funcs), GFP_KERNEL);
+			if (!p->funcs[cpu]) {
+				ret = -ENOMEM;
+				goto out_free;
+			}
+		}
+		p->ops.func = kprof_ftrace_func;
+		p->ops.flags = FTRACE_OPS_FL_SAVE_REGS;
+		ret = ftrace_set_filter(&p->ops, kev->cfg.symbol, strlen(kev->cfg.symbol), 1);
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,
+					    "kprof: no traceable function matches the glob");
+			goto out_free_hash;
+		}
+		ret = register_ftrace_function(&p->ops);
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,
+					    "kprof: cannot register the ftrace probe");
+			goto out_free_hash;
+		}
+	}
+	p->registered = true;
+	kev->probe = p;
+	return 0;
+
+out_free_hash:
+	ftrace_free_filter(&p->ops);
+out_free:
+	kprof_probe_free(p);
+	return ret;
+}
+
+static void kprof_probe_stop(struct kprof_event *kev)
+{
+	struct kprof_probe *p = kev->probe;
+
+	if (!p || !p->registered)
+		return;
+	/* both wait for handlers still running */
+	if (kev->cfg.type == KPROF_TYPE_LATENCY) {
+		unregister_kretprobe(&p->rp);
+	} else if (kev->cfg.type == KPROF_TYPE_KPROBE) {
+		unregister_kprobe(&p->kp);
+	} else {
+		unregister_ftrace_function(&p->ops);
+		ftrace_free_filter(&p->ops);
+	}
+	p->registered = false;
+}
+
+/**
+ * kprof_probes_start() - register the probes of a session's probe events
+ * @s: the session, its counters created
+ * @extack: for error messages
+ *
+ * Context: process context, kprof_core.lock held.
+ * Return: 0, or a negative errno with every probe of @s unregistered.
+ */
+int kprof_probes_start(struct kprof_session *s, struct netlink_ext_ack *extack)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < s->nr_events; i++) {
+		if (!kprof_event_is_probe(&s->events[i]))
+			continue;
+		ret = kprof_probe_start(&s->events[i], extack);
+		if (ret) {
+			kprof_probes_stop(s);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/**
+ * kprof_probes_stop() - unregister a session's probes; their counts stay
+ * @s: the session
+ *
+ * Context: process context, kprof_core.lock held.
+ */
+void kprof_probes_stop(struct kprof_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_events; i++)
+		kprof_probe_stop(&s->events[i]);
+}
+
+void kprof_probes_free(struct kprof_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_events; i++) {
+		kprof_probe_free(s->events[i].probe);
+		s->events[i].probe = NULL;
+	}
+}
+
+/* Sum the per-CPU counts of an ftrace probe by function and print them. */
+static void kprof_probe_show_funcs(struct seq_file *m, struct kprof_probe *p)
+{
+	struct kprof_func_sum {
+		unsigned long ip;
+		u64 hits;
+	} *sum;
+	unsigned int cpu, slot, i;
+
+	sum = kvcalloc(KPROF_FUNC_SLOTS, sizeof(*sum), GFP_KERNEL);
+	if (!sum)
+		return;
+	for_each_possible_cpu(cpu) {
+		for (slot = 0; slot < KPROF_FUNC_SLOTS; slot++) {
+			unsigned long ip = READ_ONCE(p->funcs[cpu][slot].ip);
+			u32 h;
+
+			if (!ip)
+				continue;
+			h = hash_long(ip, 32) % KPROF_FUNC_SLOTS;
+			for (i = 0; i < KPROF_FUNC_SLOTS; i++, h = (h + 1) % KPROF_FUNC_SLOTS) {
+				if (!sum[h].ip || sum[h].ip == ip)
+					break;
+			}
+			sum[h].ip = ip;
+			sum[h].hits += local64_read(&p->funcs[cpu][slot].hits);
+		}
+	}
+	for (slot = 0; slot < KPROF_FUNC_SLOTS; slot++)
+		if (sum[slot].ip)
+			seq_printf(m, "  %ps %llu\n", (void *)sum[slot].ip, sum[slot].hits);
+	kvfree(sum);
+}
+
+/**
+ * kprof_probe_hist() - a latency probe's histogram summed over CPUs
+ * @kev: the event
+ * @out: where to store it
+ *
+ * Return: false when @kev has no histogram.
+ */
+bool kprof_probe_hist(struct kprof_event *kev, struct kprof_hist_sum *out)
+{
+	struct kprof_probe *p = kev->probe;
+	unsigned int cpu, b;
+
+	if (!p || !p->hist)
+		return false;
+	memset(out, 0, sizeof(*out));
+	for_each_possible_cpu(cpu) {
+		struct kprof_hist *h = per_cpu_ptr(p->hist, cpu);
+
+		for (b = 0; b < KPROF_HIST_BUCKETS; b++)
+			out->buckets[b] += local64_read(&h->buckets[b]);
+		out->count += local64_read(&h->count);
+		out->sum_ns += local64_read(&h->sum_ns);
+		out->max_ns = max_t(u64, out->max_ns, local64_read(&h->max_ns));
+	}
+	out->missed = READ_ONCE(p->rp.nmissed);
+	return true;
+}
+
+/* funclatency-style: each non-empty bucket range, its count and a bar. */
+static void kprof_probe_show_hist(struct seq_file *m, struct kprof_probe *p)
+{
+	struct kprof_hist_sum *h;
+	unsigned int b, first = KPROF_HIST_BUCKETS, last = 0;
+	u64 peak = 0;
+
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h || !kprof_probe_hist(p->kev, h))
+		goto out_free;
+	for (b = 0; b < KPROF_HIST_BUCKETS; b++) {
+		if (!h->buckets[b])
+			continue;
+		first = min(first, b);
+		last = b;
+		peak = max(peak, h->buckets[b]);
+	}
+	seq_printf(m, "  count %llu avg_ns %llu max_ns %llu missed %llu\n", h->count,
+		   h->count ? div64_u64(h->sum_ns, h->count) : 0, h->max_ns, h->missed);
+	for (b = first; b <= last && b < KPROF_HIST_BUCKETS; b++) {
+		unsigned int stars = peak ? div64_u64(h->buckets[b] * 40, peak) : 0;
+
+		seq_printf(m, "  %20llu -> %-20llu : %-10llu |%-40.*s|\n",
+			   b ? 1ULL << b : 0, (1ULL << (b + 1)) - 1, h->buckets[b], stars,
+			   "****************************************");
+	}
+out_free:
+	kfree(h);
+}
+
+/**
+ * kprof_probes_show_session() - debugfs probes: each probe, its hits, per function
+ * @m: the seq_file
+ * @s: the session
+ *
+ * Context: process context, kprof_core.lock held.
+ */
+void kprof_probes_show_session(struct seq_file *m, struct kprof_session *s)
+{
+	unsigned int i, cpu;
+
+	for (i = 0; i < s->nr_events; i++) {
+		struct kprof_probe *p = s->events[i].probe;
+		u64 hits = 0;
+
+		if (!p)
+			continue;
+		for_each_possible_cpu(cpu)
+			hits += *per_cpu_ptr(p->hits, cpu);
+		seq_printf(m, "event %u %s %s %s hits %llu\n", i,
+			   p->kev->cfg.type == KPROF_TYPE_KPROBE ? "kprobe" :
+			   p->kev->cfg.type == KPROF_TYPE_FTRACE ? "ftrace" : "latency",
+			   p->kev->cfg.symbol, p->registered ? "active" : "removed", hits);
+		if (p->funcs)
+			kprof_probe_show_funcs(m, p);
+		if (p->hist)
+			kprof_probe_show_hist(m, p);
+	}
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprof - kprobe and ftrace probes.
+ */
+#ifndef _KPROF_PROBES_H
+#define _KPROF_PROBES_H
+
+#include <linux/seq_file.h>
+#include <linux/types.h>
+#include <uapi/linux/kprof.h>
+
+struct kprof_event;
+struct kprof_session;
+struct netlink_ext_ack;
+
+/* A latency histogram summed over CPUs. */
+struct kprof_hist_sum {
+	u64 buckets[KPROF_HIST_BUCKETS];
+	u64 count;
+	u64 sum_ns;
+	u64 max_ns;
+	u64 missed;
+};
+
+bool kprof_probe_hist(struct kprof_event *kev, struct kprof_hist_sum *out);
+int kprof_probes_start(struct kprof_session *s, struct netlink_ext_ack *extack);
+void kprof_probes_stop(struct kprof_session *s);
+void kprof_probes_free(struct kprof_session *s);
+void kprof_probes_show_session(struct seq_file *m, struct kprof_session *s);
+
+#endif /* _KPROF_PROBES_H */
