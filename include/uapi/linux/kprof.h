@@ -60,6 +60,12 @@ enum {
 	KPROF_CMD_START,	/* do: start a session; CAP_PERFMON */
 	KPROF_CMD_STOP,		/* do: stop the session; CAP_PERFMON */
 	KPROF_CMD_STATS,	/* dump: per-CPU statistics; CAP_PERFMON */
+	KPROF_CMD_AGG_DUMP,	/* dump: aggregated stacks; CAP_PERFMON */
+	KPROF_CMD_AGG_RESET,	/* do: empty the aggregation tables; CAP_PERFMON */
+	KPROF_CMD_COUNT_START,	/* do: start the counting session; CAP_PERFMON */
+	KPROF_CMD_COUNT_READ,	/* dump: the counting session's counts; CAP_PERFMON */
+	KPROF_CMD_COUNT_STOP,	/* do: stop the counting session; CAP_PERFMON */
+	KPROF_CMD_HIST_DUMP,	/* dump: latency histograms; CAP_PERFMON */
 
 	/* private: non-ABI */
 	__KPROF_CMD_MAX,
@@ -83,7 +89,79 @@ enum {
 #define KPROF_SESSION_F_USER_STACK	(1U << 1) /* user call chains (frame pointers) */
 #define KPROF_SESSION_F_INHERIT		(1U << 2) /* follow children of the PIDs */
 #define KPROF_SESSION_F_SYSTEM_WIDE	(1U << 3) /* per-CPU counters on KPROF_A_SESSION_CPUS */
-#define KPROF_SESSION_F_ALL		0xfU	/* non-ABI: the flags this ABI knows */
+#define KPROF_SESSION_F_STREAM		(1U << 4) /* records into the rings (default) */
+#define KPROF_SESSION_F_AGGREGATE	(1U << 5) /* counts into in-kernel stack tables */
+#define KPROF_SESSION_F_ALL		0x3fU	/* non-ABI: the flags this ABI knows */
+
+/* KPROF_A_SESSION_AGG_ENTRIES: entries per CPU, a power of two. */
+#define KPROF_AGG_MIN_ENTRIES		64
+#define KPROF_AGG_MAX_ENTRIES		(1U << 22)
+#define KPROF_AGG_DEFAULT_ENTRIES	16384
+
+/*
+ * Event types beyond perf's PERF_TYPE_*: probes kprof places itself.
+ *	KPROF_TYPE_KPROBE	a sample at every hit of KPROF_EV_A_SYMBOL
+ *				(+ KPROF_EV_A_OFFSET), through a kprobe
+ *	KPROF_TYPE_FTRACE	hit counts per function matching the glob
+ *				KPROF_EV_A_SYMBOL, through an ftrace_ops;
+ *				with a kernel stack flag, a sample per hit too
+ *	KPROF_TYPE_LATENCY	time from entry to return of KPROF_EV_A_SYMBOL,
+ *				through a kretprobe, into per-CPU log2
+ *				histograms (KPROF_CMD_HIST_DUMP); no samples
+ */
+#define KPROF_TYPE_KPROBE	0x40000001U
+#define KPROF_TYPE_FTRACE	0x40000002U
+#define KPROF_TYPE_LATENCY	0x40000003U
+
+/* Latency histograms: bucket i counts durations in [2^i, 2^(i+1)) ns. */
+#define KPROF_HIST_BUCKETS	64
+#define KPROF_MAX_PROBE_FUNCS	4096	/* functions one ftrace event may match */
+
+/*
+ * A tracepoint filter: a program for a small stack machine, run on the raw
+ * record before a sample is stored.  Comparisons push 0 or 1, AND and OR
+ * pop two values and push one, NOT replaces the top; the sample is kept
+ * when the program leaves exactly one non-zero value.  Field comparisons
+ * read @size bytes (1, 2, 4 or 8) at @offset of the raw record and compare
+ * them with @value; string comparisons (STR_EQ, STR_NE) compare the
+ * NUL-padded field of @size bytes (at most KPROF_FILTER_STR_MAX) with the
+ * string held in the @value of the (@size + 7) / 8 instructions that
+ * follow, which are not executed.  A field outside the record makes its
+ * comparison false.
+ */
+#define KPROF_FILTER_MAX_INSNS	64
+#define KPROF_FILTER_MAX_BYTES	(KPROF_FILTER_MAX_INSNS * 16)
+#define KPROF_FILTER_STR_MAX	64
+#define KPROF_SYMBOL_MAX	256	/* KPROF_EV_A_SYMBOL, NUL included */
+
+enum kprof_filter_op {
+	KPROF_FILTER_EQ = 1,
+	KPROF_FILTER_NE,
+	KPROF_FILTER_LT,		/* unsigned */
+	KPROF_FILTER_LE,
+	KPROF_FILTER_GT,
+	KPROF_FILTER_GE,
+	KPROF_FILTER_SLT,		/* signed */
+	KPROF_FILTER_SLE,
+	KPROF_FILTER_SGT,
+	KPROF_FILTER_SGE,
+	KPROF_FILTER_STR_EQ,
+	KPROF_FILTER_STR_NE,
+	KPROF_FILTER_AND,
+	KPROF_FILTER_OR,
+	KPROF_FILTER_NOT,
+
+	/* private: non-ABI */
+	__KPROF_FILTER_MAX,
+};
+
+struct kprof_filter_insn {
+	__u8 op;		/* enum kprof_filter_op */
+	__u8 size;
+	__u16 offset;
+	__u32 __reserved;	/* must be zero */
+	__u64 value;
+};
 
 /* KPROF_EV_A_FLAGS */
 #define KPROF_EV_F_EXCLUDE_USER		(1U << 0) /* ":k", count in the kernel only */
@@ -115,6 +193,11 @@ enum {
 	KPROF_A_SESSION_EVENT,		/* nest (kprof-event), repeated */
 	KPROF_A_SESSION_MMAP_STRIDE,	/* u64: bytes between CPUs' mmap offsets */
 	KPROF_A_STATS,			/* nest (kprof-stats) */
+	KPROF_A_SESSION_AGG_ENTRIES,	/* u32: aggregation entries per CPU */
+	KPROF_A_AGG_ENTRY,		/* nest (kprof-agg): one aggregated stack */
+	KPROF_A_COUNT,			/* nest (kprof-count); repeated in COUNT_START */
+	KPROF_A_COUNT_FLAGS,		/* u32: KPROF_COUNT_F_* */
+	KPROF_A_HIST,			/* nest (kprof-hist): one latency histogram */
 
 	/* private: non-ABI */
 	__KPROF_A_MAX,
@@ -128,6 +211,10 @@ enum {
 	KPROF_EV_A_FLAGS,		/* u32: KPROF_EV_F_* */
 	KPROF_EV_A_NAME,		/* string: as the user spelled it */
 	KPROF_EV_A_PAD,
+	KPROF_EV_A_PERIOD,		/* u64: this event's period (tracepoints: 1) */
+	KPROF_EV_A_FILTER,		/* binary: struct kprof_filter_insn[] */
+	KPROF_EV_A_SYMBOL,		/* string: kprobe function, or ftrace glob */
+	KPROF_EV_A_OFFSET,		/* u32: kprobe offset in the function */
 
 	/* private: non-ABI */
 	__KPROF_EV_A_MAX,
@@ -136,8 +223,10 @@ enum {
 
 /*
  * Attributes nested in KPROF_A_STATS: totals in STATUS and STOP replies,
- * one CPU per message in the STATS dump.  For every CPU and in total:
- *	invocations == samples + lost_full + lost_too_big
+ * one CPU per message in the STATS dump.  For every CPU and in total, once
+ * the session has stopped, each of its modes balances on its own:
+ *	stream:		invocations == samples + lost_full + lost_too_big
+ *	aggregate:	invocations == agg_samples + lost_agg_full + lost_agg_reset
  */
 enum {
 	KPROF_STATS_A_CPU = 1,		/* u32: CPU (absent in totals) */
@@ -155,10 +244,86 @@ enum {
 	KPROF_STATS_A_USTACK_TRUNC,	/* u64: user chains cut at the depth limit */
 	KPROF_STATS_A_USTACK_FAULT,	/* u64: user stacks that could not be read */
 	KPROF_STATS_A_PAD,
+	KPROF_STATS_A_AGG_SAMPLES,	/* u64: samples counted in the tables */
+	KPROF_STATS_A_LOST_AGG_FULL,	/* u64: samples lost, table or pool full */
+	KPROF_STATS_A_LOST_AGG_RESET,	/* u64: samples lost while a reset ran */
+	KPROF_STATS_A_AGG_USED,		/* u64: table entries in use */
+	KPROF_STATS_A_AGG_CAPACITY,	/* u64: table entries */
+	KPROF_STATS_A_FILTERED,		/* u64: hits a filter dropped (not invocations) */
 
 	/* private: non-ABI */
 	__KPROF_STATS_A_MAX,
 	KPROF_STATS_A_MAX = (__KPROF_STATS_A_MAX - 1)
+};
+
+/*
+ * Counting (KPROF_CMD_COUNT_*): one counting session at a time, independent
+ * of the sampling session.  COUNT_START takes the events (KPROF_A_SESSION_EVENT)
+ * and the target as START does: KPROF_A_SESSION_FLAGS (F_SYSTEM_WIDE with
+ * KPROF_A_SESSION_CPUS, or KPROF_A_SESSION_PIDs and optionally F_INHERIT)
+ * and KPROF_A_COUNT_FLAGS.  The session belongs to the netlink socket that
+ * started it and ends when that socket is closed.  COUNT_STOP freezes the
+ * counts, which COUNT_READ still reports until the next COUNT_START.
+ *
+ * Each KPROF_A_COUNT nest of COUNT_READ is one event of a per-task session
+ * (all its threads and inherited children summed), or one event on one CPU
+ * of a system-wide session.  An event perf cannot count (no such PMU or
+ * event, e.g. hardware events in a virtual machine) does not fail
+ * COUNT_START: its nests carry KPROF_COUNT_A_ERROR instead of the counts.
+ * A multiplexed count is scaled by the reader: value * enabled / running.
+ */
+#define KPROF_COUNT_F_ENABLE_ON_EXEC	(1U << 0) /* per-task: count from the next exec */
+#define KPROF_COUNT_F_ALL		0x1U	/* non-ABI */
+
+/* Attributes nested in KPROF_A_COUNT. */
+enum {
+	KPROF_COUNT_A_EVENT = 1,	/* u32: index in the request's event list */
+	KPROF_COUNT_A_NAME,		/* string: the event's name */
+	KPROF_COUNT_A_CPU,		/* u32: CPU (system-wide sessions only) */
+	KPROF_COUNT_A_VALUE,		/* u64: count */
+	KPROF_COUNT_A_ENABLED,		/* u64: ns the counter was enabled */
+	KPROF_COUNT_A_RUNNING,		/* u64: ns it was on the PMU */
+	KPROF_COUNT_A_ERROR,		/* u32: errno of perf's refusal; no counts */
+	KPROF_COUNT_A_PAD,
+
+	/* private: non-ABI */
+	__KPROF_COUNT_A_MAX,
+	KPROF_COUNT_A_MAX = (__KPROF_COUNT_A_MAX - 1)
+};
+
+/*
+ * Attributes nested in KPROF_A_AGG_ENTRY: one entry of a CPU's aggregation
+ * table.  The same key may appear on several CPUs (and, rarely, twice on
+ * one CPU); readers add them up.
+ */
+enum {
+	KPROF_AGG_A_CPU = 1,		/* u32 */
+	KPROF_AGG_A_EVENT,		/* u32: event index */
+	KPROF_AGG_A_PID,		/* u32: process */
+	KPROF_AGG_A_COMM,		/* string: its name when first seen */
+	KPROF_AGG_A_COUNT,		/* u64: samples */
+	KPROF_AGG_A_KERNEL,		/* binary: __u64 kernel frames, innermost first */
+	KPROF_AGG_A_USER,		/* binary: __u64 user frames, innermost first */
+	KPROF_AGG_A_PAD,
+
+	/* private: non-ABI */
+	__KPROF_AGG_A_MAX,
+	KPROF_AGG_A_MAX = (__KPROF_AGG_A_MAX - 1)
+};
+
+/* Attributes nested in KPROF_A_HIST: one latency event, summed over CPUs. */
+enum {
+	KPROF_HIST_A_EVENT = 1,		/* u32: event index */
+	KPROF_HIST_A_COUNT,		/* u64: returns timed */
+	KPROF_HIST_A_SUM_NS,		/* u64: their total duration */
+	KPROF_HIST_A_MAX_NS,		/* u64: the longest */
+	KPROF_HIST_A_MISSED,		/* u64: calls not timed (no free instance) */
+	KPROF_HIST_A_BUCKETS,		/* binary: __u64[KPROF_HIST_BUCKETS] */
+	KPROF_HIST_A_PAD,
+
+	/* private: non-ABI */
+	__KPROF_HIST_A_MAX,
+	KPROF_HIST_A_MAX = (__KPROF_HIST_A_MAX - 1)
 };
 
 /*
@@ -231,6 +396,10 @@ enum kprof_record_type {
 	 *	__u16 nr_user;		user frames, innermost first
 	 *	__u32 __reserved;
 	 *	__u64 ips[nr_kernel + nr_user];
+	 *	with KPROF_MISC_RAW in misc, the tracepoint's raw record:
+	 *	__u32 raw_size;
+	 *	__u32 __reserved2;
+	 *	__u8 raw[raw_size], zero-padded to 8 bytes;
 	 * };
 	 */
 	KPROF_RECORD_SAMPLE = 1,
@@ -319,17 +488,24 @@ enum kprof_record_type {
 #define KPROF_MISC_KERNEL	(1U << 0)	/* SAMPLE: ip is in the kernel */
 #define KPROF_MISC_USER		(1U << 1)	/* SAMPLE: ip is in user space */
 #define KPROF_MISC_COMM_EXEC	(1U << 2)	/* COMM: set by exec */
+#define KPROF_MISC_RAW		(1U << 3)	/* SAMPLE: carries a raw record */
+
+/* Largest raw tracepoint record a sample carries; longer ones are cut. */
+#define KPROF_RAW_MAX		2048
 
 /* SAMPLE flags: how good the call chains are. */
 #define KPROF_SAMPLE_F_KSTACK_TRUNC	(1U << 0) /* kernel chain cut at the depth limit */
 #define KPROF_SAMPLE_F_USTACK_TRUNC	(1U << 1) /* user chain cut at the depth limit */
 #define KPROF_SAMPLE_F_USTACK_FAULT	(1U << 2) /* user stack unreadable */
 #define KPROF_SAMPLE_F_KSTACK_ERROR	(1U << 3) /* kernel unwinder reported an error */
+#define KPROF_SAMPLE_F_RAW_TRUNC	(1U << 4) /* raw record cut at KPROF_RAW_MAX */
 
 /* LOST causes. */
 enum kprof_lost_cause {
 	KPROF_LOST_FULL = 1,		/* the CPU's buffer was full */
 	KPROF_LOST_TOO_BIG,		/* the record exceeded the buffer's limit */
+	KPROF_LOST_AGG_FULL,		/* aggregation: no free entry or frame pool full */
+	KPROF_LOST_AGG_RESET,		/* aggregation: the table was being reset */
 
 	/* private: non-ABI */
 	__KPROF_LOST_MAX,

@@ -1,0 +1,1306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof - counting mode: the counting session behind "kprofctl stat".
+ *
+ * A counting session counts events with perf counters that never sample
+ * (sample_period 0).  It is independent of the sampling session of
+ * session.c, so "kprofctl stat" works while "kprofctl record" runs, and
+ * there is one at a time: COUNT_START while one counts fails with EBUSY.
+ *
+ * Targets, as for sampling:
+ *  - system-wide: one counter per event and online CPU of the requested
+ *    set.  CPU hotplug is followed: the counters of a CPU going offline are
+ *    read into the totals and released, a CPU coming online gets new ones.
+ *  - per-task: one counter per event and thread of each PID, inherited by
+ *    the children created later (F_INHERIT); perf_event_read_value() adds
+ *    the counts of live and exited children.  With F_ENABLE_ON_EXEC the
+ *    counters start at the target's next exec, as perf stat's do.
+ *
+ * An event perf refuses as unknown or unsupported (no such PMU, e.g. the
+ * hardware events in a virtual machine) is marked with the error and
+ * skipped, the way perf stat prints <not supported> and goes on; any other
+ * failure fails the start.
+ *
+ * Lifetime: the session belongs to the netlink socket that started it.
+ * COUNT_STOP reads the final counts and releases the counters; the frozen
+ * counts stay readable until the next COUNT_START.  Closing the owner's
+ * socket ends the session, stopped or not, so that a killed kprofctl
+ * leaves no counters behind.
+ *
+ * Locking, outermost first:
+ *
+ *	kprof_count_lock		the session: start, stop, read, free
+ *	  cpu_hotplug_lock		(perf takes it to create task counters)
+ *	    kprof_count_hp_lock		system-wide counters vs CPU hotplug
+ *	      perf's ctx->mutex
+ *
+ * Nothing here runs in atomic context: a counter that does not sample has
+ * no overflow handler to run.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/netlink.h>
+#include <linux/notifier.h>
+#include <linux/perf_event.h>
+#include <linux/pid.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+
+#include "kprof.h"
+#include "counting.h"
+
+/* Threads of the PIDs that one per-task counting session follows. */
+#define KPROF_COUNT_MAX_TASKS	4096
+
+/**
+ * struct kprof_count_ctr - one counter: an event on one CPU or one thread
+ * @event: the perf counter; NULL when there is none (now)
+ * @value: count of the released counters (CPU gone offline, session stopped)
+ * @enabled: their time enabled, ns
+ * @running: their time running, ns
+ * @error: positive errno when perf refused to create this counter
+ */
+struct kprof_count_ctr {
+	struct perf_event *event;
+	u64 value;
+	u64 enabled;
+	u64 running;
+	int error;
+};
+
+/**
+ * struct kprof_count_event - one event of the counting session
+ * @type: PERF_TYPE_*
+ * @config: perf_event_attr.config
+ * @flags: KPROF_EV_F_*
+ * @name: as the user spelled it
+ * @attr: its request attribute, for error messages; during COUNT_START only
+ * @error: positive errno when perf cannot count the event at all
+ * @ctrs: per CPU (nr_cpu_ids of them, system-wide) or per thread (nr_tasks)
+ */
+struct kprof_count_event {
+	u32 type;
+	u64 config;
+	u32 flags;
+	char name[KPROF_EVENT_NAME_MAX];
+	const struct nlattr *attr;
+	int error;
+	struct kprof_count_ctr *ctrs;
+};
+
+/**
+ * struct kprof_count_session - the counting session
+ * @id: its id, from 1, counted apart from the sampling sessions'
+ * @flags: KPROF_SESSION_F_SYSTEM_WIDE, KPROF_SESSION_F_INHERIT
+ * @count_flags: KPROF_COUNT_F_*
+ * @running: counting, not stopped yet
+ * @cpus: the requested CPUs (system-wide)
+ * @cpus_seen: CPUs that have had counters at some time (system-wide)
+ * @nr_pids: PIDs requested (per-task)
+ * @nr_tasks: threads found (per-task): the entries of each event's ctrs
+ * @owner_net: network namespace of the socket that started the session
+ * @owner_portid: the netlink port of that socket
+ * @start_ns: CLOCK_MONOTONIC at start
+ * @stop_ns: CLOCK_MONOTONIC at stop; 0 while running
+ * @nr_events: entries of @events
+ * @events: the events
+ */
+struct kprof_count_session {
+	u64 id;
+	u32 flags;
+	u32 count_flags;
+	bool running;
+	cpumask_var_t cpus;
+	cpumask_var_t cpus_seen;
+	unsigned int nr_pids;
+	unsigned int nr_tasks;
+	struct net *owner_net;
+	u32 owner_portid;
+	u64 start_ns;
+	u64 stop_ns;
+	unsigned int nr_events;
+	struct kprof_count_event events[KPROF_MAX_EVENTS];
+};
+
+/* What COUNT_START asks for beyond the session itself. */
+struct kprof_count_req {
+	pid_t pids[KPROF_MAX_PIDS];
+	const struct nlattr *pid_attrs[KPROF_MAX_PIDS];
+	struct task_struct **tasks;
+};
+
+static DEFINE_MUTEX(kprof_count_lock);
+/* The current session, counting or stopped; under kprof_count_lock. */
+static struct kprof_count_session *kprof_count;
+static u64 kprof_count_last_id;
+
+static DEFINE_MUTEX(kprof_count_hp_lock);
+/* The counting system-wide session, for the hotplug callbacks. */
+static struct kprof_count_session *kprof_count_hp;
+static int kprof_count_hp_state;
+
+/* perf stat's list: errors that mean "this event cannot be counted here". */
+static bool kprof_count_unsupported(int err)
+{
+	switch (err) {
+	case EINVAL:
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENXIO:
+	case ENODEV:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool kprof_count_system_wide(const struct kprof_count_session *s)
+{
+	return s->flags & KPROF_SESSION_F_SYSTEM_WIDE;
+}
+
+static unsigned int kprof_count_nr_ctrs(const struct kprof_count_session *s)
+{
+	return kprof_count_system_wide(s) ? nr_cpu_ids : s->nr_tasks;
+}
+
+/* --- counters ------------------------------------------------------------ */
+
+static struct perf_event *kprof_count_create(const struct kprof_count_session *s,
+					     const struct kprof_count_event *ev, int cpu,
+					     struct task_struct *task)
+{
+	struct perf_event_attr attr = {
+		.type		= ev->type,
+		.size		= sizeof(attr),
+		.config		= ev->config,
+		.read_format	= PERF_FORMAT_TOTAL_TIME_ENABLED |
+				  PERF_FORMAT_TOTAL_TIME_RUNNING,
+		.disabled	= 1,
+		.exclude_user	= !!(ev->flags & KPROF_EV_F_EXCLUDE_USER),
+		.exclude_kernel	= !!(ev->flags & KPROF_EV_F_EXCLUDE_KERNEL),
+	};
+
+	if (task) {
+		attr.inherit = !!(s->flags & KPROF_SESSION_F_INHERIT);
+		attr.enable_on_exec = !!(s->count_flags & KPROF_COUNT_F_ENABLE_ON_EXEC);
+	}
+	/* sample_period 0: counting only, the overflow handler never runs */
+	return perf_event_create_kernel_counter(&attr, cpu, task, NULL, NULL);
+}
+
+/* Add @c's current reading to *@value, *@enabled and *@running. */
+static void kprof_count_ctr_add(const struct kprof_count_ctr *c, u64 *value, u64 *enabled,
+				u64 *running)
+{
+	u64 e, r;
+
+	*value += c->value;
+	*enabled += c->enabled;
+	*running += c->running;
+	if (c->event) {
+		*value += perf_event_read_value(c->event, &e, &r);
+		*enabled += e;
+		*running += r;
+	}
+}
+
+/* Fold the counter's final reading into @c and release the counter. */
+static void kprof_count_ctr_retire(struct kprof_count_ctr *c)
+{
+	struct perf_event *event = c->event;
+	u64 enabled, running;
+
+	if (!event)
+		return;
+	c->event = NULL;
+	c->value += perf_event_read_value(event, &enabled, &running);
+	c->enabled += enabled;
+	c->running += running;
+	perf_event_release_kernel(event);
+}
+
+static void kprof_count_set_error(struct netlink_ext_ack *extack,
+				  const struct kprof_count_event *ev, int err)
+{
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		NL_SET_ERR_MSG_ATTR(extack, ev->attr, "kprof: perf refused this event: permission");
+		break;
+	case EBUSY:
+		NL_SET_ERR_MSG_ATTR(extack, ev->attr,
+				    "kprof: this event's PMU is in exclusive use");
+		break;
+	default:
+		NL_SET_ERR_MSG_ATTR(extack, ev->attr,
+				    "kprof: cannot create a counter for this event");
+	}
+}
+
+/* --- system-wide counters and CPU hotplug -------------------------------- */
+
+/* Counters of every countable event on @cpu.  Called with kprof_count_hp_lock. */
+static void kprof_count_cpu_online(struct kprof_count_session *s, unsigned int cpu)
+{
+	struct perf_event *event;
+	unsigned int i;
+
+	for (i = 0; i < s->nr_events; i++) {
+		struct kprof_count_event *ev = &s->events[i];
+		struct kprof_count_ctr *c = &ev->ctrs[cpu];
+
+		if (ev->error || c->event)
+			continue;
+		event = kprof_count_create(s, ev, cpu, NULL);
+		if (IS_ERR(event)) {
+			c->error = -PTR_ERR(event);
+			pr_warn("cannot count %s on CPU %u: %d\n", ev->name, cpu, c->error);
+			continue;
+		}
+		c->error = 0;
+		c->event = event;
+		perf_event_enable(event);
+	}
+	cpumask_set_cpu(cpu, s->cpus_seen);
+}
+
+static int kprof_count_hp_online(unsigned int cpu)
+{
+	struct kprof_count_session *s;
+
+	mutex_lock(&kprof_count_hp_lock);
+	s = kprof_count_hp;
+	if (s && cpumask_test_cpu(cpu, s->cpus))
+		kprof_count_cpu_online(s, cpu);
+	mutex_unlock(&kprof_count_hp_lock);
+	return 0;	/* never keep a CPU from coming up */
+}
+
+static int kprof_count_hp_offline(unsigned int cpu)
+{
+	struct kprof_count_session *s;
+	unsigned int i;
+
+	mutex_lock(&kprof_count_hp_lock);
+	s = kprof_count_hp;
+	for (i = 0; s && i < s->nr_events; i++)
+		kprof_count_ctr_retire(&s->events[i].ctrs[cpu]);
+	mutex_unlock(&kprof_count_hp_lock);
+	return 0;
+}
+
+/**
+ * kprof_count_system_wide_start() - counters on the session's online CPUs
+ * @s: the new session
+ * @extack: for error messages
+ *
+ * An event that perf cannot count on the first CPU is marked unsupported
+ * and not tried further; one refused on a later CPU only misses that CPU.
+ *
+ * Context: process context, kprof_count_lock held.
+ * Return: 0, -ENODEV when no requested CPU is online, or perf's error.
+ */
+static int kprof_count_system_wide_start(struct kprof_count_session *s,
+					 struct netlink_ext_ack *extack)
+{
+	struct perf_event *event;
+	unsigned int i, cpu;
+	int ret = 0;
+
+	cpus_read_lock();
+	mutex_lock(&kprof_count_hp_lock);
+	cpumask_and(s->cpus_seen, s->cpus, cpu_online_mask);
+	if (cpumask_empty(s->cpus_seen)) {
+		NL_SET_ERR_MSG(extack, "kprof: none of the requested CPUs is online");
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	for (i = 0; i < s->nr_events; i++) {
+		struct kprof_count_event *ev = &s->events[i];
+		bool first = true;
+
+		for_each_cpu(cpu, s->cpus_seen) {
+			event = kprof_count_create(s, ev, cpu, NULL);
+			if (!IS_ERR(event)) {
+				ev->ctrs[cpu].event = event;
+				first = false;
+				continue;
+			}
+			ret = -PTR_ERR(event);
+			if (!kprof_count_unsupported(ret)) {
+				kprof_count_set_error(extack, ev, ret);
+				ret = -ret;
+				goto out_release;
+			}
+			if (first) {
+				ev->error = ret;
+				ret = 0;
+				break;
+			}
+			ev->ctrs[cpu].error = ret;
+			ret = 0;
+		}
+	}
+	for (i = 0; i < s->nr_events; i++)
+		for_each_cpu(cpu, s->cpus_seen)
+			if (s->events[i].ctrs[cpu].event)
+				perf_event_enable(s->events[i].ctrs[cpu].event);
+	kprof_count_hp = s;
+	goto out_unlock;
+
+out_release:
+	for (i = 0; i < s->nr_events; i++)
+		for_each_cpu(cpu, s->cpus_seen)
+			if (s->events[i].ctrs[cpu].event) {
+				perf_event_release_kernel(s->events[i].ctrs[cpu].event);
+				s->events[i].ctrs[cpu].event = NULL;
+			}
+out_unlock:
+	mutex_unlock(&kprof_count_hp_lock);
+	cpus_read_unlock();
+	return ret;
+}
+
+/* --- per-task counters ----------------------------------------------------- */
+
+/* Take a reference on every thread of process @nr into @req->tasks. */
+static int kprof_count_tasks_add(struct kprof_count_session *s, struct kprof_count_req *req,
+				 pid_t nr, const struct nlattr *attr,
+				 struct netlink_ext_ack *extack)
+{
+	struct task_struct *leader, *t;
+	struct pid *pid;
+	int ret = 0;
+
+	pid = find_get_pid(nr);
+	leader = pid ? get_pid_task(pid, PIDTYPE_TGID) : NULL;
+	put_pid(pid);
+	if (!leader) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: no such process");
+		return -ESRCH;
+	}
+
+	rcu_read_lock();
+	for_each_thread(leader, t) {
+		if (s->nr_tasks == KPROF_COUNT_MAX_TASKS) {
+			NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: too many threads to follow");
+			ret = -E2BIG;
+			break;
+		}
+		get_task_struct(t);
+		req->tasks[s->nr_tasks++] = t;
+	}
+	rcu_read_unlock();
+	put_task_struct(leader);
+	return ret;
+}
+
+/**
+ * kprof_count_per_task_start() - counters on every thread of the PIDs
+ * @s: the new session
+ * @req: the PIDs, and room for their threads
+ * @extack: for error messages
+ *
+ * Not under cpu_hotplug_lock: perf takes it to create the first task
+ * counter of the system.
+ *
+ * Context: process context, kprof_count_lock held.
+ * Return: 0, -ESRCH when every target has exited, -E2BIG, -ENOMEM, or
+ * perf's error.
+ */
+static int kprof_count_per_task_start(struct kprof_count_session *s,
+				      struct kprof_count_req *req,
+				      struct netlink_ext_ack *extack)
+{
+	unsigned int i, t, live = 0, countable = 0;
+	struct perf_event *event;
+	int ret = 0;
+
+	req->tasks = kvcalloc(KPROF_COUNT_MAX_TASKS, sizeof(*req->tasks), GFP_KERNEL);
+	if (!req->tasks)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_pids; i++) {
+		ret = kprof_count_tasks_add(s, req, req->pids[i], req->pid_attrs[i], extack);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < s->nr_events; i++) {
+		s->events[i].ctrs = kvcalloc(s->nr_tasks, sizeof(struct kprof_count_ctr),
+					     GFP_KERNEL);
+		if (!s->events[i].ctrs)
+			return -ENOMEM;
+	}
+
+	for (i = 0; i < s->nr_events; i++) {
+		struct kprof_count_event *ev = &s->events[i];
+		bool first = true;
+
+		for (t = 0; t < s->nr_tasks; t++) {
+			event = kprof_count_create(s, ev, -1, req->tasks[t]);
+			if (!IS_ERR(event)) {
+				ev->ctrs[t].event = event;
+				first = false;
+				live++;
+				continue;
+			}
+			ret = -PTR_ERR(event);
+			if (ret == ESRCH) {
+				/* the thread exited meanwhile: nothing to count */
+				ret = 0;
+				continue;
+			}
+			if (!kprof_count_unsupported(ret)) {
+				kprof_count_set_error(extack, ev, ret);
+				return -ret;
+			}
+			if (first) {
+				ev->error = ret;
+				ret = 0;
+				break;
+			}
+			ev->ctrs[t].error = ret;
+			ret = 0;
+		}
+		if (!ev->error)
+			countable++;
+	}
+	if (countable && !live) {
+		NL_SET_ERR_MSG(extack, "kprof: every target process has exited");
+		return -ESRCH;
+	}
+
+	/* with F_ENABLE_ON_EXEC, perf enables them at the target's exec */
+	if (!(s->count_flags & KPROF_COUNT_F_ENABLE_ON_EXEC))
+		for (i = 0; i < s->nr_events; i++)
+			for (t = 0; t < s->nr_tasks; t++)
+				if (s->events[i].ctrs[t].event)
+					perf_event_enable(s->events[i].ctrs[t].event);
+	return 0;
+}
+
+/* --- the session ------------------------------------------------------------ */
+
+/* Everything of @s but running counters, which must be gone. */
+static void kprof_count_free(struct kprof_count_session *s)
+{
+	unsigned int i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr_events; i++)
+		kvfree(s->events[i].ctrs);
+	free_cpumask_var(s->cpus_seen);
+	free_cpumask_var(s->cpus);
+	kfree(s);
+}
+
+/* Release whatever a failed start created. */
+static void kprof_count_release_all(struct kprof_count_session *s)
+{
+	unsigned int i, n;
+
+	for (i = 0; i < s->nr_events; i++) {
+		if (!s->events[i].ctrs)
+			continue;
+		for (n = 0; n < kprof_count_nr_ctrs(s); n++) {
+			if (s->events[i].ctrs[n].event) {
+				perf_event_release_kernel(s->events[i].ctrs[n].event);
+				s->events[i].ctrs[n].event = NULL;
+			}
+		}
+	}
+}
+
+/**
+ * kprof_count_freeze() - stop counting and keep the final counts
+ * @s: a running session, or one no longer reachable
+ *
+ * Every counter is disabled first, so that they stop at nearly the same
+ * time, then read and released.
+ *
+ * Context: process context; kprof_count_lock held, or @s unreachable.
+ */
+static void kprof_count_freeze(struct kprof_count_session *s)
+{
+	bool system_wide = kprof_count_system_wide(s);
+	unsigned int i, n;
+
+	if (!s->running)
+		return;
+	if (system_wide) {
+		cpus_read_lock();
+		mutex_lock(&kprof_count_hp_lock);
+		if (kprof_count_hp == s)
+			kprof_count_hp = NULL;
+	}
+	for (i = 0; i < s->nr_events; i++)
+		for (n = 0; n < kprof_count_nr_ctrs(s); n++)
+			if (s->events[i].ctrs[n].event)
+				perf_event_disable(s->events[i].ctrs[n].event);
+	for (i = 0; i < s->nr_events; i++)
+		for (n = 0; n < kprof_count_nr_ctrs(s); n++)
+			kprof_count_ctr_retire(&s->events[i].ctrs[n]);
+	if (system_wide) {
+		mutex_unlock(&kprof_count_hp_lock);
+		cpus_read_unlock();
+	}
+	s->running = false;
+	s->stop_ns = ktime_get_ns();
+}
+
+/* --- COUNT_START ----------------------------------------------------------- */
+
+static bool kprof_count_capable(const struct sk_buff *skb)
+{
+	return netlink_capable(skb, CAP_PERFMON) || netlink_capable(skb, CAP_SYS_ADMIN);
+}
+
+/* One KPROF_A_SESSION_EVENT, already checked against the event policy. */
+static int kprof_count_parse_event(struct genl_info *info, const struct nlattr *nest,
+				   struct kprof_count_event *ev)
+{
+	struct nlattr *tb[KPROF_EV_A_NAME + 1];
+	int ret;
+
+	/* the genetlink core validated the nest with the op's nested policy */
+	ret = nla_parse_nested(tb, KPROF_EV_A_NAME, nest, NULL, info->extack);
+	if (ret)
+		return ret;
+	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, KPROF_EV_A_TYPE) ||
+	    NL_REQ_ATTR_CHECK(info->extack, nest, tb, KPROF_EV_A_CONFIG))
+		return -EINVAL;
+
+	ev->type = nla_get_u32(tb[KPROF_EV_A_TYPE]);
+	ev->config = nla_get_u64(tb[KPROF_EV_A_CONFIG]);
+	ev->flags = tb[KPROF_EV_A_FLAGS] ? nla_get_u32(tb[KPROF_EV_A_FLAGS]) : 0;
+	ev->attr = nest;
+	if (tb[KPROF_EV_A_NAME])
+		nla_strscpy(ev->name, tb[KPROF_EV_A_NAME], sizeof(ev->name));
+	else
+		snprintf(ev->name, sizeof(ev->name), "%u:%llx", ev->type, ev->config);
+
+	if (ev->type != PERF_TYPE_HARDWARE && ev->type != PERF_TYPE_SOFTWARE &&
+	    ev->type != PERF_TYPE_HW_CACHE && ev->type != PERF_TYPE_RAW) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_TYPE],
+				    "kprof: event type not supported");
+		return -EOPNOTSUPP;
+	}
+	if ((ev->flags & KPROF_EV_F_EXCLUDE_USER) && (ev->flags & KPROF_EV_F_EXCLUDE_KERNEL)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_FLAGS],
+				    "kprof: an event cannot exclude both user and kernel");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int kprof_count_parse_cpus(struct genl_info *info, struct kprof_count_session *s)
+{
+	struct nlattr *attr = info->attrs[KPROF_A_SESSION_CPUS];
+	const u8 *bytes;
+	unsigned int i;
+	int len;
+
+	if (!attr) {
+		cpumask_copy(s->cpus, cpu_possible_mask);
+		return 0;
+	}
+	bytes = nla_data(attr);
+	len = nla_len(attr);
+	if (len % sizeof(u64)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "kprof: CPU bitmap is not whole 64-bit words");
+		return -EINVAL;
+	}
+	for (i = 0; i < len * 8; i++) {
+		if (!(bytes[i / 8] & BIT(i % 8)))
+			continue;
+		if (i >= nr_cpu_ids || !cpu_possible(i)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+					    "kprof: CPU bitmap names a CPU that does not exist");
+			return -EINVAL;
+		}
+		cpumask_set_cpu(i, s->cpus);
+	}
+	if (cpumask_empty(s->cpus)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: CPU bitmap is empty");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Validate a COUNT_START request into @s and @req, as START is validated. */
+static int kprof_count_parse(struct genl_info *info, struct kprof_count_session *s,
+			     struct kprof_count_req *req)
+{
+	struct nlattr **tb = info->attrs;
+	struct nlattr *attr;
+	bool system_wide;
+	int rem, ret;
+
+	s->flags = tb[KPROF_A_SESSION_FLAGS] ? nla_get_u32(tb[KPROF_A_SESSION_FLAGS]) : 0;
+	s->count_flags = tb[KPROF_A_COUNT_FLAGS] ? nla_get_u32(tb[KPROF_A_COUNT_FLAGS]) : 0;
+	system_wide = s->flags & KPROF_SESSION_F_SYSTEM_WIDE;
+
+	if (s->flags & (KPROF_SESSION_F_KERNEL_STACK | KPROF_SESSION_F_USER_STACK)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_FLAGS],
+				    "kprof: call chain flags do not apply to counting");
+		return -EINVAL;
+	}
+	if (system_wide && (s->count_flags & KPROF_COUNT_F_ENABLE_ON_EXEC)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_COUNT_FLAGS],
+				    "kprof: enable-on-exec needs a per-task session");
+		return -EINVAL;
+	}
+	if (system_wide && tb[KPROF_A_SESSION_PID]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_PID],
+				    "kprof: PIDs given to a system-wide session");
+		return -EINVAL;
+	}
+	if (!system_wide && tb[KPROF_A_SESSION_CPUS]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_CPUS],
+				    "kprof: CPUs given to a per-task session");
+		return -EINVAL;
+	}
+	if (!system_wide && !tb[KPROF_A_SESSION_PID]) {
+		GENL_SET_ERR_MSG(info, "kprof: a per-task session needs at least one PID");
+		return -EINVAL;
+	}
+	if (system_wide) {
+		ret = kprof_count_parse_cpus(info, s);
+		if (ret)
+			return ret;
+	}
+
+	/* repeated attributes: info->attrs holds only the last of each */
+	nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem) {
+		switch (nla_type(attr)) {
+		case KPROF_A_SESSION_PID:
+			if (s->nr_pids == KPROF_MAX_PIDS) {
+				NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: too many PIDs");
+				return -E2BIG;
+			}
+			req->pid_attrs[s->nr_pids] = attr;
+			req->pids[s->nr_pids++] = nla_get_u32(attr);
+			break;
+		case KPROF_A_SESSION_EVENT:
+			if (s->nr_events == KPROF_MAX_EVENTS) {
+				NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: too many events");
+				return -E2BIG;
+			}
+			ret = kprof_count_parse_event(info, attr, &s->events[s->nr_events]);
+			if (ret)
+				return ret;
+			s->nr_events++;
+			break;
+		}
+	}
+	if (!s->nr_events) {
+		GENL_SET_ERR_MSG(info, "kprof: a session needs at least one event");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct kprof_count_session *kprof_count_alloc(void)
+{
+	struct kprof_count_session *s;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	if (!zalloc_cpumask_var(&s->cpus, GFP_KERNEL))
+		goto out_free;
+	if (!zalloc_cpumask_var(&s->cpus_seen, GFP_KERNEL))
+		goto out_free_cpus;
+	return s;
+
+out_free_cpus:
+	free_cpumask_var(s->cpus);
+out_free:
+	kfree(s);
+	return NULL;
+}
+
+/**
+ * kprof_count_msg_put() - start a kprof message answering the request @req
+ * @skb: the message buffer
+ * @req: the request; its type is the family's id
+ * @portid: the requester's port
+ * @flags: NLM_F_*
+ * @cmd: the command, the request's
+ *
+ * genlmsg_put() without the family, which genl.c keeps to itself (6.1's
+ * genl_info does not carry it).
+ *
+ * Return: the start of the attributes, or NULL when @skb is full.
+ */
+static void *kprof_count_msg_put(struct sk_buff *skb, const struct nlmsghdr *req, u32 portid,
+				 int flags, u8 cmd)
+{
+	struct genlmsghdr *hdr;
+	struct nlmsghdr *nlh;
+
+	nlh = nlmsg_put(skb, portid, req->nlmsg_seq, req->nlmsg_type, GENL_HDRLEN, flags);
+	if (!nlh)
+		return NULL;
+	hdr = nlmsg_data(nlh);
+	hdr->cmd = cmd;
+	hdr->version = KPROF_FAMILY_VERSION;
+	hdr->reserved = 0;
+	return (char *)hdr + GENL_HDRLEN;
+}
+
+static int kprof_count_put_u64(struct sk_buff *msg, int type, u64 v)
+{
+	return nla_put_u64_64bit(msg, type, v, KPROF_COUNT_A_PAD);
+}
+
+/* The COUNT_START reply: the session's id and each event's fate. */
+static int kprof_count_fill_start(struct sk_buff *msg, const struct kprof_count_session *s)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	if (nla_put_u64_64bit(msg, KPROF_A_SESSION_ID, s->id, KPROF_A_PAD))
+		return -EMSGSIZE;
+	for (i = 0; i < s->nr_events; i++) {
+		nest = nla_nest_start(msg, KPROF_A_COUNT);
+		if (!nest ||
+		    nla_put_u32(msg, KPROF_COUNT_A_EVENT, i) ||
+		    nla_put_string(msg, KPROF_COUNT_A_NAME, s->events[i].name) ||
+		    (s->events[i].error &&
+		     nla_put_u32(msg, KPROF_COUNT_A_ERROR, s->events[i].error)))
+			return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
+
+/**
+ * kprof_count_start_doit() - KPROF_CMD_COUNT_START
+ * @skb: the request
+ * @info: its parsed form; the sender becomes the session's owner
+ *
+ * Context: process context, genl_mutex held.
+ * Return: 0 with the reply sent, -EBUSY while a session counts, or the
+ * error of the validation or of perf.
+ */
+int kprof_count_start_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kprof_count_session *s, *old = NULL;
+	struct kprof_count_req *req;
+	struct sk_buff *msg = NULL;
+	unsigned int i, t;
+	void *hdr;
+	int ret;
+
+	s = kprof_count_alloc();
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!s || !req) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = kprof_count_parse(info, s, req);
+	if (ret)
+		goto out_free;
+
+	/* allocate the reply first: a started session must be reported */
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	hdr = kprof_count_msg_put(msg, info->nlhdr, info->snd_portid, 0, info->genlhdr->cmd);
+	if (!hdr) {
+		ret = -EMSGSIZE;
+		goto out_free;
+	}
+
+	mutex_lock(&kprof_count_lock);
+	if (kprof_count && kprof_count->running) {
+		NL_SET_ERR_MSG(info->extack, "kprof: a counting session is already running");
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	s->owner_net = genl_info_net(info);
+	s->owner_portid = info->snd_portid;
+	s->id = kprof_count_last_id + 1;
+	s->start_ns = ktime_get_ns();
+	if (kprof_count_system_wide(s)) {
+		for (i = 0; i < s->nr_events; i++) {
+			s->events[i].ctrs = kvcalloc(nr_cpu_ids, sizeof(struct kprof_count_ctr),
+						     GFP_KERNEL);
+			if (!s->events[i].ctrs) {
+				ret = -ENOMEM;
+				goto out_unlock;
+			}
+		}
+		ret = kprof_count_system_wide_start(s, info->extack);
+	} else {
+		ret = kprof_count_per_task_start(s, req, info->extack);
+	}
+	if (ret)
+		goto out_release;
+
+	for (i = 0; i < s->nr_events; i++)
+		s->events[i].attr = NULL;	/* the request goes away */
+	s->running = true;
+	kprof_count_last_id = s->id;
+	old = kprof_count;
+	kprof_count = s;
+	/* cannot fail: at most 32 small nests in a default-size message */
+	ret = kprof_count_fill_start(msg, s);
+	mutex_unlock(&kprof_count_lock);
+	s = NULL;
+	kprof_count_free(old);
+	if (ret)
+		goto out_free;
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+	msg = NULL;
+	goto out_free;
+
+out_release:
+	kprof_count_release_all(s);
+out_unlock:
+	mutex_unlock(&kprof_count_lock);
+out_free:
+	if (req && req->tasks) {
+		for (t = 0; t < KPROF_COUNT_MAX_TASKS && req->tasks[t]; t++)
+			put_task_struct(req->tasks[t]);
+		kvfree(req->tasks);
+	}
+	kfree(req);
+	nlmsg_free(msg);
+	kprof_count_free(s);
+	return ret;
+}
+
+/* --- COUNT_STOP ------------------------------------------------------------ */
+
+/* The current session, checked against a KPROF_A_SESSION_ID; kprof_count_lock held. */
+static struct kprof_count_session *kprof_count_lookup(const struct nlattr *id, int *err)
+{
+	struct kprof_count_session *s = kprof_count;
+
+	if (!s) {
+		*err = -ENOENT;
+		return NULL;
+	}
+	if (id && nla_get_u64(id) != s->id) {
+		*err = -ESTALE;
+		return NULL;
+	}
+	return s;
+}
+
+/* The message of a refusal by kprof_count_lookup() or of privilege. */
+static void kprof_count_refusal_msg(struct netlink_ext_ack *extack, int err)
+{
+	switch (err) {
+	case -ENOENT:
+		NL_SET_ERR_MSG(extack, "kprof: no counting session");
+		break;
+	case -ESTALE:
+		NL_SET_ERR_MSG(extack, "kprof: that counting session is gone");
+		break;
+	case -EPERM:
+		NL_SET_ERR_MSG(extack, "kprof: CAP_PERFMON or CAP_SYS_ADMIN required");
+		break;
+	}
+}
+
+/**
+ * kprof_count_stop_doit() - KPROF_CMD_COUNT_STOP
+ * @skb: the request
+ * @info: its parsed form
+ *
+ * Context: process context, genl_mutex held.
+ * Return: 0 with the reply sent, -ENOENT when no session counts, -ESTALE
+ * when the session named is not the current one.
+ */
+int kprof_count_stop_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kprof_count_session *s;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret = 0;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = kprof_count_msg_put(msg, info->nlhdr, info->snd_portid, 0, info->genlhdr->cmd);
+	if (!hdr) {
+		ret = -EMSGSIZE;
+		goto out_free;
+	}
+
+	mutex_lock(&kprof_count_lock);
+	s = kprof_count_lookup(info->attrs[KPROF_A_SESSION_ID], &ret);
+	if (!s) {
+		kprof_count_refusal_msg(info->extack, ret);
+	} else if (!s->running) {
+		NL_SET_ERR_MSG(info->extack, "kprof: the counting session is stopped already");
+		ret = -ENOENT;
+	} else if (s) {
+		kprof_count_freeze(s);
+		ret = nla_put_u64_64bit(msg, KPROF_A_SESSION_ID, s->id, KPROF_A_PAD);
+	}
+	mutex_unlock(&kprof_count_lock);
+	if (ret)
+		goto out_free;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+out_free:
+	nlmsg_free(msg);
+	return ret;
+}
+
+/* --- COUNT_READ ------------------------------------------------------------ */
+
+/**
+ * struct kprof_count_reading - one count of a COUNT_READ snapshot
+ * @value: count
+ * @enabled: time enabled, ns
+ * @running: time running, ns
+ * @event: index of the event
+ * @cpu: the CPU, or -1 for a per-task session
+ * @error: positive errno when perf refused the counter, else 0
+ */
+struct kprof_count_reading {
+	u64 value;
+	u64 enabled;
+	u64 running;
+	u32 event;
+	s32 cpu;
+	u32 error;
+};
+
+/**
+ * struct kprof_count_snapshot - every count of the session at one time
+ * @id: the session's id
+ * @nr: entries of @r
+ * @pos: the next entry to send
+ * @names: the events' names
+ * @r: the counts
+ */
+struct kprof_count_snapshot {
+	u64 id;
+	unsigned int nr;
+	unsigned int pos;
+	char names[KPROF_MAX_EVENTS][KPROF_EVENT_NAME_MAX];
+	struct kprof_count_reading r[];
+};
+
+/**
+ * kprof_count_read_event() - the count of one event, on one CPU or overall
+ * @s: the session
+ * @i: the event
+ * @cpu: the CPU (system-wide), or -1 for the sum of a per-task session
+ * @r: where to store it
+ *
+ * Context: kprof_count_lock held; kprof_count_hp_lock too when system-wide.
+ */
+static void kprof_count_read_event(const struct kprof_count_session *s, unsigned int i,
+				   int cpu, struct kprof_count_reading *r)
+{
+	const struct kprof_count_event *ev = &s->events[i];
+	unsigned int t;
+
+	memset(r, 0, sizeof(*r));
+	r->event = i;
+	r->cpu = cpu;
+	r->error = ev->error;
+	if (ev->error)
+		return;
+	if (cpu >= 0) {
+		r->error = ev->ctrs[cpu].error;
+		if (!r->error)
+			kprof_count_ctr_add(&ev->ctrs[cpu], &r->value, &r->enabled, &r->running);
+		return;
+	}
+	for (t = 0; t < s->nr_tasks; t++)
+		kprof_count_ctr_add(&ev->ctrs[t], &r->value, &r->enabled, &r->running);
+}
+
+/* Fill @snap with every count of @s; the caller holds kprof_count_lock. */
+static void kprof_count_read_all(const struct kprof_count_session *s,
+				 struct kprof_count_snapshot *snap)
+{
+	unsigned int i, cpu, n = 0;
+
+	snap->id = s->id;
+	for (i = 0; i < s->nr_events; i++)
+		strscpy(snap->names[i], s->events[i].name, KPROF_EVENT_NAME_MAX);
+	if (!kprof_count_system_wide(s)) {
+		for (i = 0; i < s->nr_events; i++)
+			kprof_count_read_event(s, i, -1, &snap->r[n++]);
+		snap->nr = n;
+		return;
+	}
+	mutex_lock(&kprof_count_hp_lock);
+	for (i = 0; i < s->nr_events; i++)
+		for_each_cpu(cpu, s->cpus_seen)
+			kprof_count_read_event(s, i, cpu, &snap->r[n++]);
+	mutex_unlock(&kprof_count_hp_lock);
+	snap->nr = n;
+}
+
+/* Readings a snapshot of @s needs room for; kprof_count_lock held. */
+static unsigned int kprof_count_nr_readings(const struct kprof_count_session *s)
+{
+	/* cpus_seen only grows under kprof_count_hp_lock: count all possible */
+	return s->nr_events * (kprof_count_system_wide(s) ? num_possible_cpus() : 1);
+}
+
+/**
+ * kprof_count_read_start() - start of the KPROF_CMD_COUNT_READ dump
+ * @cb: the dump; cb->args[0] gets the snapshot, cb->args[1] a refusal
+ *
+ * Checks the privilege (pre_doit does not run for dumps) and reads every
+ * count at once, so that the dump is consistent whatever its length.  A
+ * refusal is left for the dumpit to report: 6.1 gives .start no extack,
+ * the dumpit's reaches the client in NLMSG_DONE.
+ *
+ * Context: process context, genl_mutex held.
+ * Return: 0, or -ENOMEM.
+ */
+int kprof_count_read_start(struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct kprof_count_snapshot *snap;
+	struct kprof_count_session *s;
+	int ret = 0;
+
+	if (!kprof_count_capable(cb->skb)) {
+		cb->args[1] = -EPERM;
+		return 0;
+	}
+
+	mutex_lock(&kprof_count_lock);
+	s = kprof_count_lookup(info->attrs[KPROF_A_SESSION_ID], &ret);
+	if (!s) {
+		cb->args[1] = ret;
+		ret = 0;
+		goto out_unlock;
+	}
+	snap = kvzalloc(struct_size(snap, r, kprof_count_nr_readings(s)), GFP_KERNEL);
+	if (!snap) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	kprof_count_read_all(s, snap);
+	cb->args[0] = (long)snap;
+out_unlock:
+	mutex_unlock(&kprof_count_lock);
+	return ret;
+}
+
+static int kprof_count_put_reading(struct sk_buff *skb, const struct kprof_count_snapshot *snap,
+				   const struct kprof_count_reading *r)
+{
+	struct nlattr *nest;
+
+	if (nla_put_u64_64bit(skb, KPROF_A_SESSION_ID, snap->id, KPROF_A_PAD))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, KPROF_A_COUNT);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, KPROF_COUNT_A_EVENT, r->event) ||
+	    nla_put_string(skb, KPROF_COUNT_A_NAME, snap->names[r->event]) ||
+	    (r->cpu >= 0 && nla_put_u32(skb, KPROF_COUNT_A_CPU, r->cpu)))
+		return -EMSGSIZE;
+	if (r->error) {
+		if (nla_put_u32(skb, KPROF_COUNT_A_ERROR, r->error))
+			return -EMSGSIZE;
+	} else if (kprof_count_put_u64(skb, KPROF_COUNT_A_VALUE, r->value) ||
+		   kprof_count_put_u64(skb, KPROF_COUNT_A_ENABLED, r->enabled) ||
+		   kprof_count_put_u64(skb, KPROF_COUNT_A_RUNNING, r->running)) {
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/**
+ * kprof_count_read_dumpit() - the messages of the KPROF_CMD_COUNT_READ dump
+ * @skb: the message buffer to fill
+ * @cb: the dump; cb->args[0] is the snapshot taken by kprof_count_read_start()
+ *
+ * Return: the bytes filled, 0 when done.
+ */
+int kprof_count_read_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct kprof_count_snapshot *snap = (struct kprof_count_snapshot *)cb->args[0];
+	void *hdr;
+
+	if (!snap) {
+		kprof_count_refusal_msg(cb->extack, cb->args[1]);
+		return cb->args[1];
+	}
+	for (; snap->pos < snap->nr; snap->pos++) {
+		hdr = kprof_count_msg_put(skb, cb->nlh, NETLINK_CB(cb->skb).portid, NLM_F_MULTI,
+					  KPROF_CMD_COUNT_READ);
+		if (!hdr)
+			break;
+		if (kprof_count_put_reading(skb, snap, &snap->r[snap->pos])) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	return skb->len;
+}
+
+int kprof_count_read_done(struct netlink_callback *cb)
+{
+	kvfree((void *)cb->args[0]);
+	cb->args[0] = 0;
+	return 0;
+}
+
+/* --- debugfs --------------------------------------------------------------- */
+
+static void kprof_counters_row(struct seq_file *m, const char *name, const char *cpu,
+			       const struct kprof_count_reading *r)
+{
+	if (r->error)
+		seq_printf(m, "%-32s %5s %20s %20s %20s error %u\n", name, cpu, "-", "-", "-",
+			   r->error);
+	else
+		seq_printf(m, "%-32s %5s %20llu %20llu %20llu\n", name, cpu, r->value,
+			   r->enabled, r->running);
+}
+
+/**
+ * kprof_counters_show() - /sys/kernel/debug/kprof/counters
+ * @m: the file
+ * @v: unused
+ *
+ * One line per event (per-task sessions: all threads and children) or per
+ * event and CPU (system-wide), read now; raw counts, not scaled.
+ *
+ * Return: 0.
+ */
+int kprof_counters_show(struct seq_file *m, void *v)
+{
+	struct kprof_count_reading r;
+	struct kprof_count_session *s;
+	unsigned int i, cpu;
+	char name[16];
+
+	mutex_lock(&kprof_count_lock);
+	s = kprof_count;
+	if (!s) {
+		seq_puts(m, "no counting session\n");
+		goto out_unlock;
+	}
+	seq_printf(m, "session %llu (%s) %s", s->id, s->running ? "running" : "stopped",
+		   kprof_count_system_wide(s) ? "system-wide" : "per-task");
+	if (kprof_count_system_wide(s))
+		seq_printf(m, " cpus %*pbl\n", cpumask_pr_args(s->cpus));
+	else
+		seq_printf(m, " pids %u threads %u%s\n", s->nr_pids, s->nr_tasks,
+			   s->flags & KPROF_SESSION_F_INHERIT ? " inherit" : "");
+	seq_printf(m, "%-32s %5s %20s %20s %20s\n", "event", "cpu", "value", "enabled_ns",
+		   "running_ns");
+	if (!kprof_count_system_wide(s)) {
+		for (i = 0; i < s->nr_events; i++) {
+			kprof_count_read_event(s, i, -1, &r);
+			kprof_counters_row(m, s->events[i].name, "all", &r);
+		}
+		goto out_unlock;
+	}
+	mutex_lock(&kprof_count_hp_lock);
+	for (i = 0; i < s->nr_events; i++) {
+		for_each_cpu(cpu, s->cpus_seen) {
+			kprof_count_read_event(s, i, cpu, &r);
+			snprintf(name, sizeof(name), "%u", cpu);
+			kprof_counters_row(m, s->events[i].name, name, &r);
+		}
+	}
+	mutex_unlock(&kprof_count_hp_lock);
+out_unlock:
+	mutex_unlock(&kprof_count_lock);
+	return 0;
+}
+
+/* --- owner and module lifetime ----------------------------------------------- */
+
+/* A netlink socket is going away: end the session it owns. */
+static int kprof_count_nl_notify(struct notifier_block *nb, unsigned long action, void *data)
+{
+	struct netlink_notify *n = data;
+	struct kprof_count_session *s;
+
+	if (action != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
+		return NOTIFY_DONE;
+
+	mutex_lock(&kprof_count_lock);
+	s = kprof_count;
+	if (s && s->owner_portid == n->portid && net_eq(s->owner_net, n->net)) {
+		kprof_count = NULL;
+		kprof_count_freeze(s);
+	} else {
+		s = NULL;
+	}
+	mutex_unlock(&kprof_count_lock);
+	kprof_count_free(s);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kprof_count_nl_notifier = {
+	.notifier_call = kprof_count_nl_notify,
+};
+
+/**
+ * kprof_counting_init() - register the CPU hotplug and socket release hooks
+ *
+ * Return: 0 or a negative errno.
+ */
+int __init kprof_counting_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "kprof/count:online",
+					kprof_count_hp_online, kprof_count_hp_offline);
+	if (ret < 0)
+		return ret;
+	kprof_count_hp_state = ret;
+
+	ret = netlink_register_notifier(&kprof_count_nl_notifier);
+	if (ret) {
+		cpuhp_remove_state_nocalls(kprof_count_hp_state);
+		return ret;
+	}
+	return 0;
+}
+
+/* Stop and free the session; the module is going away. */
+void kprof_counting_exit(void)
+{
+	struct kprof_count_session *s;
+
+	netlink_unregister_notifier(&kprof_count_nl_notifier);
+	mutex_lock(&kprof_count_lock);
+	s = kprof_count;
+	kprof_count = NULL;
+	if (s)
+		kprof_count_freeze(s);
+	mutex_unlock(&kprof_count_lock);
+	kprof_count_free(s);
+	cpuhp_remove_state_nocalls(kprof_count_hp_state);
+}
