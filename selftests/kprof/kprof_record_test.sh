@@ -62,10 +62,11 @@ result "record -- sysread: kernel chains go through vfs_read and do_syscall_64" 
 	"$check" kernel-path "$tmp/sys.data" sysread vfs_read do_syscall_64
 
 # --- targets and modes --------------------------------------------------------
-"$here/progs/hot" 1500 >/dev/null &
+# long enough to outlive a slow session start (PREEMPT_RT under TCG)
+"$here/progs/hot" 4000 >/dev/null &
 victim=$!
 sleep 0.2
-"$kprofctl" record -p "$victim" -F 999 -g -o "$tmp/pid.data" >/dev/null 2>&1
+"$kprofctl" record -p "$victim" -F 999 -g -o "$tmp/pid.data" >/dev/null 2>"$tmp/pid.err"
 rc=$?
 wait "$victim"
 if [ $rc = 0 ]; then
@@ -73,6 +74,7 @@ if [ $rc = 0 ]; then
 		"$check" only-pid "$tmp/pid.data" "$victim"
 else
 	not_ok "record -p PID: ends with the process; only its samples (rc=$rc)"
+	sed 's/^/# /' "$tmp/pid.err"
 fi
 
 "$kprofctl" record -K -F 999 -g -o "$tmp/k.data" -- "$here/progs/sysread" 600 >/dev/null 2>&1

@@ -216,7 +216,11 @@ static inline void kt_reader_drain(struct kt_reader *r, struct kt_tally *t,
 			case KPROF_RECORD_SAMPLE: {
 				const uint16_t *nr = (const uint16_t *)((char *)rec + 48);
 
-				if (56 + 8 * (nr[0] + nr[1]) != h.size && !t->bad++)
+				unsigned int want = 56 + 8 * (nr[0] + nr[1]);
+
+				if (h.misc & KPROF_MISC_RAW)	/* + u32 size, u32 0, padded raw */
+					want += 8 + ((*(uint32_t *)((char *)rec + want) + 7) & ~7U);
+				if (want != h.size && !t->bad++)
 					snprintf(t->why, sizeof(t->why),
 						 "cpu %u: sample size %u with %u+%u frames",
 						 cpu, h.size, nr[0], nr[1]);
@@ -251,6 +255,19 @@ static inline int kt_reader_poll(struct kt_reader *r, int timeout_ms)
 	struct pollfd p = { .fd = r->fd, .events = POLLIN };
 
 	return poll(&p, 1, timeout_ms) < 0 ? -errno : p.revents;
+}
+
+/* Write a string to a file; 0 or a negative errno. */
+static inline int kt_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n < 0 ? -errno : 0;
 }
 
 /* Burn CPU for @ms milliseconds. */

@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof tracepoint, kprobe and ftrace events: raw records and their fields,
+ * in-kernel filters, hit counts, lifecycle and bad input.
+ */
+#include <dirent.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "kprof_ring.h"
+
+#define TRACEFS "/sys/kernel/tracing/events"
+
+struct field {
+	int offset, size;
+};
+
+/* A field of a tracepoint's format file; size -1 when absent. */
+static struct field tp_field(const char *sys, const char *name, const char *field)
+{
+	struct field f = { -1, -1 };
+	char path[256], line[512], pat[80];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), TRACEFS "/%s/%s/format", sys, name);
+	fp = fopen(path, "r");
+	if (!fp)
+		return f;
+	snprintf(pat, sizeof(pat), " %s;", field);
+	while (fgets(line, sizeof(line), fp)) {
+		char *p = strstr(line, pat), *q;
+
+		if (!p) {
+			snprintf(pat, sizeof(pat), " %s[", field);
+			p = strstr(line, pat);
+			snprintf(pat, sizeof(pat), " %s;", field);
+		}
+		if (!p || !(q = strstr(line, "offset:")))
+			continue;
+		sscanf(q, "offset:%d;\tsize:%d;", &f.offset, &f.size);
+		break;
+	}
+	fclose(fp);
+	return f;
+}
+
+static int tp_id(const char *sys, const char *name)
+{
+	char path[256];
+	int id = -1;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), TRACEFS "/%s/%s/id", sys, name);
+	fp = fopen(path, "r");
+	if (fp) {
+		if (fscanf(fp, "%d", &id) != 1)
+			id = -1;
+		fclose(fp);
+	}
+	return id;
+}
+
+FIXTURE(probe) {
+	int fd;
+	int family;
+	uint64_t stride;
+	unsigned int nr_cpus;
+};
+
+FIXTURE_SETUP(probe)
+{
+	int ret = kt_ensure_loaded();
+
+	ASSERT_EQ(0, ret) TH_LOG("cannot load %s: %s", kt_ko_path(), strerror(-ret));
+	if (access(TRACEFS, R_OK))
+		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	self->fd = kt_nl_open();
+	ASSERT_LE(0, self->fd);
+	self->family = kt_family(self->fd, KPROF_FAMILY_NAME);
+	ASSERT_LT(0, self->family);
+	kt_stop_any(self->fd, self->family);
+}
+
+FIXTURE_TEARDOWN(probe)
+{
+	kt_stop_any(self->fd, self->family);
+	close(self->fd);
+}
+
+static int start(FIXTURE_DATA(probe) *self, struct kt_msg *m)
+{
+	int ret = kt_transact(self->fd, m);
+
+	if (!ret) {
+		self->stride = kt_u64(m->tb[KPROF_A_SESSION_MMAP_STRIDE]);
+		self->nr_cpus = kt_u32(m->tb[KPROF_A_STATUS_NR_CPUS]);
+	}
+	return ret;
+}
+
+/* An event nest with the probe attributes. */
+static void put_probe(struct kt_msg *m, uint32_t type, uint64_t config, const char *name,
+		      const char *symbol, const void *filter, size_t filter_len)
+{
+	struct nlattr *n = kt_nest_start(m, KPROF_A_SESSION_EVENT);
+
+	kt_put_u32(m, KPROF_EV_A_TYPE, type);
+	kt_put_u64(m, KPROF_EV_A_CONFIG, config);
+	kt_put_str(m, KPROF_EV_A_NAME, name);
+	if (symbol)
+		kt_put_str(m, KPROF_EV_A_SYMBOL, symbol);
+	if (filter)
+		kt_put(m, KPROF_EV_A_FILTER, filter, filter_len);
+	kt_nest_end(m, n);
+}
+
+/* A child that waits for go, then runs @fn. */
+static pid_t spawn(void (*fn)(void), int *go_fd)
+{
+	int fds[2];
+	pid_t pid;
+	char x;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		/* named before it can be profiled: every record shows the name */
+		prctl(PR_SET_NAME, "kprof-child");
+		close(fds[1]);
+		if (read(fds[0], &x, 1) != 1)
+			_exit(1);
+		fn();
+		_exit(0);
+	}
+	close(fds[0]);
+	*go_fd = fds[1];
+	return pid;
+}
+
+static void go(int fd)
+{
+	if (write(fd, "g", 1) != 1)
+		perror("go");
+	close(fd);
+}
+
+static void sleep_100_times(void)
+{
+	for (int i = 0; i < 100; i++)
+		usleep(1000);
+}
+
+static void read_1000_times(void)
+{
+	int fd = open("/dev/zero", O_RDONLY);
+	char c;
+
+	for (int i = 0; i < 1000; i++)
+		if (read(fd, &c, 1) != 1)
+			_exit(2);
+}
+
+/* --- raw records ----------------------------------------------------------- */
+
+struct raw_check {
+	pid_t pid;
+	struct field f_pid, f_comm;
+	uint64_t raw, mine, comm_ok, no_raw;
+};
+
+static const uint8_t *sample_raw(const struct kprof_record_header *h, uint32_t *len)
+{
+	const char *p = (const char *)h;
+	const uint16_t *nr = (const uint16_t *)(p + 48);
+	const uint32_t *rh = (const uint32_t *)(p + 56 + 8 * (nr[0] + nr[1]));
+
+	if (!(h->misc & KPROF_MISC_RAW))
+		return NULL;
+	*len = rh[0];
+	return (const uint8_t *)(rh + 2);
+}
+
+static void check_switch(const struct kprof_record_header *h, void *arg)
+{
+	struct raw_check *c = arg;
+	const uint8_t *raw;
+	uint32_t len;
+	int32_t prev;
+
+	if (h->type != KPROF_RECORD_SAMPLE)
+		return;
+	raw = sample_raw(h, &len);
+	if (!raw) {
+		c->no_raw++;
+		return;
+	}
+	c->raw++;
+	memcpy(&prev, raw + c->f_pid.offset, 4);
+	if (prev != c->pid)
+		return;
+	c->mine++;
+	if (!strncmp((const char *)raw + c->f_comm.offset, "kprof-child", 16))
+		c->comm_ok++;
+}
+
+TEST_F(probe, sched_switch_raw_fields)
+{
+	struct raw_check c = {};
+	struct kt_tally t = {};
+	struct kt_reader r;
+	struct kt_msg m;
+	int id, gofd;
+
+	id = tp_id("sched", "sched_switch");
+	ASSERT_LT(0, id) TH_LOG("no sched:sched_switch in tracefs");
+	c.f_pid = tp_field("sched", "sched_switch", "prev_pid");
+	c.f_comm = tp_field("sched", "sched_switch", "prev_comm");
+	ASSERT_EQ(4, c.f_pid.size);
+	ASSERT_EQ(16, c.f_comm.size);
+
+	c.pid = spawn(sleep_100_times, &gofd);
+	ASSERT_LT(0, c.pid);
+	kt_start_init(&m, self->family, KPROF_SESSION_F_KERNEL_STACK, 0, 1 << 20);
+	kt_put_u64(&m, KPROF_A_SESSION_PERIOD, 1);
+	kt_put_u32(&m, KPROF_A_SESSION_PID, c.pid);
+	put_probe(&m, PERF_TYPE_TRACEPOINT, id, "sched:sched_switch", NULL, NULL, 0);
+	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
+	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
+	go(gofd);
+	while (waitpid(c.pid, NULL, WNOHANG) == 0) {
+		kt_reader_poll(&r, 50);
+		kt_reader_drain(&r, &t, check_switch, &c);
+	}
+	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
+	kt_reader_drain(&r, &t, check_switch, &c);
+	TH_LOG("%llu samples with raw records, %llu switching out the child",
+	       (unsigned long long)c.raw, (unsigned long long)c.mine);
+	EXPECT_EQ(0, t.bad) TH_LOG("%s", t.why);
+	EXPECT_EQ(0, c.no_raw);
+	EXPECT_LE(100, c.mine);
+	EXPECT_EQ(c.mine, c.comm_ok);
+	kt_reader_close(&r);
+}
+
+TEST_F(probe, filter_keeps_only_matching_records)
+{
+	struct kprof_filter_insn prog[2];
+	struct raw_check c = {};
+	struct kt_tally t = {};
+	struct kt_reader r;
+	struct kt_msg m;
+	int id, gofd;
+
+	id = tp_id("sched", "sched_switch");
+	ASSERT_LT(0, id);
+	c.f_pid = tp_field("sched", "sched_switch", "prev_pid");
+	c.f_comm = tp_field("sched", "sched_switch", "prev_comm");
+	c.pid = spawn(sleep_100_times, &gofd);
+	ASSERT_LT(0, c.pid);
+
+	/* prev_pid == child && !(prev_pid == 0), system-wide */
+	memset(prog, 0, sizeof(prog));
+	prog[0] = (struct kprof_filter_insn){ .op = KPROF_FILTER_EQ, .size = 4,
+					      .offset = c.f_pid.offset, .value = c.pid };
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 0, 1 << 20);
+	kt_put_u64(&m, KPROF_A_SESSION_PERIOD, 1);
+	put_probe(&m, PERF_TYPE_TRACEPOINT, id, "sched:sched_switch", NULL, prog,
+		  sizeof(prog[0]));
+	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
+	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
+	go(gofd);
+	while (waitpid(c.pid, NULL, WNOHANG) == 0) {
+		kt_reader_poll(&r, 50);
+		kt_reader_drain(&r, &t, check_switch, &c);
+	}
+	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
+	kt_reader_drain(&r, &t, check_switch, &c);
+	EXPECT_LE(100, c.mine);
+	EXPECT_EQ(c.raw, c.mine);	/* nothing else got through */
+	EXPECT_LT(0, kt_stat(&m, KPROF_STATS_A_FILTERED));
+	kt_reader_close(&r);
+}
+
+/* --- kprobe and ftrace: exactly 1000 reads --------------------------------- */
+
+struct hits {
+	pid_t pid;
+	uint64_t mine;
+};
+
+static void count_mine(const struct kprof_record_header *h, void *arg)
+{
+	struct hits *c = arg;
+
+	if (h->type == KPROF_RECORD_SAMPLE &&
+	    *(const uint32_t *)((const char *)h + 32) == (uint32_t)c->pid)
+		c->mine++;
+}
+
+static void run_reads(struct __test_metadata *_metadata, FIXTURE_DATA(probe) *self,
+		      uint32_t type, const char *sym, struct hits *c)
+{
+	struct kt_tally t = {};
+	struct kt_reader r;
+	struct kt_msg m;
+	int gofd;
+
+	c->pid = spawn(read_1000_times, &gofd);
+	ASSERT_LT(0, c->pid);
+	kt_start_init(&m, self->family, KPROF_SESSION_F_KERNEL_STACK, 99, 1 << 20);
+	kt_put_u32(&m, KPROF_A_SESSION_PID, c->pid);
+	put_probe(&m, type, 0, sym, sym, NULL, 0);
+	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
+	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
+	go(gofd);
+	while (waitpid(c->pid, NULL, WNOHANG) == 0) {
+		kt_reader_poll(&r, 50);
+		kt_reader_drain(&r, &t, count_mine, c);
+	}
+	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
+	kt_reader_drain(&r, &t, count_mine, c);
+	EXPECT_EQ(0, t.bad) TH_LOG("%s", t.why);
+	EXPECT_EQ(kt_stat(&m, KPROF_STATS_A_INVOCATIONS), kt_stat(&m, KPROF_STATS_A_SAMPLES) +
+		  kt_stat(&m, KPROF_STATS_A_LOST_FULL) + kt_stat(&m, KPROF_STATS_A_LOST_TOO_BIG));
+	kt_reader_close(&r);
+}
+
+TEST_F(probe, kprobe_counts_every_read)
+{
+	struct hits c = {};
+
+	run_reads(_metadata, self, KPROF_TYPE_KPROBE, "ksys_read", &c);
+	TH_LOG("%llu samples of the child", (unsigned long long)c.mine);
+	EXPECT_LE(1000, c.mine);
+	EXPECT_GT(1100, c.mine);
+}
+
+TEST_F(probe, ftrace_counts_every_read)
+{
+	char buf[8192];
+	struct hits c = {};
+	ssize_t n;
+	int fd;
+
+	run_reads(_metadata, self, KPROF_TYPE_FTRACE, "ksys_read", &c);
+	TH_LOG("%llu samples of the child", (unsigned long long)c.mine);
+	EXPECT_LE(1000, c.mine);
+	EXPECT_GT(1100, c.mine);
+	fd = open("/sys/kernel/debug/kprof/probes", O_RDONLY);
+	ASSERT_LE(0, fd);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	buf[n] = '\0';
+	EXPECT_NE(NULL, strstr(buf, "ftrace ksys_read removed hits")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "  ksys_read ")) TH_LOG("%s", buf);
+}
+
+/* --- latency histograms ----------------------------------------------------- */
+
+/* each sleep's duration as the sleeper saw it, shared with the parent */
+static uint64_t *slept_ns;
+
+static void sleep_20_times_10ms(void)
+{
+	for (int i = 0; i < 20; i++) {
+		struct timespec a, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		usleep(10000);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		slept_ns[i] = (b.tv_sec - a.tv_sec) * 1000000000ULL + b.tv_nsec - a.tv_nsec;
+	}
+}
+
+/* HIST_DUMP: the first histogram's buckets and count; 0 or a negative errno. */
+static int hist_dump(FIXTURE_DATA(probe) *self, uint64_t *buckets, uint64_t *count)
+{
+	static char rx[1 << 16];
+	struct kt_msg m;
+	int found = -ENOENT;
+
+	kt_msg_init(&m, self->family, KPROF_CMD_HIST_DUMP, KPROF_FAMILY_VERSION);
+	m.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	if (send(self->fd, m.buf, m.nlh.nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = recv(self->fd, rx, sizeof(rx), 0);
+		struct nlmsghdr *nlh;
+		int len = n;
+
+		if (n < 0)
+			return -errno;
+		for (nlh = (struct nlmsghdr *)rx; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+			struct kt_msg one = {};
+			struct nlattr *h, *a;
+			int alen;
+
+			if (nlh->nlmsg_type == NLMSG_DONE) {
+				int err = *(int *)NLMSG_DATA(nlh);
+
+				return err < 0 ? err : found;
+			}
+			if (nlh->nlmsg_type == NLMSG_ERROR)
+				return ((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
+			kt_parse_attrs(&one, (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN),
+				       nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
+			h = one.tb[KPROF_A_HIST];
+			if (!h || found == 0)
+				continue;
+			alen = h->nla_len - NLA_HDRLEN;
+			for (a = (struct nlattr *)((char *)h + NLA_HDRLEN);
+			     alen >= (int)NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= alen;
+			     alen -= NLA_ALIGN(a->nla_len),
+			     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
+				if ((a->nla_type & NLA_TYPE_MASK) == KPROF_HIST_A_COUNT)
+					*count = kt_u64(a);
+				if ((a->nla_type & NLA_TYPE_MASK) == KPROF_HIST_A_BUCKETS &&
+				    a->nla_len - NLA_HDRLEN == KPROF_HIST_BUCKETS * 8)
+					memcpy(buckets, (char *)a + NLA_HDRLEN, KPROF_HIST_BUCKETS * 8);
+			}
+			found = 0;
+		}
+	}
+}
+
+TEST_F(probe, latency_of_10ms_sleeps_lands_in_8_16ms)
+{
+	uint64_t buckets[KPROF_HIST_BUCKETS] = {}, count = 0, seen23 = 0;
+	struct kt_msg m;
+	pid_t child;
+	int gofd;
+
+	slept_ns = mmap(NULL, 20 * sizeof(*slept_ns), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, slept_ns);
+	child = spawn(sleep_20_times_10ms, &gofd);
+	ASSERT_LT(0, child);
+	kt_start_init(&m, self->family, 0, 99, 0);
+	kt_put_u32(&m, KPROF_A_SESSION_PID, child);
+	put_probe(&m, KPROF_TYPE_LATENCY, 0, "latency:hrtimer_nanosleep", "hrtimer_nanosleep",
+		  NULL, 0);
+	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
+	go(gofd);
+	waitpid(child, NULL, 0);
+	ASSERT_EQ(0, hist_dump(self, buckets, &count));		/* live, while running */
+	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
+	ASSERT_EQ(0, hist_dump(self, buckets, &count));		/* and after the stop */
+
+	/*
+	 * The truth: the sleeper's own clock.  A loaded TCG host can stretch a
+	 * 10 ms sleep past 16.7 ms; the kernel's histogram must agree with
+	 * what the sleeper saw, and on a quiet host that is the 8-16 ms bucket.
+	 */
+	for (int i = 0; i < 20; i++)
+		seen23 += slept_ns[i] >= (1ULL << 23) && slept_ns[i] < (1ULL << 24);
+	TH_LOG("%llu calls, %llu in [2^23, 2^24) ns; the sleeper saw %llu there",
+	       (unsigned long long)count, (unsigned long long)buckets[23],
+	       (unsigned long long)seen23);
+	EXPECT_EQ(20, count);
+	EXPECT_EQ(20, buckets[22] + buckets[23] + buckets[24] + buckets[25]);
+	/* the kernel times less than the sleeper (no syscall entry and exit) */
+	EXPECT_GE(buckets[23] + 2, seen23);
+	EXPECT_LE(buckets[23], seen23 + 2);
+	if (seen23 >= 18)
+		EXPECT_LE(18, buckets[23]);
+	munmap(slept_ns, 20 * sizeof(*slept_ns));
+}
+
+/* --- lifecycle -------------------------------------------------------------- */
+
+static void put_all_kinds(struct kt_msg *m, int switch_id)
+{
+	put_probe(m, PERF_TYPE_TRACEPOINT, switch_id, "sched:sched_switch", NULL, NULL, 0);
+	put_probe(m, KPROF_TYPE_KPROBE, 0, "kprobe:ksys_read", "ksys_read", NULL, 0);
+	put_probe(m, KPROF_TYPE_FTRACE, 0, "ftrace:vfs_*", "vfs_*", NULL, 0);
+	put_probe(m, KPROF_TYPE_LATENCY, 0, "latency:ksys_write", "ksys_write", NULL, 0);
+	kt_put_event(m, &kt_cpu_clock);
+}
+
+TEST_F_TIMEOUT(probe, start_stop_100_cycles_with_probes, 240)
+{
+	int id = tp_id("sched", "sched_switch");
+	struct kt_msg m;
+
+	for (int i = 0; i < 100; i++) {
+		kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE |
+			      KPROF_SESSION_F_KERNEL_STACK, 99, KPROF_MIN_BUFFER_SIZE);
+		put_all_kinds(&m, id);
+		ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("cycle %d: %s", i, m.extack);
+		ASSERT_EQ(0, kt_stop(self->fd, self->family, &m)) TH_LOG("cycle %d", i);
+	}
+}
+
+TEST_F(probe, rmmod_with_every_kind_of_probe)
+{
+	struct kt_msg m;
+
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_KERNEL_STACK,
+		      999, 1 << 16);
+	put_all_kinds(&m, tp_id("sched", "sched_switch"));
+	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
+	read_1000_times();
+	ASSERT_EQ(0, kt_unload());
+	ASSERT_EQ(0, kt_load());
+	self->family = kt_family(self->fd, KPROF_FAMILY_NAME);
+	ASSERT_LT(0, self->family);
+}
+
+/* --- bad input ------------------------------------------------------------- */
+
+TEST_F(probe, refuse_missing_function)
+{
+	struct kt_msg m;
+
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
+	put_probe(&m, KPROF_TYPE_KPROBE, 0, "kprobe:no_such_fn", "no_such_function_kprof", NULL, 0);
+	EXPECT_GT(0, kt_transact(self->fd, &m));
+	EXPECT_NE(NULL, strstr(m.extack, "cannot probe")) TH_LOG("%s", m.extack);
+}
+
+TEST_F(probe, refuse_blacklisted_function)
+{
+	struct kt_msg m;
+
+	/* kprobes refuse their own machinery */
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
+	put_probe(&m, KPROF_TYPE_KPROBE, 0, "kprobe:kprobe_int3_handler", "kprobe_int3_handler",
+		  NULL, 0);
+	EXPECT_GT(0, kt_transact(self->fd, &m));
+	EXPECT_NE(NULL, strstr(m.extack, "cannot probe")) TH_LOG("%s", m.extack);
+}
+
+TEST_F(probe, refuse_glob_without_match)
+{
+	struct kt_msg m;
+
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
+	put_probe(&m, KPROF_TYPE_FTRACE, 0, "ftrace:nomatch", "kprof_no_such_fn_*", NULL, 0);
+	EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
+	EXPECT_STREQ("kprof: no traceable function matches the glob", m.extack);
+}
+
+TEST_F(probe, refuse_unknown_tracepoint)
+{
+	struct kt_msg m;
+
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
+	put_probe(&m, PERF_TYPE_TRACEPOINT, 999999, "x:y", NULL, NULL, 0);
+	EXPECT_GT(0, kt_transact(self->fd, &m));
+	EXPECT_NE(NULL, strstr(m.extack, "kprof:")) TH_LOG("%s", m.extack);
+}
+
+TEST_F(probe, refuse_latency_on_an_ftrace_traced_function)
+{
+	struct kt_msg m;
+
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
+	put_probe(&m, KPROF_TYPE_FTRACE, 0, "ftrace:vfs_*", "vfs_*", NULL, 0);
+	put_probe(&m, KPROF_TYPE_LATENCY, 0, "latency:vfs_read", "vfs_read", NULL, 0);
+	EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
+	EXPECT_STREQ("kprof: a latency probe on a function an ftrace event traces is not supported",
+		     m.extack);
+}
+
+TEST_F(probe, refuse_bad_filters)
+{
+	struct kprof_filter_insn bad[2] = {};
+	struct kt_msg m;
+	int id = tp_id("sched", "sched_switch");
+
+	/* an AND with one operand */
+	bad[0] = (struct kprof_filter_insn){ .op = KPROF_FILTER_EQ, .size = 4 };
+	bad[1] = (struct kprof_filter_insn){ .op = KPROF_FILTER_AND };
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 0, 0);
+	kt_put_u64(&m, KPROF_A_SESSION_PERIOD, 1);
+	put_probe(&m, PERF_TYPE_TRACEPOINT, id, "sched:sched_switch", NULL, bad, sizeof(bad));
+	EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
+	EXPECT_STREQ("kprof: filter: stack underflow", m.extack);
+
+	/* a field of 3 bytes */
+	bad[0].size = 3;
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 0, 0);
+	kt_put_u64(&m, KPROF_A_SESSION_PERIOD, 1);
+	put_probe(&m, PERF_TYPE_TRACEPOINT, id, "sched:sched_switch", NULL, bad, sizeof(bad[0]));
+	EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
+	EXPECT_STREQ("kprof: filter: bad field size", m.extack);
+
+	/* a filter on a counter */
+	bad[0].size = 4;
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
+	put_probe(&m, PERF_TYPE_SOFTWARE, 0, "cpu-clock", NULL, bad, sizeof(bad[0]));
+	EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
+	EXPECT_STREQ("kprof: filters apply to tracepoints only", m.extack);
+}
+
+TEST_HARNESS_MAIN
