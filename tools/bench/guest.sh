@@ -5,12 +5,18 @@
 # booted with `tools/kprof-vm --icount` (one vCPU, guest time = instructions),
 # run the workload without a profiler, under `perf record` and under
 # `kprofctl record`, system-wide with call chains, at each rate, and write
-# one line per run into OUTDIR/results.txt:
+# one line per run into OUTDIR/results.txt.  Also, in the same boot:
+# kprof's aggregate mode (`kprofctl start --mode aggregate`, no reader) at
+# the same rates; the cost of a sched:sched_switch sample with call chain
+# (perf and kprof) on a context-switch-heavy workload; and the decoding
+# speed of `kprofctl report/script/folded` against `perf report/script`.
 #
 #   kind=info key=value...
-#   kind=mem tool=kprof|perf ...
-#   kind=run tool=baseline|perf|kprof rate=HZ round=N status=ok|fail
+#   kind=mem tool=kprof|perf|agg ...
+#   kind=run tool=baseline|perf|kprof|agg rate=HZ round=N status=ok|fail
 #            seconds=S units=N throughput=UNITS/S samples=N lost=N ...
+#   kind=switch tool=baseline|perf|kprof status=ok|fail|skip ...
+#   kind=decode tool=perf|kprof cmd=record|report|... samples=N cpu=SEC ...
 #
 # "lost=-" means the guest cannot tell cheaply (perf: run.sh counts the
 # LOST records of the perf.data file on the host).  Per-run logs are in
@@ -30,6 +36,9 @@
 #   --event EV         event for both tools (default cpu-clock; "" = tool default)
 #   --tools "T..."     profilers to run: perf kprof (default both)
 #   --kprofctl PATH    kprofctl to use (default ctl/kprofctl)
+#   --switch-seconds S pingpong seconds per tracepoint run (default 2; 0 = skip)
+#   --decode-seconds S recording length for the decoding test (default 10; 0 = skip)
+#   --decode-period NS cpu-clock period (-c) of that recording (default 20000)
 
 set -euo pipefail
 
@@ -40,8 +49,11 @@ seconds=4
 rates="99 999 4999"
 rounds=1
 event=cpu-clock
-tools="perf kprof"
+tools="perf kprof agg"
 kprofctl=$top/ctl/kprofctl
+switch_seconds=2
+decode_seconds=10
+decode_period=20000
 
 usage() {
 	sed -n 's/^# \{0,1\}//; /^Usage:/,/^$/p' "$0" >&2
@@ -57,6 +69,9 @@ while (($#)); do
 	--event) event=$2; shift 2 ;;
 	--tools) tools=$2; shift 2 ;;
 	--kprofctl) kprofctl=$2; shift 2 ;;
+	--switch-seconds) switch_seconds=$2; shift 2 ;;
+	--decode-seconds) decode_seconds=$2; shift 2 ;;
+	--decode-period) decode_period=$2; shift 2 ;;
 	-h|--help) usage ;;
 	--) shift; break ;;
 	-*) echo "guest.sh: unknown option $1" >&2; usage ;;
@@ -80,7 +95,7 @@ mkdir -p "$stage/run" "$out/log" "$out/data"
 cp "$top/build/bench/workload" "$stage/workload"
 workload=$stage/workload
 kprofctl_orig=$kprofctl
-if [[ $tools == *kprof* ]]; then
+if [[ $tools == *kprof* || $tools == *agg* ]]; then
 	[[ -x $kprofctl ]] || { echo "guest.sh: $kprofctl missing" >&2; exit 1; }
 	cp "$kprofctl" "$stage/kprofctl"
 	kprofctl=$stage/kprofctl
@@ -139,6 +154,17 @@ parse_kprof_handler() {
 		"$1" | tail -n 1
 }
 
+# "[ kprof stop: session 3 stopped: 1095 samples aggregated, 0 lost (0 table
+#   full, 0 during reset), 46 of 16384 entries used ]"
+parse_agg_stop() {
+	sed -n 's/^\[ kprof stop: session [0-9]* stopped: \([0-9]*\) samples aggregated, \([0-9]*\) lost .*, \([0-9]*\) of \([0-9]*\) entries used \]$/samples=\1 lost=\2 agg_used=\3 agg_entries=\4/p' "$1" | tail -n 1
+}
+
+# "[ kprof stop: Aggregate balance: 1095 invocations = 1095 aggregated + 0 lost: ok ]"
+parse_agg_balance() {
+	sed -n 's/^\[ kprof stop: Aggregate balance: .*: \([A-Za-z]*\) \]$/\1/p' "$1" | tail -n 1
+}
+
 # run TOOL RATE ROUND: one workload run, one results line.
 run() {
 	local tool=$1 rate=$2 round=$3 name rc=0 wl samples=- lost=- bytes=- extra=""
@@ -160,9 +186,23 @@ run() {
 		"$kprofctl" record -a -g -F "$rate" "${evopt[@]}" -o "$data" -- \
 			"$workload" "$seconds" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
 		;;
+	agg)
+		# No reader: start returns, the module counts the stacks.
+		if "$kprofctl" start -a -g -F "$rate" "${evopt[@]}" --mode aggregate \
+			>"$tmp/$name.err" 2>&1; then
+			"$workload" "$seconds" >"$tmp/$name.out" 2>>"$tmp/$name.err" || rc=$?
+			# Out of the timed part: the session's table size.
+			cat /sys/kernel/debug/kprof/session >"$tmp/$name.session" 2>/dev/null || true
+			"$kprofctl" stop >>"$tmp/$name.err" 2>&1 || rc=$?
+		else
+			rc=1
+			: >"$tmp/$name.out"
+		fi
+		;;
 	esac
 	# Out of the timed part: move everything to OUTDIR.
 	mv "$tmp/$name.out" "$tmp/$name.err" "$out/log/"
+	[[ ! -f $tmp/$name.session ]] || mv "$tmp/$name.session" "$out/log/"
 	if [[ -f $data ]]; then
 		bytes=$(stat -c %s "$data")
 		mv "$data" "$out/data/"
@@ -177,6 +217,15 @@ run() {
 			lost=$(parse_kprof_lost "$out/log/$name.err")
 			bal=$(parse_kprof_balance "$out/log/$name.err")
 			extra="balance=${bal:--} $(parse_kprof_handler "$out/log/$name.err")"
+		elif [[ $tool == agg ]]; then
+			local st
+			st=$(parse_agg_stop "$out/log/$name.err")
+			samples=$(sed -n 's/.*samples=\([0-9]*\).*/\1/p' <<<"$st")
+			lost=$(sed -n 's/.*lost=\([0-9]*\).*/\1/p' <<<"$st")
+			bal=$(parse_agg_balance "$out/log/$name.err")
+			extra="balance=${bal:--} $(grep -o 'agg_used=[0-9]* agg_entries=[0-9]*' <<<"$st")"
+			extra+=" session_agg_entries=$(sed -n 's/^agg_entries: \([0-9]*\)$/\1/p' \
+				"$out/log/$name.session" 2>/dev/null)"
 		fi
 	fi
 	local status=ok
@@ -202,10 +251,16 @@ if [[ -n $perf ]]; then
 	emit "kind=info perf=$perf perf_version=$("$perf" --version | awk '{print $NF}')"
 fi
 
-if [[ $tools == *kprof* ]]; then
+if [[ $tools == *agg* ]] && ! "$kprofctl" start --help 2>&1 | grep -q -- --mode; then
+	note "kprofctl start has no --mode (no in-kernel aggregation yet); skipping agg"
+	emit "kind=skip what=agg reason=kprofctl_start_has_no_--mode"
+	tools=${tools//agg/}
+fi
+if [[ $tools == *kprof* || $tools == *agg* ]]; then
 	if [[ ! -f $ko ]]; then
 		note "$ko missing; skipping kprof"
 		tools=${tools//kprof/}
+		tools=${tools//agg/}
 	else
 		lsmod | grep -q '^kprof ' || insmod "$ko"
 		# "kprof.ko 0.1.0 (ABI 1.0) on RELEASE"
@@ -233,6 +288,20 @@ if [[ $tools == *kprof* ]]; then
 	emit "kind=mem tool=kprof per_cpu_bytes=${bsize:--} mmap_stride=${stride:--} cpus=$(nproc)"
 	rm -f /tmp/mem-probe.data
 fi
+# Aggregate mode's: agg_entries x 256 bytes per CPU (the default table),
+# from debugfs during a throw-away session; the ring it also allocates
+# (buffer_size) is reported beside it.
+if [[ $tools == *agg* ]]; then
+	sess=
+	if "$kprofctl" start -a -g "${evopt[@]}" -F 99 --mode aggregate >/dev/null 2>&1; then
+		sess=$(cat /sys/kernel/debug/kprof/session 2>/dev/null) || true
+		"$kprofctl" stop >/dev/null 2>&1 || true
+	fi
+	aent=$(sed -n 's/^agg_entries: \([0-9]*\)$/\1/p' <<<"$sess")
+	bsize=$(sed -n 's/^buffer_size: \([0-9]*\)$/\1/p' <<<"$sess")
+	emit "kind=mem tool=agg agg_entries=${aent:--} entry_bytes=256" \
+		"per_cpu_bytes=$(( ${aent:-0} * 256 )) ring_bytes=${bsize:--} cpus=$(nproc)"
+fi
 
 # ---- the runs ----
 
@@ -249,6 +318,134 @@ for rate in $rates; do
 	done
 	run baseline 0 $((++base))
 done
+
+# ---- tracepoint samples with call chains: sched:sched_switch ----
+
+# switch_run TOOL NAME: the pingpong workload bare or under a profiler.
+switch_run() {
+	local tool=$1 name=switch-$1 rc=0 data=$stage/run/switch-$1.data wl samples=- lost=- extra=""
+	note "$name"
+	case $tool in
+	baseline)
+		"$workload" --pingpong "$switch_seconds" >"$stage/run/$name.out" 2>"$stage/run/$name.err" || rc=$?
+		;;
+	perf)
+		"$perf" record -a -g -e sched:sched_switch -o "$data" -- \
+			"$workload" --pingpong "$switch_seconds" >"$stage/run/$name.out" 2>"$stage/run/$name.err" || rc=$?
+		;;
+	kprof)
+		"$kprofctl" record -a -g -e sched:sched_switch -o "$data" -- \
+			"$workload" --pingpong "$switch_seconds" >"$stage/run/$name.out" 2>"$stage/run/$name.err" || rc=$?
+		;;
+	esac
+	mv "$stage/run/$name.out" "$stage/run/$name.err" "$out/log/"
+	# Not kept: the host's lost count would not be needed and they are large.
+	rm -f "$data"
+	wl=$(parse_workload "$out/log/$name.out")
+	if [[ $tool != baseline ]]; then
+		samples=$(parse_samples "$out/log/$name.err")
+		if [[ $tool == kprof ]]; then
+			lost=$(parse_kprof_lost "$out/log/$name.err")
+			extra="balance=$(parse_kprof_balance "$out/log/$name.err") $(parse_kprof_handler "$out/log/$name.err")"
+		else
+			lost=$(sed -n 's/.*Processed [0-9]* events and lost \([0-9]*\) chunks.*/\1/p' "$out/log/$name.err" | tail -n 1)
+			[[ -n $lost ]] || lost=0
+		fi
+	fi
+	local status=ok
+	if ((rc)) || [[ -z $wl ]] || [[ $tool != baseline && -z $samples ]]; then
+		status=fail
+		note "$name FAILED (exit $rc); last lines of its log:"
+		tail -n 5 "$out/log/$name.err" | sed 's/^/    /'
+	fi
+	emit "kind=switch tool=$tool status=$status exit=$rc" \
+		"${wl:-seconds=- units=- throughput=-} samples=${samples:--} lost=${lost:--}${extra:+ $extra}"
+	echo "    ${wl:-no result}${samples:+ samples=$samples}"
+}
+
+if [[ $switch_seconds != 0 ]]; then
+	"$workload" --pingpong 0.5 >/dev/null
+	switch_run baseline
+	[[ -z $perf ]] || switch_run perf
+	if [[ $tools == *kprof* ]]; then
+		if "$kprofctl" record -e sched:sched_switch -o "$stage/run/tp-probe.data" -- true \
+			>"$out/log/switch-kprof-probe.err" 2>&1; then
+			switch_run kprof
+		else
+			note "kprofctl record -e sched:sched_switch unsupported; skipping the kprof tracepoint row"
+			tail -n 3 "$out/log/switch-kprof-probe.err" | sed 's/^/    /'
+			emit "kind=switch tool=kprof status=skip reason=kprofctl_record_-e_sched:sched_switch_unsupported"
+		fi
+		rm -f "$stage/run/tp-probe.data"
+	fi
+	switch_run baseline
+fi
+
+# ---- decoding speed: report, script, folded against perf report/script ----
+
+# decode TOOL CMD SAMPLES ARGS...: time one decoding command (its CPU time,
+# user + sys: with -icount that is instructions; wall time would include the
+# leaps of guest time while the vCPU waits for the 9p share).
+decode() {
+	local tool=$1 cmd=$2 samples=$3 t rc=0
+	shift 3
+	note "decode $tool $cmd"
+	t=$( { TIMEFORMAT='%3R %3U %3S'; time "$@" >/dev/null 2>"$out/log/decode-$tool-$cmd.err"; } 2>&1 ) || rc=$?
+	t=$(tail -n 1 <<<"$t")
+	read -r real user sys <<<"$t"
+	local status=ok
+	((rc == 0)) || status=fail
+	emit "kind=decode tool=$tool cmd=$cmd status=$status exit=$rc samples=$samples" \
+		"real=${real:--} user=${user:--} sys=${sys:--}"
+	echo "    ${samples} samples: real ${real:-?} s, cpu ${user:-?}+${sys:-?} s"
+}
+
+# decode_record TOOL: record the workload at the decode period; prints samples.
+decode_record() {
+	local tool=$1 data=$stage/run/decode-$1.data rc=0 samples
+	note "decode $tool record (-c $decode_period, $decode_seconds s)"
+	if [[ $tool == perf ]]; then
+		"$perf" record -a -g -c "$decode_period" -e cpu-clock -o "$data" -- \
+			"$workload" "$decode_seconds" >"$out/log/decode-$tool-record.out" 2>"$out/log/decode-$tool-record.err" || rc=$?
+	else
+		"$kprofctl" record -a -g -c "$decode_period" -e cpu-clock -o "$data" -- \
+			"$workload" "$decode_seconds" >"$out/log/decode-$tool-record.out" 2>"$out/log/decode-$tool-record.err" || rc=$?
+	fi
+	samples=$(parse_samples "$out/log/decode-$tool-record.err")
+	emit "kind=decode tool=$tool cmd=record status=$( ((rc == 0)) && [[ -n $samples ]] && echo ok || echo fail)" \
+		"exit=$rc samples=${samples:--} bytes=$(stat -c %s "$data" 2>/dev/null || echo -)" \
+		"period=$decode_period seconds=$decode_seconds"
+	echo "    samples=${samples:--}"
+}
+
+if [[ $decode_seconds != 0 ]]; then
+	if [[ $tools == *kprof* ]] && "$kprofctl" report --help >/dev/null 2>&1; then
+		[[ -f $top/build/DECODE_DONE ]] || emit "kind=info decode_note=DECODE_DONE_absent:_kprofctl_decoding_may_be_unfinished"
+		f=$stage/run/decode-kprof.data
+		decode_record kprof
+		n=$(sed -n 's/^kind=decode tool=kprof cmd=record .* samples=\([0-9]*\) .*/\1/p' "$results" | tail -n 1)
+		if [[ -f $f && -n $n ]]; then
+			decode kprof report "$n" "$kprofctl" report -i "$f"
+			decode kprof report-g "$n" "$kprofctl" report -g -i "$f"
+			decode kprof script "$n" "$kprofctl" script -i "$f"
+			decode kprof folded "$n" "$kprofctl" folded -i "$f"
+		fi
+		rm -f "$f"
+	else
+		note "kprofctl report missing; skipping the decoding test"
+		emit "kind=skip what=decode reason=kprofctl_report_missing"
+	fi
+	if [[ -n $perf ]] && grep -q '^kind=decode tool=kprof' "$results"; then
+		f=$stage/run/decode-perf.data
+		decode_record perf
+		n=$(sed -n 's/^kind=decode tool=perf cmd=record .* samples=\([0-9]*\) .*/\1/p' "$results" | tail -n 1)
+		if [[ -f $f && -n $n ]]; then
+			decode perf report "$n" "$perf" report --stdio -i "$f"
+			decode perf script "$n" "$perf" script -i "$f"
+		fi
+		rm -f "$f"
+	fi
+fi
 
 if lsmod | grep -q '^kprof '; then
 	rmmod kprof || note "rmmod kprof failed"

@@ -4,6 +4,9 @@
 
 Usage: report.py OUTDIR JSON [--meta KEY=VALUE]... [--clear-ratio R]
 
+Also the aggregate-mode rows, the sched_switch tracepoint cost and the
+decoding speed when the guest measured them.
+
 Reads OUTDIR/results.txt (written by tools/bench/guest.sh in the guest) and
 OUTDIR/host.txt (perf's lost-sample counts, found by run.sh on the host),
 prints the table and writes JSON.  Exit status 0 when every run succeeded,
@@ -113,6 +116,10 @@ def main():
             run["balance"] = r.get("balance") or None
             run["handler_avg_ns"] = num(r.get("avg_ns"))
             run["handler_max_ns"] = num(r.get("max_ns"))
+        if run["tool"] == "agg":
+            run["balance"] = r.get("balance") or None
+            run["agg_used"] = num(r.get("agg_used"))
+            run["agg_entries"] = num(r.get("agg_entries") or r.get("session_agg_entries"))
         h = host.get(r.get("data"))
         if run["tool"] == "perf" and h:
             run["lost"] = num(h.get("lost"))
@@ -129,7 +136,7 @@ def main():
     rates = []
     for rate in dict.fromkeys(r["rate"] for r in runs if r["tool"] != "baseline"):
         entry = {"rate": rate}
-        for tool in ("perf", "kprof"):
+        for tool in ("perf", "kprof", "agg"):
             sel = [r for r in ok_runs if r["tool"] == tool and r["rate"] == rate]
             if not sel:
                 entry[tool] = None
@@ -152,9 +159,16 @@ def main():
                 "instructions_per_sample": cost,
                 "runs": len(sel),
             }
-        p, k = entry.get("perf"), entry.get("kprof")
+            if tool == "agg":
+                entry[tool]["agg_used"] = mean(r.get("agg_used") for r in sel)
+                entry[tool]["agg_entries"] = sel[0].get("agg_entries")
+        p, k, a = entry.get("perf"), entry.get("kprof"), entry.get("agg")
         entry["ratio"] = (k["overhead"] / p["overhead"]
                           if p and k and p["overhead"] else None)
+        entry["agg_vs_stream"] = (a["overhead"] / k["overhead"]
+                                  if a and k and k["overhead"] else None)
+        entry["agg_vs_perf"] = (a["overhead"] / p["overhead"]
+                                if a and p and p["overhead"] else None)
         rates.append(entry)
 
     # ---- the table ----
@@ -188,6 +202,25 @@ def main():
               f"{fmt(get(k, 'overhead', 100), '.3f', 8)}%  "
               f"{fmt(e['ratio'], '.3f', 10)}  {sl(p):>17}  {sl(k):>18}  {cost:>22}")
 
+    if any(e.get("agg") for e in rates):
+        print()
+        print("aggregate mode: kprofctl start -a -g -F RATE --mode aggregate (no reader), "
+              "same workload; agg/stream = its overhead over kprof record's")
+        hdr2 = (f"{'rate':>7}  {'agg':>9} {'agg-ovh':>8}  {'agg/stream':>10}  {'agg/perf':>8}  "
+                f"{'agg samples/lost':>16}  {'insn/sample':>11}  {'entries used':>14}")
+        print(hdr2)
+        print("-" * len(hdr2))
+        for e in rates:
+            a = e.get("agg")
+            if not a:
+                continue
+            used = (f"{a['agg_used']:.0f}/{a['agg_entries']}"
+                    if a.get("agg_used") is not None and a.get("agg_entries") else "-")
+            print(f"{str(e['rate']) + ' Hz':>7}  {fmt(get(a, 'throughput'), '.2f', 9)} "
+                  f"{fmt(get(a, 'overhead', 100), '.3f', 7)}%  "
+                  f"{fmt(e['agg_vs_stream'], '.3f', 10)}  {fmt(e['agg_vs_perf'], '.3f', 8)}  "
+                  f"{sl(a):>16}  {fmt(get(a, 'instructions_per_sample'), '.0f', 11)}  {used:>14}")
+
     # ---- memory ----
     memory = {}
     for tool, m in mem.items():
@@ -199,12 +232,123 @@ def main():
             memory[tool] = m
     if memory:
         parts = []
-        for tool in ("perf", "kprof"):
+        for tool, label in (("perf", "perf mmap"), ("kprof", "kprof stream ring"),
+                            ("agg", "kprof aggregate tables")):
             m = memory.get(tool)
             if m and "total_bytes" in m:
-                parts.append(f"{tool} {m['per_cpu_bytes'] / 1024:.0f} KiB/CPU x {m['cpus']}")
+                extra = ""
+                if tool == "agg":
+                    extra = f" ({m.get('agg_entries')} entries x {m.get('entry_bytes')} B"
+                    if isinstance(m.get("ring_bytes"), int):
+                        extra += f", + {m['ring_bytes'] / 1024:.0f} KiB ring"
+                    extra += ")"
+                parts.append(f"{label} {m['per_cpu_bytes'] / 1024:.0f} KiB/CPU x {m['cpus']}"
+                             f" = {m['total_bytes'] / 1024:.0f} KiB{extra}")
         if parts:
-            print("sample buffers: " + ", ".join(parts))
+            print()
+            print("kernel memory: " + "; ".join(parts))
+
+    # ---- sched_switch tracepoint cost ----
+    sw_rows = [r for r in rows if r.get("kind") == "switch"]
+    switch = None
+    if sw_rows:
+        sw_ok = {}
+        for r in sw_rows:
+            if r.get("status") == "ok":
+                sw_ok.setdefault(r["tool"], []).append(r)
+        skipped = {r["tool"]: r.get("reason") for r in sw_rows if r.get("status") == "skip"}
+        sbase = mean(num(r.get("throughput")) for r in sw_ok.get("baseline", []))
+        switch = {"baseline": sbase,
+                  "baseline_runs": [num(r.get("throughput")) for r in sw_ok.get("baseline", [])],
+                  "skipped": skipped, "switches_per_round_trip": 2}
+        print()
+        print("sched:sched_switch with call chains, system-wide (-a -g), on `workload --pingpong`"
+              " (two processes, pipe round trips; 2 switches each)")
+        if sbase:
+            print(f"baseline: {sbase:.1f} round trips/s "
+                  f"({', '.join(f'{x:.1f}' for x in switch['baseline_runs'])})")
+        hdr3 = (f"{'tool':>6}  {'trips/s':>9}  {'overhead':>8}  {'ns/switch':>9}  "
+                f"{'samples':>8}  {'samples/trip':>12}  {'lost':>5}")
+        print(hdr3)
+        print("-" * len(hdr3))
+        for tool in ("perf", "kprof"):
+            sel = sw_ok.get(tool)
+            if not sel:
+                if tool in skipped:
+                    print(f"{tool:>6}  skipped: {skipped[tool]}")
+                elif any(r["tool"] == tool for r in sw_rows):
+                    print(f"{tool:>6}  FAILED")
+                continue
+            tp = mean(num(r.get("throughput")) for r in sel)
+            units = mean(num(r.get("units")) for r in sel)
+            samples = mean(num(r.get("samples")) for r in sel)
+            lost = mean(num(r.get("lost")) for r in sel)
+            ovh = 1 - tp / sbase if sbase and tp else None
+            # Extra guest ns (= instructions) per round trip, per switch.
+            per_sw = (1e9 / tp - 1e9 / sbase) / 2 if sbase and tp else None
+            switch[tool] = {"throughput": tp, "overhead": ovh, "ns_per_switch": per_sw,
+                            "samples": samples, "lost": lost,
+                            "samples_per_round_trip": samples / units if samples and units else None}
+            print(f"{tool:>6}  {fmt(tp, '.1f', 9)}  {fmt(ovh * 100 if ovh is not None else None, '.2f', 7)}%  "
+                  f"{fmt(per_sw, '.0f', 9)}  {fmt(samples, '.0f', 8)}  "
+                  f"{fmt(switch[tool]['samples_per_round_trip'], '.2f', 12)}  {fmt(lost, '.0f', 5)}")
+        if switch.get("perf") and switch.get("kprof") and switch["perf"]["ns_per_switch"]:
+            switch["ratio"] = switch["kprof"]["ns_per_switch"] / switch["perf"]["ns_per_switch"]
+            print(f"kprof/perf cost per switch: {switch['ratio']:.3f}")
+
+    # ---- decoding speed ----
+    dec_rows = [r for r in rows if r.get("kind") == "decode"]
+    decode = None
+    skips = {r.get("what"): r.get("reason") for r in rows if r.get("kind") == "skip"}
+    if dec_rows:
+        decode = {"commands": []}
+        rec = {r["tool"]: r for r in dec_rows if r.get("cmd") == "record"}
+        print()
+        print("decoding speed: CPU time (user+sys = guest instructions) of each command on a "
+              "recording of `workload` with -a -g -c PERIOD -e cpu-clock")
+        for tool, r in rec.items():
+            print(f"  {tool} recording: {r.get('samples')} samples, "
+                  f"{(num(r.get('bytes')) or 0) / 1e6:.1f} MB, -c {r.get('period')} for "
+                  f"{r.get('seconds')} s")
+        hdr4 = f"{'command':>24}  {'samples':>8}  {'cpu s':>8}  {'wall s':>8}  {'samples/s':>10}"
+        print(hdr4)
+        print("-" * len(hdr4))
+        names = {"report": "report", "report-g": "report -g", "script": "script",
+                 "folded": "folded"}
+        speed = {}
+        for r in dec_rows:
+            if r.get("cmd") == "record":
+                continue
+            n = num(r.get("samples"))
+            cpu = ((num(r.get("user")) or 0) + (num(r.get("sys")) or 0)
+                   if r.get("user") not in (None, "-") else None)
+            sps = n / cpu if n and cpu and r.get("status") == "ok" else None
+            label = (f"kprofctl {names.get(r['cmd'], r['cmd'])}" if r["tool"] == "kprof"
+                     else f"perf {r['cmd']}" + (" --stdio" if r["cmd"] == "report" else ""))
+            speed[(r["tool"], r["cmd"])] = sps
+            decode["commands"].append({"tool": r["tool"], "cmd": r["cmd"], "status": r.get("status"),
+                                       "samples": n, "cpu_seconds": cpu,
+                                       "wall_seconds": num(r.get("real")),
+                                       "samples_per_second": sps})
+            print(f"{label:>24}  {fmt(n, '.0f', 8)}  {fmt(cpu, '.2f', 8)}  "
+                  f"{fmt(num(r.get('real')), '.2f', 8)}  {fmt(sps, '.0f', 10)}"
+                  + ("" if r.get("status") == "ok" else "  FAILED"))
+        ratios = {}
+        pr, ps = speed.get(("perf", "report")), speed.get(("perf", "script"))
+        for cmd, base in (("report", pr), ("report-g", pr), ("script", ps), ("folded", ps)):
+            k = speed.get(("kprof", cmd))
+            if k and base:
+                ratios[f"kprof_{cmd}_vs_perf_{'report' if base is pr else 'script'}"] = k / base
+        decode["speedups"] = ratios
+        decode["recordings"] = {t: {k: num(v) if num(v) is not None else v for k, v in r.items()}
+                                for t, r in rec.items()}
+        if ratios:
+            print("speed-up over perf: " + ", ".join(f"{k} {v:.1f}x" for k, v in ratios.items()))
+    elif "decode" in skips:
+        print()
+        print(f"decoding speed: skipped ({skips['decode']})")
+    if "agg" in skips:
+        print(f"aggregate mode: skipped ({skips['agg']})")
 
     # ---- targets ----
     targets = {}
@@ -219,6 +363,15 @@ def main():
     k999 = [e for e in rates if e["rate"] == 999 and e["kprof"]]
     if k999:
         targets["kprof_zero_loss_at_999"] = k999[0]["kprof"]["lost"] == 0
+    agg = [e for e in rates if e.get("agg_vs_stream") is not None]
+    if agg:
+        targets["agg_below_stream_every_rate"] = all(e["agg_vs_stream"] < 1 for e in agg)
+    aggp = [e for e in rates if e.get("agg_vs_perf") is not None]
+    if aggp:
+        targets["agg_well_under_perf_every_rate"] = all(e["agg_vs_perf"] <= 0.5 for e in aggp)
+        targets["agg_well_under_perf_ratio"] = 0.5
+    if decode and "kprof_report_vs_perf_report" in decode["speedups"]:
+        targets["kprof_report_5x_perf_report"] = decode["speedups"]["kprof_report_vs_perf_report"] >= 5
     for k, v in targets.items():
         if isinstance(v, bool):
             print(f"target {k}: {'PASS' if v else 'FAIL'}")
@@ -226,12 +379,19 @@ def main():
     failed = [r for r in runs if r["status"] != "ok"]
     for r in failed:
         print(f"FAILED: {r['tool']} at {r['rate']} Hz round {r['round']} (exit {r['exit']})")
+    for r in rows:
+        if r.get("kind") in ("switch", "decode") and r.get("status") == "fail":
+            print(f"FAILED: {r['kind']} {r.get('tool')} {r.get('cmd', '')} (exit {r.get('exit')})")
+            failed.append(r)
 
     doc = {
         "info": info,
         "baseline": {"throughput": baseline, "runs": base_tp, "spread": spread},
         "rates": rates,
         "memory": memory,
+        "sched_switch": switch,
+        "decode": decode,
+        "skipped": skips,
         "targets": targets,
         "runs": runs,
     }

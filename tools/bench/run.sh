@@ -6,15 +6,20 @@
 # Builds kprof.ko for Debian's generic 6.1 kernel, kprofctl and the workload,
 # boots that kernel under QEMU with -icount (one vCPU; guest time counts
 # instructions, so the numbers do not depend on host noise) and runs
-# tools/bench/guest.sh there: the workload alone, under `perf record -a -g`
-# and under `kprofctl record -a -g`, at 99, 999 and 4999 Hz.  Then prints
-# the table and writes build/bench/results.json.  See tools/bench/README.rst.
+# tools/bench/guest.sh there: the workload alone, under `perf record -a -g`,
+# under `kprofctl record -a -g` and under `kprofctl start --mode aggregate`,
+# at 99, 999 and 4999 Hz; then sched:sched_switch samples with call chains
+# on a context-switch-heavy workload (perf and kprof), and the decoding speed
+# of kprofctl report/script/folded against perf report/script.  Then prints
+# the tables and writes build/bench/results.json.  See tools/bench/README.rst.
 #
 # Usage: tools/bench/run.sh [--seconds S] [--rounds N] [--rates "R..."]
-#                           [--event EV] [--tools "perf kprof"] [--timeout SEC]
-#                           [--kprofctl PATH]
+#                           [--event EV] [--tools "perf kprof agg"] [--timeout SEC]
+#                           [--kprofctl PATH] [--switch-seconds S]
+#                           [--decode-seconds S] [--decode-period NS]
 # Environment: BENCH_SECONDS, BENCH_ROUNDS, BENCH_RATES, BENCH_EVENT,
-# BENCH_TOOLS, BENCH_TIMEOUT, BENCH_KPROFCTL give the same defaults
+# BENCH_TOOLS, BENCH_TIMEOUT, BENCH_KPROFCTL, BENCH_SWITCH_SECONDS,
+# BENCH_DECODE_SECONDS, BENCH_DECODE_PERIOD give the same defaults
 # (make bench BENCH_ROUNDS=1 ...).
 
 set -euo pipefail
@@ -26,9 +31,12 @@ seconds=${BENCH_SECONDS:-4}
 rounds=${BENCH_ROUNDS:-2}
 rates=${BENCH_RATES:-99 999 4999}
 event=${BENCH_EVENT-cpu-clock}
-tools=${BENCH_TOOLS:-perf kprof}
-timeout=${BENCH_TIMEOUT:-1500}
+tools=${BENCH_TOOLS:-perf kprof agg}
+timeout=${BENCH_TIMEOUT:-2400}
 kprofctl=${BENCH_KPROFCTL:-$top/ctl/kprofctl}
+switch_seconds=${BENCH_SWITCH_SECONDS:-2}
+decode_seconds=${BENCH_DECODE_SECONDS:-10}
+decode_period=${BENCH_DECODE_PERIOD:-20000}
 
 usage() {
 	sed -n 's/^# \{0,1\}//; /^Usage:/,/^$/p' "$0" >&2
@@ -44,6 +52,9 @@ while (($#)); do
 	--tools) tools=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--kprofctl) kprofctl=$2; shift 2 ;;
+	--switch-seconds) switch_seconds=$2; shift 2 ;;
+	--decode-seconds) decode_seconds=$2; shift 2 ;;
+	--decode-period) decode_period=$2; shift 2 ;;
 	-h|--help) usage ;;
 	*) echo "bench: unknown argument $1" >&2; usage ;;
 	esac
@@ -51,6 +62,9 @@ done
 
 [[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "bench: bad --seconds $seconds" >&2; exit 2; }
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench: bad --rounds $rounds" >&2; exit 2; }
+[[ $switch_seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "bench: bad --switch-seconds $switch_seconds" >&2; exit 2; }
+[[ $decode_seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "bench: bad --decode-seconds $decode_seconds" >&2; exit 2; }
+[[ $decode_period =~ ^[1-9][0-9]*$ ]] || { echo "bench: bad --decode-period $decode_period" >&2; exit 2; }
 [[ $rates =~ ^[0-9\ ]+$ && -n ${rates// /} ]] || { echo "bench: bad --rates '$rates'" >&2; exit 2; }
 
 bench=$top/build/bench
@@ -72,12 +86,22 @@ gcc -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 rm -rf "$out"
 mkdir -p "$out"
 nruns=$(( $(wc -w <<<"$rates") * ($(wc -w <<<"$tools") * rounds + 1) + 1 ))
-echo "==> booting $rel under QEMU -icount (one vCPU): $nruns runs of $seconds guest s"
-echo "    (about $(( (nruns * seconds * 7 / 2 + 30) / 60 + 1 )) min; console log in build/bench/console.log)"
-vm=(tools/kprof-vm --kernel generic --icount --timeout "$timeout" --log "$bench/console.log")
+# Host seconds: about 3 per guest second of the overhead runs; the decoding
+# test about 20 per recorded second at the default period (perf report and
+# perf script dominate).
+est=$(awk -v n="$nruns" -v s="$seconds" -v sw="$switch_seconds" -v d="$decode_seconds" \
+	-v p="$decode_period" 'BEGIN { printf "%d", (n * s + 4 * sw) * 3.5 + 60 + d * 20 * 20000 / p }')
+echo "==> booting $rel under QEMU -icount (one vCPU): $nruns runs of $seconds guest s,"
+echo "    tracepoint runs of $switch_seconds s, decoding test of $decode_seconds s at -c $decode_period"
+echo "    (about $(( est / 60 + 1 )) min on an idle host, several times that on a loaded one;"
+echo "    console log in build/bench/console.log)"
+# More memory than the default: the decoding test keeps its recording
+# (about 120 MB per million samples) on the guest's tmpfs.
+vm=(tools/kprof-vm --kernel generic --icount --mem 2048 --timeout "$timeout" --log "$bench/console.log")
 guest=(tools/bench/guest.sh --ko "$ko" --seconds "$seconds" --rounds "$rounds"
 	--rates "$rates" --event "$event" --tools "$tools" --kprofctl "$(readlink -f "$kprofctl")"
-	"$out")
+	--switch-seconds "$switch_seconds" --decode-seconds "$decode_seconds"
+	--decode-period "$decode_period" "$out")
 start=$SECONDS
 vmrc=0
 "${vm[@]}" -- "${guest[@]}" || vmrc=$?

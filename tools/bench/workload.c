@@ -3,6 +3,7 @@
  * A CPU-bound workload for `make bench`.
  *
  *	workload SECONDS
+ *	workload --pingpong SECONDS
  *
  * Does units of work for SECONDS of CLOCK_MONOTONIC time and prints how many
  * it completed per second.  Under QEMU's -icount (one vCPU), guest time is
@@ -17,6 +18,10 @@
  *
  * Output, one line on stdout:
  *	workload: seconds=5.000012 units=45123 throughput=9024.58
+ *
+ * --pingpong is the context-switch-heavy mode: a parent and a child process
+ * pass one byte back and forth over two pipes for SECONDS; a unit is a round
+ * trip, which on one CPU is two context switches (parent -> child -> parent).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -24,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 #define NOINLINE __attribute__((noinline))
 
@@ -108,14 +115,69 @@ static NOINLINE uint64_t run(uint64_t duration_ns, uint64_t *elapsed_ns)
 	return units;
 }
 
+/*
+ * Round trips of one byte between this process and a child over two pipes,
+ * for duration_ns.  The child echoes until its input pipe closes.
+ */
+static NOINLINE uint64_t pingpong(uint64_t duration_ns, uint64_t *elapsed_ns)
+{
+	int to_child[2], to_parent[2];
+	uint64_t start, end, units = 0;
+	char c = 'x';
+	pid_t pid;
+
+	if (pipe(to_child) || pipe(to_parent)) {
+		perror("pipe");
+		exit(1);
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		exit(1);
+	}
+	if (pid == 0) {
+		close(to_child[1]);
+		close(to_parent[0]);
+		while (read(to_child[0], &c, 1) == 1)
+			if (write(to_parent[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	start = now_ns();
+	end = start + duration_ns;
+	do {
+		unsigned int i;
+
+		for (i = 0; i < 16; i++) {
+			if (write(to_child[1], &c, 1) != 1 || read(to_parent[0], &c, 1) != 1) {
+				perror("pingpong");
+				exit(1);
+			}
+			units++;
+		}
+	} while (now_ns() < end);
+	*elapsed_ns = now_ns() - start;
+	close(to_child[1]);
+	waitpid(pid, NULL, 0);
+	return units;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t units, elapsed;
+	int pp = 0;
 	char *endp;
 	double secs;
 
+	if (argc == 3 && !strcmp(argv[1], "--pingpong")) {
+		pp = 1;
+		argv++;
+		argc--;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s SECONDS\n", argv[0]);
+		fprintf(stderr, "usage: %s [--pingpong] SECONDS\n", argv[0]);
 		return 2;
 	}
 	errno = 0;
@@ -124,7 +186,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: bad SECONDS '%s' (0 < SECONDS <= 3600)\n", argv[0], argv[1]);
 		return 2;
 	}
-	units = run((uint64_t)(secs * 1e9), &elapsed);
+	if (pp)
+		units = pingpong((uint64_t)(secs * 1e9), &elapsed);
+	else
+		units = run((uint64_t)(secs * 1e9), &elapsed);
 	printf("workload: seconds=%.6f units=%llu throughput=%.2f\n", elapsed / 1e9,
 	       (unsigned long long)units, units / (elapsed / 1e9));
 	return 0;
