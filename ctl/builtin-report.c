@@ -1,0 +1,828 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprofctl report [-i <file> | --live] [--sort keys] [-g [caller|callee]] [<options>]
+ *
+ * Where the samples are, in the layout of 'perf report --stdio': a header
+ * with the samples and lost samples, then one section per event, one line
+ * per histogram entry (the combination of the --sort keys), largest first:
+ *
+ *	# Overhead  Command  Shared Object      Symbol
+ *	# ........  .......  .................  ..............
+ *	#
+ *	    72.99%  hot      hot                [.] spin
+ *
+ * and with -g the call graph of each entry below it, perf's "graph"
+ * layout: callee order (from the sampled function to its callers) by
+ * default, caller order with -g caller; branches below 0.5% of the event's
+ * total are hidden.  Percentages are of the event's samples that pass the
+ * filters, weighted by period.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "lib/agg.h"
+#include "lib/decode.h"
+#include "lib/parse-options.h"
+#include "lib/session.h"
+#include "lib/util.h"
+
+static const char * const report_usage[] = {
+	"kprofctl report [-i <file> | --live] [--sort <keys>] [-g [caller|callee]] [<options>]",
+	"",
+	"Show where the samples of kprof.data are, like 'perf report --stdio':",
+	"one section per event, one line per entry of the --sort keys (default",
+	"comm,dso,symbol), largest first; with -g the call graph of each entry.",
+	"With --live, of the aggregation tables of the running session ('kprofctl",
+	"start'), user frames named while the processes live.",
+	NULL
+};
+
+enum sort_key {
+	SORT_COMM,
+	SORT_DSO,
+	SORT_SYM,
+	SORT_PID,
+	SORT_TID,
+	SORT_CPU,
+	SORT_NR
+};
+
+static const struct {
+	const char	*name;
+	const char	*header;
+} sort_keys[SORT_NR] = {
+	[SORT_COMM]	= { "comm", "Command" },
+	[SORT_DSO]	= { "dso", "Shared Object" },
+	[SORT_SYM]	= { "symbol", "Symbol" },
+	[SORT_PID]	= { "pid", "Pid" },
+	[SORT_TID]	= { "tid", "Tid" },
+	[SORT_CPU]	= { "cpu", "CPU" },
+};
+
+/* A call graph node: one function (or unknown address) of a chain. */
+struct cg_node {
+	const struct kp_dso	*dso;
+	const struct kp_sym	*sym;
+	uint64_t		addr;		/* dso_addr, for an unknown frame */
+	bool			kernel;
+	uint64_t		period;
+	struct cg_node		*child;		/* first child */
+	struct cg_node		*next;		/* sibling */
+};
+
+struct hist_entry {
+	uint64_t		hash;
+	bool			used;
+	uint16_t		event;
+	const char		*comm;
+	const struct kp_dso	*dso;
+	const struct kp_sym	*sym;
+	uint64_t		addr;
+	bool			kernel;
+	uint32_t		pid, tid, cpu;
+	uint64_t		period;
+	uint64_t		samples;
+	struct cg_node		root;		/* children: the chains */
+};
+
+struct node_chunk {
+	struct node_chunk	*next;
+	size_t			used;
+	struct cg_node		nodes[4096];
+};
+
+struct report {
+	struct kp_filter	filter;
+	enum sort_key		keys[SORT_NR];
+	unsigned int		nr_keys;
+	bool			has[SORT_NR];
+	bool			callgraph;
+	bool			caller;
+	double			cg_threshold;	/* percent */
+	double			percent_limit;
+	bool			show_nr;
+	struct hist_entry	*entries;	/* open addressing */
+	size_t			mask, used;
+	struct node_chunk	*chunks;
+	uint64_t		total[KPROF_MAX_EVENTS];	/* period, filtered */
+	uint64_t		samples[KPROF_MAX_EVENTS];	/* filtered */
+	FILE			*fp;
+};
+
+/* ---- building ---- */
+
+static struct cg_node *report__node(struct report *rep)
+{
+	struct node_chunk *c = rep->chunks;
+
+	if (!c || c->used == KP_ARRAY_SIZE(c->nodes)) {
+		c = malloc(sizeof(*c));
+		if (!c)
+			return NULL;
+		c->next = rep->chunks;
+		c->used = 0;
+		rep->chunks = c;
+	}
+	return &c->nodes[c->used++];
+}
+
+static bool node__is(const struct cg_node *n, const struct kp_frame *f)
+{
+	if (n->sym || f->sym)
+		return n->sym == f->sym;
+	return n->dso == f->dso && n->addr == f->dso_addr;
+}
+
+static int entry__add_chain(struct report *rep, struct hist_entry *e, const struct kp_resolved *s,
+			    unsigned int first, unsigned int last)
+{
+	struct cg_node *parent = &e->root, *n;
+	uint64_t period = s->rec->period;
+	unsigned int i, nr = last - first;
+
+	parent->period += period;
+	for (i = 0; i < nr; i++) {
+		const struct kp_frame *f = &s->frames[rep->caller ? last - 1 - i : first + i];
+		struct cg_node **link = &parent->child;
+
+		for (n = parent->child; n; link = &n->next, n = n->next)
+			if (node__is(n, f))
+				break;
+		if (!n) {
+			n = report__node(rep);
+			if (!n)
+				return -ENOMEM;
+			memset(n, 0, sizeof(*n));
+			n->dso = f->dso;
+			n->sym = f->sym;
+			n->addr = f->sym ? 0 : f->dso_addr;
+			n->kernel = f->kernel;
+			*link = n;
+		} else if (n != parent->child && n->period + period > parent->child->period) {
+			/* keep the heaviest first: later samples find it sooner */
+			*link = n->next;
+			n->next = parent->child;
+			parent->child = n;
+		}
+		n->period += period;
+		parent = n;
+	}
+	return 0;
+}
+
+static uint64_t entry__hash(const struct hist_entry *e)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL * (e->event + 1);
+
+	h = (h ^ (uintptr_t)e->comm) * 0x100000001b3ULL;
+	h = (h ^ (uintptr_t)e->dso) * 0x100000001b3ULL;
+	h = (h ^ (uintptr_t)e->sym) * 0x100000001b3ULL;
+	h = (h ^ e->addr) * 0x100000001b3ULL;
+	h = (h ^ ((uint64_t)e->pid << 32 | e->tid)) * 0x100000001b3ULL;
+	h = (h ^ ((uint64_t)e->cpu << 1 | e->kernel)) * 0x100000001b3ULL;
+	return h ^ (h >> 31);
+}
+
+static bool entry__same(const struct hist_entry *a, const struct hist_entry *b)
+{
+	return a->hash == b->hash && a->event == b->event && a->comm == b->comm &&
+	       a->dso == b->dso && a->sym == b->sym && a->addr == b->addr &&
+	       a->kernel == b->kernel && a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu;
+}
+
+static int report__grow(struct report *rep)
+{
+	size_t size = rep->mask ? (rep->mask + 1) * 2 : 1024, i, j;
+	struct hist_entry *n = calloc(size, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (i = 0; rep->entries && i <= rep->mask; i++) {
+		if (!rep->entries[i].used)
+			continue;
+		for (j = rep->entries[i].hash & (size - 1); n[j].used; j = (j + 1) & (size - 1))
+			;
+		n[j] = rep->entries[i];
+	}
+	free(rep->entries);
+	rep->entries = n;
+	rep->mask = size - 1;
+	return 0;
+}
+
+static int report__sample(struct kp_decoder *d, const struct kp_resolved *s, void *arg)
+{
+	struct report *rep = arg;
+	const struct kp_rec_sample *r = s->rec;
+	const struct kp_frame *f;
+	unsigned int first, last;
+	struct hist_entry key = { .used = true }, *e;
+	size_t i;
+
+	(void)d;
+	if (!kp_filter__sample(&rep->filter, s, &first, &last))
+		return 0;
+	f = &s->frames[first];
+	key.event = r->event;
+	if (rep->has[SORT_COMM])
+		key.comm = s->comm;
+	if (rep->has[SORT_DSO]) {
+		key.dso = f->dso;
+		key.kernel = f->kernel;
+	}
+	if (rep->has[SORT_SYM]) {
+		key.dso = f->dso;
+		key.sym = f->sym;
+		key.addr = f->sym ? 0 : f->dso_addr;
+		key.kernel = f->kernel;
+	}
+	if (rep->has[SORT_PID])
+		key.pid = r->pid;
+	if (rep->has[SORT_TID])
+		key.tid = r->tid;
+	if (rep->has[SORT_CPU])
+		key.cpu = r->cpu;
+	key.hash = entry__hash(&key);
+
+	if ((!rep->entries || (rep->used + 1) * 2 > rep->mask + 1) && report__grow(rep))
+		return -ENOMEM;
+	for (i = key.hash & rep->mask; rep->entries[i].used; i = (i + 1) & rep->mask)
+		if (entry__same(&rep->entries[i], &key))
+			break;
+	e = &rep->entries[i];
+	if (!e->used) {
+		*e = key;
+		rep->used++;
+	}
+	e->period += r->period;
+	e->samples += s->count;
+	rep->total[r->event] += r->period;
+	rep->samples[r->event] += s->count;
+	if (rep->callgraph)
+		return entry__add_chain(rep, e, s, first, last);
+	return 0;
+}
+
+/* ---- printing ---- */
+
+static const char *frame_name(const struct kp_dso *dso, const struct kp_sym *sym, uint64_t addr,
+			      char *buf, size_t len)
+{
+	(void)dso;
+	if (sym)
+		return sym->name;
+	snprintf(buf, len, "0x%016" PRIx64, addr);
+	return buf;
+}
+
+static void entry__column(const struct report *rep, const struct hist_entry *e,
+			  enum sort_key k, char *buf, size_t len)
+{
+	char addr[32];
+
+	switch (k) {
+	case SORT_COMM:
+		snprintf(buf, len, "%s", e->comm);
+		break;
+	case SORT_DSO:
+		snprintf(buf, len, "%s", e->dso ? e->dso->short_name : KP_UNKNOWN);
+		break;
+	case SORT_SYM:
+		snprintf(buf, len, "[%c] %s", e->kernel ? 'k' : '.',
+			 frame_name(e->dso, e->sym, e->addr, addr, sizeof(addr)));
+		break;
+	case SORT_PID:
+		snprintf(buf, len, "%u", e->pid);
+		break;
+	case SORT_TID:
+		snprintf(buf, len, "%u", e->tid);
+		break;
+	case SORT_CPU:
+		snprintf(buf, len, "%03u", e->cpu);
+		break;
+	default:
+		buf[0] = '\0';
+	}
+	(void)rep;
+}
+
+static const struct report *cmp_rep;
+
+static int entry__cmp(const void *a, const void *b)
+{
+	const struct hist_entry *x = *(struct hist_entry * const *)a;
+	const struct hist_entry *y = *(struct hist_entry * const *)b;
+	char bx[512], by[512];
+	unsigned int i;
+	int c;
+
+	if (x->period != y->period)
+		return x->period > y->period ? -1 : 1;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	for (i = 0; i < cmp_rep->nr_keys; i++) {
+		enum sort_key k = cmp_rep->keys[i];
+
+		if (k == SORT_PID && x->pid != y->pid)
+			return x->pid < y->pid ? -1 : 1;
+		if (k == SORT_TID && x->tid != y->tid)
+			return x->tid < y->tid ? -1 : 1;
+		if (k == SORT_CPU && x->cpu != y->cpu)
+			return x->cpu < y->cpu ? -1 : 1;
+		entry__column(cmp_rep, x, k, bx, sizeof(bx));
+		entry__column(cmp_rep, y, k, by, sizeof(by));
+		c = strcmp(bx, by);
+		if (c)
+			return c;
+	}
+	/* same text, different objects (e.g. two DSOs of one name) */
+	if (x->dso != y->dso && x->dso && y->dso)
+		return strcmp(x->dso->name, y->dso->name);
+	return 0;
+}
+
+struct child_ref {
+	const struct cg_node	*node;
+};
+
+static int node__cmp(const void *a, const void *b)
+{
+	const struct cg_node *x = ((const struct child_ref *)a)->node;
+	const struct cg_node *y = ((const struct child_ref *)b)->node;
+	char bx[32], by[32];
+	int c;
+
+	if (x->period != y->period)
+		return x->period > y->period ? -1 : 1;
+	c = strcmp(frame_name(x->dso, x->sym, x->addr, bx, sizeof(bx)),
+		   frame_name(y->dso, y->sym, y->addr, by, sizeof(by)));
+	if (c)
+		return c;
+	return strcmp(x->dso ? x->dso->name : "", y->dso ? y->dso->name : "");
+}
+
+/* The children of @n above the threshold, heaviest first; how many. */
+static size_t node__children(const struct cg_node *n, uint64_t min, struct child_ref **out)
+{
+	const struct cg_node *c;
+	size_t nr = 0;
+
+	for (c = n->child; c; c = c->next)
+		nr += c->period >= min;
+	*out = NULL;
+	if (!nr)
+		return 0;
+	*out = malloc(nr * sizeof(**out));
+	if (!*out)
+		return 0;
+	nr = 0;
+	for (c = n->child; c; c = c->next)
+		if (c->period >= min)
+			(*out)[nr++].node = c;
+	qsort(*out, nr, sizeof(**out), node__cmp);
+	return nr;
+}
+
+static void graph__name(FILE *fp, const struct cg_node *n)
+{
+	char buf[32];
+
+	fputs(frame_name(n->dso, n->sym, n->addr, buf, sizeof(buf)), fp);
+	fputc('\n', fp);
+}
+
+/* Follow single-child chains of equal weight; returns the last node. */
+static const struct cg_node *graph__chain(FILE *fp, const struct cg_node *n, uint64_t min,
+					  const char *prefix)
+{
+	struct child_ref *kids;
+	size_t nr;
+
+	for (;;) {
+		nr = node__children(n, min, &kids);
+		if (nr != 1 || kids[0].node->period != n->period) {
+			free(kids);
+			return n;
+		}
+		n = kids[0].node;
+		free(kids);
+		fprintf(fp, "%s", prefix);
+		graph__name(fp, n);
+	}
+}
+
+static void graph__children(FILE *fp, const struct cg_node *n, uint64_t total, uint64_t min,
+			    const char *prefix)
+{
+	struct child_ref *kids;
+	size_t nr, i, plen = strlen(prefix);
+	char *sub;
+
+	nr = node__children(n, min, &kids);
+	sub = malloc(plen + 64);
+	if (!sub) {
+		free(kids);
+		return;
+	}
+	for (i = 0; i < nr; i++) {
+		const struct cg_node *c = kids[i].node, *end;
+		bool last = i == nr - 1;
+		char pct[32];
+		int w;
+
+		snprintf(pct, sizeof(pct), "%.2f%%", 100.0 * c->period / total);
+		fprintf(fp, "%s|\n", prefix);
+		fprintf(fp, "%s%s--%s--", prefix, last ? " " : "|", pct);
+		graph__name(fp, c);
+		/* continuation lines start below the name */
+		w = 1 + 2 + strlen(pct) + 2;
+		snprintf(sub, plen + 64, "%s%c%*s", prefix, last ? ' ' : '|', w - 1, "");
+		end = graph__chain(fp, c, min, sub);
+		if (end->child)
+			graph__children(fp, end, total, min, sub);
+	}
+	free(sub);
+	free(kids);
+}
+
+static void entry__graph(const struct report *rep, const struct hist_entry *e, uint64_t total)
+{
+	static const char *indent = "            ";	/* below the Overhead column */
+	double exact = total * rep->cg_threshold / 100.0;
+	uint64_t min = (uint64_t)exact;
+	struct child_ref *kids;
+	FILE *fp = rep->fp;
+	size_t nr;
+	char sub[64];
+
+	if ((double)min < exact)
+		min++;
+	if (!min)
+		min = 1;
+	nr = node__children(&e->root, min, &kids);
+	if (!nr) {
+		free(kids);
+		return;
+	}
+	if (nr == 1 && kids[0].node->period == e->root.period) {
+		const struct cg_node *end;
+
+		fprintf(fp, "%s|\n", indent);
+		fprintf(fp, "%s---", indent);
+		graph__name(fp, kids[0].node);
+		snprintf(sub, sizeof(sub), "%s   ", indent);
+		end = graph__chain(fp, kids[0].node, min, sub);
+		if (end->child)
+			graph__children(fp, end, total, min, sub);
+	} else {
+		graph__children(fp, &e->root, total, min, indent);
+	}
+	free(kids);
+	fputc('\n', fp);
+}
+
+static void print_dots(FILE *fp, int n)
+{
+	while (n-- > 0)
+		fputc('.', fp);
+}
+
+static int report__print_event(struct report *rep, struct kp_decoder *d, unsigned int ev)
+{
+	struct hist_entry **list;
+	int width[SORT_NR] = { 0 }, nwidth = 7;
+	uint64_t total = rep->total[ev];
+	size_t i, n = 0, shown = 0;
+	FILE *fp = rep->fp;
+	char buf[512];
+	unsigned int k;
+
+	fprintf(fp, "# Samples: %" PRIu64 " of event '%s'\n", rep->samples[ev],
+		kp_decoder__event_name(d, ev));
+	if (rep->samples[ev] != d->events[ev].samples)
+		fprintf(fp, "# Samples filtered out: %" PRIu64 "\n",
+			d->events[ev].samples - rep->samples[ev]);
+	fprintf(fp, "# Event count (approx.): %" PRIu64 "\n#\n", total);
+
+	list = malloc((rep->used + 1) * sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	for (i = 0; rep->entries && i <= rep->mask; i++) {
+		struct hist_entry *e = &rep->entries[i];
+
+		if (!e->used || e->event != ev)
+			continue;
+		if (total && 100.0 * e->period / total < rep->percent_limit)
+			continue;
+		list[n++] = e;
+	}
+	cmp_rep = rep;
+	qsort(list, n, sizeof(*list), entry__cmp);
+	cmp_rep = NULL;
+
+	for (k = 0; k < rep->nr_keys; k++)
+		width[k] = strlen(sort_keys[rep->keys[k]].header);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < rep->nr_keys; k++) {
+			int w;
+
+			entry__column(rep, list[i], rep->keys[k], buf, sizeof(buf));
+			w = strlen(buf);
+			if (w > width[k])
+				width[k] = w;
+		}
+		snprintf(buf, sizeof(buf), "%" PRIu64, list[i]->samples);
+		if ((int)strlen(buf) > nwidth)
+			nwidth = strlen(buf);
+	}
+
+	fprintf(fp, "# Overhead");
+	if (rep->show_nr)
+		fprintf(fp, "  %*s", nwidth, "Samples");
+	for (k = 0; k < rep->nr_keys; k++)
+		fprintf(fp, "  %-*s", k + 1 < rep->nr_keys ? width[k] : 0,
+			sort_keys[rep->keys[k]].header);
+	fprintf(fp, "\n# ........");
+	if (rep->show_nr) {
+		fprintf(fp, "  ");
+		print_dots(fp, nwidth);
+	}
+	for (k = 0; k < rep->nr_keys; k++) {
+		fprintf(fp, "  ");
+		print_dots(fp, width[k]);
+	}
+	fprintf(fp, "\n#\n");
+
+	for (i = 0; i < n; i++) {
+		struct hist_entry *e = list[i];
+
+		fprintf(fp, "  %7.2f%%", total ? 100.0 * e->period / total : 0.0);
+		if (rep->show_nr)
+			fprintf(fp, "  %*" PRIu64, nwidth, e->samples);
+		for (k = 0; k < rep->nr_keys; k++) {
+			enum sort_key key = rep->keys[k];
+			bool num = key == SORT_PID || key == SORT_TID || key == SORT_CPU;
+
+			entry__column(rep, e, key, buf, sizeof(buf));
+			if (num)
+				fprintf(fp, "  %*s", width[k], buf);
+			else
+				fprintf(fp, "  %-*s", k + 1 < rep->nr_keys ? width[k] : 0, buf);
+		}
+		fputc('\n', fp);
+		if (rep->callgraph)
+			entry__graph(rep, e, total);
+		shown++;
+	}
+	if (n < rep->used && rep->percent_limit > 0)
+		fprintf(fp, "#\n# (entries below %g%% are hidden)\n", rep->percent_limit);
+	fprintf(fp, "\n");
+	free(list);
+	(void)shown;
+	return 0;
+}
+
+static int report__print(struct report *rep, struct kp_decoder *d)
+{
+	const struct kp_data_info *info = &d->info;
+	FILE *fp = rep->fp;
+	unsigned int ev, nr_events = info->session.nr_events;
+	int ret;
+
+	fprintf(fp, "# kprofctl report\n");
+	fprintf(fp, "# cmdline: %s\n", info->cmdline);
+	fprintf(fp, "# host: %s, kernel %s, %u CPUs\n", info->hostname, info->release,
+		info->nr_cpus);
+	if (!d->finished)
+		fprintf(fp, "# warning: the recording did not finish (no FINISHED record)\n");
+	fprintf(fp, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", kp_decoder__lost(d));
+	for (ev = 0; ev < nr_events; ev++) {
+		if (!d->events[ev].samples && nr_events > 1)
+			continue;
+		ret = report__print_event(rep, d, ev);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void report__exit(struct report *rep)
+{
+	struct node_chunk *c, *n;
+
+	for (c = rep->chunks; c; c = n) {
+		n = c->next;
+		free(c);
+	}
+	free(rep->entries);
+	kp_filter__exit(&rep->filter);
+}
+
+/* ---- options ---- */
+
+static int parse_sort(struct report *rep, const char *cmd, const char *s)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	unsigned int k;
+
+	if (!copy)
+		return KP_EXIT_FAILURE;
+	rep->nr_keys = 0;
+	memset(rep->has, 0, sizeof(rep->has));
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (k = 0; k < SORT_NR; k++)
+			if (!strcmp(tok, sort_keys[k].name) ||
+			    (k == SORT_SYM && !strcmp(tok, "sym")))
+				break;
+		if (k == SORT_NR) {
+			kp_error(cmd, "unknown --sort key '%s' (comm, dso, symbol, pid, tid, cpu)",
+				 tok);
+			free(copy);
+			return KP_EXIT_USAGE;
+		}
+		if (rep->has[k])
+			continue;
+		rep->has[k] = true;
+		rep->keys[rep->nr_keys++] = k;
+	}
+	free(copy);
+	if (!rep->nr_keys) {
+		kp_error(cmd, "bad --sort value '%s'", s);
+		return KP_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* "caller", "callee", "graph", a threshold, separated by commas. */
+static int parse_call_graph(struct report *rep, const char *cmd, const char *s)
+{
+	char *copy = strdup(s), *tok, *save = NULL, *end;
+	int ret = 0;
+
+	if (!copy)
+		return KP_EXIT_FAILURE;
+	rep->callgraph = true;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		double v;
+
+		if (!strcmp(tok, "caller")) {
+			rep->caller = true;
+		} else if (!strcmp(tok, "callee")) {
+			rep->caller = false;
+		} else if (!strcmp(tok, "graph")) {
+			continue;
+		} else if (!strcmp(tok, "none")) {
+			rep->callgraph = false;
+		} else {
+			v = strtod(tok, &end);
+			if (end == tok || *end || !(v >= 0 && v <= 100)) {
+				kp_error(cmd, "bad --call-graph value '%s' (caller, callee, or a threshold in percent)",
+					 tok);
+				ret = KP_EXIT_USAGE;
+				break;
+			}
+			rep->cg_threshold = v;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+int cmd_report(int argc, const char **argv)
+{
+	const char *cmd = argv[0], *input = NULL, *sort = "comm,dso,symbol";
+	const char *comms = NULL, *pids = NULL, *tids = NULL, *dsos = NULL;
+	const char *call_graph = NULL, *limit = NULL;
+	struct kp_decode_opts opts = { 0 };
+	struct report rep = { .fp = stdout, .cg_threshold = 0.5 };
+	bool kernel = false, user = false, graph = false, inverted = false, stdio_ = false;
+	bool live = false;
+	char live_path[PATH_MAX];
+	const struct option options[] = {
+		OPT_STRING('i', "input", &input, "file", "input file (default kprof.data)"),
+		OPT_BOOLEAN(0, "live", &live,
+			    "the running session's aggregation tables ('kprofctl start'), not a file"),
+		OPT_STRING('s', "sort", &sort, "key[,key...]",
+			   "sort by comm, dso, symbol, pid, tid, cpu (default comm,dso,symbol)"),
+		OPT_BOOLEAN('g', NULL, &graph, "show call graphs (-g caller: from the callers)"),
+		OPT_STRING(0, "call-graph", &call_graph, "caller|callee[,threshold]",
+			   "call graph order and threshold (default callee,0.5)"),
+		OPT_BOOLEAN('G', "inverted", &inverted, "call graphs in caller order"),
+		OPT_STRING(0, "percent-limit", &limit, "percent", "hide entries below this"),
+		OPT_BOOLEAN('n', "show-nr-samples", &rep.show_nr, "show the number of samples"),
+		OPT_BOOLEAN(0, "stdio", &stdio_, "text output (the only one)"),
+		OPT_STRING(0, "kallsyms", &opts.machine.kallsyms, "file",
+			   "kernel symbols (default /proc/kallsyms)"),
+		OPT_STRING(0, "symfs", &opts.machine.symfs, "dir",
+			   "look for user files relative to this directory"),
+		OPT_STRING(0, "debug-dir", &opts.machine.debug_dir, "dir",
+			   "root of .build-id/ debug files (default /usr/lib/debug)"),
+		OPT_STRING(0, "comms", &comms, "comm[,comm...]", "only these commands"),
+		OPT_STRING(0, "pids", &pids, "pid[,pid...]", "only these processes"),
+		OPT_STRING(0, "tids", &tids, "tid[,tid...]", "only these threads"),
+		OPT_STRING(0, "dsos", &dsos, "dso[,dso...]", "only entries in these DSOs"),
+		OPT_BOOLEAN('K', "kernel", &kernel, "kernel frames only"),
+		OPT_BOOLEAN('U', "user", &user, "user frames only"),
+		OPT_END()
+	};
+	const char *av[64];
+	struct kp_decoder d;
+	struct kp_err err;
+	int ac, i, ret;
+
+	/* perf's "-g caller": an optional value in the next argument */
+	if (argc > (int)KP_ARRAY_SIZE(av) - 2) {
+		kp_error(cmd, "too many arguments");
+		return KP_EXIT_USAGE;
+	}
+	for (i = ac = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-g") && i + 1 < argc &&
+		    (!strcmp(argv[i + 1], "caller") || !strcmp(argv[i + 1], "callee"))) {
+			av[ac++] = !strcmp(argv[++i], "caller") ? "--call-graph=caller" :
+				   "--call-graph=callee";
+			continue;
+		}
+		av[ac++] = argv[i];
+	}
+	av[ac] = NULL;
+	ac = parse_options(ac, av, options, report_usage, 0);
+	if (ac < 0)
+		return parse_options_exit_code(ac);
+	if (parse_options_max_args(cmd, ac, av, 0))
+		return KP_EXIT_USAGE;
+	if (live && input) {
+		kp_error(cmd, "--live reads the running session: no input file '%s'", input);
+		return KP_EXIT_USAGE;
+	}
+	if (!input)
+		input = KP_DEFAULT_OUTPUT;
+	(void)stdio_;
+	ret = parse_sort(&rep, cmd, sort);
+	if (!ret && graph)
+		rep.callgraph = true;
+	if (!ret && call_graph)
+		ret = parse_call_graph(&rep, cmd, call_graph);
+	if (!ret && inverted) {
+		rep.callgraph = true;
+		rep.caller = true;
+	}
+	if (!ret && limit) {
+		char *end;
+
+		rep.percent_limit = strtod(limit, &end);
+		if (end == limit || *end || !(rep.percent_limit >= 0 && rep.percent_limit <= 100)) {
+			kp_error(cmd, "bad --percent-limit value '%s' (0 to 100)", limit);
+			ret = KP_EXIT_USAGE;
+		}
+	}
+	if (!ret)
+		ret = kp_filter__init(&rep.filter, cmd, comms, pids, tids, dsos, kernel, user);
+	if (ret) {
+		report__exit(&rep);
+		return ret;
+	}
+	opts.machine.cmd = cmd;
+	opts.machine.proc_root = true;
+	/* a flat report needs the innermost frames only */
+	opts.max_frames = rep.callgraph ? 0 : 1;
+	if (live) {
+		if (kp_agg__live_profile(cmd, live_path, sizeof(live_path), &err)) {
+			kp_err__print(&err, cmd);
+			report__exit(&rep);
+			return KP_EXIT_FAILURE;
+		}
+		input = live_path;
+	}
+	ret = kp_decoder__open(&d, input, &opts, &err);
+	if (live)
+		unlink(live_path);	/* mapped: read on after the unlink */
+	if (ret) {
+		kp_err__print(&err, cmd);
+		report__exit(&rep);
+		return KP_EXIT_FAILURE;
+	}
+	/* call graphs: resolve each distinct stack once; flat: one frame a sample */
+	if (rep.callgraph)
+		ret = kp_decoder__for_each_stack(&d, (rep.has[SORT_TID] || rep.filter.nr_tids ?
+						      KP_STACK_TID : 0) |
+						 (rep.has[SORT_CPU] ? KP_STACK_CPU : 0),
+						 report__sample, &rep);
+	else
+		ret = kp_decoder__for_each(&d, report__sample, &rep);
+	if (!ret)
+		ret = report__print(&rep, &d);
+	kp_decoder__close(&d);
+	report__exit(&rep);
+	if (ret) {
+		kp_error(cmd, "%s", ret == -ENOMEM ? strerror(ENOMEM) :
+			 "the input file changed while it was read");
+		return KP_EXIT_FAILURE;
+	}
+	return KP_EXIT_OK;
+}

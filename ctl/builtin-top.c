@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprofctl top [-e <events>] [-d <secs>] [<options>]
+ *
+ * A live view of the running buffers, like 'perf top': a session is
+ * started (system-wide unless -p), its records go through the recorder
+ * into a temporary kprof.data (or -o FILE, kept), and every -d seconds the
+ * records added since the last refresh are read back, resolved and shown
+ * as the hottest symbols of that interval.  'q' quits, as does Ctrl-C; the
+ * terminal only needs to understand "clear screen".  With --once, or when
+ * stdout is not a terminal, one table is printed after -d seconds.
+ *
+ * --input FILE reads a recording through the same path instead of the
+ * module and prints one table of all of it, which the tests use.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "lib/data.h"
+#include "lib/machine.h"
+#include "lib/nl.h"
+#include "lib/parse-options.h"
+#include "lib/proto.h"
+#include "lib/recorder.h"
+#include "lib/session.h"
+#include "lib/sys.h"
+#include "lib/util.h"
+
+static const char * const top_usage[] = {
+	"kprofctl top [-e <events>] [-d <secs>] [-n <entries>] [<options>]",
+	"",
+	"Show the hottest functions of the running system, refreshed every -d",
+	"seconds (default 2), like 'perf top'.  Press q to quit.  Needs",
+	"CAP_PERFMON or CAP_SYS_ADMIN.",
+	NULL
+};
+
+static volatile sig_atomic_t top_signal;
+
+static void top__sighandler(int sig)
+{
+	top_signal = sig;
+}
+
+struct top_entry {
+	const struct kp_dso	*dso;
+	const struct kp_sym	*sym;
+	uint64_t		addr;
+	bool			kernel;
+	uint64_t		period;
+};
+
+struct top {
+	const char		*cmd;
+	struct kp_machine	*machine;
+	struct kp_resolved	*res;
+	struct kp_record_ctx	ctx;
+	int			fd;
+	uint64_t		off;		/* next record to read */
+	unsigned char		*buf;
+	size_t			buf_len;
+	uint64_t		*samples;	/* offsets into buf of this batch */
+	size_t			nr_samples, samples_alloc;
+	struct top_entry	*entries;	/* open addressing */
+	size_t			mask, used;
+	uint64_t		total, kernel, count, lost;
+	unsigned int		nr_entries;	/* -n */
+	unsigned int		delay_ms;
+	bool			tty;
+	bool			once;
+	uint64_t		last_draw;
+	char			title[256];
+	bool			quit;
+};
+
+/* ---- the histogram of one interval ---- */
+
+static int top__account(struct top *t, const struct kp_resolved *s)
+{
+	const struct kp_frame *f = &s->frames[0];
+	struct top_entry *e;
+	size_t i, j;
+	uint64_t h;
+
+	if ((!t->entries || (t->used + 1) * 2 > t->mask + 1)) {
+		size_t size = t->mask ? (t->mask + 1) * 2 : 1024;
+		struct top_entry *n = calloc(size, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (i = 0; t->entries && i <= t->mask; i++) {
+			e = &t->entries[i];
+			if (!e->period)
+				continue;
+			h = (uintptr_t)e->sym ^ e->addr ^ (uintptr_t)e->dso;
+			for (j = (h * 0x9e3779b97f4a7c15ULL >> 20) & (size - 1); n[j].period;
+			     j = (j + 1) & (size - 1))
+				;
+			n[j] = *e;
+		}
+		free(t->entries);
+		t->entries = n;
+		t->mask = size - 1;
+	}
+	h = (uintptr_t)f->sym ^ (f->sym ? 0 : f->dso_addr) ^ (uintptr_t)f->dso;
+	for (i = (h * 0x9e3779b97f4a7c15ULL >> 20) & t->mask; t->entries[i].period;
+	     i = (i + 1) & t->mask) {
+		e = &t->entries[i];
+		if (e->sym == f->sym && e->dso == f->dso && (f->sym || e->addr == f->dso_addr))
+			break;
+	}
+	e = &t->entries[i];
+	if (!e->period) {
+		e->dso = f->dso;
+		e->sym = f->sym;
+		e->addr = f->sym ? 0 : f->dso_addr;
+		e->kernel = f->kernel;
+		t->used++;
+	}
+	e->period += s->rec->period ? s->rec->period : 1;
+	t->total += s->rec->period ? s->rec->period : 1;
+	t->kernel += f->kernel ? (s->rec->period ? s->rec->period : 1) : 0;
+	t->count += s->count;
+	return 0;
+}
+
+static int entry__cmp(const void *a, const void *b)
+{
+	const struct top_entry *x = *(struct top_entry * const *)a;
+	const struct top_entry *y = *(struct top_entry * const *)b;
+
+	if (x->period != y->period)
+		return x->period > y->period ? -1 : 1;
+	if (x->sym && y->sym)
+		return strcmp(x->sym->name, y->sym->name);
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void top__draw(struct top *t, uint64_t interval_ns)
+{
+	struct top_entry **list = NULL;
+	unsigned int n = 0, i, shown;
+	char sym[64];
+	size_t k;
+
+	if (t->used)
+		list = malloc(t->used * sizeof(*list));
+	for (k = 0; list && k <= t->mask; k++)
+		if (t->entries[k].period)
+			list[n++] = &t->entries[k];
+	if (list)
+		qsort(list, n, sizeof(*list), entry__cmp);
+	if (t->tty)
+		fputs("\033[H\033[2J", stdout);
+	if (interval_ns)
+		printf("   kprofctl top: %.0f samples/s", t->count * 1e9 / interval_ns);
+	else
+		printf("   kprofctl top: %" PRIu64 " samples", t->count);
+	printf("  kernel: %.1f%%  lost: %" PRIu64 "%s%s\n",
+	       t->total ? 100.0 * t->kernel / t->total : 0.0, t->lost, t->title[0] ? "  " : "",
+	       t->title);
+	printf("%.79s\n", "----------------------------------------------------------------------------------------------------");
+	printf("%9s  %-20s  %s\n", "Overhead", "Shared Object", "Symbol");
+	shown = n < t->nr_entries ? n : t->nr_entries;
+	for (i = 0; i < shown; i++) {
+		const struct top_entry *e = list[i];
+
+		if (!e->sym)
+			snprintf(sym, sizeof(sym), "0x%016" PRIx64, e->addr);
+		printf("%8.2f%%  %-20s  [%c] %s\n", 100.0 * e->period / t->total,
+		       e->dso ? e->dso->short_name : KP_UNKNOWN, e->kernel ? 'k' : '.',
+		       e->sym ? e->sym->name : sym);
+	}
+	if (!n)
+		printf("   (no samples)\n");
+	if (t->tty && !t->once)
+		printf("\nPress 'q' to quit.\n");
+	fflush(stdout);
+	free(list);
+	memset(t->entries, 0, t->entries ? (t->mask + 1) * sizeof(*t->entries) : 0);
+	t->used = 0;
+	t->total = t->kernel = t->count = 0;
+}
+
+/* ---- reading the records added since the last time ---- */
+
+static int top__read(struct top *t)
+{
+	struct stat st;
+	size_t len, pos = 0, i;
+	ssize_t n;
+	int ret;
+
+	if (fstat(t->fd, &st))
+		return -errno;
+	if ((uint64_t)st.st_size <= t->off)
+		return 0;
+	len = st.st_size - t->off;
+	if (len > t->buf_len) {
+		unsigned char *b = realloc(t->buf, len);
+
+		if (!b)
+			return -ENOMEM;
+		t->buf = b;
+		t->buf_len = len;
+	}
+	n = pread(t->fd, t->buf, len, t->off);
+	if (n < 0)
+		return -errno;
+	len = n;
+	t->nr_samples = 0;
+	/* whole records only: the writer may have flushed half of one */
+	while (len - pos >= sizeof(struct kprof_record_header)) {
+		const struct kprof_record_header *h = (const void *)(t->buf + pos);
+		char why[192];
+
+		if (h->size < sizeof(*h) || h->size % 8)
+			return -EBADMSG;
+		if (h->size > len - pos)
+			break;
+		if (kp_record__check(h, &t->ctx, why, sizeof(why)))
+			return -EBADMSG;
+		if (h->type == KPROF_RECORD_SAMPLE) {
+			if (t->nr_samples == t->samples_alloc) {
+				size_t a = t->samples_alloc ? t->samples_alloc * 2 : 1024;
+				uint64_t *s = realloc(t->samples, a * sizeof(*s));
+
+				if (!s)
+					return -ENOMEM;
+				t->samples = s;
+				t->samples_alloc = a;
+			}
+			t->samples[t->nr_samples++] = pos;
+		} else if (h->type == KPROF_RECORD_LOST) {
+			t->lost += ((const struct kp_rec_lost *)h)->lost;
+		} else {
+			ret = kp_machine__add(t->machine, h);
+			if (ret)
+				return ret;
+		}
+		pos += h->size;
+	}
+	t->off += pos;
+	ret = kp_machine__prepare(t->machine);
+	if (ret)
+		return ret;
+	for (i = 0; i < t->nr_samples; i++) {
+		kp_machine__resolve(t->machine, (const void *)(t->buf + t->samples[i]), t->res, 1);
+		ret = top__account(t, t->res);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* 'q' on the terminal? */
+static bool top__key_quit(struct top *t)
+{
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	char c;
+
+	if (!t->tty)
+		return false;
+	while (poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN)) {
+		if (read(STDIN_FILENO, &c, 1) != 1)
+			return false;
+		if (c == 'q' || c == 'Q')
+			return true;
+	}
+	return false;
+}
+
+static bool top__done(struct kp_recorder *r, void *arg)
+{
+	struct top *t = arg;
+	uint64_t now = kp_clock_ns();
+	struct kp_err err;
+	int ret;
+
+	if (top__key_quit(t)) {
+		t->quit = true;
+		return true;
+	}
+	if (now - t->last_draw < t->delay_ms * 1000000ULL)
+		return false;
+	if (kp_data_writer__flush(r->w, &err)) {
+		kp_err__print(&err, t->cmd);
+		t->quit = true;
+		return true;
+	}
+	ret = top__read(t);
+	if (ret) {
+		kp_error(t->cmd, "cannot read the records back: %s", strerror(-ret));
+		t->quit = true;
+		return true;
+	}
+	top__draw(t, now - t->last_draw);
+	t->last_draw = now;
+	if (t->once) {
+		t->quit = true;
+		return true;
+	}
+	return false;
+}
+
+static int top__init(struct top *t, const char *path, const struct kp_machine_opts *mopts,
+		     struct kp_err *err)
+{
+	const struct kp_data_info *info;
+	struct kp_data *d;
+
+	d = kp_data__open(path, err);
+	if (!d)
+		return -EIO;
+	info = kp_data__info(d);
+	t->off = info->header_size;
+	t->ctx.nr_events = info->session.nr_events;
+	t->ctx.max_depth = info->session.stack_depth;
+	t->ctx.file_types = true;
+	kp_data__close(d);
+	t->fd = open(path, O_RDONLY | O_CLOEXEC);
+	t->machine = kp_machine__new(mopts);
+	t->res = malloc(sizeof(*t->res));
+	if (t->fd < 0 || !t->machine || !t->res) {
+		kp_err__set(err, errno ? errno : ENOMEM, "cannot read '%s': %s", path,
+			    strerror(errno ? errno : ENOMEM));
+		return -EIO;
+	}
+	return 0;
+}
+
+static void top__exit(struct top *t)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	kp_machine__delete(t->machine);
+	free(t->res);
+	free(t->buf);
+	free(t->samples);
+	free(t->entries);
+}
+
+/* Read @path through the live path, as one interval. */
+static int top__replay(struct top *t, const char *path, const struct kp_machine_opts *mopts)
+{
+	struct kp_err err;
+	int ret;
+
+	if (top__init(t, path, mopts, &err)) {
+		kp_err__print(&err, t->cmd);
+		return KP_EXIT_FAILURE;
+	}
+	ret = top__read(t);
+	if (ret) {
+		kp_error(t->cmd, "'%s': %s", path, ret == -EBADMSG ? "corrupt record" :
+			 strerror(-ret));
+		return KP_EXIT_FAILURE;
+	}
+	top__draw(t, 0);
+	return KP_EXIT_OK;
+}
+
+int cmd_top(int argc, const char **argv)
+{
+	const char *cmd = argv[0], *input = NULL;
+	struct kp_session_opts opts = { 0 };
+	struct kp_machine_opts mopts = { .cmd = argv[0], .proc_root = true };
+	struct top t = { .cmd = argv[0], .fd = -1, .nr_entries = 30 };
+	unsigned int delay = 2;
+	const struct option options[] = {
+		KP_SESSION_OPTIONS(&opts),
+		OPT_UINTEGER('d', "delay", &delay, "secs", "refresh every secs seconds (default 2)"),
+		OPT_UINTEGER('n', "entries", &t.nr_entries, "n", "show n entries (default 30)"),
+		OPT_BOOLEAN(0, "once", &t.once, "print one table and exit"),
+		OPT_STRING(0, "kallsyms", &mopts.kallsyms, "file",
+			   "kernel symbols (default /proc/kallsyms)"),
+		OPT_STRING(0, "symfs", &mopts.symfs, "dir",
+			   "look for user files relative to this directory"),
+		OPT_STRING(0, "debug-dir", &mopts.debug_dir, "dir",
+			   "root of .build-id/ debug files (default /usr/lib/debug)"),
+		OPT_STRING(0, "input", &input, "file", "read a recording instead"),
+		OPT_END()
+	};
+	struct kp_recorder r = { .cmd = cmd };
+	struct sigaction sa, old_int, old_term;
+	struct termios tio, saved_tio;
+	char tmp[] = "/tmp/kprof-top.XXXXXX";
+	bool tmp_made = false, raw = false;
+	struct kp_err err;
+	int ret = KP_EXIT_FAILURE, fd;
+
+	memset(&r.rings, 0, sizeof(r.rings));
+	r.rings.fd = -1;
+	kp_join_cmdline(r.cmdline, sizeof(r.cmdline), argc, argv);
+	argc = parse_options(argc, argv, options, top_usage, 0);
+	if (argc < 0)
+		return parse_options_exit_code(argc);
+	if (parse_options_max_args(cmd, argc, argv, 0))
+		return KP_EXIT_USAGE;
+	if (!delay || delay > 3600) {
+		kp_error(cmd, "bad --delay value '%u' (1 to 3600 seconds)", delay);
+		return KP_EXIT_USAGE;
+	}
+	if (!t.nr_entries) {
+		kp_error(cmd, "bad --entries value '0'");
+		return KP_EXIT_USAGE;
+	}
+	t.delay_ms = delay * 1000;
+	t.tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+	if (!t.tty)
+		t.once = true;
+	if (input) {
+		t.tty = false;
+		ret = top__replay(&t, input, &mopts);
+		top__exit(&t);
+		return ret;
+	}
+
+	if (kp_session__from_opts(&r.session, &r.target, &opts, false, kp_sys__has_hw_pmu(), cmd,
+				  &err)) {
+		kp_err__print(&err, cmd);
+		return KP_EXIT_USAGE;
+	}
+	if (opts.output) {
+		r.output = opts.output;
+	} else {
+		fd = mkstemp(tmp);
+		if (fd < 0) {
+			kp_error(cmd, "cannot create '%s': %s", tmp, strerror(errno));
+			return KP_EXIT_FAILURE;
+		}
+		close(fd);
+		tmp_made = true;
+		r.output = tmp;
+	}
+	snprintf(t.title, sizeof(t.title), "[%s%s]", r.session.events[0].name,
+		 r.session.nr_events > 1 ? ",..." : "");
+
+	r.nl = kp_nl__open(&err);
+	if (!r.nl || kp_nl__hello(r.nl, &r.ver, &err))
+		goto out_err;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = top__sighandler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	top_signal = 0;
+
+	if (kp_recorder__start(&r, &err))
+		goto out_restore;
+	if (kp_data_writer__flush(r.w, &err) || top__init(&t, r.output, &mopts, &err))
+		goto out_restore;
+	if (t.tty && !tcgetattr(STDIN_FILENO, &saved_tio)) {
+		tio = saved_tio;
+		tio.c_lflag &= ~(ICANON | ECHO);
+		tio.c_cc[VMIN] = 0;
+		tio.c_cc[VTIME] = 0;
+		raw = !tcsetattr(STDIN_FILENO, TCSANOW, &tio);
+	}
+	t.last_draw = kp_clock_ns();
+	if (kp_recorder__loop(&r, &top_signal, top__done, &t, 100, &err))
+		goto out_restore;
+	if (kp_recorder__finish(&r, &err))
+		goto out_restore;
+	ret = KP_EXIT_OK;
+	goto out_quiet;
+
+out_restore:
+	kp_err__print(&err, cmd);
+	ret = KP_EXIT_FAILURE;
+out_quiet:
+	if (raw)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tio);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	goto out;
+out_err:
+	kp_err__print(&err, cmd);
+	ret = KP_EXIT_FAILURE;
+out:
+	kp_recorder__exit(&r);
+	kp_nl__delete(r.nl);
+	top__exit(&t);
+	if (tmp_made)
+		unlink(tmp);
+	return ret;
+}
