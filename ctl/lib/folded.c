@@ -165,7 +165,7 @@ static int line_reader__next(struct line_reader *r, const char **line, size_t *l
 	size_t n;
 
 	for (;;) {
-		nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+		nl = r->buf ? memchr(r->buf + r->pos, '\n', r->len - r->pos) : NULL;
 		if (nl) {
 			*line = r->buf + r->pos;
 			*len = nl - (r->buf + r->pos);
@@ -181,9 +181,11 @@ static int line_reader__next(struct line_reader *r, const char **line, size_t *l
 			return 1;
 		}
 		/* Move the partial line to the front and read more. */
-		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
-		r->len -= r->pos;
-		r->pos = 0;
+		if (r->pos) {
+			memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+			r->len -= r->pos;
+			r->pos = 0;
+		}
 		if (r->size - r->len < READ_CHUNK) {
 			size_t size = r->size ? r->size * 2 : 2 * READ_CHUNK;
 			char *buf = realloc(r->buf, size);
@@ -211,8 +213,8 @@ int kp_folded__read_fp(FILE *fp, const char *name, const char *pre, size_t prele
 	struct kp_folded_line l;
 	unsigned long lineno = 0;
 	bool two = false, known = false;
-	const char *line;
-	size_t len;
+	const char *line = NULL;
+	size_t len = 0;
 	int ret;
 
 	kp_err__clear(err);
@@ -279,16 +281,19 @@ static size_t sniff(FILE *fp, char *buf, size_t size)
 	return n;
 }
 
-/* Convert the kprof.data @path with 'kprofctl folded -i PATH' and read its output. */
+/*
+ * Convert the kprof.data @path with 'kprofctl folded --annotate-kernel -i PATH'
+ * (kernel frames suffixed _[k], for their hue) and read its output.
+ */
 static int read_data(const char *path, kp_folded_cb *cb, void *arg, struct kp_err *err)
 {
-	const char *argv[] = { "kprofctl", "folded", "-i", path, NULL };
+	const char *argv[] = { "kprofctl", "folded", "--annotate-kernel", "-i", path, NULL };
 	char name[512];
 	int fds[2], status, ret;
 	FILE *fp;
 	pid_t pid;
 
-	snprintf(name, sizeof(name), "'kprofctl folded -i %s'", path);
+	snprintf(name, sizeof(name), "'kprofctl folded --annotate-kernel -i %s'", path);
 	if (pipe2(fds, O_CLOEXEC)) {
 		kp_err__set(err, errno, "cannot run %s: pipe: %s", name, strerror(errno));
 		return -err->errnum;
@@ -351,7 +356,7 @@ int kp_folded__read_path(const char *path, kp_folded_cb *cb, void *arg, struct k
 
 	fp = is_stdin ? stdin : fopen(path, "r");
 	if (!fp) {
-		kp_err__set(err, errno, "cannot open %s: %s", path, strerror(errno));
+		kp_err__set(err, errno, "cannot open '%s': %s", path, strerror(errno));
 		return -err->errnum;
 	}
 	n = sniff(fp, pre, sizeof(pre));
