@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Aggregated profiles; see agg.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agg.h"
+#include "rundir.h"
+#include "synth.h"
+#include "util.h"
+
+struct kp_agg_slot {
+	uint64_t		hash;
+	struct kp_rec_agg	*rec;		/* NULL: empty */
+};
+
+struct kp_agg {
+	struct kp_agg_slot	*slots;
+	size_t			cap;		/* a power of two */
+	size_t			nr;
+	uint64_t		nr_entries;
+	uint64_t		samples;
+	int			max_event;
+	unsigned int		max_depth;
+	const struct kp_rec_agg	**sorted;	/* kp_agg__sort() */
+	size_t			nr_sorted;
+};
+
+struct kp_agg *kp_agg__new(void)
+{
+	struct kp_agg *a = calloc(1, sizeof(*a));
+
+	if (a)
+		a->max_event = -1;
+	return a;
+}
+
+void kp_agg__delete(struct kp_agg *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->cap; i++)
+		free(a->slots[i].rec);
+	free(a->slots);
+	free(a->sorted);
+	free(a);
+}
+
+/* FNV-1a over the key, then a final mix. */
+static uint64_t key_hash(const struct kp_agg_entry *e)
+{
+	uint64_t h = 0xcbf29ce484222325ULL, v[2] = { (uint64_t)e->event << 32 | e->pid,
+						     (uint64_t)e->nr_kernel << 32 | e->nr_user };
+	uint32_t i, n, nr_kernel = e->nr_kernel, nr_user = e->nr_user;
+	const uint64_t *kernel = e->kernel, *user = e->user;
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)e->comm; *p; p++) {
+		h ^= *p;
+		h *= 0x100000001b3ULL;
+	}
+	for (n = 0; n < 4; n++) {
+		const uint64_t *src = n == 0 ? v : n == 1 ? v + 1 : n == 2 ? kernel : user;
+		uint32_t words = n < 2 ? 1 : n == 2 ? nr_kernel : nr_user;
+
+		p = (const unsigned char *)src;
+		for (i = 0; i < words * 8; i++) {
+			h ^= p[i];
+			h *= 0x100000001b3ULL;
+		}
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static bool key_same(const struct kp_rec_agg *r, const struct kp_agg_entry *e)
+{
+	return r->event == e->event && r->pid == e->pid && r->nr_kernel == e->nr_kernel &&
+	       r->nr_user == e->nr_user && !strncmp(r->comm, e->comm, sizeof(r->comm) - 1) &&
+	       !memcmp(r->ips, e->kernel, e->nr_kernel * sizeof(uint64_t)) &&
+	       !memcmp(r->ips + e->nr_kernel, e->user, e->nr_user * sizeof(uint64_t));
+}
+
+static int agg__grow(struct kp_agg *a)
+{
+	size_t cap = a->cap ? a->cap * 2 : 1024, i, j;
+	struct kp_agg_slot *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < a->cap; i++) {
+		if (!a->slots[i].rec)
+			continue;
+		for (j = a->slots[i].hash & (cap - 1); slots[j].rec; j = (j + 1) & (cap - 1))
+			;
+		slots[j] = a->slots[i];
+	}
+	free(a->slots);
+	a->slots = slots;
+	a->cap = cap;
+	return 0;
+}
+
+int kp_agg__add(struct kp_agg *a, const struct kp_agg_entry *e, struct kp_err *err)
+{
+	struct kp_rec_agg *r;
+	uint64_t hash;
+	size_t i, size;
+
+	if (!e->count)
+		return 0;	/* nothing counted: not a sample */
+	if (e->event >= KPROF_MAX_EVENTS || e->nr_kernel > KPROF_MAX_STACK_DEPTH ||
+	    e->nr_user > KPROF_MAX_STACK_DEPTH) {
+		kp_err__set(err, EBADMSG, "bad aggregation entry: event %u, %u+%u frames",
+			    e->event, e->nr_kernel, e->nr_user);
+		return -EBADMSG;
+	}
+	free(a->sorted);
+	a->sorted = NULL;
+	a->nr_sorted = 0;
+	if ((a->nr + 1) * 2 > a->cap && agg__grow(a))
+		goto nomem;
+
+	hash = key_hash(e);
+	for (i = hash & (a->cap - 1); a->slots[i].rec; i = (i + 1) & (a->cap - 1)) {
+		r = a->slots[i].rec;
+		if (a->slots[i].hash == hash && key_same(r, e)) {
+			r->count += e->count;
+			r->nr_entries++;
+			goto counted;
+		}
+	}
+
+	size = sizeof(*r) + ((size_t)e->nr_kernel + e->nr_user) * sizeof(uint64_t);
+	r = calloc(1, size);
+	if (!r)
+		goto nomem;
+	r->header.type = KP_DATA_REC_AGG;
+	r->header.size = size;
+	r->count = e->count;
+	r->pid = e->pid;
+	r->event = e->event;
+	r->nr_kernel = e->nr_kernel;
+	r->nr_user = e->nr_user;
+	r->nr_entries = 1;
+	snprintf(r->comm, sizeof(r->comm), "%s", e->comm);
+	memcpy(r->ips, e->kernel, e->nr_kernel * sizeof(uint64_t));
+	memcpy(r->ips + e->nr_kernel, e->user, e->nr_user * sizeof(uint64_t));
+	a->slots[i].hash = hash;
+	a->slots[i].rec = r;
+	a->nr++;
+	if ((int)e->event > a->max_event)
+		a->max_event = e->event;
+	if (e->nr_kernel > a->max_depth)
+		a->max_depth = e->nr_kernel;
+	if (e->nr_user > a->max_depth)
+		a->max_depth = e->nr_user;
+counted:
+	a->nr_entries++;
+	a->samples += e->count;
+	return 0;
+
+nomem:
+	kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+	return -ENOMEM;
+}
+
+static int agg__dump_entry(const struct kp_agg_entry *e, void *arg, struct kp_err *err)
+{
+	return kp_agg__add(arg, e, err);
+}
+
+int kp_agg__fetch(struct kp_agg *a, struct kp_nl *nl, struct kp_err *err)
+{
+	return kp_nl__agg_dump(nl, agg__dump_entry, a, err);
+}
+
+size_t kp_agg__nr_keys(const struct kp_agg *a)
+{
+	return a->nr;
+}
+
+uint64_t kp_agg__nr_entries(const struct kp_agg *a)
+{
+	return a->nr_entries;
+}
+
+uint64_t kp_agg__samples(const struct kp_agg *a)
+{
+	return a->samples;
+}
+
+int kp_agg__max_event(const struct kp_agg *a)
+{
+	return a->max_event;
+}
+
+unsigned int kp_agg__max_depth(const struct kp_agg *a)
+{
+	return a->max_depth;
+}
+
+static int rec_cmp(const void *pa, const void *pb)
+{
+	const struct kp_rec_agg *x = *(const struct kp_rec_agg * const *)pa;
+	const struct kp_rec_agg *y = *(const struct kp_rec_agg * const *)pb;
+	size_t n;
+
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (strcmp(x->comm, y->comm))
+		return strcmp(x->comm, y->comm);
+	if (x->nr_kernel != y->nr_kernel)
+		return x->nr_kernel < y->nr_kernel ? -1 : 1;
+	if (x->nr_user != y->nr_user)
+		return x->nr_user < y->nr_user ? -1 : 1;
+	n = ((size_t)x->nr_kernel + x->nr_user) * sizeof(uint64_t);
+	return memcmp(x->ips, y->ips, n);
+}
+
+int kp_agg__sort(struct kp_agg *a, struct kp_err *err)
+{
+	size_t i, n = 0;
+
+	if (a->sorted || !a->nr)
+		return 0;
+	a->sorted = malloc(a->nr * sizeof(*a->sorted));
+	if (!a->sorted) {
+		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (i = 0; i < a->cap; i++)
+		if (a->slots[i].rec)
+			a->sorted[n++] = a->slots[i].rec;
+	qsort(a->sorted, n, sizeof(*a->sorted), rec_cmp);
+	a->nr_sorted = n;
+	return 0;
+}
+
+const struct kp_rec_agg * const *kp_agg__records(const struct kp_agg *a, size_t *nr)
+{
+	*nr = a->nr_sorted;
+	return a->sorted;
+}
+
+static int u32_cmp(const void *pa, const void *pb)
+{
+	uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
+
+	return x < y ? -1 : x > y;
+}
+
+int kp_agg__pids(const struct kp_agg *a, uint32_t **pids, size_t *nr, struct kp_err *err)
+{
+	uint32_t *p;
+	size_t i, n = 0, u = 0;
+
+	*pids = NULL;
+	*nr = 0;
+	if (!a->nr)
+		return 0;
+	p = malloc(a->nr * sizeof(*p));
+	if (!p) {
+		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (i = 0; i < a->cap; i++)
+		if (a->slots[i].rec)
+			p[n++] = a->slots[i].rec->pid;
+	qsort(p, n, sizeof(*p), u32_cmp);
+	for (i = 0; i < n; i++)
+		if (!u || p[u - 1] != p[i])
+			p[u++] = p[i];
+	*pids = p;
+	*nr = u;
+	return 0;
+}
+
+/* ---- the session's configuration, left by 'kprofctl start' ---- */
+
+int kp_agg__session_path(char *buf, size_t len)
+{
+	return (size_t)snprintf(buf, len, "%s/aggregate.data", kp_rundir) < len ? 0 : -ENAMETOOLONG;
+}
+
+int kp_agg__save_session(const struct kp_data_info *info, struct kp_err *err)
+{
+	struct kp_data_writer *w;
+	char path[4096], tmp[4200];
+
+	if (kp_agg__session_path(path, sizeof(path))) {
+		kp_err__set(err, ENAMETOOLONG, "run directory '%s' is too long", kp_rundir);
+		return -ENAMETOOLONG;
+	}
+	if (mkdir(kp_rundir, 0755) && errno != EEXIST) {
+		kp_err__set(err, errno, "cannot create '%s': %s", kp_rundir, strerror(errno));
+		return -errno;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	unlink(tmp);
+	w = kp_data_writer__create(tmp, info, err);
+	if (!w)
+		return -EIO;
+	if (kp_data_writer__finish(w, info->start_time, 0, err)) {
+		kp_data_writer__delete(w);
+		unlink(tmp);
+		return -EIO;
+	}
+	kp_data_writer__delete(w);
+	if (rename(tmp, path)) {
+		kp_err__set(err, errno, "cannot write '%s': %s", path, strerror(errno));
+		unlink(tmp);
+		return -errno;
+	}
+	return 0;
+}
+
+bool kp_agg__session_info(struct kp_data_info *info, const struct kp_status_info *st,
+			  const struct kp_agg *a)
+{
+	struct kp_session *s = &info->session;
+	struct kp_data *d = NULL;
+	char path[4096];
+	struct kp_err err;
+	uint32_t i;
+
+	if (!kp_agg__session_path(path, sizeof(path)))
+		d = kp_data__open(path, &err);
+	if (d) {
+		*info = *kp_data__info(d);
+		kp_data__close(d);
+		/* Session ids start again at 1 when the module is reloaded. */
+		if (info->session_id == st->session_id && info->start_time >= st->loaded_ns &&
+		    (int)info->session.nr_events > a->max_event &&
+		    info->session.stack_depth >= a->max_depth) {
+			info->version = KP_DATA_VERSION_AGG;
+			info->flags = 0;
+			info->end_time = 0;
+			info->data_size = 0;
+			return true;
+		}
+	}
+
+	kp_data_info__init(info);
+	info->version = KP_DATA_VERSION_AGG;
+	info->session_id = st->session_id;
+	info->nr_cpus = st->nr_cpus ? st->nr_cpus : 1;
+	s->flags = st->session_flags;
+	s->buffer_size = st->buffer_size;
+	s->stack_depth = KPROF_MAX_STACK_DEPTH;
+	s->nr_events = a->max_event < 0 ? 1 : a->max_event + 1;
+	for (i = 0; i < s->nr_events; i++) {
+		s->events[i].type = UINT32_MAX;		/* unknown */
+		snprintf(s->events[i].name, sizeof(s->events[i].name), "event%u", i);
+	}
+	return false;
+}
+
+/* ---- writing an aggregated profile ---- */
+
+struct agg_writer {
+	struct kp_data_writer	*w;
+};
+
+static int synth_record(const struct kprof_record_header *rec, void *arg, struct kp_err *err)
+{
+	struct agg_writer *aw = arg;
+
+	return kp_data_writer__write(aw->w, rec, err);
+}
+
+static int write_stats(struct kp_data_writer *w, uint32_t cpu, const struct kp_stats *st,
+		       struct kp_err *err)
+{
+	struct {
+		struct kp_rec_stats	rec;
+		uint64_t		v[KP_DATA_STATS_AGG_NR];
+	} s;
+	unsigned int i;
+
+	memset(&s, 0, sizeof(s));
+	s.rec.header.type = KP_DATA_REC_STATS;
+	s.rec.cpu = cpu;
+	s.rec.nr = st->has_agg ? KP_DATA_STATS_AGG_NR : KP_STATS_NR;
+	s.rec.header.size = sizeof(s.rec) + s.rec.nr * sizeof(uint64_t);
+	memcpy(s.v, st->v, sizeof(st->v));
+	for (i = 0; st->has_agg && i < KP_AGG_STATS_NR; i++)
+		s.v[KP_DATA_STATS_AGG + i] = st->agg[i];
+	return kp_data_writer__write(w, &s.rec.header, err);
+}
+
+/* The comm of @pid in the tables: that of its first record (sorted). */
+static const char *pid_comm(const struct kp_rec_agg * const *recs, size_t nr, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (recs[i]->pid == pid)
+			return recs[i]->comm;
+	return "";
+}
+
+static int write_profile(const char *path, const struct kp_data_info *info, struct kp_agg *a,
+			 const struct kp_stats *cpus, unsigned int nr_cpus,
+			 const struct kp_stats *totals, struct kp_agg_summary *sum,
+			 struct kp_err *err)
+{
+	struct kp_rec_synth_done done = {
+		.header = { .type = KP_DATA_REC_SYNTH_DONE, .size = sizeof(done) },
+	};
+	const struct kp_rec_agg * const *recs;
+	struct kp_synth_stats sst = { 0 };
+	struct agg_writer aw = { 0 };
+	uint32_t *pids = NULL, vanished;
+	size_t nr_recs, nr_pids = 0, i;
+	uint64_t now;
+	int ret;
+
+	ret = kp_agg__sort(a, err);
+	if (!ret)
+		ret = kp_agg__pids(a, &pids, &nr_pids, err);
+	if (ret)
+		return ret;
+	recs = kp_agg__records(a, &nr_recs);
+
+	aw.w = kp_data_writer__create(path, info, err);
+	if (!aw.w) {
+		free(pids);
+		return -EIO;
+	}
+	now = kp_clock_ns();
+	done.time = now;
+	for (i = 0; !ret && i < nr_pids; i++) {
+		vanished = sst.nr_vanished;
+		ret = kp_synth__process(pids[i], now, synth_record, &aw, &sst, err);
+		if (!ret && sst.nr_vanished != vanished) {
+			/* Gone: its name from the tables, no mappings. */
+			struct kp_rec_comm c = {
+				.header = { .type = KPROF_RECORD_COMM, .size = sizeof(c) },
+				.time = now,
+				.pid = pids[i],
+				.tid = pids[i],
+			};
+
+			snprintf(c.comm, sizeof(c.comm), "%s", pid_comm(recs, nr_recs, pids[i]));
+			ret = kp_data_writer__write(aw.w, &c.header, err);
+		}
+	}
+	done.nr_processes = sst.nr_processes;
+	done.nr_threads = sst.nr_threads;
+	done.nr_mmaps = sst.nr_mmaps;
+	done.nr_vanished = sst.nr_vanished;
+	if (!ret)
+		ret = kp_data_writer__write(aw.w, &done.header, err);
+	for (i = 0; !ret && i < nr_recs; i++)
+		ret = kp_data_writer__write(aw.w, &recs[i]->header, err);
+	for (i = 0; !ret && i < nr_cpus; i++)
+		ret = write_stats(aw.w, cpus[i].cpu, &cpus[i], err);
+	if (!ret && totals)
+		ret = write_stats(aw.w, KP_DATA_STATS_TOTAL, totals, err);
+	if (!ret)
+		ret = kp_data_writer__finish(aw.w, kp_clock_ns(), 0, err);
+	if (!ret) {
+		sum->file_bytes = kp_data_writer__bytes(aw.w);
+		sum->nr_keys = nr_recs;
+		sum->nr_entries = kp_agg__nr_entries(a);
+		sum->samples = kp_agg__samples(a);
+		sum->nr_pids = nr_pids;
+		sum->nr_vanished = sst.nr_vanished;
+	}
+	kp_data_writer__delete(aw.w);
+	free(pids);
+	return ret;
+}
+
+int kp_agg__save_profile(struct kp_nl *nl, const char *path, const struct kp_agg_save_opts *o,
+			 struct kp_agg_summary *sum, struct kp_err *err)
+{
+	struct kp_status_info st, after;
+	struct kp_stats *cpus = NULL;
+	struct kp_data_info *info;
+	unsigned int nr_cpus = 0;
+	struct kp_agg *a = NULL;
+	struct kp_err warn;
+	int ret;
+
+	memset(sum, 0, sizeof(*sum));
+	info = malloc(sizeof(*info));
+	if (!info) {
+		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	ret = kp_nl__status(nl, &st, err);
+	if (ret)
+		goto out;
+	if (!st.has_session || st.state == KPROF_STATE_IDLE) {
+		kp_err__set(err, ENOENT, "no session: start one with 'kprofctl start'");
+		ret = -ENOENT;
+		goto out;
+	}
+	if (!(st.session_flags & KPROF_SESSION_F_AGGREGATE)) {
+		kp_err__set(err, EOPNOTSUPP,
+			    "session %" PRIu64 " does not aggregate (mode %s): start it with --mode aggregate or both",
+			    st.session_id, kp_session_mode__name(st.session_flags));
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	a = kp_agg__new();
+	if (!a) {
+		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = kp_agg__fetch(a, nl, err);
+	if (ret)
+		goto out;
+	/* A dump interrupted by a new session would mix two sessions. */
+	ret = kp_nl__status(nl, &after, err);
+	if (ret)
+		goto out;
+	if (!after.has_session || after.session_id != st.session_id) {
+		kp_err__set(err, EAGAIN, "session %" PRIu64 " ended while its tables were read",
+			    st.session_id);
+		ret = -EAGAIN;
+		goto out;
+	}
+	if (kp_nl__stats(nl, &cpus, &nr_cpus, &warn))
+		kp_error(o->cmd, "warning: no per-CPU statistics: %s", warn.msg);
+
+	sum->session_id = after.session_id;
+	sum->session_flags = after.session_flags;
+	if (o->totals) {
+		sum->totals = *o->totals;
+		sum->has_totals = true;
+	} else if (after.has_stats) {
+		sum->totals = after.stats;
+		sum->has_totals = true;
+	}
+	sum->known_session = kp_agg__session_info(info, &after, a);
+	if (!sum->known_session && !o->quiet)
+		kp_error(o->cmd, "session %" PRIu64 " was not started by 'kprofctl start': its events are named event0, event1, ...",
+			 after.session_id);
+	ret = write_profile(path, info, a, cpus, nr_cpus, sum->has_totals ? &sum->totals : NULL,
+			    sum, err);
+out:
+	free(cpus);
+	kp_agg__delete(a);
+	free(info);
+	return ret;
+}
+
+int kp_agg__live_profile(const char *cmd, char *path, size_t len, struct kp_err *err)
+{
+	struct kp_agg_save_opts o = { .cmd = cmd };
+	const char *tmpdir = getenv("TMPDIR");
+	struct kp_version_info ver;
+	struct kp_agg_summary sum;
+	struct kp_nl *nl;
+	int fd, ret;
+
+	if (!tmpdir || !*tmpdir)
+		tmpdir = "/tmp";
+	if ((size_t)snprintf(path, len, "%s/kprof-live.XXXXXX", tmpdir) >= len) {
+		kp_err__set(err, ENAMETOOLONG, "TMPDIR '%s' is too long", tmpdir);
+		path[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	nl = kp_nl__open(err);
+	if (!nl) {
+		path[0] = '\0';
+		return -err->errnum;
+	}
+	ret = kp_nl__hello(nl, &ver, err);
+	if (ret)
+		goto out;
+	fd = mkstemp(path);
+	if (fd < 0) {
+		kp_err__set(err, errno, "cannot create a temporary file in '%s': %s", tmpdir,
+			    strerror(errno));
+		ret = -errno;
+		goto out;
+	}
+	close(fd);
+	ret = kp_agg__save_profile(nl, path, &o, &sum, err);
+	if (ret)
+		unlink(path);
+out:
+	if (ret)
+		path[0] = '\0';
+	kp_nl__delete(nl);
+	return ret;
+}

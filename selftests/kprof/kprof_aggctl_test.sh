@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kprofctl's aggregation mode against the real module: 'kprofctl start'
+# aggregates with no reader attached, 'report --live' and 'folded --live'
+# read the tables of the running session and name user frames with libelf,
+# /sys/kernel/debug/kprof/report works meanwhile, 'stop -o' saves the
+# profile for 'report -i', the folded counts add up to the aggregate
+# counters, and bad input gets one-line errors.  Prints KTAP; needs
+# KPROFCTL and KPROF_KO (tools/guest-selftests.sh sets them).
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
+hot=$here/progs/hot
+debugfs=/sys/kernel/debug/kprof
+tmp=$(mktemp -d /tmp/kprof-aggctl.XXXXXX)
+victim=
+cleanup() {
+	[ -n "$victim" ] && kill "$victim" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+diag() { sed 's/^/# /' "$@"; }
+
+# The top symbol of comm hot's user frames in 'kprofctl report ARGS'.
+top_user_symbol() {
+	"$kprofctl" report "$@" --comms hot -U --sort symbol >"$tmp/report.out" 2>"$tmp/report.err" ||
+		return 1
+	sed -n 's/^ *[0-9.]*%  *\[\.\] \([^ ]*\).*/\1/p' "$tmp/report.out" | head -n 1
+}
+
+# refused DESC PATTERN CMD...: fails, one line on stderr matching PATTERN
+refused() {
+	local desc=$1 pattern=$2 err rc
+
+	shift 2
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc != 0 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
+	   printf '%s\n' "$err" | grep -qE -- "$pattern"; then
+		ok "$desc"
+	else
+		not_ok "$desc (rc=$rc)"
+	fi
+	printf '%s\n' "$err" | sed 's/^/# /'
+}
+
+echo "TAP version 13"
+echo "1..18"
+
+if ! grep -q '^kprof ' /proc/modules; then
+	insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
+fi
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+
+# --- no session yet (a freshly loaded module) ---------------------------------
+if "$kprofctl" status 2>/dev/null | grep -q '^state: *idle'; then
+	refused "report --live without a session: one line" "no session" \
+		"$kprofctl" report --live
+else
+	"$kprofctl" stop >/dev/null 2>&1
+	skip "report --live without a session: one line" "a session exists already"
+fi
+
+# --- start: aggregate, nobody attached ----------------------------------------
+if "$kprofctl" start -a -g -e cpu-clock -F 999 >"$tmp/start.out" 2>&1 &&
+   grep -qE 'aggregating in the kernel \(16384 entries per CPU on [0-9]+ CPUs?: [0-9]+ [KMG]iB\)' \
+	"$tmp/start.out"; then
+	ok "start -a -g -e cpu-clock: aggregates, prints the tables' memory"
+else
+	not_ok "start -a -g -e cpu-clock: aggregates, prints the tables' memory"
+fi
+diag "$tmp/start.out"
+"$kprofctl" status >"$tmp/status.out" 2>&1
+check "status: mode aggregate, no reader, nothing streamed" \
+	"grep -q '^mode: *aggregate' '$tmp/status.out' && grep -q '^readers: *0 open' '$tmp/status.out' && ! grep -q '^samples:' '$tmp/status.out'"
+diag "$tmp/status.out"
+
+# killed after stop -o: it must live until then (the guest clock may jump)
+"$hot" 600000 >/dev/null &
+victim=$!
+sleep 2.5
+
+# --- while it runs --------------------------------------------------------------
+sym=$(top_user_symbol --live)
+check "report --live: hot_leaf is comm hot's top user symbol" "[ '$sym' = hot_leaf ]"
+[ "$sym" = hot_leaf ] || diag "$tmp/report.out" "$tmp/report.err"
+check "report --live: no reader left attached" \
+	"'$kprofctl' status | grep -q '^readers: *0 open'"
+
+if [ -r "$debugfs/report" ]; then
+	cat "$debugfs/report" >"$tmp/debugfs.out" 2>&1
+	check "cat $debugfs/report with no reader: hot's frames are there" \
+		"grep -q '^# kprof report: session' '$tmp/debugfs.out' && grep -qE '^ +[0-9.]+% +[0-9]+  hot ' '$tmp/debugfs.out'"
+	head -n 12 "$tmp/debugfs.out" | diag
+else
+	skip "cat $debugfs/report with no reader" "no debugfs"
+fi
+
+"$kprofctl" folded --live >"$tmp/folded.out" 2>"$tmp/folded.err"
+check "folded --live: hot's stacks end in hot_leaf under main" \
+	"grep -qE '^hot;.*main;.*hot_outer;hot_middle;hot_leaf(;|\$| )' '$tmp/folded.out'"
+[ -s "$tmp/folded.err" ] && diag "$tmp/folded.err"
+
+if "$kprofctl" flamegraph --live -o "$tmp/live.svg" >/dev/null 2>"$tmp/flame.err" &&
+   grep -q 'hot_leaf' "$tmp/live.svg"; then
+	ok "flamegraph --live: an SVG with hot_leaf"
+else
+	not_ok "flamegraph --live: an SVG with hot_leaf"
+	diag "$tmp/flame.err"
+fi
+
+# --- stop -o while hot still runs, so that its mappings are saved --------------
+"$kprofctl" stop -o "$tmp/agg.data" >"$tmp/stop.out" 2>&1
+rc=$?
+kill "$victim" 2>/dev/null
+wait "$victim" 2>/dev/null
+victim=
+check "stop -o: exit 0, the aggregate balance holds, the file written" \
+	"[ $rc = 0 ] && grep -q 'Aggregate balance: .* ok' '$tmp/stop.out' && grep -q 'Wrote .*agg.data' '$tmp/stop.out'"
+diag "$tmp/stop.out"
+check "dump: a valid version 2 file with AGG records" \
+	"'$kprofctl' dump -i '$tmp/agg.data' >'$tmp/dump.out' 2>&1 && grep -q '^# version: 2' '$tmp/dump.out' && grep -q ': AGG misc=' '$tmp/dump.out' && grep -q '^# end: .* records\$' '$tmp/dump.out'"
+
+sym=$(top_user_symbol -i "$tmp/agg.data")
+check "report -i the saved profile: the same top symbol, hot gone" "[ '$sym' = hot_leaf ]"
+[ "$sym" = hot_leaf ] || diag "$tmp/report.out" "$tmp/report.err"
+
+# --- the counts: the stopped session's tables stay readable ---------------------
+"$kprofctl" folded --live >"$tmp/folded2.out" 2>"$tmp/folded2.err"
+folded_sum=$(awk '{ s += $NF } END { print s + 0 }' "$tmp/folded2.out")
+agg_samples=$("$kprofctl" status --json | sed -n 's/.*"stats":{[^}]*"agg_samples":\([0-9]*\).*/\1/p')
+check "folded --live counts add up to status's agg_samples ($folded_sum = $agg_samples)" \
+	"[ -n '$agg_samples' ] && [ '$folded_sum' = '$agg_samples' ] && [ '$agg_samples' -gt 0 ]"
+file_sum=$("$kprofctl" dump --json -i "$tmp/agg.data" |
+	sed -n 's/.*"type":"AGG".*"count":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+check "the AGG counts of the file add up to agg_samples too ($file_sum)" \
+	"[ '$file_sum' = '$agg_samples' ]"
+
+# --- a streaming session: --live refuses it -----------------------------------
+"$kprofctl" start -a --events cpu-clock -F 99 --mode stream -o "$tmp/stream.data" >/dev/null 2>&1
+refused "report --live on a streaming session: one line" "does not aggregate" \
+	"$kprofctl" report --live
+"$kprofctl" stop >/dev/null 2>&1
+
+# --- bad input -------------------------------------------------------------------
+refused "bad input: --agg-entries not a power of two" "'1000'.*power of two" \
+	"$kprofctl" start --agg-entries 1000
+refused "bad input: --agg-entries above 4M" "'8M'.*maximum" "$kprofctl" start --agg-entries 8M
+refused "bad input: an unknown mode" "'aggregated'" "$kprofctl" start --mode aggregated
+refused "bad input: record cannot aggregate only" "aggregate" \
+	"$kprofctl" record --mode aggregate -- true
+
+[ $failed = 0 ]
