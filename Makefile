@@ -8,8 +8,10 @@
 #                        on the generic and PREEMPT_RT 6.1 kernels
 #   make demo            deps, build, boot a guest and run kprofctl there
 #   make test-rig        the QEMU rig's self-test (boots five guests)
-#   make bench           overhead of kprof vs perf record in a QEMU -icount guest
-#                        (not part of check; ~4 min; see tools/bench/README.rst)
+#   make bench           kprof (stream, aggregate) vs perf record: overhead, memory,
+#                        sched_switch cost, decoding speed; one QEMU -icount guest
+#                        (not part of check; ~12 min; see tools/bench/README.rst)
+#   make fuzz            fuzz the data reader and ELF symbolizer (FUZZ_SECONDS, 300)
 #   make checkpatch      the kernel's checkpatch.pl --strict on module/ and include/
 #   make deps            install the Debian packages kprof needs (idempotent)
 #   make clean
@@ -42,7 +44,7 @@ KSFT_DIR	:= $(KSRC_DIR)/tools/testing/selftests
 CHECKPATCH_FILES := $(wildcard $(CURDIR)/module/*.[ch]) $(CURDIR)/include/uapi/linux/kprof.h
 
 .PHONY: all module ctl clean deps check demo checkpatch selftests ksrc \
-	modules-test test-host test-rig bench help
+	modules-test test-host test-rig bench fuzz help
 
 all: module ctl
 
@@ -86,7 +88,11 @@ test-host: ctl
 test-rig: deps
 	@$(CURDIR)/tools/test-kprof-vm.sh
 
-# Not part of check: one -icount guest boot, a few minutes.
+# Longer fuzzing of the kprof.data reader and the ELF symbolizer.
+fuzz: deps
+	$(MAKE) -C ctl fuzz
+
+# Not part of check: one -icount guest boot, about 12 minutes.
 bench: deps
 	@$(CURDIR)/tools/bench/run.sh
 

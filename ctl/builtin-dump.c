@@ -10,7 +10,8 @@
  *	# event[N]: type=T config=0xC flags=0xF name=NAME
  *
  *	OFFSET [SIZE]: TYPE key=value ...	one line per record (hex offset
- *						and size), then for a SAMPLE:
+ *						and size), then for a SAMPLE
+ *						or an AGG:
  *	... chain: nr=N
  *	.....  I: 0xADDRESS [k]		kernel frames, then [u] user frames
  *
@@ -22,6 +23,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <linux/kprof.h>
@@ -35,6 +37,7 @@
 #include "lib/proto.h"
 #include "lib/record.h"
 #include "lib/session.h"
+#include "lib/tracefs.h"
 #include "lib/util.h"
 
 static const char * const dump_usage[] = {
@@ -75,8 +78,29 @@ static const char *lost_cause(uint32_t cause)
 		return "full";
 	case KPROF_LOST_TOO_BIG:
 		return "too_big";
+	case KPROF_LOST_AGG_FULL:
+		return "agg_full";
+	case KPROF_LOST_AGG_RESET:
+		return "agg_reset";
 	}
 	return "unknown";
+}
+
+/*
+ * The name of counter @i of a STATS record (enum kp_stat, then the
+ * aggregation counters from KP_DATA_STATS_AGG); NULL for the unused slot
+ * between them.
+ */
+static const char *stat_name(unsigned int i, char *buf, size_t len)
+{
+	if (i < KP_STATS_NR)
+		return kp_stat__name(i);
+	if (i >= KP_DATA_STATS_AGG && i < KP_DATA_STATS_AGG + KP_AGG_STATS_NR)
+		return kp_agg_stat__name(i - KP_DATA_STATS_AGG);
+	if (i < KP_DATA_STATS_AGG)
+		return NULL;
+	snprintf(buf, len, "stat%u", i);
+	return buf;
 }
 
 static void cpu_list(const struct kp_data_info *info, char *buf, size_t len)
@@ -135,6 +159,53 @@ static void dump_header_text(const struct kp_data_info *info)
 	printf("\n");
 }
 
+/* Tracepoint samples: the raw record, decoded with tracefs's formats. */
+static const struct kp_session *dump_session;
+static struct kp_tp_format *dump_formats[KPROF_MAX_EVENTS];
+static bool dump_format_tried[KPROF_MAX_EVENTS];
+
+static const struct kp_tp_format *dump_format(unsigned int event)
+{
+	char name[KPROF_EVENT_NAME_MAX], *colon;
+	struct kp_err err;
+
+	if (!dump_session || event >= dump_session->nr_events || event >= KPROF_MAX_EVENTS)
+		return NULL;
+	if (dump_format_tried[event])
+		return dump_formats[event];
+	dump_format_tried[event] = true;
+	snprintf(name, sizeof(name), "%s", dump_session->events[event].name);
+	colon = strchr(name, ':');
+	if (!colon)
+		return NULL;
+	*colon = '\0';
+	dump_formats[event] = malloc(sizeof(*dump_formats[event]));
+	if (dump_formats[event] &&
+	    kp_tracefs__format(name, colon + 1, dump_formats[event], &err)) {
+		free(dump_formats[event]);
+		dump_formats[event] = NULL;
+	}
+	return dump_formats[event];
+}
+
+static void dump_raw(const struct kp_rec_sample *s, unsigned int nr)
+{
+	const struct kp_tp_format *fmt;
+	char buf[2048];
+	const void *raw;
+	uint32_t len;
+
+	raw = kp_sample__raw(s, s->header.size, nr, &len);
+	if (!raw) {
+		printf("... raw: malformed\n");
+		return;
+	}
+	printf("... raw: size=%u%s\n", len, s->flags & KPROF_SAMPLE_F_RAW_TRUNC ? " truncated" : "");
+	fmt = dump_format(s->event);
+	if (fmt)
+		printf("..... %s\n", kp_tp_format__print(fmt, raw, len, buf, sizeof(buf)));
+}
+
 static void dump_record_text(const struct kprof_record_header *h, uint64_t off)
 {
 	const char *name = kp_record__type_name(h->type);
@@ -155,6 +226,8 @@ static void dump_record_text(const struct kprof_record_header *h, uint64_t off)
 		for (i = 0; i < nr; i++)
 			printf(".....  %u: 0x%016" PRIx64 " [%s]\n", i, s->ips[i],
 			       i < s->nr_kernel ? "k" : "u");
+		if (h->misc & KPROF_MISC_RAW)
+			dump_raw(s, nr);
 		break;
 	}
 	case KPROF_RECORD_LOST: {
@@ -210,12 +283,28 @@ static void dump_record_text(const struct kprof_record_header *h, uint64_t off)
 		else
 			printf(" cpu=%u", st->cpu);
 		printf(" nr=%u", st->nr);
-		for (i = 0; i < st->nr; i++)
-			if (i < KP_STATS_NR)
-				printf(" %s=%" PRIu64, kp_stat__name(i), st->v[i]);
-			else
-				printf(" stat%u=%" PRIu64, i, st->v[i]);
+		for (i = 0; i < st->nr; i++) {
+			char buf[16];
+			const char *name = stat_name(i, buf, sizeof(buf));
+
+			if (name)
+				printf(" %s=%" PRIu64, name, st->v[i]);
+		}
 		printf("\n");
+		break;
+	}
+	case KP_DATA_REC_AGG: {
+		const struct kp_rec_agg *a = (const void *)h;
+		unsigned int nr = a->nr_kernel + a->nr_user;
+
+		printf(" event=%u pid=%u comm=", a->event, a->pid);
+		print_quoted(stdout, a->comm);
+		printf(" count=%" PRIu64 " nr_entries=%u nr_kernel=%u nr_user=%u\n", a->count,
+		       a->nr_entries, a->nr_kernel, a->nr_user);
+		printf("... chain: nr=%u\n", nr);
+		for (i = 0; i < nr; i++)
+			printf(".....  %u: 0x%016" PRIx64 " [%s]\n", i, a->ips[i],
+			       i < a->nr_kernel ? "k" : "u");
 		break;
 	}
 	case KP_DATA_REC_FINISHED: {
@@ -406,13 +495,31 @@ static void dump_record_json(const struct kprof_record_header *h, uint64_t off)
 		else
 			json__u64(&w, "cpu", st->cpu);
 		for (i = 0; i < st->nr; i++) {
-			if (i < KP_STATS_NR) {
-				json__u64(&w, kp_stat__name(i), st->v[i]);
-			} else {
-				snprintf(name, sizeof(name), "stat%u", i);
-				json__u64(&w, name, st->v[i]);
-			}
+			const char *n = stat_name(i, name, sizeof(name));
+
+			if (n)
+				json__u64(&w, n, st->v[i]);
 		}
+		break;
+	}
+	case KP_DATA_REC_AGG: {
+		const struct kp_rec_agg *a = (const void *)h;
+
+		json__u64(&w, "event", a->event);
+		json__u64(&w, "pid", a->pid);
+		json__string(&w, "comm", a->comm);
+		json__u64(&w, "count", a->count);
+		json__u64(&w, "nr_entries", a->nr_entries);
+		json__u64(&w, "nr_kernel", a->nr_kernel);
+		json__u64(&w, "nr_user", a->nr_user);
+		json__begin_array(&w, "kernel");
+		for (i = 0; i < a->nr_kernel; i++)
+			json_hex(&w, NULL, a->ips[i]);
+		json__end_array(&w);
+		json__begin_array(&w, "user");
+		for (i = 0; i < a->nr_user; i++)
+			json_hex(&w, NULL, a->ips[a->nr_kernel + i]);
+		json__end_array(&w);
 		break;
 	}
 	case KP_DATA_REC_FINISHED: {
@@ -474,6 +581,7 @@ int cmd_dump(int argc, const char **argv)
 		kp_data__close(d);
 		return KP_EXIT_OK;
 	}
+	dump_session = &kp_data__info(d)->session;
 	while ((ret = kp_data__next(d, &rec, &off, &err)) > 0) {
 		if (json)
 			dump_record_json(rec, off);
@@ -485,6 +593,12 @@ int cmd_dump(int argc, const char **argv)
 		printf("# end: %" PRIu64 " records%s\n", nr,
 		       kp_data__finished(d) ? "" : ", unfinished (no FINISHED record)");
 	kp_data__close(d);
+	dump_session = NULL;
+	for (nr = 0; nr < KPROF_MAX_EVENTS; nr++) {
+		free(dump_formats[nr]);
+		dump_formats[nr] = NULL;
+		dump_format_tried[nr] = false;
+	}
 	if (ret < 0) {
 		kp_err__print(&err, cmd);
 		return KP_EXIT_FAILURE;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprofctl list [hw|sw|cache|raw]
+ * kprofctl list [hw|sw|cache|raw|tracepoint|probe] [GLOB]
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,11 +12,12 @@
 #include "lib/util.h"
 
 static const char * const list_usage[] = {
-	"kprofctl list [hw|sw|cache|raw]",
+	"kprofctl list [hw|sw|cache|raw|tracepoint|probe] [GLOB]",
 	"",
 	"List the event names that -e of 'kprofctl record' and 'kprofctl start'",
-	"accepts, as 'perf list' does; hardware, cache and raw events need a",
-	"hardware PMU, which most virtual machines lack.",
+	"accepts, as 'perf list' does, of one class and/or matching GLOB",
+	"(e.g. 'sched:*'); hardware, cache and raw events need a hardware PMU,",
+	"which most virtual machines lack.  Tracepoints come from tracefs.",
 	NULL
 };
 
@@ -33,33 +34,42 @@ int cmd_list(int argc, const char **argv)
 		{ "cache",	KP_EVENT_CACHE },
 		{ "hwcache",	KP_EVENT_CACHE },
 		{ "raw",	KP_EVENT_RAW },
+		{ "tracepoint",	KP_EVENT_TRACEPOINT },
+		{ "probe",	KP_EVENT_PROBE },
 	};
 	const struct option options[] = {
 		OPT_END()
 	};
 	const char *cmd = argv[0];
 	unsigned int classes = KP_EVENT_ALL;
+	const char *glob = NULL;
 	size_t i;
 
 	argc = parse_options(argc, argv, options, list_usage, 0);
 	if (argc < 0)
 		return parse_options_exit_code(argc);
-	if (parse_options_max_args(cmd, argc, argv, 1))
+	if (parse_options_max_args(cmd, argc, argv, 2))
 		return KP_EXIT_USAGE;
 	if (argc) {
 		for (i = 0; i < KP_ARRAY_SIZE(filters); i++)
 			if (!strcmp(argv[0], filters[i].name))
 				break;
-		if (i == KP_ARRAY_SIZE(filters)) {
-			kp_error(cmd, "unknown event class '%s' (hw, sw, cache or raw)", argv[0]);
+		if (i < KP_ARRAY_SIZE(filters)) {
+			classes = filters[i].classes;
+			glob = argc > 1 ? argv[1] : NULL;
+		} else if (argc > 1) {
+			kp_error(cmd, "unknown event class '%s' (hw, sw, cache, raw, tracepoint or probe)",
+				 argv[0]);
 			return KP_EXIT_USAGE;
+		} else {
+			glob = argv[0];
 		}
-		classes = filters[i].classes;
 	}
 
 	printf("\nList of pre-defined events (to be used in -e):\n\n");
-	kp_events__list(stdout, classes);
-	if ((classes & (KP_EVENT_HW | KP_EVENT_CACHE | KP_EVENT_RAW)) && !kp_sys__has_hw_pmu())
+	kp_events__list_glob(stdout, classes, glob);
+	if (!glob && (classes & (KP_EVENT_HW | KP_EVENT_CACHE | KP_EVENT_RAW)) &&
+	    !kp_sys__has_hw_pmu())
 		printf("\nThis machine has no hardware PMU: only software events can be used\n"
 		       "(cycles falls back to cpu-clock).\n");
 	printf("\n");

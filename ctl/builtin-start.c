@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprofctl start [<options>] [-o <file>]
+ * kprofctl start [<options>] [--mode aggregate|stream|both] [-o <file>]
  *
- * Start a session recorded in the background: START, map the buffers,
+ * Start a session that runs in the background.
+ *
+ * Aggregate mode, the default without --mode and -o: START with
+ * KPROF_SESSION_F_AGGREGATE and return; the module counts stacks in its
+ * tables with nobody attached (Documentation/aggregation.rst).  The
+ * session's configuration is left in /run/kprof/aggregate.data for 'stop
+ * -o' and the --live reports, which name its events from it.
+ *
+ * Stream mode (--mode stream or both, or -o): START, map the buffers,
  * create the file and synthesize the side-band here, so that every error
  * is reported to the caller; then hand everything to a detached drainer
  * (double fork, setsid, stdio on /dev/null) that writes the file like
@@ -22,6 +30,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "lib/agg.h"
 #include "lib/nl.h"
 #include "lib/parse-options.h"
 #include "lib/proto.h"
@@ -32,14 +41,84 @@
 #include "lib/util.h"
 
 static const char * const start_usage[] = {
-	"kprofctl start [<options>] [-o <file>]",
+	"kprofctl start [<options>] [--mode aggregate|stream|both] [-o <file>]",
 	"",
-	"Start a session and a background drainer writing it to kprof.data, then",
-	"return: print the session id.  'kprofctl stop' stops it, waits for the",
-	"file and prints the summary.  Without -p: system-wide.  Needs",
-	"CAP_PERFMON or CAP_SYS_ADMIN.",
+	"Start a session in the background and return: print the session id.",
+	"Without -p: system-wide.  Needs CAP_PERFMON or CAP_SYS_ADMIN.",
+	"",
+	"--mode aggregate, the default without -o: the module counts the call",
+	"chains (-g is implied) in per-CPU tables of --agg-entries entries (16K by",
+	"default; 256 bytes each per CPU, 4 MiB per CPU by default) and nothing",
+	"needs to read it: 'kprofctl report/folded/flamegraph --live' and",
+	"/sys/kernel/debug/kprof/report show it while it runs; 'kprofctl stop -o",
+	"<file>' stops it and saves the profile for the offline commands.",
+	"",
+	"--mode stream (the default with -o) or both: a background drainer writes",
+	"the records to the file (default kprof.data); 'kprofctl stop' stops it,",
+	"waits for the file and prints the summary.",
 	NULL
 };
+
+/* "8 MiB", "16 KiB": the tables' kernel memory (a multiple of 16 KiB). */
+static void fmt_memory(char *buf, size_t len, uint64_t bytes)
+{
+	if (bytes >= (1ULL << 30) && !(bytes % (1ULL << 30)))
+		snprintf(buf, len, "%" PRIu64 " GiB", bytes >> 30);
+	else if (bytes >= (1ULL << 20) && !(bytes % (1ULL << 20)))
+		snprintf(buf, len, "%" PRIu64 " MiB", bytes >> 20);
+	else
+		snprintf(buf, len, "%" PRIu64 " KiB", bytes >> 10);
+}
+
+/*
+ * "16384 entries per CPU on 2 CPUs: 8 MiB": the tables are allocated on
+ * the -C CPUs, else on every possible CPU (the START reply's count).
+ */
+static void agg_tables(char *buf, size_t len, const struct kp_session *s,
+		       const struct kp_start_info *start)
+{
+	unsigned int nr = start->nr_cpus, i;
+	char mem[32];
+
+	if ((s->flags & KPROF_SESSION_F_SYSTEM_WIDE) && s->cpus_bytes)
+		for (nr = 0, i = 0; i < s->cpus_bytes / 8; i++)
+			nr += __builtin_popcountll(s->cpus[i]);
+	fmt_memory(mem, sizeof(mem), (uint64_t)s->agg_entries * KP_AGG_ENTRY_BYTES * nr);
+	snprintf(buf, len, "%u entries per CPU on %u CPU%s: %s", s->agg_entries, nr,
+		 nr == 1 ? "" : "s", mem);
+}
+
+/* Aggregate mode: START, leave the configuration, no drainer. */
+static int start_aggregate(struct kp_recorder *r, struct kp_err *err)
+{
+	struct kp_data_info *info;
+	struct kp_err warn;
+	char tables[128];
+	int ret;
+
+	ret = kp_nl__start(r->nl, &r->session, &r->start, err);
+	if (ret)
+		return ret;
+	info = malloc(sizeof(*info));
+	if (info) {
+		kp_data_info__init(info);
+		info->nr_cpus = r->start.nr_cpus;
+		info->session_id = r->start.session_id;
+		info->session = r->session;
+		info->session.buffer_size = r->start.buffer_size;
+		snprintf(info->module_release, sizeof(info->module_release), "%.31s",
+			 r->ver.release);
+		snprintf(info->cmdline, sizeof(info->cmdline), "%s", r->cmdline);
+		if (kp_agg__save_session(info, &warn))
+			kp_error(r->cmd, "warning: %s; --live will name the events event0, ...",
+				 warn.msg);
+		free(info);
+	}
+	agg_tables(tables, sizeof(tables), &r->session, &r->start);
+	printf("kprof session %" PRIu64 " started: aggregating in the kernel (%s); 'kprofctl report --live' shows it, 'kprofctl stop [-o <file>]' ends it\n",
+	       r->start.session_id, tables);
+	return 0;
+}
 
 #ifndef __noreturn
 #define __noreturn	__attribute__((noreturn))
@@ -209,10 +288,19 @@ int cmd_start(int argc, const char **argv)
 		return parse_options_exit_code(argc);
 	if (parse_options_max_args(cmd, argc, argv, 0))
 		return KP_EXIT_USAGE;
+	opts.aggregate_default = true;
 	if (kp_session__from_opts(&r.session, &r.target, &opts, false, kp_sys__has_hw_pmu(),
 				  cmd, &err)) {
 		kp_err__print(&err, cmd);
 		return KP_EXIT_USAGE;
+	}
+	if (!(r.session.flags & KPROF_SESSION_F_STREAM) &&
+	    (r.session.flags & KPROF_SESSION_F_AGGREGATE)) {
+		r.nl = kp_nl__open(&err);
+		if (!r.nl || kp_nl__hello(r.nl, &r.ver, &err) || start_aggregate(&r, &err))
+			goto out_err;
+		ret = KP_EXIT_OK;
+		goto out;
 	}
 	if (absolute_path(opts.output ? opts.output : KP_DEFAULT_OUTPUT, output,
 			  sizeof(output), &err))
@@ -231,8 +319,16 @@ int cmd_start(int argc, const char **argv)
 
 	/* The drainer owns the session and the file now. */
 	r.started = false;
-	printf("kprof session %" PRIu64 " started: writing %s (drainer pid %d); 'kprofctl stop' ends it\n",
-	       r.start.session_id, output, (int)pid);
+	if (r.session.flags & KPROF_SESSION_F_AGGREGATE) {
+		char tables[128];
+
+		agg_tables(tables, sizeof(tables), &r.session, &r.start);
+		printf("kprof session %" PRIu64 " started: writing %s (drainer pid %d) and aggregating in the kernel (%s); 'kprofctl stop' ends it\n",
+		       r.start.session_id, output, (int)pid, tables);
+	} else {
+		printf("kprof session %" PRIu64 " started: writing %s (drainer pid %d); 'kprofctl stop' ends it\n",
+		       r.start.session_id, output, (int)pid);
+	}
 	ret = KP_EXIT_OK;
 	goto out;
 

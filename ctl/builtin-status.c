@@ -21,8 +21,9 @@ static const char * const status_usage[] = {
 	"",
 	"Show the state of kprof.ko: session state, module and kernel release,",
 	"CPUs, sessions started and /dev/kprof readers open since the module was",
-	"loaded, and its uptime; for a session, its id, flags and statistics",
-	"(with -v per CPU).  Needs CAP_PERFMON or CAP_SYS_ADMIN.",
+	"loaded, and its uptime; for a session, its id, flags, mode (stream,",
+	"aggregate or both) and statistics, with each mode's balance (with -v per",
+	"CPU).  Needs CAP_PERFMON or CAP_SYS_ADMIN.",
 	NULL
 };
 
@@ -53,6 +54,12 @@ static uint64_t lost(const struct kp_stats *t)
 	return t->v[KP_STAT_LOST_FULL] + t->v[KP_STAT_LOST_TOO_BIG];
 }
 
+/* Does the session stream (explicitly, or with no mode flag, the default)? */
+static bool streams(uint32_t flags)
+{
+	return !(flags & KPROF_SESSION_F_AGGREGATE) || (flags & KPROF_SESSION_F_STREAM);
+}
+
 static void status__print_session(const struct kp_status_info *st)
 {
 	const struct kp_stats *t = &st->stats;
@@ -63,17 +70,34 @@ static void status__print_session(const struct kp_status_info *st)
 	printf("session:   %" PRIu64 ", flags %s, %s buffer per CPU\n", st->session_id,
 	       kp_session_flags__format(st->session_flags, flags, sizeof(flags)),
 	       kp_fmt_size(size, sizeof(size), st->buffer_size));
+	printf("mode:      %s\n", kp_session_mode__name(st->session_flags));
 	if (!st->has_stats)
 		return;
-	printf("samples:   %" PRIu64 " stored, %" PRIu64 " lost (%" PRIu64 " buffer full, %" PRIu64
-	       " too big), %" PRIu64 " throttled\n", t->v[KP_STAT_SAMPLES], lost(t),
-	       t->v[KP_STAT_LOST_FULL], t->v[KP_STAT_LOST_TOO_BIG], t->v[KP_STAT_THROTTLED]);
-	printf("balance:   %" PRIu64 " invocations = %" PRIu64 " stored + %" PRIu64 " lost: %s\n",
-	       t->v[KP_STAT_INVOCATIONS], t->v[KP_STAT_SAMPLES], lost(t),
-	       kp_stats__balanced(t) ? "ok" : "MISMATCH");
-	printf("side-band: %" PRIu64 " records, %" PRIu64 " lost\n", t->v[KP_STAT_SIDEBAND],
-	       t->v[KP_STAT_SIDEBAND_LOST]);
-	printf("written:   %" PRIu64 " bytes\n", t->v[KP_STAT_BYTES]);
+	if (streams(st->session_flags)) {
+		printf("samples:   %" PRIu64 " stored, %" PRIu64 " lost (%" PRIu64 " buffer full, %"
+		       PRIu64 " too big), %" PRIu64 " throttled\n", t->v[KP_STAT_SAMPLES], lost(t),
+		       t->v[KP_STAT_LOST_FULL], t->v[KP_STAT_LOST_TOO_BIG],
+		       t->v[KP_STAT_THROTTLED]);
+		printf("balance:   %" PRIu64 " invocations = %" PRIu64 " stored + %" PRIu64
+		       " lost: %s\n", t->v[KP_STAT_INVOCATIONS], t->v[KP_STAT_SAMPLES], lost(t),
+		       kp_stats__balanced(t) ? "ok" : "MISMATCH");
+	}
+	if ((st->session_flags & KPROF_SESSION_F_AGGREGATE) && t->has_agg) {
+		printf("aggregate: %" PRIu64 " samples in %" PRIu64 " of %" PRIu64 " entries, %"
+		       PRIu64 " lost (%" PRIu64 " table full, %" PRIu64 " during reset), %" PRIu64
+		       " throttled\n", t->agg[KP_AGG_STAT_SAMPLES], t->agg[KP_AGG_STAT_USED],
+		       t->agg[KP_AGG_STAT_CAPACITY], kp_stats__agg_lost(t),
+		       t->agg[KP_AGG_STAT_LOST_FULL], t->agg[KP_AGG_STAT_LOST_RESET],
+		       t->v[KP_STAT_THROTTLED]);
+		printf("balance:   %" PRIu64 " invocations = %" PRIu64 " aggregated + %" PRIu64
+		       " lost: %s\n", t->v[KP_STAT_INVOCATIONS], t->agg[KP_AGG_STAT_SAMPLES],
+		       kp_stats__agg_lost(t), kp_stats__agg_balanced(t) ? "ok" : "MISMATCH");
+	}
+	if (streams(st->session_flags)) {
+		printf("side-band: %" PRIu64 " records, %" PRIu64 " lost\n", t->v[KP_STAT_SIDEBAND],
+		       t->v[KP_STAT_SIDEBAND_LOST]);
+		printf("written:   %" PRIu64 " bytes\n", t->v[KP_STAT_BYTES]);
+	}
 	printf("stacks:    %" PRIu64 " kernel truncated, %" PRIu64 " user truncated, %" PRIu64
 	       " user unreadable\n", t->v[KP_STAT_KSTACK_TRUNC], t->v[KP_STAT_USTACK_TRUNC],
 	       t->v[KP_STAT_USTACK_FAULT]);
@@ -82,20 +106,31 @@ static void status__print_session(const struct kp_status_info *st)
 	       t->v[KP_STAT_HANDLER_MAX_NS]);
 }
 
-/* One row per CPU: every counter, then whether the CPU balances. */
-static void status__print_cpus(const struct kp_stats *cpus, unsigned int nr)
+/*
+ * One row per CPU: every counter, then whether the CPU balances; for an
+ * aggregating session, the aggregation counters and their balance too.
+ */
+static void status__print_cpus(const struct kp_stats *cpus, unsigned int nr, bool agg)
 {
 	unsigned int i, j;
 
 	printf("\n%4s", "cpu");
 	for (j = 0; j < KP_STATS_NR; j++)
 		printf(" %14s", kp_stat__name(j));
-	printf(" %8s\n", "balance");
+	printf(" %8s", "balance");
+	for (j = 0; agg && j < KP_AGG_STATS_NR; j++)
+		printf(" %14s", kp_agg_stat__name(j));
+	printf("%s\n", agg ? " agg_balance" : "");
 	for (i = 0; i < nr; i++) {
 		printf("%4u", cpus[i].cpu);
 		for (j = 0; j < KP_STATS_NR; j++)
 			printf(" %14" PRIu64, cpus[i].v[j]);
-		printf(" %8s\n", kp_stats__balanced(&cpus[i]) ? "ok" : "MISMATCH");
+		printf(" %8s", kp_stats__balanced(&cpus[i]) ? "ok" : "MISMATCH");
+		for (j = 0; agg && j < KP_AGG_STATS_NR; j++)
+			printf(" %14" PRIu64, cpus[i].agg[j]);
+		if (agg)
+			printf(" %11s", kp_stats__agg_balanced(&cpus[i]) ? "ok" : "MISMATCH");
+		printf("\n");
 	}
 }
 
@@ -109,6 +144,10 @@ static void status__json_stats(struct json_writer *w, const char *key,
 		json__u64(w, "cpu", st->cpu);
 	for (i = 0; i < KP_STATS_NR; i++)
 		json__u64(w, kp_stat__name(i), st->v[i]);
+	for (i = 0; st->has_agg && i < KP_AGG_STATS_NR; i++)
+		json__u64(w, kp_agg_stat__name(i), st->agg[i]);
+	if (st->has_agg)
+		json__bool(w, "agg_balanced", kp_stats__agg_balanced(st));
 	json__bool(w, "balanced", kp_stats__balanced(st));
 	json__end_object(w);
 }
@@ -149,6 +188,7 @@ static int status__print_json(const struct kp_version_info *v,
 		json__u64(&w, "flags", st->session_flags);
 		json__string(&w, "flag_names",
 			     kp_session_flags__format(st->session_flags, flags, sizeof(flags)));
+		json__string(&w, "mode", kp_session_mode__name(st->session_flags));
 		json__u64(&w, "buffer_size", st->buffer_size);
 		json__u64(&w, "mmap_stride", st->mmap_stride);
 		if (st->has_stats)
@@ -208,7 +248,8 @@ int cmd_status(int argc, const char **argv)
 		status__print_text(&ver, &st, kp_clock_ns());
 		status__print_session(&st);
 		if (verbose && st.has_session)
-			status__print_cpus(cpus, nr_cpus);
+			status__print_cpus(cpus, nr_cpus,
+					   st.session_flags & KPROF_SESSION_F_AGGREGATE);
 	}
 	ret = KP_EXIT_OK;
 	goto out;

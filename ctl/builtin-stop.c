@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprofctl stop [--timeout <seconds>]
+ * kprofctl stop [-o <file>] [--timeout <seconds>]
  *
  * STOP the session; when 'kprofctl start' left a drainer, tell it (SIGTERM)
  * and wait, bounded, for it to finish the file, then print the summary of
- * the file, as 'kprofctl record' does.
+ * the file, as 'kprofctl record' does.  For an aggregating session, print
+ * the aggregate balance and, with -o, read its tables (they stay readable
+ * after STOP until the next START) into an aggregated kprof.data (agg.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "lib/agg.h"
 #include "lib/nl.h"
 #include "lib/parse-options.h"
 #include "lib/proto.h"
@@ -23,11 +26,14 @@
 #include "lib/util.h"
 
 static const char * const stop_usage[] = {
-	"kprofctl stop [--timeout <seconds>]",
+	"kprofctl stop [-o <file>] [--timeout <seconds>]",
 	"",
-	"Stop the running session.  When it was started by 'kprofctl start', wait",
-	"for its drainer to finish the file (at most --timeout seconds, default",
-	"30) and print the summary.  Needs CAP_PERFMON or CAP_SYS_ADMIN.",
+	"Stop the running session.  When it was started by 'kprofctl start' with a",
+	"stream, wait for its drainer to finish the file (at most --timeout",
+	"seconds, default 30) and print the summary.  For an aggregating session,",
+	"print its balance; with -o, save its aggregated profile to <file> for",
+	"'kprofctl report -i <file>' and the other offline commands (a session",
+	"already stopped is saved too).  Needs CAP_PERFMON or CAP_SYS_ADMIN.",
 	NULL
 };
 
@@ -76,22 +82,65 @@ static void print_totals(const struct kp_stop_info *stop)
 		kp_stats__balanced(t) ? "ok" : "MISMATCH");
 }
 
+/* The aggregate counters of @stop: "[ kprof stop: ... ]" lines. */
+static bool print_agg_totals(const struct kp_stop_info *stop)
+{
+	const struct kp_stats *t = &stop->stats;
+	bool ok = kp_stats__agg_balanced(t);
+
+	if (!t->has_agg) {
+		fprintf(stderr, "[ kprof stop: session %" PRIu64 " stopped: no aggregation counters from kprof.ko ]\n",
+			stop->session_id);
+		return false;
+	}
+	fprintf(stderr, "[ kprof stop: session %" PRIu64 " stopped: %" PRIu64 " samples aggregated, %"
+		PRIu64 " lost (%" PRIu64 " table full, %" PRIu64 " during reset), %" PRIu64
+		" of %" PRIu64 " entries used ]\n", stop->session_id, t->agg[KP_AGG_STAT_SAMPLES],
+		kp_stats__agg_lost(t), t->agg[KP_AGG_STAT_LOST_FULL],
+		t->agg[KP_AGG_STAT_LOST_RESET], t->agg[KP_AGG_STAT_USED],
+		t->agg[KP_AGG_STAT_CAPACITY]);
+	fprintf(stderr, "[ kprof stop: Aggregate balance: %" PRIu64 " invocations = %" PRIu64
+		" aggregated + %" PRIu64 " lost: %s ]\n", t->v[KP_STAT_INVOCATIONS],
+		t->agg[KP_AGG_STAT_SAMPLES], kp_stats__agg_lost(t), ok ? "ok" : "MISMATCH");
+	return ok;
+}
+
+/* Save the tables of the stopped session to @output. */
+static int save_profile(struct kp_nl *nl, const char *cmd, const char *output,
+			const struct kp_stats *totals, struct kp_err *err)
+{
+	struct kp_agg_save_opts o = { .cmd = cmd, .totals = totals };
+	struct kp_agg_summary sum;
+	int ret;
+
+	ret = kp_agg__save_profile(nl, output, &o, &sum, err);
+	if (ret)
+		return ret;
+	fprintf(stderr, "[ kprof stop: Wrote %.3f MB %s (%zu stacks, %" PRIu64
+		" samples, %zu processes, %u gone) ]\n", sum.file_bytes / 1048576.0, output,
+		sum.nr_keys, sum.samples, sum.nr_pids, sum.nr_vanished);
+	return 0;
+}
+
 int cmd_stop(int argc, const char **argv)
 {
-	const char *cmd = argv[0];
+	const char *cmd = argv[0], *output = NULL;
 	unsigned int timeout = 30;
 	const struct option options[] = {
+		OPT_STRING('o', "output", &output, "file",
+			   "save the aggregated profile of an aggregating session"),
 		OPT_UINTEGER(0, "timeout", &timeout, "seconds",
 			     "how long to wait for the drainer (default 30)"),
 		OPT_END()
 	};
 	struct kp_version_info ver;
 	struct kp_drainer_info d;
+	struct kp_status_info st;
 	struct kp_stop_info stop;
 	struct kp_summary sum;
 	struct kp_err err;
 	struct kp_nl *nl;
-	bool drainer;
+	bool drainer, agg, stream, ok = true;
 	int ret = KP_EXIT_FAILURE;
 
 	argc = parse_options(argc, argv, options, stop_usage, 0);
@@ -110,14 +159,45 @@ int cmd_stop(int argc, const char **argv)
 		drainer = false;
 	}
 
-	if (kp_nl__stop(nl, &stop, &err)) {
-		if (err.errnum == ENOENT)
-			kp_err__set(&err, ENOENT, "no session is running");
+	if (kp_nl__status(nl, &st, &err))
+		goto out_err;
+	agg = st.has_session && (st.session_flags & KPROF_SESSION_F_AGGREGATE);
+	stream = !agg || (st.session_flags & KPROF_SESSION_F_STREAM);
+	if (output && st.has_session && st.state != KPROF_STATE_IDLE && !agg) {
+		kp_err__set(&err, EINVAL,
+			    "-o/--output '%s': session %" PRIu64 " does not aggregate (mode stream)%s",
+			    output, st.session_id,
+			    drainer ? "; its drainer writes its file" : "");
 		goto out_err;
 	}
+	if (output && drainer && !strcmp(output, d.output)) {
+		kp_err__set(&err, EINVAL, "-o/--output '%s' is the drainer's file", output);
+		goto out_err;
+	}
+
+	if (kp_nl__stop(nl, &stop, &err)) {
+		if (err.errnum != ENOENT)
+			goto out_err;
+		/* Stopped already: its tables can still be saved. */
+		if (!output || !agg || st.state != KPROF_STATE_STOPPED) {
+			kp_err__set(&err, ENOENT, "no session is running");
+			goto out_err;
+		}
+		if (save_profile(nl, cmd, output, NULL, &err))
+			goto out_err;
+		ret = KP_EXIT_OK;
+		goto out;
+	}
 	if (!drainer || d.session_id != stop.session_id) {
-		print_totals(&stop);
-		ret = kp_stats__balanced(&stop.stats) ? KP_EXIT_OK : KP_EXIT_FAILURE;
+		if (stream) {
+			print_totals(&stop);
+			ok = kp_stats__balanced(&stop.stats);
+		}
+		if (agg && !print_agg_totals(&stop))
+			ok = false;
+		if (output && agg && save_profile(nl, cmd, output, &stop.stats, &err))
+			goto out_err;
+		ret = ok ? KP_EXIT_OK : KP_EXIT_FAILURE;
 		goto out;
 	}
 
@@ -135,7 +215,12 @@ int cmd_stop(int argc, const char **argv)
 			    (int)d.pid, d.output);
 		goto out_err;
 	}
-	ret = kp_summary__print(&sum, stderr) ? KP_EXIT_OK : KP_EXIT_FAILURE;
+	ok = kp_summary__print(&sum, stderr);
+	if (agg && !print_agg_totals(&stop))
+		ok = false;
+	if (output && agg && save_profile(nl, cmd, output, &stop.stats, &err))
+		goto out_err;
+	ret = ok ? KP_EXIT_OK : KP_EXIT_FAILURE;
 	goto out;
 
 out_err:

@@ -26,13 +26,21 @@ struct cmd_struct {
 	const char	*summary;	/* one line for 'kprofctl help' */
 };
 
+int cmd_diff(int argc, const char **argv);
 int cmd_dump(int argc, const char **argv);
+int cmd_flamegraph(int argc, const char **argv);
+int cmd_folded(int argc, const char **argv);
 int cmd_help(int argc, const char **argv);
 int cmd_list(int argc, const char **argv);
+int cmd_latency(int argc, const char **argv);
 int cmd_record(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
+int cmd_script(int argc, const char **argv);
 int cmd_start(int argc, const char **argv);
+int cmd_stat(int argc, const char **argv);
 int cmd_status(int argc, const char **argv);
 int cmd_stop(int argc, const char **argv);
+int cmd_top(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);
 
 /* "kprofctl ARGV..." into @buf (kprof.data's command line), cut to fit. */

@@ -18,10 +18,18 @@
 static const struct cmd_struct commands[] = {
 	{ "record",	cmd_record,	"Sample a command or the system into kprof.data" },
 	{ "start",	cmd_start,	"Start a session recorded in the background" },
+	{ "stat",	cmd_stat,	"Count events in a command or the system, as perf stat" },
 	{ "stop",	cmd_stop,	"Stop the session and finish its file" },
 	{ "status",	cmd_status,	"Show the state of kprof.ko" },
 	{ "dump",	cmd_dump,	"Print the raw contents of kprof.data" },
 	{ "list",	cmd_list,	"List the event names" },
+	{ "latency",	cmd_latency,	"Histograms of kernel function latency, like funclatency" },
+	{ "report",	cmd_report,	"Show where the samples are, with call graphs" },
+	{ "script",	cmd_script,	"Print every sample with its call chain" },
+	{ "folded",	cmd_folded,	"Print collapsed stacks, the input of flame graphs" },
+	{ "top",	cmd_top,	"Show the hottest functions live, like perf top" },
+	{ "flamegraph",	cmd_flamegraph,	"Draw an interactive SVG flame graph" },
+	{ "diff",	cmd_diff,	"Compare two profiles: table or differential flame graph" },
 	{ "version",	cmd_version,	"Show the versions of kprofctl and kprof.ko" },
 	{ "help",	cmd_help,	"Show the commands, or the usage of one" },
 };

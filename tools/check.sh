@@ -127,14 +127,31 @@ if [ $ctl_rc != 0 ] && ! grep -q '^  FAIL' "$logs/ctl-test.log"; then
 	result fail "ctl: unit tests build and run"
 	tail -n 20 "$logs/ctl-test.log" | sed 's/^/#   /'
 fi
+# fuzzing the data reader and the ELF symbolizer, briefly (make fuzz: longer)
+ctl/fuzz/run.sh 15 > "$logs/fuzz.log" 2>&1
+count_plain_tap "$logs/fuzz.log" "fuzz: "
+if ! grep -qE '^(not )?ok ' "$logs/fuzz.log"; then
+	result fail "fuzz: targets built and ran"
+	tail -n 20 "$logs/fuzz.log" | sed 's/^/#   /'
+fi
+
+# the flame graph SVG: well-formed, and its search and zoom in headless Chromium
+tools/test-flamegraph-browser.sh > "$logs/flame-browser.log" 2>&1
+count_plain_tap "$logs/flame-browser.log" "flamegraph: "
+if ! grep -qE '^(not )?ok ' "$logs/flame-browser.log"; then
+	result fail "flamegraph: browser test ran"
+	tail -n 20 "$logs/flame-browser.log" | sed 's/^/#   /'
+fi
 if [ -x tools/test-kprof-vm.sh ]; then
 	tools/test-kprof-vm.sh --host-only > "$logs/rig-host.log" 2>&1
 	count_plain_tap "$logs/rig-host.log" "rig: "
 fi
 
 # --- guest selftests ------------------------------------------------------
+# Both kernels boot at once: the guests spend much of their time waiting
+# (sleeps, grace periods), so two of them share the host's CPUs well.
+declare -A guest_pid guest_rel
 for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
-	echo "# guest: $kind kernel"
 	if ! built=$(tools/build-test-modules.sh "$kind" 2> "$logs/kmod-$kind.log") ||
 	   grep -qE '(warning|error):' "$logs/kmod-$kind.log"; then
 		result fail "$kind: build kprof.ko for the guest kernel"
@@ -143,12 +160,18 @@ for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 	fi
 	read -r rel ko <<< "$built"
 	result ok "$kind: build kprof.ko for $rel"
-
-	log=$logs/guest-$kind.log
-	tools/kprof-vm --kernel "$kind" --timeout 600 \
+	guest_rel[$kind]=$rel
+	tools/kprof-vm --kernel "$kind" --timeout 780 \
 		--log "$logs/console-$kind.log" \
-		-- tools/guest-selftests.sh "$ko" > "$log" 2>&1
+		-- tools/guest-selftests.sh "$ko" > "$logs/guest-$kind.log" 2>&1 &
+	guest_pid[$kind]=$!
+done
+for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
+	[ -n "${guest_pid[$kind]:-}" ] || continue
+	wait "${guest_pid[$kind]}"
 	rc=$?
+	log=$logs/guest-$kind.log
+	echo "# guest: $kind kernel (${guest_rel[$kind]})"
 	count_tap "$log" "$kind: "
 	if ! grep -qE '^# (not )?ok ' "$log"; then
 		result fail "$kind: the guest ran tests"

@@ -30,12 +30,15 @@ setpriv --reuid=nobody --regid=nogroup --clear-groups "$kprofctl" status || true
 run "$kprofctl" record -g -F 999 -o "$out/kprof.data" -- \
 	"$top/selftests/kprof/progs/hot" 2000
 echo
-echo "guest# $kprofctl dump -i $out/kprof.data | grep -m1 -A6 'SAMPLE.*misc=0x2'"
-"$kprofctl" dump -i "$out/kprof.data" | grep -m1 -A6 'SAMPLE.*misc=0x2' || true
+echo "guest# $kprofctl report -i $out/kprof.data --stdio --percent-limit 2"
+"$kprofctl" report -i "$out/kprof.data" --stdio --percent-limit 2 | head -30
+run "$kprofctl" flamegraph -i "$out/kprof.data" -o "$out/flamegraph.svg" \
+	--title "kprof demo: selftests/kprof/progs/hot"
 run cat /sys/kernel/debug/kprof/stats
 run rmmod kprof
 echo
 echo "guest# $kprofctl status"
 "$kprofctl" status || true
 echo
-echo "The recording is in build/demo/kprof.data ('ctl/kprofctl dump -i build/demo/kprof.data')."
+echo "The recording is build/demo/kprof.data ('ctl/kprofctl report -i build/demo/kprof.data')."
+echo "The flame graph is build/demo/flamegraph.svg: open it in a web browser."

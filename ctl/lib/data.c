@@ -126,7 +126,8 @@ static void header__from_info(struct kp_data_header *h, const struct kp_data_inf
 
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, KP_DATA_MAGIC, sizeof(h->magic));
-	h->version = KP_DATA_VERSION;
+	h->version = info->version >= KP_DATA_VERSION && info->version <= KP_DATA_VERSION_MAX ?
+		     info->version : KP_DATA_VERSION;
 	h->nr_cpus = info->nr_cpus;
 	h->session_id = info->session_id;
 	h->session_flags = s->flags;
@@ -403,9 +404,10 @@ static int header__check(struct kp_data *d, const struct kp_data_header *h, stru
 
 	if (memcmp(h->magic, KP_DATA_MAGIC, sizeof(h->magic)))
 		return corrupt(d, err, 0, "not a kprof.data file (bad magic)");
-	if (h->version != KP_DATA_VERSION) {
-		kp_err__set(err, EPROTO, "'%s' has format version %u; this kprofctl reads version %u",
-			    d->path, h->version, KP_DATA_VERSION);
+	if (h->version < KP_DATA_VERSION || h->version > KP_DATA_VERSION_MAX) {
+		kp_err__set(err, EPROTO,
+			    "'%s' has format version %u; this kprofctl reads versions %u to %u",
+			    d->path, h->version, KP_DATA_VERSION, KP_DATA_VERSION_MAX);
 		return -EPROTO;
 	}
 	if (h->header_size < sizeof(*h) || h->header_size % 8 || h->header_size > KP_DATA_HEADER_MAX)
@@ -532,6 +534,7 @@ static int header__read(struct kp_data *d, struct kp_err *err)
 	d->ctx.nr_events = h.nr_events;
 	d->ctx.max_depth = h.stack_depth;
 	d->ctx.file_types = true;
+	d->ctx.agg_types = h.version >= KP_DATA_VERSION_AGG;
 	return 0;
 }
 

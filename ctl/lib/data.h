@@ -35,7 +35,9 @@
 #endif
 
 #define KP_DATA_MAGIC		"KPROFDAT"	/* 8 bytes, no NUL */
-#define KP_DATA_VERSION		1
+#define KP_DATA_VERSION		1	/* what kp_data_info__init() writes */
+#define KP_DATA_VERSION_AGG	2	/* a file with AGG records (aggregated profile) */
+#define KP_DATA_VERSION_MAX	2	/* readers read versions 1 .. this */
 #define KP_DATA_HEADER_MAX	(1U << 20)	/* header_size limit of readers */
 
 /* kp_data_header.flags */
@@ -91,7 +93,7 @@ _Static_assert(sizeof(struct kp_data_event) == 80, "kprof.data event layout");
 
 /* The header in host form. */
 struct kp_data_info {
-	uint32_t		version;
+	uint32_t		version;	/* written as is: 1, or 2 for AGG records */
 	uint32_t		header_size;
 	uint32_t		flags;
 	uint32_t		nr_cpus;

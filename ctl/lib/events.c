@@ -4,14 +4,18 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include <linux/perf_event.h>
 
 #include "events.h"
+#include "tpfilter.h"
+#include "tracefs.h"
 #include "util.h"
 
 struct kp_event_name {
@@ -239,6 +243,186 @@ static int parse_one(struct kp_event *ev, const char *s, size_t len, bool has_pm
 	return 0;
 }
 
+static bool has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* "kprobe:FUNC[+OFFSET]" or "ftrace:GLOB"; @rest follows the colon. */
+static int parse_probe(struct kp_event *ev, const char *item, bool kprobe, const char *rest,
+		       struct kp_err *err)
+{
+	char sym[KPROF_SYMBOL_MAX];
+	const char *plus = kprobe ? strchr(rest, '+') : NULL;
+	size_t len = plus ? (size_t)(plus - rest) : strlen(rest);
+	const char *p;
+	uint64_t off = 0;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!len) {
+		kp_err__set(err, EINVAL, "missing %s in event '%s'",
+			    kprobe ? "function" : "function glob", item);
+		return -EINVAL;
+	}
+	if (len >= sizeof(sym)) {
+		kp_err__set(err, EINVAL, "function name in event '%s' is too long", item);
+		return -EINVAL;
+	}
+	memcpy(sym, rest, len);
+	sym[len] = '\0';
+	if (kprobe) {
+		for (p = sym; *p; p++)
+			if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.') {
+				kp_err__set(err, EINVAL, "invalid function name '%s' in event '%s'",
+					    sym, item);
+				return -EINVAL;
+			}
+		if (plus && (kp_parse_u64(plus + 1, &off) || off > UINT32_MAX)) {
+			kp_err__set(err, EINVAL, "invalid offset '%s' in event '%s'", plus + 1, item);
+			return -EINVAL;
+		}
+		ev->type = KPROF_TYPE_KPROBE;
+		ev->offset = off;
+	} else {
+		if (!kp_tracefs__glob_ok(sym)) {
+			kp_err__set(err, EINVAL, "malformed function glob '%s' in event '%s'", sym,
+				    item);
+			return -EINVAL;
+		}
+		ev->type = KPROF_TYPE_FTRACE;
+	}
+	snprintf(ev->symbol, sizeof(ev->symbol), "%s", sym);
+	if (strlen(item) >= KPROF_EVENT_NAME_MAX) {
+		kp_err__set(err, EINVAL, "event name '%s' is too long (at most %d characters)",
+			    item, KPROF_EVENT_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	snprintf(ev->name, sizeof(ev->name), "%s", item);
+	return 0;
+}
+
+struct tp_add {
+	struct kp_event	*evs;
+	unsigned int	*nr;
+	struct kp_err	*err;
+};
+
+static int tp_add_one(const char *system, const char *event, uint32_t id, void *arg)
+{
+	struct tp_add *a = arg;
+	struct kp_event *ev = &a->evs[*a->nr];
+
+	memset(ev, 0, sizeof(*ev));
+	if (strlen(system) + 1 + strlen(event) >= KPROF_EVENT_NAME_MAX) {
+		kp_err__set(a->err, EINVAL,
+			    "tracepoint name '%s:%s' is too long (at most %d characters)",
+			    system, event, KPROF_EVENT_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	ev->type = PERF_TYPE_TRACEPOINT;
+	ev->config = id;
+	snprintf(ev->name, sizeof(ev->name), "%s:%s", system, event);
+	(*a->nr)++;
+	return 0;
+}
+
+/* "SYSTEM:EVENT", globs allowed in both halves, expanded from tracefs. */
+static int parse_tracepoint(struct kp_event *evs, unsigned int *nr, const char *item,
+			    struct kp_err *err)
+{
+	char sys[KP_TP_NAME_MAX], name[256];
+	const char *colon = strchr(item, ':');
+	struct tp_add a = { evs, nr, err };
+	size_t len = colon - item;
+	int n;
+
+	if (len >= sizeof(sys) || strlen(colon + 1) >= sizeof(name)) {
+		kp_err__set(err, EINVAL, "tracepoint name '%s' is too long", item);
+		return -EINVAL;
+	}
+	memcpy(sys, item, len);
+	sys[len] = '\0';
+	snprintf(name, sizeof(name), "%s", colon + 1);
+	if (!kp_tracefs__glob_ok(sys) || !kp_tracefs__glob_ok(name)) {
+		kp_err__set(err, EINVAL,
+			    "malformed tracepoint '%s': SYSTEM:EVENT of letters, digits, '_', and globs * ? [...]",
+			    item);
+		return -EINVAL;
+	}
+	n = kp_tracefs__walk(sys, name, NULL, NULL, err);
+	if (n < 0)
+		return n;
+	if (!n && !has_glob(item)) {
+		kp_err__set(err, ENOENT, "unknown tracepoint '%s' (see 'kprofctl list tracepoint')",
+			    item);
+		return -ENOENT;
+	}
+	if (!n) {
+		kp_err__set(err, ENOENT, "no tracepoint matches '%s' (see 'kprofctl list tracepoint')",
+			    item);
+		return -ENOENT;
+	}
+	if (*nr + n > KPROF_MAX_EVENTS) {
+		if (*nr)
+			kp_err__set(err, E2BIG,
+				    "too many events: '%s' expands to %d tracepoints, %u events in all, at most %d",
+				    item, n, *nr + n, KPROF_MAX_EVENTS);
+		else
+			kp_err__set(err, E2BIG,
+				    "too many events: '%s' expands to %d tracepoints, at most %d",
+				    item, n, KPROF_MAX_EVENTS);
+		return -E2BIG;
+	}
+	n = kp_tracefs__walk(sys, name, tp_add_one, &a, err);
+	return n < 0 ? n : 0;
+}
+
+/* Only u and k: the modifiers of a hardware/software event. */
+static bool only_mods(const char *s)
+{
+	return *s && strspn(s, "uk") == strlen(s);
+}
+
+/* One item of the list, @len bytes at @s: appended to @evs. */
+static int parse_item(struct kp_event *evs, unsigned int *nr, const char *s, size_t len,
+		      bool has_pmu, char *notice, size_t notice_len, struct kp_err *err)
+{
+	char item[256], prefix[256];
+	const char *colon;
+	struct kp_event tmp;
+	int ret;
+
+	if (len >= sizeof(item))
+		len = sizeof(item) - 1;
+	memcpy(item, s, len);
+	item[len] = '\0';
+	colon = strchr(item, ':');
+	if (colon && colon > item) {
+		memcpy(prefix, item, colon - item);
+		prefix[colon - item] = '\0';
+		if (!strcmp(prefix, "kprobe") || !strcmp(prefix, "ftrace")) {
+			if (*nr >= KPROF_MAX_EVENTS)
+				goto too_many;
+			ret = parse_probe(&evs[*nr], item, prefix[0] == 'k', colon + 1, err);
+			if (!ret)
+				(*nr)++;
+			return ret;
+		}
+		if (lookup(prefix, &tmp) && !only_mods(colon + 1))
+			return parse_tracepoint(evs, nr, item, err);
+	}
+	if (*nr >= KPROF_MAX_EVENTS)
+		goto too_many;
+	ret = parse_one(&evs[*nr], s, len, has_pmu, notice, notice_len, err);
+	if (!ret)
+		(*nr)++;
+	return ret;
+
+too_many:
+	kp_err__set(err, E2BIG, "too many events: at most %d", KPROF_MAX_EVENTS);
+	return -E2BIG;
+}
+
 int kp_events__parse(struct kp_event *evs, unsigned int *nr, const char *arg,
 		     bool has_pmu, char *notice, size_t notice_len, struct kp_err *err)
 {
@@ -249,18 +433,58 @@ int kp_events__parse(struct kp_event *evs, unsigned int *nr, const char *arg,
 	for (;;) {
 		comma = strchr(p, ',');
 		len = comma ? (size_t)(comma - p) : strlen(p);
-		if (*nr >= KPROF_MAX_EVENTS) {
-			kp_err__set(err, E2BIG, "too many events: at most %d", KPROF_MAX_EVENTS);
-			return -E2BIG;
+		if (!len) {
+			kp_err__set(err, EINVAL, "empty event name in the event list");
+			return -EINVAL;
 		}
-		ret = parse_one(&evs[*nr], p, len, has_pmu, notice, notice_len, err);
+		ret = parse_item(evs, nr, p, len, has_pmu, notice, notice_len, err);
 		if (ret)
 			return ret;
-		(*nr)++;
 		if (!comma)
 			return 0;
 		p = comma + 1;
 	}
+}
+
+int kp_events__set_filter(struct kp_event *evs, unsigned int nr, const char *expr,
+			  struct kp_err *err)
+{
+	struct kp_tp_format *fmt;
+	unsigned int i, done = 0;
+	char *colon;
+	int ret = 0;
+
+	fmt = malloc(sizeof(*fmt));
+	if (!fmt) {
+		kp_err__set(err, ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++) {
+		char sys[KPROF_EVENT_NAME_MAX];
+
+		if (!kp_event__is_tracepoint(&evs[i]))
+			continue;
+		snprintf(sys, sizeof(sys), "%s", evs[i].name);
+		colon = strchr(sys, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		ret = kp_tracefs__format(sys, colon + 1, fmt, err);
+		if (!ret)
+			ret = kp_tpfilter__compile(fmt, expr, evs[i].filter, &evs[i].nr_filter, err);
+		if (ret)
+			goto out;
+		done++;
+	}
+	if (!done) {
+		kp_err__set(err, EINVAL,
+			    "--filter '%s' follows no tracepoint event: it applies to the -e before it",
+			    expr);
+		ret = -EINVAL;
+	}
+out:
+	free(fmt);
+	return ret;
 }
 
 const char *kp_event__type_name(uint32_t type, char *buf, size_t len)
@@ -274,6 +498,14 @@ const char *kp_event__type_name(uint32_t type, char *buf, size_t len)
 		return "cache";
 	case PERF_TYPE_RAW:
 		return "raw";
+	case PERF_TYPE_TRACEPOINT:
+		return "tracepoint";
+	case KPROF_TYPE_KPROBE:
+		return "kprobe";
+	case KPROF_TYPE_FTRACE:
+		return "ftrace";
+	case KPROF_TYPE_LATENCY:
+		return "latency";
 	}
 	snprintf(buf, len, "type %u", type);
 	return buf;
@@ -311,17 +543,28 @@ char *kp_event__canonical(uint32_t type, uint64_t config, char *buf, size_t len)
 	case PERF_TYPE_RAW:
 		snprintf(buf, len, "r%" PRIx64, config);
 		return buf;
+	case PERF_TYPE_TRACEPOINT:
+		snprintf(buf, len, "tracepoint:%" PRIu64, config);
+		return buf;
 	}
 	snprintf(buf, len, "%u:0x%" PRIx64, type, config);
 	return buf;
 }
 
-static void list_names(FILE *fp, const struct kp_event_name *t, size_t n, const char *what)
+static bool list_match(const char *glob, const char *name, const char *alias)
+{
+	return !glob || !fnmatch(glob, name, 0) || (alias && !fnmatch(glob, alias, 0));
+}
+
+static void list_names(FILE *fp, const struct kp_event_name *t, size_t n, const char *what,
+		       const char *glob)
 {
 	char buf[128];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
+		if (!list_match(glob, t[i].name, t[i].alias))
+			continue;
 		if (t[i].alias)
 			snprintf(buf, sizeof(buf), "%s OR %s", t[i].name, t[i].alias);
 		else
@@ -330,15 +573,32 @@ static void list_names(FILE *fp, const struct kp_event_name *t, size_t n, const 
 	}
 }
 
-void kp_events__list(FILE *fp, unsigned int classes)
+struct list_tp {
+	FILE		*fp;
+	const char	*glob;
+};
+
+static int list_tp_one(const char *system, const char *event, uint32_t id, void *arg)
+{
+	struct list_tp *l = arg;
+	char buf[2 * KP_TP_NAME_MAX + 8];
+
+	(void)id;
+	snprintf(buf, sizeof(buf), "%s:%s", system, event);
+	if (list_match(l->glob, buf, NULL))
+		fprintf(l->fp, "  %-50s [Tracepoint event]\n", buf);
+	return 0;
+}
+
+void kp_events__list_glob(FILE *fp, unsigned int classes, const char *glob)
 {
 	unsigned int id, op, res;
 	char buf[64];
 
 	if (classes & KP_EVENT_HW)
-		list_names(fp, hw_events, KP_ARRAY_SIZE(hw_events), "Hardware event");
+		list_names(fp, hw_events, KP_ARRAY_SIZE(hw_events), "Hardware event", glob);
 	if (classes & KP_EVENT_SW)
-		list_names(fp, sw_events, KP_ARRAY_SIZE(sw_events), "Software event");
+		list_names(fp, sw_events, KP_ARRAY_SIZE(sw_events), "Software event", glob);
 	if (classes & KP_EVENT_CACHE) {
 		for (id = 0; id < PERF_COUNT_HW_CACHE_MAX; id++)
 			for (op = 0; op < PERF_COUNT_HW_CACHE_OP_MAX; op++)
@@ -346,9 +606,28 @@ void kp_events__list(FILE *fp, unsigned int classes)
 					if (!(hw_caches[id].ops & (1 << op)))
 						continue;
 					cache_name(buf, sizeof(buf), id, op, res);
-					fprintf(fp, "  %-50s [Hardware cache event]\n", buf);
+					if (list_match(glob, buf, NULL))
+						fprintf(fp, "  %-50s [Hardware cache event]\n", buf);
 				}
 	}
-	if (classes & KP_EVENT_RAW)
+	if ((classes & KP_EVENT_RAW) && list_match(glob, "rNNN", NULL))
 		fprintf(fp, "  %-50s [Raw hardware event descriptor]\n", "rNNN");
+	if (classes & KP_EVENT_TRACEPOINT) {
+		struct list_tp l = { fp, glob };
+		struct kp_err err;
+
+		/* Without tracefs (or as a user who cannot read it): none. */
+		kp_tracefs__walk("*", "*", list_tp_one, &l, &err);
+	}
+	if (classes & KP_EVENT_PROBE) {
+		if (list_match(glob, "kprobe:FUNC[+OFFSET]", NULL))
+			fprintf(fp, "  %-50s [Kernel probe]\n", "kprobe:FUNC[+OFFSET]");
+		if (list_match(glob, "ftrace:GLOB", NULL))
+			fprintf(fp, "  %-50s [Function trace]\n", "ftrace:GLOB");
+	}
+}
+
+void kp_events__list(FILE *fp, unsigned int classes)
+{
+	kp_events__list_glob(fp, classes, NULL);
 }

@@ -6,6 +6,10 @@
  *	software	cpu-clock, page-faults, cs, ...		PERF_TYPE_SOFTWARE
  *	cache		L1-dcache-load-misses, LLC-loads, ...	PERF_TYPE_HW_CACHE
  *	raw		rNNNN (hexadecimal)			PERF_TYPE_RAW
+ *	tracepoint	SYSTEM:EVENT, globs in both halves	PERF_TYPE_TRACEPOINT
+ *			(irq:*, sched:sched_s*), from tracefs
+ *	kprobe		kprobe:FUNC[+OFFSET]			KPROF_TYPE_KPROBE
+ *	ftrace		ftrace:GLOB				KPROF_TYPE_FTRACE
  *
  * A cache event's config is id | op << 8 | result << 16 (perf_event.h).
  * A name may end in modifiers: ":u" counts in user space only
@@ -20,6 +24,7 @@
 #include <stdio.h>
 
 #include <linux/kprof.h>
+#include <linux/perf_event.h>
 
 #include "error.h"
 
@@ -29,6 +34,11 @@ struct kp_event {
 	uint32_t	flags;			/* KPROF_EV_F_* */
 	uint64_t	config;
 	char		name[KPROF_EVENT_NAME_MAX];	/* as spelled, modifiers included */
+	uint64_t	period;			/* KPROF_EV_A_PERIOD; 0: not sent */
+	uint32_t	offset;			/* KPROF_EV_A_OFFSET (kprobe) */
+	uint32_t	nr_filter;		/* KPROF_EV_A_FILTER instructions */
+	char		symbol[KPROF_SYMBOL_MAX];	/* KPROF_EV_A_SYMBOL; "": not sent */
+	struct kprof_filter_insn filter[KPROF_FILTER_MAX_INSNS];
 };
 
 /* Classes of kp_events__list(). */
@@ -37,7 +47,9 @@ enum kp_event_class {
 	KP_EVENT_SW	= 1 << 1,
 	KP_EVENT_CACHE	= 1 << 2,
 	KP_EVENT_RAW	= 1 << 3,
-	KP_EVENT_ALL	= 0xf,
+	KP_EVENT_TRACEPOINT = 1 << 4,
+	KP_EVENT_PROBE	= 1 << 5,
+	KP_EVENT_ALL	= 0x3f,
 };
 
 /* The default event: "cycles", as in perf record. */
@@ -52,11 +64,27 @@ enum kp_event_class {
  * gets a line naming both for the caller to print; any other hardware,
  * cache or raw event is an error.
  *
- * Returns 0, or -EINVAL / -E2BIG / -EOPNOTSUPP with @err naming the event:
- * "unknown event 'cyclez' (see 'kprofctl list')".
+ * A tracepoint glob expands into one event per match, in sorted order,
+ * named SYSTEM:EVENT.
+ *
+ * Returns 0, or -EINVAL / -E2BIG / -EOPNOTSUPP / -ENOENT with @err naming
+ * the event: "unknown event 'cyclez' (see 'kprofctl list')".
  */
 int kp_events__parse(struct kp_event *evs, unsigned int *nr, const char *arg,
 		     bool has_pmu, char *notice, size_t len, struct kp_err *err);
+
+/*
+ * Compile the --filter @expr for each tracepoint of @evs (@nr of them: the
+ * events of the -e it follows).  Returns 0, or -EINVAL with @err set (no
+ * tracepoint among them, or the compiler's error).
+ */
+int kp_events__set_filter(struct kp_event *evs, unsigned int nr, const char *expr,
+			  struct kp_err *err);
+
+static inline bool kp_event__is_tracepoint(const struct kp_event *ev)
+{
+	return ev->type == PERF_TYPE_TRACEPOINT;
+}
 
 /* "hardware", "software", "cache", "raw" or "type N". */
 const char *kp_event__type_name(uint32_t type, char *buf, size_t len);
@@ -66,6 +94,13 @@ const char *kp_event__type_name(uint32_t type, char *buf, size_t len);
  * "L1-dcache-load-misses", "r1a2"); returns @buf.
  */
 char *kp_event__canonical(uint32_t type, uint64_t config, char *buf, size_t len);
+
+/*
+ * Print the known names of @classes (KP_EVENT_*) matching @glob (NULL:
+ * all), as 'perf list' does.  Tracepoints come from tracefs; without it,
+ * none are listed.
+ */
+void kp_events__list_glob(FILE *fp, unsigned int classes, const char *glob);
 
 /* Print the known names of @classes (KP_EVENT_*), as 'perf list' does. */
 void kp_events__list(FILE *fp, unsigned int classes);

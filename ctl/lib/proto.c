@@ -46,6 +46,8 @@ static const char * const kp_attr_names[KPROF_A_MAX + 1] = {
 	[KPROF_A_SESSION_EVENT]		= "KPROF_A_SESSION_EVENT",
 	[KPROF_A_SESSION_MMAP_STRIDE]	= "KPROF_A_SESSION_MMAP_STRIDE",
 	[KPROF_A_STATS]			= "KPROF_A_STATS",
+	[KPROF_A_SESSION_AGG_ENTRIES]	= "KPROF_A_SESSION_AGG_ENTRIES",
+	[KPROF_A_AGG_ENTRY]		= "KPROF_A_AGG_ENTRY",
 };
 
 static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
@@ -64,6 +66,11 @@ static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_USTACK_TRUNC]	= "KPROF_STATS_A_USTACK_TRUNC",
 	[KPROF_STATS_A_USTACK_FAULT]	= "KPROF_STATS_A_USTACK_FAULT",
 	[KPROF_STATS_A_PAD]		= "KPROF_STATS_A_PAD",
+	[KPROF_STATS_A_AGG_SAMPLES]	= "KPROF_STATS_A_AGG_SAMPLES",
+	[KPROF_STATS_A_LOST_AGG_FULL]	= "KPROF_STATS_A_LOST_AGG_FULL",
+	[KPROF_STATS_A_LOST_AGG_RESET]	= "KPROF_STATS_A_LOST_AGG_RESET",
+	[KPROF_STATS_A_AGG_USED]	= "KPROF_STATS_A_AGG_USED",
+	[KPROF_STATS_A_AGG_CAPACITY]	= "KPROF_STATS_A_AGG_CAPACITY",
 };
 
 static const char * const kp_stat_names[KP_STATS_NR] = {
@@ -85,6 +92,19 @@ static const char * const kp_stat_names[KP_STATS_NR] = {
 const char *kp_stat__name(unsigned int i)
 {
 	return i < KP_STATS_NR ? kp_stat_names[i] : "unknown";
+}
+
+static const char * const kp_agg_stat_names[KP_AGG_STATS_NR] = {
+	[KP_AGG_STAT_SAMPLES]		= "agg_samples",
+	[KP_AGG_STAT_LOST_FULL]		= "lost_agg_full",
+	[KP_AGG_STAT_LOST_RESET]	= "lost_agg_reset",
+	[KP_AGG_STAT_USED]		= "agg_used",
+	[KP_AGG_STAT_CAPACITY]		= "agg_capacity",
+};
+
+const char *kp_agg_stat__name(unsigned int i)
+{
+	return i < KP_AGG_STATS_NR ? kp_agg_stat_names[i] : "unknown";
 }
 
 /*
@@ -116,6 +136,8 @@ static const struct nla_policy kp_reply_policy[KPROF_A_MAX + 1] = {
 	[KPROF_A_SESSION_EVENT]		= { .type = NLA_NESTED },
 	[KPROF_A_SESSION_MMAP_STRIDE]	= { .type = NLA_U64 },
 	[KPROF_A_STATS]			= { .type = NLA_NESTED },
+	[KPROF_A_SESSION_AGG_ENTRIES]	= { .type = NLA_U32 },
+	[KPROF_A_AGG_ENTRY]		= { .type = NLA_NESTED },
 };
 
 /* Every KPROF_STATS_A_* counter is a u64; CPU a u32. */
@@ -135,6 +157,11 @@ static const struct nla_policy kp_stats_policy[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_USTACK_TRUNC]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_USTACK_FAULT]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_PAD]		= { .type = NLA_UNSPEC },
+	[KPROF_STATS_A_AGG_SAMPLES]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_LOST_AGG_FULL]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_LOST_AGG_RESET]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_AGG_USED]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_AGG_CAPACITY]	= { .type = NLA_U64 },
 };
 
 const char *kp_attr__name(int type)
@@ -256,6 +283,19 @@ static int kp_stats__parse_nest(struct nlattr *nest, struct kp_stats *st,
 		return ret;
 	for (i = 0; i < KP_STATS_NR; i++)
 		st->v[i] = nla_get_u64(tb[KPROF_STATS_A_INVOCATIONS + i]);
+	/* The aggregation counters: all or none. */
+	for (i = 0; i < KP_AGG_STATS_NR; i++) {
+		if (!tb[KPROF_STATS_A_AGG_SAMPLES + i] != !tb[KPROF_STATS_A_AGG_SAMPLES]) {
+			kp_err__set(err, EBADMSG, MALFORMED "%s is missing",
+				    kp_stats_attr__name(tb[KPROF_STATS_A_AGG_SAMPLES] ?
+							KPROF_STATS_A_AGG_SAMPLES + i :
+							KPROF_STATS_A_AGG_SAMPLES));
+			return -EBADMSG;
+		}
+		if (tb[KPROF_STATS_A_AGG_SAMPLES + i])
+			st->agg[i] = nla_get_u64(tb[KPROF_STATS_A_AGG_SAMPLES + i]);
+	}
+	st->has_agg = tb[KPROF_STATS_A_AGG_SAMPLES];
 	st->has_cpu = tb[KPROF_STATS_A_CPU];
 	if (st->has_cpu)
 		st->cpu = nla_get_u32(tb[KPROF_STATS_A_CPU]);
@@ -527,6 +567,15 @@ static int kp_start__put_event(struct nl_msg *msg, const struct kp_event *ev)
 	    nla_put_u32(msg, KPROF_EV_A_FLAGS, ev->flags) < 0 ||
 	    nla_put_string(msg, KPROF_EV_A_NAME, ev->name) < 0)
 		return -EMSGSIZE;
+	/* Tracepoints and probes (events.h); absent for the others. */
+	if ((ev->period &&
+	     kp_put_u64_64bit(msg, KPROF_EV_A_PERIOD, ev->period, KPROF_EV_A_PAD)) ||
+	    (ev->nr_filter &&
+	     nla_put(msg, KPROF_EV_A_FILTER, ev->nr_filter * sizeof(ev->filter[0]),
+		     ev->filter) < 0) ||
+	    (ev->symbol[0] && nla_put_string(msg, KPROF_EV_A_SYMBOL, ev->symbol) < 0) ||
+	    (ev->offset && nla_put_u32(msg, KPROF_EV_A_OFFSET, ev->offset) < 0))
+		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
 }
@@ -554,6 +603,9 @@ int kp_start__put(struct nl_msg *msg, const struct kp_session *s)
 	    nla_put_u32(msg, KPROF_A_SESSION_STACK_DEPTH, s->stack_depth) < 0)
 		return -EMSGSIZE;
 	if (s->watermark && nla_put_u32(msg, KPROF_A_SESSION_WATERMARK, s->watermark) < 0)
+		return -EMSGSIZE;
+	if ((s->flags & KPROF_SESSION_F_AGGREGATE) && s->agg_entries &&
+	    nla_put_u32(msg, KPROF_A_SESSION_AGG_ENTRIES, s->agg_entries) < 0)
 		return -EMSGSIZE;
 	for (i = 0; i < s->nr_events; i++)
 		if (kp_start__put_event(msg, &s->events[i]))
@@ -658,4 +710,151 @@ int kp_nl__stats(struct kp_nl *nl, struct kp_stats **stats, unsigned int *nr,
 	*stats = d.stats;
 	*nr = d.nr;
 	return 0;
+}
+
+/* ---- KPROF_CMD_AGG_DUMP ---- */
+
+static const char *kp_agg_attr__name(int type)
+{
+	static const char * const names[KPROF_AGG_A_MAX + 1] = {
+		[KPROF_AGG_A_CPU]	= "KPROF_AGG_A_CPU",
+		[KPROF_AGG_A_EVENT]	= "KPROF_AGG_A_EVENT",
+		[KPROF_AGG_A_PID]	= "KPROF_AGG_A_PID",
+		[KPROF_AGG_A_COMM]	= "KPROF_AGG_A_COMM",
+		[KPROF_AGG_A_COUNT]	= "KPROF_AGG_A_COUNT",
+		[KPROF_AGG_A_KERNEL]	= "KPROF_AGG_A_KERNEL",
+		[KPROF_AGG_A_USER]	= "KPROF_AGG_A_USER",
+		[KPROF_AGG_A_PAD]	= "KPROF_AGG_A_PAD",
+	};
+
+	if (type > 0 && type <= KPROF_AGG_A_MAX && names[type])
+		return names[type];
+	return "unknown attribute";
+}
+
+static const struct nla_policy kp_agg_policy[KPROF_AGG_A_MAX + 1] = {
+	[KPROF_AGG_A_CPU]	= { .type = NLA_U32 },
+	[KPROF_AGG_A_EVENT]	= { .type = NLA_U32 },
+	[KPROF_AGG_A_PID]	= { .type = NLA_U32 },
+	[KPROF_AGG_A_COMM]	= { .type = NLA_STRING },
+	[KPROF_AGG_A_COUNT]	= { .type = NLA_U64 },
+	[KPROF_AGG_A_KERNEL]	= { .type = NLA_UNSPEC },
+	[KPROF_AGG_A_USER]	= { .type = NLA_UNSPEC },
+	[KPROF_AGG_A_PAD]	= { .type = NLA_UNSPEC },
+};
+
+/*
+ * The frames of a KERNEL or USER attribute: whole __u64s, at most
+ * KPROF_MAX_STACK_DEPTH; copied to @copy when not 8-byte aligned.
+ */
+static int kp_agg__frames(const struct nlattr *nla, int type, const uint64_t **frames,
+			  uint32_t *nr, uint64_t *copy, struct kp_err *err)
+{
+	int len = nla_len(nla);
+
+	if (len % 8 || len / 8 > KPROF_MAX_STACK_DEPTH) {
+		kp_err__set(err, EBADMSG, MALFORMED "%s has %d bytes", kp_agg_attr__name(type), len);
+		return -EBADMSG;
+	}
+	*nr = len / 8;
+	*frames = nla_data(nla);
+	if ((uintptr_t)*frames % 8) {
+		memcpy(copy, *frames, len);
+		*frames = copy;
+	}
+	return 0;
+}
+
+int kp_agg__parse_msg(const struct nlmsghdr *nlh, struct kp_agg_entry *e, uint64_t *frames,
+		      struct kp_err *err)
+{
+	static const int required[] = { KPROF_A_AGG_ENTRY, 0 };
+	static const int agg_required[] = {
+		KPROF_AGG_A_CPU, KPROF_AGG_A_EVENT, KPROF_AGG_A_PID, KPROF_AGG_A_COMM,
+		KPROF_AGG_A_COUNT, KPROF_AGG_A_KERNEL, KPROF_AGG_A_USER, 0
+	};
+	struct nlattr *tb[KPROF_A_MAX + 1], *atb[KPROF_AGG_A_MAX + 1];
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	ret = kp_reply__parse(nlh, KPROF_CMD_AGG_DUMP, tb, required, err);
+	if (ret)
+		return ret;
+	if (tb[KPROF_A_SESSION_ID])
+		e->session_id = nla_get_u64(tb[KPROF_A_SESSION_ID]);
+	ret = nla_parse_nested(atb, KPROF_AGG_A_MAX, tb[KPROF_A_AGG_ENTRY], NULL);
+	if (ret < 0) {
+		kp_err__set(err, EBADMSG, MALFORMED "KPROF_A_AGG_ENTRY: %s", nl_geterror(ret));
+		return -EBADMSG;
+	}
+	ret = kp_attrs__check(atb, KPROF_AGG_A_MAX, kp_agg_policy, kp_agg_attr__name,
+			      agg_required, err);
+	if (ret)
+		return ret;
+	e->cpu = nla_get_u32(atb[KPROF_AGG_A_CPU]);
+	e->event = nla_get_u32(atb[KPROF_AGG_A_EVENT]);
+	e->pid = nla_get_u32(atb[KPROF_AGG_A_PID]);
+	kp_copy_string(e->comm, sizeof(e->comm), atb[KPROF_AGG_A_COMM]);
+	e->count = nla_get_u64(atb[KPROF_AGG_A_COUNT]);
+	ret = kp_agg__frames(atb[KPROF_AGG_A_KERNEL], KPROF_AGG_A_KERNEL, &e->kernel,
+			     &e->nr_kernel, frames, err);
+	if (!ret)
+		ret = kp_agg__frames(atb[KPROF_AGG_A_USER], KPROF_AGG_A_USER, &e->user,
+				     &e->nr_user, frames + KPROF_MAX_STACK_DEPTH, err);
+	if (ret)
+		return ret;
+	if (e->event >= KPROF_MAX_EVENTS) {
+		kp_err__set(err, EBADMSG, MALFORMED "KPROF_AGG_A_EVENT %u", e->event);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+struct kp_agg_dump {
+	kp_agg_entry_fn	fn;
+	void		*arg;
+	bool		failed;		/* a reply, not the module, failed */
+	uint64_t	frames[2 * KPROF_MAX_STACK_DEPTH];
+};
+
+static int kp_agg__reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *err)
+{
+	struct kp_agg_dump *d = arg;
+	struct kp_agg_entry e;
+	int ret;
+
+	ret = kp_agg__parse_msg(nlh, &e, d->frames, err);
+	if (!ret)
+		ret = d->fn(&e, d->arg, err);
+	d->failed = ret;
+	return ret;
+}
+
+int kp_nl__agg_dump(struct kp_nl *nl, kp_agg_entry_fn fn, void *arg, struct kp_err *err)
+{
+	struct kp_agg_dump *d;
+	struct nl_msg *msg;
+	int ret;
+
+	d = malloc(sizeof(*d));
+	if (!d) {
+		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	d->fn = fn;
+	d->arg = arg;
+	d->failed = false;
+	msg = kp_request__new_flags(nl, KPROF_CMD_AGG_DUMP, NLM_F_DUMP, err);
+	if (!msg) {
+		free(d);
+		return -ENOMEM;
+	}
+	ret = kp_nl__request(nl, msg, kp_agg__reply, d, err);
+	if (ret == -ENOENT && !d->failed)
+		kp_err__set(err, ENOENT, "no session: start one with 'kprofctl start'");
+	else if (ret == -EOPNOTSUPP && !d->failed)
+		kp_err__set(err, EOPNOTSUPP,
+			    "the session does not aggregate: start it with --mode aggregate or both");
+	free(d);
+	return ret;
 }

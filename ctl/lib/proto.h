@@ -51,10 +51,28 @@ enum kp_stat {
 _Static_assert(KPROF_STATS_A_INVOCATIONS + KP_STATS_NR == KPROF_STATS_A_PAD,
 	       "enum kp_stat does not match the KPROF_STATS_A_* attributes");
 
+/*
+ * The aggregation counters: agg[i] is attribute KPROF_STATS_A_AGG_SAMPLES + i.
+ * Optional in a reply (a module without aggregation has none), but all or
+ * none.
+ */
+enum kp_agg_stat {
+	KP_AGG_STAT_SAMPLES,
+	KP_AGG_STAT_LOST_FULL,
+	KP_AGG_STAT_LOST_RESET,
+	KP_AGG_STAT_USED,
+	KP_AGG_STAT_CAPACITY,
+	KP_AGG_STATS_NR
+};
+_Static_assert(KPROF_STATS_A_AGG_SAMPLES + KP_AGG_STATS_NR - 1 == KPROF_STATS_A_AGG_CAPACITY,
+	       "enum kp_agg_stat does not match the KPROF_STATS_A_AGG_* attributes");
+
 struct kp_stats {
 	bool		has_cpu;		/* per-CPU (STATS dump), else totals */
 	uint32_t	cpu;
 	uint64_t	v[KP_STATS_NR];
+	bool		has_agg;		/* agg[] came with the reply */
+	uint64_t	agg[KP_AGG_STATS_NR];
 };
 
 /* "invocations", "lost_full", ... (the attribute names in lower case). */
@@ -65,6 +83,21 @@ static inline bool kp_stats__balanced(const struct kp_stats *st)
 {
 	return st->v[KP_STAT_INVOCATIONS] ==
 	       st->v[KP_STAT_SAMPLES] + st->v[KP_STAT_LOST_FULL] + st->v[KP_STAT_LOST_TOO_BIG];
+}
+
+/* "agg_samples", "lost_agg_full", ... */
+const char *kp_agg_stat__name(unsigned int i);
+
+/* Samples the tables lost: lost_agg_full + lost_agg_reset. */
+static inline uint64_t kp_stats__agg_lost(const struct kp_stats *st)
+{
+	return st->agg[KP_AGG_STAT_LOST_FULL] + st->agg[KP_AGG_STAT_LOST_RESET];
+}
+
+/* Aggregation's invariant: invocations == agg_samples + lost_agg_full + lost_agg_reset. */
+static inline bool kp_stats__agg_balanced(const struct kp_stats *st)
+{
+	return st->v[KP_STAT_INVOCATIONS] == st->agg[KP_AGG_STAT_SAMPLES] + kp_stats__agg_lost(st);
 }
 
 /* KPROF_CMD_STATUS reply */
@@ -121,9 +154,10 @@ int kp_stats__parse_msg(const struct nlmsghdr *nlh, struct kp_stats *st,
 /*
  * Put the attributes of a KPROF_CMD_START request for @s into @msg:
  * FLAGS, FREQ or PERIOD, CPUS (with F_SYSTEM_WIDE and a CPU list), PIDs,
- * BUFFER_SIZE, STACK_DEPTH, WATERMARK (if set), and one nested EVENT per
- * event, in order.  No PAD attributes: kprof.ko's strict policies refuse
- * them (see KP_REQUEST_PAD_U64 in proto.c).  Returns 0 or -EMSGSIZE.
+ * BUFFER_SIZE, STACK_DEPTH, WATERMARK (if set), AGG_ENTRIES (if set, with
+ * F_AGGREGATE), and one nested EVENT per event, in order.  No PAD
+ * attributes: kprof.ko's strict policies refuse them (see
+ * KP_REQUEST_PAD_U64 in proto.c).  Returns 0 or -EMSGSIZE.
  */
 int kp_start__put(struct nl_msg *msg, const struct kp_session *s);
 
@@ -161,5 +195,40 @@ int kp_nl__stop(struct kp_nl *nl, struct kp_stop_info *info, struct kp_err *err)
  */
 int kp_nl__stats(struct kp_nl *nl, struct kp_stats **stats, unsigned int *nr,
 		 struct kp_err *err);
+
+/*
+ * KPROF_CMD_AGG_DUMP: one entry of a CPU's aggregation table.  The same
+ * key (event, pid, kernel and user frames) may come from several CPUs, or
+ * twice from one: add them up (see agg.h).
+ */
+struct kp_agg_entry {
+	uint32_t	cpu;
+	uint32_t	event;
+	uint32_t	pid;
+	char		comm[16];		/* the task's name when first seen */
+	uint64_t	count;
+	uint32_t	nr_kernel;
+	uint32_t	nr_user;
+	const uint64_t	*kernel;		/* innermost first, within the message */
+	const uint64_t	*user;
+	uint64_t	session_id;		/* 0 when the message had none */
+};
+
+/*
+ * One AGG_DUMP message into @e; the frames point into @nlh (copied to
+ * @frames when not 8-byte aligned, which holds 2 * KPROF_MAX_STACK_DEPTH).
+ */
+int kp_agg__parse_msg(const struct nlmsghdr *nlh, struct kp_agg_entry *e, uint64_t *frames,
+		      struct kp_err *err);
+
+/* Called for each entry of the dump; 0 or a negative errno with @err set. */
+typedef int (*kp_agg_entry_fn)(const struct kp_agg_entry *e, void *arg, struct kp_err *err);
+
+/*
+ * KPROF_CMD_AGG_DUMP: @fn for every entry of the session's tables.
+ * -ENOENT without a session, -EOPNOTSUPP when it does not aggregate, with
+ * err->msg saying so; a dump that fails midway reports the module's error.
+ */
+int kp_nl__agg_dump(struct kp_nl *nl, kp_agg_entry_fn fn, void *arg, struct kp_err *err);
 
 #endif /* KPROFCTL_PROTO_H */

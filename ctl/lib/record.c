@@ -31,6 +31,7 @@ static const struct {
 	[KP_DATA_REC_FINISHED - KP_DATA_REC_BASE] = { "FINISHED", sizeof(struct kp_rec_finished) },
 	[KP_DATA_REC_SYNTH_DONE - KP_DATA_REC_BASE] = { "SYNTH_DONE",
 						      sizeof(struct kp_rec_synth_done) },
+	[KP_DATA_REC_AGG - KP_DATA_REC_BASE]	= { "AGG", sizeof(struct kp_rec_agg) },
 };
 
 const char *kp_record__type_name(uint32_t type)
@@ -59,7 +60,8 @@ int kp_record__check(const struct kprof_record_header *h, const struct kp_record
 
 	if (size < sizeof(*h) || size % 8)
 		BAD("bad record size %zu", size);
-	if (!name || (h->type >= KP_DATA_REC_BASE && !ctx->file_types))
+	if (!name || (h->type >= KP_DATA_REC_BASE && !ctx->file_types) ||
+	    (h->type == KP_DATA_REC_AGG && !ctx->agg_types))
 		BAD("unknown record type %u", h->type);
 	if (size < type_min(h->type))
 		BAD("%s of %zu bytes is shorter than its %zu-byte layout", name, size,
@@ -118,6 +120,27 @@ int kp_record__check(const struct kprof_record_header *h, const struct kp_record
 
 		if (sizeof(*st) + (size_t)st->nr * 8 > size)
 			BAD("STATS of %zu bytes cannot hold its %u counters", size, st->nr);
+		break;
+	}
+	case KP_DATA_REC_AGG: {
+		const struct kp_rec_agg *a = (const void *)h;
+		size_t nr = (size_t)a->nr_kernel + a->nr_user;
+
+		if (sizeof(*a) + nr * 8 > size)
+			BAD("AGG of %zu bytes cannot hold its %zu frames", size, nr);
+		if (ctx->max_depth &&
+		    (a->nr_kernel > ctx->max_depth || a->nr_user > ctx->max_depth))
+			BAD("AGG has %u+%u frames, above the stack depth %u",
+			    a->nr_kernel, a->nr_user, ctx->max_depth);
+		if (ctx->nr_events && a->event >= ctx->nr_events)
+			BAD("AGG of event %u, but the session has %u events", a->event,
+			    ctx->nr_events);
+		if (!a->count)
+			BAD("AGG of 0 samples");
+		if (a->__reserved)
+			BAD("AGG has a non-zero reserved field");
+		if (!memchr(a->comm, '\0', sizeof(a->comm)))
+			BAD("AGG name is not NUL-terminated");
 		break;
 	}
 	}

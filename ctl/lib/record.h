@@ -85,10 +85,18 @@ struct kp_rec_mmap {
 #define KP_DATA_REC_STATS	0x10000	/* statistics from the module */
 #define KP_DATA_REC_FINISHED	0x10001	/* the last record of a complete file */
 #define KP_DATA_REC_SYNTH_DONE	0x10002	/* end of the side-band synthesized at start */
+#define KP_DATA_REC_AGG		0x10003	/* one stack of the aggregation tables */
 
 #define KP_DATA_STATS_TOTAL	0xffffffffU	/* kp_rec_stats.cpu of the totals */
 
-/* Statistics: v[i] is KPROF_STATS_A_INVOCATIONS + i, as in enum kp_stat. */
+/*
+ * Statistics: v[i] is KPROF_STATS_A_INVOCATIONS + i, as in enum kp_stat;
+ * the aggregation counters, when present, from v[KP_DATA_STATS_AGG]
+ * (v[13], KPROF_STATS_A_PAD's place, is 0).
+ */
+#define KP_DATA_STATS_AGG	(KPROF_STATS_A_AGG_SAMPLES - KPROF_STATS_A_INVOCATIONS)
+#define KP_DATA_STATS_AGG_NR	(KPROF_STATS_A_AGG_CAPACITY - KPROF_STATS_A_INVOCATIONS + 1)
+
 struct kp_rec_stats {
 	struct kprof_record_header	header;
 	uint32_t	cpu;			/* KP_DATA_STATS_TOTAL: totals from STOP */
@@ -113,6 +121,24 @@ struct kp_rec_synth_done {
 	uint32_t	nr_vanished;		/* processes gone while being read */
 };
 
+/*
+ * One merged key of the aggregation tables (KPROF_CMD_AGG_DUMP, every CPU
+ * added up): count samples of event in process pid, named comm, with these
+ * call chains.
+ */
+struct kp_rec_agg {
+	struct kprof_record_header	header;
+	uint64_t	count;			/* samples, >= 1 */
+	uint32_t	pid;
+	uint16_t	event;			/* index in the session's event list */
+	uint16_t	__reserved;
+	uint16_t	nr_kernel;		/* kernel frames, innermost first */
+	uint16_t	nr_user;		/* user frames, innermost first */
+	uint32_t	nr_entries;		/* table entries merged into this record */
+	char		comm[KP_COMM_LEN];	/* the task's name when first seen */
+	uint64_t	ips[];			/* nr_kernel, then nr_user */
+};
+
 _Static_assert(sizeof(struct kprof_record_header) == 8, "record header");
 _Static_assert(sizeof(struct kp_rec_sample) == 56, "SAMPLE layout");
 _Static_assert(offsetof(struct kp_rec_sample, nr_user) == 50, "SAMPLE layout");
@@ -125,6 +151,7 @@ _Static_assert(sizeof(struct kp_rec_mmap) == 48, "MMAP layout");
 _Static_assert(sizeof(struct kp_rec_stats) == 16, "STATS layout");
 _Static_assert(sizeof(struct kp_rec_finished) == 40, "FINISHED layout");
 _Static_assert(sizeof(struct kp_rec_synth_done) == 32, "SYNTH_DONE layout");
+_Static_assert(sizeof(struct kp_rec_agg) == 48, "AGG layout");
 _Static_assert(__KPROF_RECORD_MAX <= KP_DATA_REC_BASE, "record types collide");
 
 /* Largest record: its size is a __u16 multiple of 8. */
@@ -135,6 +162,7 @@ struct kp_record_ctx {
 	uint32_t	nr_events;	/* SAMPLE/THROTTLE event < nr_events; 0: unchecked */
 	uint32_t	max_depth;	/* nr_kernel, nr_user <= max_depth; 0: unchecked */
 	bool		file_types;	/* allow the KP_DATA_REC_* types */
+	bool		agg_types;	/* ... and KP_DATA_REC_AGG (format version 2) */
 };
 
 /*

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agg.h"
 #include "recorder.h"
 #include "synth.h"
 #include "util.h"
@@ -215,6 +216,7 @@ static int synthesize(struct kp_recorder *r, struct kp_err *err)
 
 int kp_recorder__start(struct kp_recorder *r, struct kp_err *err)
 {
+	struct kp_err warn;
 	int ret;
 
 	kp_data_info__init(&r->info);
@@ -243,6 +245,10 @@ int kp_recorder__start(struct kp_recorder *r, struct kp_err *err)
 	r->info.session.buffer_size = r->start.buffer_size;
 	snprintf(r->info.module_release, sizeof(r->info.module_release), "%.31s", r->ver.release);
 	snprintf(r->info.cmdline, sizeof(r->info.cmdline), "%s", r->cmdline);
+	/* --mode both: the events of the tables, for 'stop -o' and --live */
+	if ((r->session.flags & KPROF_SESSION_F_AGGREGATE) &&
+	    kp_agg__save_session(&r->info, &warn))
+		kp_error(r->cmd, "warning: %s", warn.msg);
 	r->w = kp_data_writer__create(r->output, &r->info, err);
 	if (!r->w)
 		return -EIO;
@@ -336,15 +342,20 @@ static int write_stats(struct kp_recorder *r, uint32_t cpu, const struct kp_stat
 {
 	struct {
 		struct kp_rec_stats	rec;
-		uint64_t		v[KP_STATS_NR];
+		uint64_t		v[KP_DATA_STATS_AGG_NR];
 	} s;
+	bool agg = st->has_agg && (r->session.flags & KPROF_SESSION_F_AGGREGATE);
+	unsigned int i;
 
 	memset(&s, 0, sizeof(s));
 	s.rec.header.type = KP_DATA_REC_STATS;
-	s.rec.header.size = sizeof(s);
 	s.rec.cpu = cpu;
-	s.rec.nr = KP_STATS_NR;
-	memcpy(s.v, st->v, sizeof(s.v));
+	/* --mode both: the aggregation counters too */
+	s.rec.nr = agg ? KP_DATA_STATS_AGG_NR : KP_STATS_NR;
+	s.rec.header.size = sizeof(s.rec) + s.rec.nr * sizeof(uint64_t);
+	memcpy(s.v, st->v, sizeof(st->v));
+	for (i = 0; agg && i < KP_AGG_STATS_NR; i++)
+		s.v[KP_DATA_STATS_AGG + i] = st->agg[i];
 	return write_record(r, &s.rec.header, err);
 }
 

@@ -25,6 +25,20 @@ int kp_session_opts__event_cb(const struct option *opt, const char *arg, bool un
 	return 0;
 }
 
+/* --filter: for the tracepoints of the preceding -e (perf's rule). */
+int kp_session_opts__filter_cb(const struct option *opt, const char *arg, bool unset)
+{
+	struct kp_session_opts *o = opt->value;
+
+	if (unset)
+		return 0;
+	if (!o->nr_event_args)
+		o->orphan_filter = arg;
+	else if (!o->too_many_args)
+		o->filters[o->nr_event_args - 1] = arg;
+	return 0;
+}
+
 int kp_session_opts__pid_cb(const struct option *opt, const char *arg, bool unset)
 {
 	struct kp_session_opts *o = opt->value;
@@ -108,10 +122,124 @@ invalid:
 	return -EINVAL;
 }
 
+/* A number with an optional K or M suffix (powers of 1024). */
+static int parse_count_km(const char *s, uint64_t *v)
+{
+	unsigned int shift = 0;
+	size_t len = strlen(s);
+	char num[32];
+
+	if (!len || len >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, len + 1);
+	if (strchr("kK", s[len - 1]))
+		shift = 10;
+	else if (strchr("mM", s[len - 1]))
+		shift = 20;
+	if (shift)
+		num[len - 1] = '\0';
+	if (kp_parse_u64(num, v))
+		return -EINVAL;
+	*v = *v > (UINT64_MAX >> shift) ? UINT64_MAX : *v << shift;
+	return 0;
+}
+
+int kp_parse_agg_entries(const char *s, uint32_t *entries, struct kp_err *err)
+{
+	char max[16];
+	uint64_t v;
+
+	if (parse_count_km(s, &v)) {
+		kp_err__set(err, EINVAL, "invalid aggregation entries '%s' (e.g. 16384, 64K)", s);
+		return -EINVAL;
+	}
+	if (v < KPROF_AGG_MIN_ENTRIES) {
+		kp_err__set(err, ERANGE, "aggregation entries '%s' is below the minimum of %u", s,
+			    KPROF_AGG_MIN_ENTRIES);
+		return -ERANGE;
+	}
+	if (v > KPROF_AGG_MAX_ENTRIES) {
+		kp_err__set(err, ERANGE, "aggregation entries '%s' is above the maximum of %s", s,
+			    kp_fmt_size(max, sizeof(max), KPROF_AGG_MAX_ENTRIES));
+		return -ERANGE;
+	}
+	if (v & (v - 1)) {
+		kp_err__set(err, EINVAL, "aggregation entries '%s' is not a power of two", s);
+		return -EINVAL;
+	}
+	*entries = v;
+	return 0;
+}
+
+const char *kp_session_mode__name(uint32_t flags)
+{
+	switch (flags & (KPROF_SESSION_F_STREAM | KPROF_SESSION_F_AGGREGATE)) {
+	case KPROF_SESSION_F_AGGREGATE:
+		return "aggregate";
+	case KPROF_SESSION_F_STREAM | KPROF_SESSION_F_AGGREGATE:
+		return "both";
+	}
+	return "stream";
+}
+
+/* --mode and --agg-entries into s->flags and s->agg_entries. */
+static int parse_mode(struct kp_session *s, const struct kp_session_opts *o, struct kp_err *err)
+{
+	uint32_t mode = 0;
+	int ret;
+
+	if (!o->mode) {
+		if (o->aggregate_default && !o->output)
+			mode = KPROF_SESSION_F_AGGREGATE;
+	} else if (!strcmp(o->mode, "aggregate")) {
+		mode = KPROF_SESSION_F_AGGREGATE;
+	} else if (!strcmp(o->mode, "both")) {
+		mode = KPROF_SESSION_F_STREAM | KPROF_SESSION_F_AGGREGATE;
+	} else if (strcmp(o->mode, "stream")) {
+		kp_err__set(err, EINVAL, "invalid mode '%s': use stream, aggregate or both", o->mode);
+		return -EINVAL;
+	}
+	if (mode == KPROF_SESSION_F_AGGREGATE) {
+		if (!o->aggregate_default) {
+			kp_err__set(err, EINVAL,
+				    "mode 'aggregate' writes no stream: use --mode both, or 'kprofctl start'");
+			return -EINVAL;
+		}
+		if (o->output) {
+			kp_err__set(err, EINVAL,
+				    "-o/--output '%s' needs a stream: use --mode both, or save the aggregate profile with 'kprofctl stop -o'",
+				    o->output);
+			return -EINVAL;
+		}
+		if (o->buffer_size) {
+			kp_err__set(err, EINVAL,
+				    "--buffer-size '%s' sizes the stream: mode 'aggregate' has none (use --mode both)",
+				    o->buffer_size);
+			return -EINVAL;
+		}
+	}
+	if (o->agg_entries && !(mode & KPROF_SESSION_F_AGGREGATE)) {
+		kp_err__set(err, EINVAL,
+			    "--agg-entries '%s' needs an aggregating session: --mode aggregate or both",
+			    o->agg_entries);
+		return -EINVAL;
+	}
+	s->flags |= mode;
+	if (!(mode & KPROF_SESSION_F_AGGREGATE))
+		return 0;
+	s->agg_entries = KPROF_AGG_DEFAULT_ENTRIES;
+	if (o->agg_entries) {
+		ret = kp_parse_agg_entries(o->agg_entries, &s->agg_entries, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 char *kp_session_flags__format(uint32_t flags, char *buf, size_t len)
 {
 	static const char * const names[] = {
-		"kernel-stack", "user-stack", "inherit", "system-wide",
+		"kernel-stack", "user-stack", "inherit", "system-wide", "stream", "aggregate",
 	};
 	size_t pos = 0, i;
 	int n;
@@ -296,11 +424,25 @@ int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
 	}
 
 	/* Events first: their errors are the most common. */
+	if (o->orphan_filter) {
+		kp_err__set(err, EINVAL,
+			    "--filter '%s' follows no tracepoint event: it applies to the -e before it",
+			    o->orphan_filter);
+		return -EINVAL;
+	}
 	for (i = 0; i < o->nr_event_args; i++) {
+		unsigned int first = s->nr_events;
+
 		ret = kp_events__parse(s->events, &s->nr_events, o->events[i], has_pmu,
 				       notice, sizeof(notice), err);
 		if (ret)
 			return ret;
+		if (o->filters[i]) {
+			ret = kp_events__set_filter(&s->events[first], s->nr_events - first,
+						    o->filters[i], err);
+			if (ret)
+				return ret;
+		}
 	}
 	if (!s->nr_events) {
 		ret = kp_events__parse(s->events, &s->nr_events, KP_DEFAULT_EVENT, has_pmu,
@@ -321,6 +463,17 @@ int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
 		ret = parse_freq(s, o->freq ? o->freq : "4000", err);
 	if (ret)
 		return ret;
+	/* Tracepoints sample every hit (the module's default) unless -c. */
+	for (i = 0; o->count && i < s->nr_events; i++)
+		if (kp_event__is_tracepoint(&s->events[i]))
+			s->events[i].period = s->period;
+
+	ret = parse_mode(s, o, err);
+	if (ret)
+		return ret;
+	/* The tables are keyed by the call chains: aggregating implies -g. */
+	if (s->flags & KPROF_SESSION_F_AGGREGATE)
+		stacks = true;
 
 	if (o->call_graph) {
 		if (strcmp(o->call_graph, "fp")) {

@@ -22,6 +22,13 @@
 #define KP_MAX_EVENT_ARGS	64		/* -e options */
 #define KP_MAX_PID_ARGS		64		/* -p options */
 
+/*
+ * Aggregation: KPROF_A_SESSION_AGG_ENTRIES entries per CPU, each costing
+ * KP_AGG_ENTRY_BYTES of kernel memory (a 64-byte entry and 192 bytes of
+ * frame pool; Documentation/aggregation.rst).
+ */
+#define KP_AGG_ENTRY_BYTES	256
+
 /* A session's configuration; what KPROF_CMD_START carries. */
 struct kp_session {
 	uint32_t	flags;			/* KPROF_SESSION_F_* */
@@ -30,6 +37,7 @@ struct kp_session {
 	uint32_t	buffer_size;		/* per-CPU data bytes */
 	uint32_t	stack_depth;
 	uint32_t	watermark;		/* 0: not sent (module default) */
+	uint32_t	agg_entries;		/* with F_AGGREGATE; 0: not sent */
 	uint32_t	nr_pids;
 	uint32_t	pids[KPROF_MAX_PIDS];
 	uint32_t	cpus_bytes;		/* 0: all CPUs (no KPROF_A_SESSION_CPUS) */
@@ -52,22 +60,33 @@ struct kp_session_opts {
 	const char	*buffer_size;
 	const char	*stack_depth;
 	const char	*output;
+	const char	*mode;			/* --mode */
+	const char	*agg_entries;		/* --agg-entries */
+	bool		aggregate_default;	/* 'start': aggregate without --mode, -o */
 	bool		all_cpus;
 	bool		callchain;		/* -g */
 	bool		all_kernel;
 	bool		all_user;
 	bool		no_inherit;
 	int		verbose;
+	const char	*filters[KP_MAX_EVENT_ARGS];	/* --filter after events[i] */
+	const char	*orphan_filter;		/* a --filter before any -e */
 };
 
 parse_opt_cb kp_session_opts__event_cb;
 parse_opt_cb kp_session_opts__pid_cb;
+parse_opt_cb kp_session_opts__filter_cb;
 
 /* The option table entries of 'record' and 'start', for @o. */
 #define KP_SESSION_OPTIONS(o)							\
 	OPT_CALLBACK('e', "event", (o), "event",				\
 		     "event(s) to sample, e.g. cycles,instructions:u (see 'kprofctl list')", \
 		     kp_session_opts__event_cb),				\
+	OPT_CALLBACK(0, "events", (o), "event", "same as -e/--event",		\
+		     kp_session_opts__event_cb),				\
+	OPT_CALLBACK(0, "filter", (o), "filter",				\
+		     "tracepoint filter for the preceding -e, e.g. 'prev_pid == 1 && next_prio < 100'", \
+		     kp_session_opts__filter_cb),				\
 	OPT_STRING('F', "freq", &(o)->freq, "n",				\
 		   "samples per second per event (default 4000)"),		\
 	OPT_STRING('c', "count", &(o)->count, "n", "sample every n events (the period)"), \
@@ -92,6 +111,10 @@ parse_opt_cb kp_session_opts__pid_cb;
 		   "frames per call chain, 1 to 512 (default 127)"),		\
 	OPT_STRING('o', "output", &(o)->output, "file",			\
 		   "output file (default kprof.data)"),			\
+	OPT_STRING(0, "mode", &(o)->mode, "mode",				\
+		   "stream (into the file), aggregate (stack counts in the kernel) or both"), \
+	OPT_STRING(0, "agg-entries", &(o)->agg_entries, "n",			\
+		   "aggregation entries per CPU: power of two, 64 to 4M (default 16K), 256 bytes each"), \
 	OPT_INCR('v', "verbose", &(o)->verbose, "show progress and details")
 
 /* How the session's target is chosen. */
@@ -102,7 +125,12 @@ enum kp_target {
 };
 
 /*
- * Validate @o and fill @s (everything but the command's PID).  @has_command:
+ * Validate @o and fill @s (everything but the command's PID).  The mode:
+ * --mode stream (no mode flag: the module's default), aggregate
+ * (F_AGGREGATE) or both; without --mode, aggregate when
+ * @o->aggregate_default and no -o, else stream.  Aggregate alone refuses
+ * -o and --buffer-size, and needs @o->aggregate_default ('record' always
+ * streams).  @has_command:
  * a command follows the options.  @has_pmu: see kp_events__parse().  The
  * limits come from kp_sysroot (possible CPUs, perf_event_max_sample_rate,
  * /proc/PID).  Returns 0, or -EINVAL / -ERANGE / -ESRCH / -EOPNOTSUPP with
@@ -119,10 +147,22 @@ int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
  */
 int kp_parse_buffer_size(const char *s, uint32_t *size, struct kp_err *err);
 
+/*
+ * Parse --agg-entries: a number with an optional K or M suffix (powers of
+ * 1024), a power of two in [KPROF_AGG_MIN_ENTRIES, KPROF_AGG_MAX_ENTRIES].
+ */
+int kp_parse_agg_entries(const char *s, uint32_t *entries, struct kp_err *err);
+
+/* "stream", "aggregate", "both" from KPROF_SESSION_F_STREAM/AGGREGATE (none: stream). */
+const char *kp_session_mode__name(uint32_t flags);
+
 /* "4M", "8K", "12345": the shortest exact spelling of @bytes. */
 char *kp_fmt_size(char *buf, size_t len, uint64_t bytes);
 
-/* "kernel-stack|user-stack|inherit|system-wide" ("0" for none; hex for unknown bits). */
+/*
+ * "kernel-stack|user-stack|inherit|system-wide|stream|aggregate" ("0" for
+ * none; hex for unknown bits).
+ */
 char *kp_session_flags__format(uint32_t flags, char *buf, size_t len);
 
 #endif /* KPROFCTL_SESSION_H */

@@ -14,6 +14,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
+#include "fake-count.h"
 #include "fake-nl.h"
 #include "lib/nl.h"
 #include "lib/ring.h"
@@ -182,6 +183,15 @@ static void fake_put_stats(struct nl_msg *msg, const struct kp_stats *st)
 		if (nla_put_u64(msg, KPROF_STATS_A_INVOCATIONS + i, st->v[i]) < 0)
 			abort();
 	}
+	for (i = 0; st->has_agg && i < KP_AGG_STATS_NR; i++) {
+		if ((int)(KPROF_STATS_A_AGG_SAMPLES + i) == fake.omit_stat)
+			continue;
+		if ((nlmsg_hdr(msg)->nlmsg_len + NLA_HDRLEN) % 8 &&
+		    nla_put(msg, KPROF_STATS_A_PAD, 0, NULL) < 0)
+			abort();
+		if (nla_put_u64(msg, KPROF_STATS_A_AGG_SAMPLES + i, st->agg[i]) < 0)
+			abort();
+	}
 	nla_nest_end(msg, nest);
 }
 
@@ -301,6 +311,12 @@ static int fake_start(const struct nlmsghdr *nlh, struct nlattr **tb, struct nl_
 	s->stack_depth = nla_get_u32(tb[KPROF_A_SESSION_STACK_DEPTH]);
 	if (tb[KPROF_A_SESSION_WATERMARK])
 		s->watermark = nla_get_u32(tb[KPROF_A_SESSION_WATERMARK]);
+	if (tb[KPROF_A_SESSION_AGG_ENTRIES]) {
+		if (!(s->flags & KPROF_SESSION_F_AGGREGATE))
+			return fake_error(EINVAL, "kprof: aggregation entries given to a session that does not aggregate",
+					  err);
+		s->agg_entries = nla_get_u32(tb[KPROF_A_SESSION_AGG_ENTRIES]);
+	}
 	if (tb[KPROF_A_SESSION_CPUS]) {
 		if (!(s->flags & KPROF_SESSION_F_SYSTEM_WIDE))
 			return fake_error(EINVAL, "CPUs without F_SYSTEM_WIDE", err);
@@ -355,6 +371,9 @@ static int fake_start(const struct nlmsghdr *nlh, struct nlattr **tb, struct nl_
 	fake.status.state = KPROF_STATE_RUNNING;
 	fake.session_flags = s->flags;
 	fake.buffer_size = s->buffer_size;
+	/* Without streaming, the rings shrink to their minimum. */
+	if ((s->flags & KPROF_SESSION_F_AGGREGATE) && !(s->flags & KPROF_SESSION_F_STREAM))
+		fake.buffer_size = KPROF_MIN_BUFFER_SIZE;
 	if (!fake.mmap_stride)
 		fake.mmap_stride = FAKE_PAGE_SIZE + s->buffer_size;
 	fake_device();
@@ -411,6 +430,90 @@ static int fake_stats(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_reply_
 	return ret;
 }
 
+/* The end of a dump that failed: NLMSG_DONE with the error and an extack. */
+static int fake_done_error(int errnum, const char *extack, struct kp_err *err)
+{
+	struct nlbuf b;
+	int error = -errnum;
+
+	memset(&b, 0, sizeof(b));
+	nlbuf__hdr(&b)->nlmsg_type = NLMSG_DONE;
+	nlbuf__hdr(&b)->nlmsg_flags = NLM_F_MULTI | (extack ? NLM_F_ACK_TLVS : 0);
+	nlbuf__hdr(&b)->nlmsg_seq = 42;
+	memcpy(nlbuf__data(&b) + NLMSG_HDRLEN, &error, sizeof(error));
+	b.len = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(error));
+	if (extack)
+		nlbuf__attr_str(&b, NLMSGERR_ATTR_MSG, extack);
+	nlbuf__set_len(&b);
+	kp_err__from_nlerr(err, nlbuf__data(&b), b.len);
+	return -err->errnum;
+}
+
+static void fake_agg_put(struct nl_msg *msg, int type, const void *data, int len)
+{
+	char buf[4096 + 8] = { 0 };
+
+	if (type == fake.agg_omit_attr)
+		return;
+	if (type == fake.agg_bad_attr) {
+		memcpy(buf, data, len);
+		data = buf;
+		len += 3;
+	}
+	if (nla_put(msg, type, len, data) < 0)
+		abort();
+}
+
+/* The AGG_DUMP: one message per entry, each passed to @fn, as kprof.ko does. */
+static int fake_agg_dump(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_reply_fn fn,
+			 void *arg, struct kp_err *err)
+{
+	const struct fake_agg_entry *e;
+	struct nlattr *nest;
+	struct nl_msg *msg;
+	unsigned int i;
+	uint64_t pad = 0;
+	int ret = 0;
+
+	fake.nr_agg_dumps++;
+	if (!(req->nlmsg_flags & NLM_F_DUMP))
+		return fake_error(EOPNOTSUPP, NULL, err);
+	if (!fake.privileged)
+		return fake_error(EPERM, "kprof: CAP_PERFMON or CAP_SYS_ADMIN required", err);
+	if (!fake.session_id || fake.status.state == KPROF_STATE_IDLE)
+		return fake_done_error(ENOENT, "kprof: no session", err);
+	if (!(fake.session_flags & KPROF_SESSION_F_AGGREGATE))
+		return fake_done_error(EOPNOTSUPP, "kprof: the session does not aggregate", err);
+	for (i = 0; !ret && i < fake.nr_agg; i++) {
+		e = &fake.agg[i];
+		msg = nlmsg_alloc();
+		if (!msg || !genlmsg_put(msg, 0, 42, nl->family, 0, NLM_F_MULTI,
+					 KPROF_CMD_AGG_DUMP, KPROF_FAMILY_VERSION))
+			abort();
+		fake_put_u64(msg, KPROF_A_SESSION_ID, fake.session_id);
+		nest = nla_nest_start(msg, KPROF_A_AGG_ENTRY);
+		if (!nest)
+			abort();
+		fake_agg_put(msg, KPROF_AGG_A_CPU, &e->cpu, 4);
+		fake_agg_put(msg, KPROF_AGG_A_EVENT, &e->event, 4);
+		fake_agg_put(msg, KPROF_AGG_A_PID, &e->pid, 4);
+		fake_agg_put(msg, KPROF_AGG_A_COMM, e->comm, strlen(e->comm) + 1);
+		/* like nla_put_u64_64bit(): a PAD when the payload would be unaligned */
+		if ((nlmsg_hdr(msg)->nlmsg_len + NLA_HDRLEN) % 8)
+			fake_agg_put(msg, KPROF_AGG_A_PAD, &pad, 0);
+		fake_agg_put(msg, KPROF_AGG_A_COUNT, &e->count, 8);
+		fake_agg_put(msg, KPROF_AGG_A_KERNEL, e->frames, e->nr_kernel * 8);
+		fake_agg_put(msg, KPROF_AGG_A_USER, e->frames + e->nr_kernel, e->nr_user * 8);
+		nla_nest_end(msg, nest);
+		if (fn)
+			ret = fn(nlmsg_hdr(msg), arg, err);
+		nlmsg_free(msg);
+	}
+	if (!ret && fake.agg_done_errno)
+		return fake_done_error(fake.agg_done_errno, "kprof: the dump failed", err);
+	return ret;
+}
+
 /* The module's request policy. */
 static const struct nla_policy fake_policy[KPROF_A_MAX + 1] = {
 	[KPROF_A_VERSION_ABI]		= { .type = NLA_U32 },
@@ -424,6 +527,7 @@ static const struct nla_policy fake_policy[KPROF_A_MAX + 1] = {
 	[KPROF_A_SESSION_STACK_DEPTH]	= { .type = NLA_U32 },
 	[KPROF_A_SESSION_WATERMARK]	= { .type = NLA_U32 },
 	[KPROF_A_SESSION_EVENT]		= { .type = NLA_NESTED },
+	[KPROF_A_SESSION_AGG_ENTRIES]	= { .type = NLA_U32 },
 };
 
 int kp_nl__request(struct kp_nl *nl, struct nl_msg *msg, kp_nl_reply_fn fn,
@@ -470,6 +574,15 @@ int kp_nl__request(struct kp_nl *nl, struct nl_msg *msg, kp_nl_reply_fn fn,
 		break;
 	case KPROF_CMD_STATS:
 		ret = fake_stats(nl, nlh, fn, arg, err);
+		goto out;
+	case KPROF_CMD_AGG_DUMP:
+		ret = fake_agg_dump(nl, nlh, fn, arg, err);
+		goto out;
+	case KPROF_CMD_COUNT_START:
+	case KPROF_CMD_COUNT_READ:
+	case KPROF_CMD_COUNT_STOP:
+		/* the counting session: tests/fake-count.c */
+		ret = fake_count__request(nl->family, nlh, fn, arg, err);
 		goto out;
 	default:
 		ret = fake_error(EOPNOTSUPP, NULL, err);

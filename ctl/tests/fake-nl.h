@@ -17,6 +17,16 @@
 #include "lib/session.h"
 
 #define FAKE_PAGE_SIZE		4096
+#define FAKE_AGG_MAX		16
+
+/* One entry of a CPU's aggregation table, as KPROF_CMD_AGG_DUMP sends it. */
+struct fake_agg_entry {
+	uint32_t		cpu, event, pid;
+	const char		*comm;
+	uint64_t		count;
+	uint32_t		nr_kernel, nr_user;
+	uint64_t		frames[8];	/* nr_kernel, then nr_user */
+};
 
 struct fake_kprof {
 	/* kp_nl__open() */
@@ -69,6 +79,19 @@ struct fake_kprof {
 	int			stop_errno;	/* != 0: STOP fails with it */
 	int			nr_stops;
 	int			omit_stat;	/* leave this KPROF_STATS_A_* out */
+
+	/*
+	 * KPROF_CMD_AGG_DUMP: the tables' entries, in order.  Like kprof.ko,
+	 * without a session or with one that does not aggregate, the dump
+	 * fails at once; errors come in NLMSG_DONE, as the kernel sends them.
+	 * The stats' agg counters are sent when has_agg is set.
+	 */
+	struct fake_agg_entry	agg[FAKE_AGG_MAX];
+	unsigned int		nr_agg;
+	int			agg_done_errno;	/* != 0: in NLMSG_DONE after the entries */
+	int			agg_bad_attr;	/* this KPROF_AGG_A_* with 3 extra bytes */
+	int			agg_omit_attr;	/* leave this KPROF_AGG_A_* out */
+	int			nr_agg_dumps;
 };
 
 extern struct fake_kprof fake;

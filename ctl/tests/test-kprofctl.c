@@ -83,9 +83,9 @@ static void test_dispatch(void)
 	run_free(&r);
 	run_free(&u);
 
-	kprofctl(&r, "foo", NULL);
+	kprofctl(&r, "xyzzy", NULL);
 	is_int(r.rc, 1, "unknown command: exit 1");
-	is_str(r.err, "kprofctl: 'foo' is not a kprofctl command. See 'kprofctl --help'.\n",
+	is_str(r.err, "kprofctl: 'xyzzy' is not a kprofctl command. See 'kprofctl --help'.\n",
 	       "unknown command: one line, no suggestion");
 	is_str(r.out, "", "unknown command: nothing on stdout");
 	run_free(&r);
@@ -108,8 +108,8 @@ static void test_dispatch(void)
 	ok(r.rc == 1 && strstr(r.err, "'STATUS' is not a kprofctl command"),
 	   "commands are case-sensitive");
 	run_free(&r);
-	kprofctl(&r, "help", "foo", NULL);
-	ok(r.rc == 1 && !strcmp(r.err, "kprofctl: 'foo' is not a kprofctl command. "
+	kprofctl(&r, "help", "xyzzy", NULL);
+	ok(r.rc == 1 && !strcmp(r.err, "kprofctl: 'xyzzy' is not a kprofctl command. "
 				       "See 'kprofctl --help'.\n"), "help foo: unknown command");
 	run_free(&r);
 
@@ -130,7 +130,7 @@ static void test_dispatch(void)
 		is_int(kprofctl__suggest("zzzzzz", m, 4), 0, "suggest: nothing close");
 		is_int(kprofctl__suggest("hepl", m, 4), 1, "suggest: hepl");
 		is_str(m[0]->name, "help", "suggest: hepl -> help");
-		ok(kprofctl__find_command("status") && !kprofctl__find_command("stat"),
+		ok(kprofctl__find_command("status") && !kprofctl__find_command("statu"),
 		   "find_command: exact names only");
 	}
 }

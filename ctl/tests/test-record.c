@@ -146,8 +146,8 @@ static void test_usage_errors(void)
 			  "start", "-a", "-p", "1", NULL);
 	check_usage_error("kprofctl: stop: unexpected argument 'now'\n", "stop", "now", NULL);
 	check_usage_error("kprofctl: dump: unexpected argument 'x.data'\n", "dump", "x.data", NULL);
-	check_usage_error("kprofctl: list: unknown event class 'tracepoint' (hw, sw, cache or raw)\n",
-			  "list", "tracepoint", NULL);
+	check_usage_error("kprofctl: list: unknown event class 'nosuch' (hw, sw, cache, raw, tracepoint or probe)\n",
+			  "list", "nosuch", "x", NULL);
 }
 
 /* What the fake kernel writes into the buffers at START. */
@@ -558,6 +558,7 @@ static void test_status_session(void)
 	kprofctl(&r, "status", NULL);
 	ok(r.rc == 0 && strstr(r.out, "state:     running\n") &&
 	   strstr(r.out, "session:   5, flags kernel-stack|system-wide, 1M buffer per CPU\n"
+			 "mode:      stream\n"
 			 "samples:   2 stored, 1 lost (1 buffer full, 0 too big), 0 throttled\n"
 			 "balance:   3 invocations = 2 stored + 1 lost: ok\n"
 			 "side-band: 1 records, 0 lost\n"), "status: the session and its totals");
@@ -573,7 +574,7 @@ static void test_status_session(void)
 	run_free(&r);
 
 	kprofctl(&r, "status", "-v", "--json", NULL);
-	ok(r.rc == 0 && strstr(r.out, ",\"session\":{\"id\":5,\"flags\":9,\"flag_names\":\"kernel-stack|system-wide\",\"buffer_size\":1048576,\"mmap_stride\":1052672,\"stats\":{\"invocations\":3,") &&
+	ok(r.rc == 0 && strstr(r.out, ",\"session\":{\"id\":5,\"flags\":9,\"flag_names\":\"kernel-stack|system-wide\",\"mode\":\"stream\",\"buffer_size\":1048576,\"mmap_stride\":1052672,\"stats\":{\"invocations\":3,") &&
 	   strstr(r.out, "\"cpus\":[{\"cpu\":0,\"invocations\":2,") && strstr(r.out, "\"balanced\":false}]}}\n"),
 	   "status -v --json: session, totals and CPUs");
 	run_free(&r);

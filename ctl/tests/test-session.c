@@ -330,7 +330,9 @@ static void test_helpers(void)
 	is_str(kp_session_flags__format(0xf, buf, sizeof(buf)),
 	       "kernel-stack|user-stack|inherit|system-wide", "flags: all");
 	is_str(kp_session_flags__format(0, buf, sizeof(buf)), "0", "flags: none");
-	is_str(kp_session_flags__format(0x28, buf, sizeof(buf)), "system-wide|0x20",
+	is_str(kp_session_flags__format(0x30, buf, sizeof(buf)), "stream|aggregate",
+	       "flags: the modes");
+	is_str(kp_session_flags__format(0x88, buf, sizeof(buf)), "system-wide|0x80",
 	       "flags: unknown bit in hex");
 
 	ok(!kp_sys__possible_cpus(&n, buf, sizeof(buf)) && n == 4 && !strcmp(buf, "0-3"),
