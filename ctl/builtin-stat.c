@@ -252,7 +252,7 @@ static int stat__emit(struct stat_ctx *ctx, const struct kp_stat_report *r, stru
 		kp_err__set(err, ENAMETOOLONG, "%s: %s", ctx->cfg.output, strerror(ENAMETOOLONG));
 		return -ENAMETOOLONG;
 	}
-	fp = fopen(tmp, "w");
+	fp = fopen(tmp, "we");
 	if (!fp) {
 		kp_err__set(err, errno, "%s: %s", tmp, strerror(errno));
 		return -errno;
@@ -338,7 +338,7 @@ static void stat__note_unsupported(struct stat_ctx *ctx, const struct kp_stat_st
 
 	for (i = 0; ctx->cfg.verbose && i < ctx->cfg.session.nr_events; i++)
 		if (info->error[i])
-			kp_error(ctx->cmd, "event '%s' is not supported here: %s",
+			kp_error(ctx->cmd, "event '%s' is not supported by this kernel or machine (%s)",
 				 ctx->cfg.session.events[i].name, strerror(info->error[i]));
 }
 
@@ -434,17 +434,17 @@ static int stat__run(struct stat_ctx *ctx, struct kp_stat_runs *runs, int *code,
 			count_flags = KPROF_COUNT_F_ENABLE_ON_EXEC;
 		}
 	}
-	/* as perf, the wall time spans the counting: from before the enable... */
-	ctx->t_start = ctx->t_prev = kp_clock_ns();
 	ret = kp_nl__count_start(ctx->nl, &s, count_flags, &info, err);
 	if (ret)
 		goto out;
+	/*
+	 * The wall time spans the counting: from the enable, which ends
+	 * COUNT_START (creating the counters before it can take long), or
+	 * the command's exec ...
+	 */
+	ctx->t_start = ctx->t_prev = kp_clock_ns();
 	if (runs->runs == 0 && !ctx->interval_no)
 		stat__note_unsupported(ctx, &info);
-
-	/* ... which for a command is its exec */
-	if (count_flags & KPROF_COUNT_F_ENABLE_ON_EXEC)
-		ctx->t_start = ctx->t_prev = kp_clock_ns();
 	if (ctx->cfg.has_command) {
 		e = workload__go(&wl);
 		if (e) {
@@ -462,9 +462,9 @@ static int stat__run(struct stat_ctx *ctx, struct kp_stat_runs *runs, int *code,
 		kp_nl__count_stop(ctx->nl, info.session_id, &stop_err);
 		goto out;
 	}
-	/* ... to after the disable */
-	ret = kp_nl__count_stop(ctx->nl, info.session_id, err);
+	/* ... to the command's exit, or the disable that starts COUNT_STOP */
 	t1 = kp_clock_ns();
+	ret = kp_nl__count_stop(ctx->nl, info.session_id, err);
 	if (!ret)
 		ret = kp_nl__count_read(ctx->nl, info.session_id, s.nr_events, &counts, err);
 	if (ret)
@@ -578,7 +578,7 @@ int cmd_stat(int argc, const char **argv)
 	ctx.out = stderr;
 	if (ctx.cfg.output &&
 	    !(ctx.cfg.format == KP_STAT_FMT_PROMETHEUS && ctx.cfg.interval_ms)) {
-		ctx.out = fopen(ctx.cfg.output, "w");
+		ctx.out = fopen(ctx.cfg.output, "we");
 		if (!ctx.out) {
 			kp_err__set(&err, errno, "%s: %s", ctx.cfg.output, strerror(errno));
 			kp_err__print(&err, cmd);

@@ -17,8 +17,14 @@
 
 struct fake_count fake_count;
 
+/*
+ * The commands read the clock once after COUNT_START (the start of the
+ * counting) and again later: from the second read on, elapsed_ns has passed.
+ */
 static uint64_t fake_count_clock(void)
 {
+	if (fake_count.clock_reads++ == 1)
+		fake_count.now_ns += fake_count.elapsed_ns;
 	return fake_count.now_ns;
 }
 
@@ -153,6 +159,7 @@ static int count_start(int family, const struct nlmsghdr *nlh, kp_nl_reply_fn fn
 
 	fake_count.counting = true;
 	fake_count.session_id = ++fake_count.last_id;
+	fake_count.clock_reads = 0;
 	msg = count_msg(family, KPROF_CMD_COUNT_START, 0);
 	count_put_u64(msg, KPROF_A_SESSION_ID, KPROF_A_PAD, fake_count.session_id);
 	for (i = 0; i < s->nr_events; i++) {
@@ -241,7 +248,6 @@ static int count_stop(int family, const struct nlmsghdr *nlh, kp_nl_reply_fn fn,
 	if (!fake_count.counting)
 		return count_error(ENOENT, "kprof: the counting session is stopped already", err);
 	fake_count.counting = false;
-	fake_count.now_ns += fake_count.elapsed_ns;
 	msg = count_msg(family, KPROF_CMD_COUNT_STOP, 0);
 	count_put_u64(msg, KPROF_A_SESSION_ID, KPROF_A_PAD, fake_count.session_id);
 	if (fn)

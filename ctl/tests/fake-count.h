@@ -37,9 +37,10 @@ struct fake_count {
 	uint64_t	running[KPROF_MAX_EVENTS][FAKE_COUNT_CPUS];
 	/* Called before each READ answers: tests make the counts grow. */
 	void		(*on_read)(unsigned int nr_reads);
-	/* The clock of the commands: COUNT_STOP adds elapsed_ns to it. */
+	/* The clock of the commands: elapsed_ns passes after the first read since COUNT_START. */
 	uint64_t	now_ns;
 	uint64_t	elapsed_ns;
+	unsigned int	clock_reads;
 	/* Break the replies. */
 	int		bad_attr;	/* a KPROF_COUNT_A_* sent with 1 byte too many */
 	bool		no_id;		/* READ messages without KPROF_A_SESSION_ID */

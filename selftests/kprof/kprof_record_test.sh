@@ -36,7 +36,7 @@ result() {
 }
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..21"
 
 if ! grep -q '^kprof ' /proc/modules; then
 	insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
@@ -61,9 +61,40 @@ result "record -- hot: user chains are hot_leaf <- hot_middle <- hot_outer <- ma
 result "record -- sysread: kernel chains go through vfs_read and do_syscall_64" \
 	"$check" kernel-path "$tmp/sys.data" sysread vfs_read do_syscall_64
 
-# --- targets and modes --------------------------------------------------------
-# long enough to outlive a slow session start (PREEMPT_RT under TCG)
+# --- the decoders on those recordings ----------------------------------------
+# report: hot's hottest user symbol is hot_leaf, the first [.] row of comm hot
+"$kprofctl" report -i "$tmp/hot.data" --stdio --comms hot >"$tmp/hot.report" 2>&1
+top=$(awk '$2 == "hot" && $4 == "[.]" { print $5; exit }' "$tmp/hot.report")
+if [ "$top" = hot_leaf ]; then
+	ok "report: hot_leaf is hot's top user symbol"
+else
+	not_ok "report: hot_leaf is hot's top user symbol (top: '$top')"
+	head -20 "$tmp/hot.report" | sed 's/^/# /'
+fi
+# report -g: the kernel path of sysread's samples in their call graphs
+"$kprofctl" report -i "$tmp/sys.data" --stdio -g --comms sysread >"$tmp/sys.report" 2>&1
+if grep -q 'vfs_read' "$tmp/sys.report" && grep -q 'do_syscall_64' "$tmp/sys.report"; then
+	ok "report -g: sysread's call graph shows vfs_read and do_syscall_64"
+else
+	not_ok "report -g: sysread's call graph shows vfs_read and do_syscall_64"
+	head -30 "$tmp/sys.report" | sed 's/^/# /'
+fi
+# top, live: a CPU-bound program's hottest function shows up
 "$here/progs/hot" 4000 >/dev/null &
+hotpid=$!
+sleep 0.5
+"$kprofctl" top -e cpu-clock -d 2 --once >"$tmp/top.out" 2>&1
+wait "$hotpid"
+if grep -q 'hot_leaf' "$tmp/top.out"; then
+	ok "top --once: shows hot_leaf while hot runs"
+else
+	not_ok "top --once: shows hot_leaf while hot runs"
+	head -20 "$tmp/top.out" | sed 's/^/# /'
+fi
+
+# --- targets and modes --------------------------------------------------------
+# long enough to outlive a slow session start (PREEMPT_RT under a loaded TCG)
+"$here/progs/hot" 8000 >/dev/null &
 victim=$!
 sleep 0.2
 "$kprofctl" record -p "$victim" -F 999 -g -o "$tmp/pid.data" >/dev/null 2>"$tmp/pid.err"

@@ -85,7 +85,7 @@ else
 		grep -q "^   <not supported>      cycles" "$tmp/spin.txt"'
 fi
 
-"$kprofctl" stat -e context-switches,task-clock -o "$tmp/sleep.txt" -- "$progs/stat_sleep" 100
+"$kprofctl" stat -e context-switches,task-clock -o "$tmp/sleep.txt" -- "$progs/stat_sleep" 100 10
 cs=$(value "$tmp/sleep.txt" context-switches)
 check "stat -- sleep 100 times: $cs context-switches >= 100" within "$cs" 100 100000
 diag "$tmp/sleep.txt"
@@ -155,7 +155,7 @@ diag "$tmp/interval.txt"
 "$kprofctl" stat -r 3 -e task-clock,page-faults -o "$tmp/repeat.txt" -- "$progs/stat_touch" 2000
 check "stat -r 3: '(3 runs)', '+-' variation and elapsed time with '+-'" \
 	eval 'grep -q "Performance counter stats for .* (3 runs):" "$tmp/repeat.txt" &&
-	grep -q "page-faults .*( +- *[0-9.]*% )" "$tmp/repeat.txt" &&
+	grep -q "msec task-clock .*( +- *[0-9.]*% )" "$tmp/repeat.txt" &&
 	grep -q " +- [0-9.]* seconds time elapsed" "$tmp/repeat.txt"'
 diag "$tmp/repeat.txt"
 
