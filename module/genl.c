@@ -17,7 +17,6 @@
 
 #include <linux/capability.h>
 #include <linux/fs.h>
-#include <linux/glob.h>
 #include <linux/kernel.h>
 #include <linux/netlink.h>
 #include <linux/slab.h>
@@ -360,9 +359,9 @@ static int kprof_nl_parse_cpus(struct genl_info *info, struct kprof_session_conf
 }
 
 /*
- * A kretprobe and an ftrace_ops on the same function in one session hung a
- * 6.1 guest (a CPU stuck with its runqueue locked while both fired); until
- * that is understood, such a pair is refused.
+ * A kretprobe (latency) and an ftrace_ops in one session hung 6.1 guests
+ * when the session stopped (a CPU never answering the text-patching IPI);
+ * until that is understood, such a pair is refused.
  */
 static int kprof_nl_check_probes(struct genl_info *info, struct kprof_session_config *cfg)
 {
@@ -372,10 +371,9 @@ static int kprof_nl_check_probes(struct genl_info *info, struct kprof_session_co
 		if (cfg->events[i].type != KPROF_TYPE_LATENCY)
 			continue;
 		for (j = 0; j < cfg->nr_events; j++) {
-			if (cfg->events[j].type == KPROF_TYPE_FTRACE &&
-			    glob_match(cfg->events[j].symbol, cfg->events[i].symbol)) {
+			if (cfg->events[j].type == KPROF_TYPE_FTRACE) {
 				NL_SET_ERR_MSG_ATTR(info->extack, cfg->events[i].attr,
-						    "kprof: a latency probe on a function an ftrace event traces is not supported");
+						    "kprof: latency and ftrace events in one session are not supported");
 				return -EINVAL;
 			}
 		}
