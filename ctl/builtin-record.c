@@ -9,13 +9,10 @@
  * print the summary and exit with the command's status.  Without a command,
  * record until SIGINT or SIGTERM (or until the -p processes are gone).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/kprof.h>
@@ -28,6 +25,7 @@
 #include "lib/session.h"
 #include "lib/sys.h"
 #include "lib/util.h"
+#include "lib/workload.h"
 
 static const char * const record_usage[] = {
 	"kprofctl record [<options>] [-- <command> [<args>]]",
@@ -75,115 +73,10 @@ static void record__signals_restore(struct record_signals *rs)
 	sigaction(SIGCHLD, &rs->old_chld, NULL);
 }
 
-/* The command, forked and waiting for the go. */
-struct workload {
-	pid_t		pid;		/* 0: none, or reaped */
-	int		go_fd;		/* write one byte to let it exec */
-	int		err_fd;		/* its exec errno, or EOF after exec */
-	int		status;		/* wait status once reaped */
-	bool		reaped;
-};
-
-static int workload__fork(struct workload *wl, const char **argv, struct kp_err *err)
-{
-	int go[2], ex[2], e;
-	char c;
-
-	if (pipe2(go, O_CLOEXEC)) {
-		kp_err__set(err, errno, "pipe: %s", strerror(errno));
-		return -errno;
-	}
-	if (pipe2(ex, O_CLOEXEC)) {
-		e = errno;
-		close(go[0]);
-		close(go[1]);
-		kp_err__set(err, e, "pipe: %s", strerror(e));
-		return -e;
-	}
-	fflush(NULL);
-	wl->pid = fork();
-	if (wl->pid < 0) {
-		e = errno;
-		close(go[0]);
-		close(go[1]);
-		close(ex[0]);
-		close(ex[1]);
-		kp_err__set(err, e, "fork: %s", strerror(e));
-		return -e;
-	}
-	if (!wl->pid) {
-		/* The child: wait for the session, then become the command. */
-		close(go[1]);
-		close(ex[0]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		execvp(argv[0], (char * const *)argv);
-		e = errno;
-		if (write(ex[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(ex[1]);
-	wl->go_fd = go[1];
-	wl->err_fd = ex[0];
-	return 0;
-}
-
-/* Let the command exec; returns 0, or the errno of a failed exec. */
-static int workload__go(struct workload *wl)
-{
-	ssize_t n;
-	int e = 0;
-
-	if (write(wl->go_fd, "g", 1) != 1)
-		e = errno;
-	close(wl->go_fd);
-	wl->go_fd = -1;
-	if (e)
-		return e;
-	do
-		n = read(wl->err_fd, &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(wl->err_fd);
-	wl->err_fd = -1;
-	return n == sizeof(e) ? e : 0;
-}
-
-static bool workload__reap(struct workload *wl, bool block)
-{
-	pid_t ret;
-
-	if (!wl->pid || wl->reaped)
-		return true;
-	do
-		ret = waitpid(wl->pid, &wl->status, block ? 0 : WNOHANG);
-	while (ret < 0 && errno == EINTR);
-	if (ret == wl->pid || (ret < 0 && errno == ECHILD))
-		wl->reaped = true;
-	return wl->reaped;
-}
-
-/* Never started (e.g. START failed): closing the pipe makes it exit. */
-static void workload__abort(struct workload *wl)
-{
-	if (wl->go_fd >= 0)
-		close(wl->go_fd);
-	if (wl->err_fd >= 0)
-		close(wl->err_fd);
-	wl->go_fd = wl->err_fd = -1;
-	if (wl->pid && !wl->reaped) {
-		kill(wl->pid, SIGKILL);
-		workload__reap(wl, true);
-	}
-}
-
 struct record_state {
-	struct workload	wl;
-	bool		has_command;
-	uint64_t	last_pid_check;
+	struct kp_workload	wl;
+	bool			has_command;
+	uint64_t		last_pid_check;
 };
 
 static bool record__done(struct kp_recorder *r, void *arg)
@@ -194,7 +87,7 @@ static bool record__done(struct kp_recorder *r, void *arg)
 
 	if (st->has_command) {
 		record_sigchld = 0;
-		return workload__reap(&st->wl, false);
+		return kp_workload__reap(&st->wl, false);
 	}
 	if (r->target != KP_TARGET_PIDS)
 		return false;
@@ -233,12 +126,12 @@ int cmd_record(int argc, const char **argv)
 		KP_SESSION_OPTIONS(&opts),
 		OPT_END()
 	};
-	struct record_state st = { .wl = { .go_fd = -1, .err_fd = -1 } };
+	struct record_state st = { .wl = KP_WORKLOAD_INIT };
 	struct kp_recorder r = { .cmd = cmd };
 	struct record_signals sigs;
-	struct kp_err err;
+	struct kp_err err, finish_err;
 	bool signals = false;
-	int ret = KP_EXIT_FAILURE, e;
+	int ret = KP_EXIT_FAILURE;
 
 	memset(&r.rings, 0, sizeof(r.rings));
 	r.rings.fd = -1;
@@ -263,7 +156,7 @@ int cmd_record(int argc, const char **argv)
 		goto out_err;
 
 	if (st.has_command) {
-		if (workload__fork(&st.wl, argv, &err))
+		if (kp_workload__prepare(&st.wl, argv, NULL, &err))
 			goto out_err;
 		if (r.target == KP_TARGET_COMMAND) {
 			r.session.pids[0] = st.wl.pid;
@@ -281,15 +174,11 @@ int cmd_record(int argc, const char **argv)
 	if (r.verbose)
 		kp_error(cmd, "session %llu started", (unsigned long long)r.start.session_id);
 
-	if (st.has_command) {
-		e = workload__go(&st.wl);
-		if (e) {
-			workload__reap(&st.wl, true);
-			kp_recorder__finish(&r, &err);
-			kp_error(cmd, "workload failed: cannot run '%s': %s", argv[0], strerror(e));
-			ret = 127;
-			goto out;
-		}
+	if (st.has_command && kp_workload__start(&st.wl, &err)) {
+		kp_recorder__finish(&r, &finish_err);
+		kp_err__print(&err, cmd);
+		ret = 127;
+		goto out;
 	}
 
 	if (kp_recorder__loop(&r, &record_signal, record__done, &st, 250, &err))
@@ -299,18 +188,13 @@ int cmd_record(int argc, const char **argv)
 	if (kp_recorder__finish(&r, &err))
 		goto out_err;
 
-	if (st.has_command && !workload__reap(&st.wl, false)) {
+	if (st.has_command && !kp_workload__reap(&st.wl, false)) {
 		/* Interrupted: end the command as perf does. */
-		kill(st.wl.pid, SIGTERM);
-		workload__reap(&st.wl, true);
+		kp_workload__abort(&st.wl, SIGTERM);
 	}
 	ret = kp_summary__print(&r.sum, stderr) ? KP_EXIT_OK : KP_EXIT_FAILURE;
-	if (st.has_command && st.wl.reaped) {
-		if (WIFEXITED(st.wl.status))
-			ret = WEXITSTATUS(st.wl.status);
-		else if (WIFSIGNALED(st.wl.status))
-			ret = 128 + WTERMSIG(st.wl.status);
-	}
+	if (st.has_command && st.wl.reaped)
+		ret = kp_workload__exit_code(&st.wl);
 	goto out;
 
 out_err:
@@ -318,7 +202,7 @@ out_err:
 	ret = KP_EXIT_FAILURE;
 out:
 	kp_recorder__exit(&r);
-	workload__abort(&st.wl);
+	kp_workload__abort(&st.wl, SIGKILL);
 	if (signals)
 		record__signals_restore(&sigs);
 	kp_nl__delete(r.nl);

@@ -13,15 +13,12 @@
  * process's netlink socket: if kprofctl dies, kprof.ko ends the session.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/time.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +31,7 @@
 #include "lib/stat.h"
 #include "lib/sys.h"
 #include "lib/util.h"
+#include "lib/workload.h"
 
 static const char * const stat_usage[] = {
 	"kprofctl stat [<options>] [--] [<command> [<args>]]",
@@ -88,125 +86,6 @@ static void stat__signals_restore(struct stat_signals *ss)
 	sigaction(SIGINT, &ss->old_int, NULL);
 	sigaction(SIGTERM, &ss->old_term, NULL);
 	sigaction(SIGCHLD, &ss->old_chld, NULL);
-}
-
-/* The command, forked and waiting for the go. */
-struct workload {
-	pid_t		pid;		/* 0: none */
-	int		go_fd;		/* write one byte to let it exec */
-	int		err_fd;		/* its exec errno, or EOF after exec */
-	int		status;		/* wait status once reaped */
-	bool		reaped;
-	struct rusage	ru;		/* of it and its waited-for children */
-};
-
-static int workload__fork(struct workload *wl, const char **argv, const sigset_t *mask,
-			  struct kp_err *err)
-{
-	int go[2], ex[2], e;
-	char c;
-
-	if (pipe2(go, O_CLOEXEC)) {
-		kp_err__set(err, errno, "pipe: %s", strerror(errno));
-		return -errno;
-	}
-	if (pipe2(ex, O_CLOEXEC)) {
-		e = errno;
-		close(go[0]);
-		close(go[1]);
-		kp_err__set(err, e, "pipe: %s", strerror(e));
-		return -e;
-	}
-	fflush(NULL);
-	wl->pid = fork();
-	if (wl->pid < 0) {
-		e = errno;
-		wl->pid = 0;
-		close(go[0]);
-		close(go[1]);
-		close(ex[0]);
-		close(ex[1]);
-		kp_err__set(err, e, "fork: %s", strerror(e));
-		return -e;
-	}
-	if (!wl->pid) {
-		/* The child: wait for the counters, then become the command. */
-		close(go[1]);
-		close(ex[0]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
-		sigprocmask(SIG_SETMASK, mask, NULL);
-		execvp(argv[0], (char * const *)argv);
-		e = errno;
-		if (write(ex[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(ex[1]);
-	wl->go_fd = go[1];
-	wl->err_fd = ex[0];
-	return 0;
-}
-
-/* Let the command exec; returns 0, or the errno of a failed exec. */
-static int workload__go(struct workload *wl)
-{
-	ssize_t n;
-	int e = 0;
-
-	if (write(wl->go_fd, "g", 1) != 1)
-		e = errno;
-	close(wl->go_fd);
-	wl->go_fd = -1;
-	if (e)
-		return e;
-	do
-		n = read(wl->err_fd, &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(wl->err_fd);
-	wl->err_fd = -1;
-	return n == sizeof(e) ? e : 0;
-}
-
-static bool workload__reap(struct workload *wl, bool block)
-{
-	pid_t ret;
-
-	if (!wl->pid || wl->reaped)
-		return true;
-	do
-		ret = wait4(wl->pid, &wl->status, block ? 0 : WNOHANG, &wl->ru);
-	while (ret < 0 && errno == EINTR);
-	if (ret == wl->pid || (ret < 0 && errno == ECHILD))
-		wl->reaped = true;
-	return wl->reaped;
-}
-
-/* Never started, or interrupted: closing the pipe or a signal ends it. */
-static void workload__abort(struct workload *wl, int sig)
-{
-	if (wl->go_fd >= 0)
-		close(wl->go_fd);
-	if (wl->err_fd >= 0)
-		close(wl->err_fd);
-	wl->go_fd = wl->err_fd = -1;
-	if (wl->pid && !wl->reaped) {
-		kill(wl->pid, sig);
-		workload__reap(wl, true);
-	}
-}
-
-static int workload__exit_code(const struct workload *wl)
-{
-	if (WIFEXITED(wl->status))
-		return WEXITSTATUS(wl->status);
-	if (WIFSIGNALED(wl->status))
-		return 128 + WTERMSIG(wl->status);
-	return KP_EXIT_FAILURE;
 }
 
 static double tv_seconds(const struct timeval *tv)
@@ -361,7 +240,7 @@ static bool stat__pids_gone(struct stat_ctx *ctx, uint64_t now, uint64_t *last)
  * Wait for the command to exit, a signal, or the next interval; print the
  * intervals.  Returns 0 or a negative errno with @err set.
  */
-static int stat__wait(struct stat_ctx *ctx, struct workload *wl, uint64_t id,
+static int stat__wait(struct stat_ctx *ctx, struct kp_workload *wl, uint64_t id,
 		      struct kp_stat_counts *counts, struct kp_err *err)
 {
 	uint64_t now, next = 0, last_pid_check = 0, wait_ns;
@@ -372,7 +251,7 @@ static int stat__wait(struct stat_ctx *ctx, struct workload *wl, uint64_t id,
 	if (period)
 		next = ctx->t_start + period;
 	for (;;) {
-		if (wl->pid && workload__reap(wl, false))
+		if (wl->pid && kp_workload__reap(wl, false))
 			return 0;
 		if (stat_signal) {
 			if (ctx->cfg.verbose)
@@ -413,7 +292,7 @@ static int stat__wait(struct stat_ctx *ctx, struct workload *wl, uint64_t id,
 static int stat__run(struct stat_ctx *ctx, struct kp_stat_runs *runs, int *code,
 		     struct kp_err *err)
 {
-	struct workload wl = { .go_fd = -1, .err_fd = -1 };
+	struct kp_workload wl = KP_WORKLOAD_INIT;
 	struct kp_session s = ctx->cfg.session;
 	struct kp_stat_counts counts = { 0 };
 	struct kp_stat_start_info info;
@@ -421,10 +300,10 @@ static int stat__run(struct stat_ctx *ctx, struct kp_stat_runs *runs, int *code,
 	uint32_t count_flags = 0;
 	struct kp_err stop_err;
 	uint64_t t1;
-	int ret, e;
+	int ret;
 
 	if (ctx->cfg.has_command) {
-		ret = workload__fork(&wl, ctx->argv, &ctx->sigs.old_mask, err);
+		ret = kp_workload__prepare(&wl, ctx->argv, &ctx->sigs.old_mask, err);
 		if (ret)
 			return ret;
 		if (ctx->cfg.target == KP_TARGET_COMMAND) {
@@ -446,14 +325,10 @@ static int stat__run(struct stat_ctx *ctx, struct kp_stat_runs *runs, int *code,
 	if (runs->runs == 0 && !ctx->interval_no)
 		stat__note_unsupported(ctx, &info);
 	if (ctx->cfg.has_command) {
-		e = workload__go(&wl);
-		if (e) {
-			workload__reap(&wl, true);
+		ret = kp_workload__start(&wl, err);
+		if (ret) {
 			kp_nl__count_stop(ctx->nl, info.session_id, &stop_err);
-			kp_err__set(err, e, "workload failed: cannot run '%s': %s", ctx->argv[0],
-				    strerror(e));
 			*code = 127;
-			ret = -e;
 			goto out;
 		}
 	}
@@ -482,16 +357,16 @@ static int stat__run(struct stat_ctx *ctx, struct kp_stat_runs *runs, int *code,
 	}
 	if (ctx->cfg.has_command && !wl.reaped) {
 		/* interrupted: end the command as perf does */
-		workload__abort(&wl, SIGTERM);
+		kp_workload__abort(&wl, SIGTERM);
 	}
 	if (wl.pid && wl.reaped)
-		*code = workload__exit_code(&wl);
+		*code = kp_workload__exit_code(&wl);
 out:
 	if (wl.reaped) {
 		ctx->user_s = tv_seconds(&wl.ru.ru_utime);
 		ctx->sys_s = tv_seconds(&wl.ru.ru_stime);
 	}
-	workload__abort(&wl, SIGKILL);
+	kp_workload__abort(&wl, SIGKILL);
 	kp_stat_table__free(&t);
 	kp_stat_counts__free(&counts);
 	return ret;
