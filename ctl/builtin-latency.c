@@ -9,13 +9,11 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <netlink/genl/genl.h>
@@ -30,6 +28,7 @@
 #include "lib/session.h"
 #include "lib/sys.h"
 #include "lib/util.h"
+#include "lib/workload.h"
 
 static const char * const latency_usage[] = {
 	"kprofctl latency [<options>] FUNC[,FUNC...] [-- <command> [<args>]]",
@@ -237,41 +236,6 @@ static int latency__funcs(struct kp_session *s, const char *arg, struct kp_err *
 	}
 }
 
-/* Fork @argv waiting on a pipe; *@go_fd lets it exec. */
-static pid_t latency__fork(const char **argv, int *go_fd, struct kp_err *err)
-{
-	int go[2];
-	pid_t pid;
-	char c;
-
-	if (pipe2(go, O_CLOEXEC)) {
-		kp_err__set(err, errno, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		kp_err__set(err, errno, "fork: %s", strerror(errno));
-		close(go[0]);
-		close(go[1]);
-		return -1;
-	}
-	if (!pid) {
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		execvp(argv[0], (char * const *)argv);
-		fprintf(stderr, "kprofctl: latency: cannot run '%s': %s\n", argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	close(go[0]);
-	*go_fd = go[1];
-	return pid;
-}
-
 int cmd_latency(int argc, const char **argv)
 {
 	const char *cmd = argv[0];
@@ -294,11 +258,11 @@ int cmd_latency(int argc, const char **argv)
 	struct kp_nl *nl = NULL;
 	enum kp_target target;
 	const char *funcs;
+	struct kp_workload wl = KP_WORKLOAD_INIT;
 	struct kp_err err;
-	int ret = KP_EXIT_FAILURE, status = 0, go_fd = -1;
+	int ret = KP_EXIT_FAILURE, e;
 	bool started = false, signals = false;
 	unsigned int i, div;
-	pid_t child = 0;
 
 	argc = parse_options(argc, argv, options, latency_usage, PARSE_OPT_STOP_AT_NON_OPTION);
 	if (argc < 0)
@@ -353,13 +317,10 @@ int cmd_latency(int argc, const char **argv)
 		goto out_err;
 
 	if (argc) {
-		child = latency__fork(argv, &go_fd, &err);
-		if (child < 0) {
-			child = 0;
+		if (kp_workload__prepare(&wl, argv, NULL, &err))
 			goto out_err;
-		}
 		if (target == KP_TARGET_COMMAND) {
-			s->pids[0] = child;
+			s->pids[0] = wl.pid;
 			s->nr_pids = 1;
 		}
 	}
@@ -379,19 +340,17 @@ int cmd_latency(int argc, const char **argv)
 		fprintf(stderr, "Tracing %u function%s for \"%s\"... Hit Ctrl-C to end.\n",
 			s->nr_events, s->nr_events > 1 ? "s" : "", funcs);
 
-	if (child) {
-		if (write(go_fd, "g", 1) != 1) {
-			kp_err__set(&err, errno, "cannot start the command: %s", strerror(errno));
+	if (argc) {
+		e = -kp_workload__start(&wl, &err);
+		if (e && !wl.exec_errno) {
+			kp_err__set(&err, e, "cannot start the command: %s", strerror(e));
 			goto out_err;
 		}
-		close(go_fd);
-		go_fd = -1;
-		while (waitpid(child, &status, 0) < 0) {
-			if (errno != EINTR)
-				break;
-			/* Ctrl-C: the command gets it too; wait for it. */
-		}
-		child = 0;
+		/* The histograms of a command that cannot run are empty. */
+		if (e)
+			kp_error(cmd, "cannot run '%s': %s", argv[0], strerror(wl.exec_errno));
+		/* Ctrl-C: the command gets it too; wait for it. */
+		kp_workload__reap(&wl, true);
 	} else {
 		while (!latency_signal) {
 			usleep(200000);
@@ -415,13 +374,7 @@ int cmd_latency(int argc, const char **argv)
 	for (i = 0; i < d.nr; i++)
 		latency__print(stdout, s->events[i].symbol, d.nr > 1, &d.hists[i], div);
 	fflush(stdout);
-	ret = KP_EXIT_OK;
-	if (argc) {
-		if (WIFEXITED(status))
-			ret = WEXITSTATUS(status);
-		else if (WIFSIGNALED(status))
-			ret = 128 + WTERMSIG(status);
-	}
+	ret = argc ? kp_workload__exit_code(&wl) : KP_EXIT_OK;
 	goto out;
 
 out_err:
@@ -430,12 +383,7 @@ out_err:
 out:
 	if (started)
 		kp_nl__stop(nl, &stop, &err);
-	if (go_fd >= 0)
-		close(go_fd);
-	if (child) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-	}
+	kp_workload__abort(&wl, SIGKILL);
 	if (signals) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);

@@ -347,7 +347,8 @@ static int fake_start(const struct nlmsghdr *nlh, struct nlattr **tb, struct nl_
 
 			/* ... and the event policy's maxattr is KPROF_EV_A_NAME. */
 			nla_for_each_nested(e, nla, erem)
-				if (nla_type(e) > KPROF_EV_A_NAME)
+				if (nla_type(e) > (fake.symbol_events ? KPROF_EV_A_SYMBOL :
+						   KPROF_EV_A_NAME))
 					return fake_error(EINVAL, "Unknown attribute type", err);
 		}
 		if (s->nr_events >= KPROF_MAX_EVENTS)
@@ -577,6 +578,10 @@ int kp_nl__request(struct kp_nl *nl, struct nl_msg *msg, kp_nl_reply_fn fn,
 		goto out;
 	case KPROF_CMD_AGG_DUMP:
 		ret = fake_agg_dump(nl, nlh, fn, arg, err);
+		goto out;
+	case KPROF_CMD_HIST_DUMP:
+		/* 'kprofctl latency': no call timed, no histogram */
+		ret = 0;
 		goto out;
 	case KPROF_CMD_COUNT_START:
 	case KPROF_CMD_COUNT_READ:

@@ -63,6 +63,7 @@ struct fake_kprof {
 	bool			saw_watermark;
 	int			nr_unaligned_u64; /* 64-bit payloads not 8-byte aligned (fine) */
 	int			nr_unnested;	/* EVENT nests without NLA_F_NESTED */
+	bool			symbol_events;	/* take KPROF_EV_A_SYMBOL ('latency') */
 	uint64_t		session_id;	/* of the current session */
 	uint32_t		session_flags;
 	uint32_t		buffer_size;

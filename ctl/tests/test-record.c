@@ -580,6 +580,39 @@ static void test_status_session(void)
 	run_free(&r);
 }
 
+#define LATENCY_NONE	"     nsecs               : count     distribution\n\n" \
+			"no calls of vfs_read were timed\n"
+
+/* latency's command: its exit status, and the line when it cannot run. */
+static void test_latency_command(void)
+{
+	struct run r;
+
+	fake_setup();
+	fake.symbol_events = true;
+	kprofctl(&r, "latency", "vfs_read", "--", "sh", "-c", "exit 3", NULL);
+	is_int(r.rc, 3, "latency: the command's exit status");
+	is_str(r.out, LATENCY_NONE, "latency: the histogram");
+	ok(!r.err[0] && fake.nr_stops == 1, "latency: nothing on stderr, the session stopped");
+	run_free(&r);
+
+	fake_setup();
+	fake.symbol_events = true;
+	kprofctl(&r, "latency", "vfs_read", "--", "sh", "-c", "kill -TERM $$", NULL);
+	is_int(r.rc, 128 + SIGTERM, "latency: a killed command: 128 + signal");
+	run_free(&r);
+
+	fake_setup();
+	fake.symbol_events = true;
+	kprofctl(&r, "latency", "vfs_read", "--", "/nonexistent/cmd", NULL);
+	is_int(r.rc, 127, "latency: exec failure: 127");
+	is_str(r.err, "kprofctl: latency: cannot run '/nonexistent/cmd': No such file or directory\n",
+	       "latency: exec failure: its line");
+	ok(!strcmp(r.out, LATENCY_NONE) && fake.nr_stops == 1,
+	   "latency: exec failure: the histogram, the session stopped");
+	run_free(&r);
+}
+
 static void test_list(void)
 {
 	struct run r;
@@ -616,6 +649,7 @@ int main(void)
 	test_start_stop();
 	test_status_session();
 	test_list();
+	test_latency_command();
 
 	tmpdir__remove(root);
 	return done_testing();
