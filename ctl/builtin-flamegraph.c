@@ -8,15 +8,12 @@
  * 'kprofctl folded'), or with --live of the aggregation tables of the
  * running session (lib/agg.h).  See Documentation/flamegraph.rst.
  */
-#include <limits.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "builtin.h"
-#include "lib/agg.h"
+#include "lib/decode-args.h"
 #include "lib/flame.h"
 #include "lib/parse-options.h"
-#include "lib/session.h"
 #include "lib/util.h"
 
 static const char * const flamegraph_usage[] = {
@@ -38,14 +35,14 @@ static int colors_cb(const struct option *opt, const char *arg, bool unset)
 
 int cmd_flamegraph(int argc, const char **argv)
 {
-	const char *cmd = argv[0], *input = NULL, *output = "flamegraph.svg";
+	const char *cmd = argv[0], *output = "flamegraph.svg";
+	struct kp_decode_args a = { 0 };
 	struct kp_flame_opts o;
-	bool reverse = false, two = false, live = false;
-	char live_path[PATH_MAX];
+	bool reverse = false, two = false;
 	const struct option options[] = {
-		OPT_STRING('i', "input", &input, "file",
+		OPT_STRING('i', "input", &a.input, "file",
 			   "kprof.data or folded stacks, - for stdin (default kprof.data)"),
-		OPT_BOOLEAN(0, "live", &live,
+		OPT_BOOLEAN(0, "live", &a.live,
 			    "the running session's aggregation tables, not a file"),
 		OPT_STRING('o', "output", &output, "file",
 			   "the SVG, - for stdout (default flamegraph.svg)"),
@@ -74,18 +71,14 @@ int cmd_flamegraph(int argc, const char **argv)
 		return parse_options_exit_code(argc);
 	if (parse_options_max_args(cmd, argc, argv, 1))
 		return KP_EXIT_USAGE;
-	if (argc == 1 && input) {
+	if (argc == 1 && a.input) {
 		kp_error(cmd, "give the input with -i or as an argument, not both");
 		return KP_EXIT_USAGE;
 	}
 	if (argc == 1)
-		input = argv[0];
-	if (live && input) {
-		kp_error(cmd, "--live reads the running session: no input file '%s'", input);
+		a.input = argv[0];
+	if (kp_decode_args__check(&a, cmd))
 		return KP_EXIT_USAGE;
-	}
-	if (!input)
-		input = KP_DEFAULT_OUTPUT;
 	o.inverted |= reverse;
 
 	t = kp_flame__new(reverse);
@@ -93,27 +86,22 @@ int cmd_flamegraph(int argc, const char **argv)
 		kp_error(cmd, "out of memory");
 		return KP_EXIT_FAILURE;
 	}
-	if (live) {
-		if (kp_agg__live_profile(cmd, live_path, sizeof(live_path), &err)) {
-			kp_err__print(&err, cmd);
-			ret = KP_EXIT_FAILURE;
-			goto out;
-		}
-		input = live_path;
+	if (kp_decode_args__live(&a, cmd)) {
+		ret = KP_EXIT_FAILURE;
+		goto out;
 	}
-	ret = kp_flame__read(t, KP_FLAME_NEW, input, &two, &err);
-	if (live)
-		unlink(live_path);
+	ret = kp_flame__read(t, KP_FLAME_NEW, a.input, &two, &err);
+	kp_decode_args__unlink(&a);
 	if (ret) {
 		kp_err__print(&err, cmd);
 		ret = KP_EXIT_FAILURE;
 		goto out;
 	}
 	if (!kp_flame__total(t, KP_FLAME_NEW)) {
-		if (live)
+		if (a.live)
 			kp_error(cmd, "no samples in the running session's tables yet");
 		else
-			kp_error(cmd, "no samples in '%s'", input);
+			kp_error(cmd, "no samples in '%s'", a.input);
 		ret = KP_EXIT_FAILURE;
 		goto out;
 	}

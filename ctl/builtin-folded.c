@@ -13,18 +13,14 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "builtin.h"
-#include "lib/agg.h"
-#include "lib/decode.h"
+#include "lib/decode-args.h"
 #include "lib/out.h"
 #include "lib/parse-options.h"
-#include "lib/session.h"
 #include "lib/util.h"
 
 static const char * const folded_usage[] = {
@@ -437,28 +433,14 @@ static void folded__exit(struct folded *fo)
 
 int cmd_folded(int argc, const char **argv)
 {
-	const char *cmd = argv[0], *input = NULL;
-	const char *comms = NULL, *pids = NULL, *tids = NULL, *dsos = NULL;
+	const char *cmd = argv[0];
+	struct kp_decode_args a = { 0 };
 	struct kp_decode_opts opts = { 0 };
 	struct folded fo = { 0 };
-	bool kernel = false, user = false, live = false;
-	char live_path[PATH_MAX];
 	const struct option options[] = {
-		OPT_STRING('i', "input", &input, "file", "input file (default kprof.data)"),
-		OPT_BOOLEAN(0, "live", &live,
-			    "the running session's aggregation tables ('kprofctl start'), not a file"),
-		OPT_STRING(0, "kallsyms", &opts.machine.kallsyms, "file",
-			   "kernel symbols (default /proc/kallsyms)"),
-		OPT_STRING(0, "symfs", &opts.machine.symfs, "dir",
-			   "look for user files relative to this directory"),
-		OPT_STRING(0, "debug-dir", &opts.machine.debug_dir, "dir",
-			   "root of .build-id/ debug files (default /usr/lib/debug)"),
-		OPT_STRING(0, "comms", &comms, "comm[,comm...]", "only these commands"),
-		OPT_STRING(0, "pids", &pids, "pid[,pid...]", "only these processes"),
-		OPT_STRING(0, "tids", &tids, "tid[,tid...]", "only these threads"),
-		OPT_STRING(0, "dsos", &dsos, "dso[,dso...]", "only samples in these DSOs"),
-		OPT_BOOLEAN('K', "kernel", &kernel, "kernel frames only"),
-		OPT_BOOLEAN('U', "user", &user, "user frames only"),
+		KP_DECODE_INPUT_OPTIONS(&a),
+		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
+		KP_DECODE_FILTER_OPTIONS(&a, "samples"),
 		OPT_BOOLEAN(0, "period", &fo.period, "count periods, not samples"),
 		OPT_BOOLEAN(0, "annotate-kernel", &fo.annotate_kernel,
 			    "suffix kernel frames with _[k], as stackcollapse-perf.pl --kernel"),
@@ -467,40 +449,19 @@ int cmd_folded(int argc, const char **argv)
 		OPT_END()
 	};
 	struct kp_decoder d;
-	struct kp_err err;
 	int ret;
 
 	argc = parse_options(argc, argv, options, folded_usage, 0);
 	if (argc < 0)
 		return parse_options_exit_code(argc);
-	if (parse_options_max_args(cmd, argc, argv, 0))
+	if (parse_options_max_args(cmd, argc, argv, 0) || kp_decode_args__check(&a, cmd))
 		return KP_EXIT_USAGE;
-	if (live && input) {
-		kp_error(cmd, "--live reads the running session: no input file '%s'", input);
-		return KP_EXIT_USAGE;
-	}
-	if (!input)
-		input = KP_DEFAULT_OUTPUT;
-	ret = kp_filter__init(&fo.filter, cmd, comms, pids, tids, dsos, kernel, user);
+	ret = kp_decode_args__filter(&a, &fo.filter, cmd);
 	if (ret) {
 		kp_filter__exit(&fo.filter);
 		return ret;
 	}
-	opts.machine.cmd = cmd;
-	opts.machine.proc_root = true;
-	if (live) {
-		if (kp_agg__live_profile(cmd, live_path, sizeof(live_path), &err)) {
-			kp_err__print(&err, cmd);
-			folded__exit(&fo);
-			return KP_EXIT_FAILURE;
-		}
-		input = live_path;
-	}
-	ret = kp_decoder__open(&d, input, &opts, &err);
-	if (live)
-		unlink(live_path);	/* mapped: read on after the unlink */
-	if (ret) {
-		kp_err__print(&err, cmd);
+	if (kp_decode_args__open(&a, &d, &opts, cmd)) {
 		folded__exit(&fo);
 		return KP_EXIT_FAILURE;
 	}
@@ -510,10 +471,5 @@ int cmd_folded(int argc, const char **argv)
 		ret = folded__print(&fo);
 	kp_decoder__close(&d);
 	folded__exit(&fo);
-	if (ret) {
-		kp_error(cmd, "%s", ret == -ENOMEM ? strerror(ENOMEM) :
-			 "the input file changed while it was read");
-		return KP_EXIT_FAILURE;
-	}
-	return KP_EXIT_OK;
+	return kp_decode__exit_code(cmd, ret);
 }

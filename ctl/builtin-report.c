@@ -19,17 +19,13 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "builtin.h"
-#include "lib/agg.h"
-#include "lib/decode.h"
+#include "lib/decode-args.h"
 #include "lib/parse-options.h"
-#include "lib/session.h"
 #include "lib/util.h"
 
 static const char * const report_usage[] = {
@@ -696,18 +692,14 @@ static int parse_call_graph(struct report *rep, const char *cmd, const char *s)
 
 int cmd_report(int argc, const char **argv)
 {
-	const char *cmd = argv[0], *input = NULL, *sort = "comm,dso,symbol";
-	const char *comms = NULL, *pids = NULL, *tids = NULL, *dsos = NULL;
+	const char *cmd = argv[0], *sort = "comm,dso,symbol";
 	const char *call_graph = NULL, *limit = NULL;
+	struct kp_decode_args a = { 0 };
 	struct kp_decode_opts opts = { 0 };
 	struct report rep = { .fp = stdout, .cg_threshold = 0.5 };
-	bool kernel = false, user = false, graph = false, inverted = false, stdio_ = false;
-	bool live = false;
-	char live_path[PATH_MAX];
+	bool graph = false, inverted = false, stdio_ = false;
 	const struct option options[] = {
-		OPT_STRING('i', "input", &input, "file", "input file (default kprof.data)"),
-		OPT_BOOLEAN(0, "live", &live,
-			    "the running session's aggregation tables ('kprofctl start'), not a file"),
+		KP_DECODE_INPUT_OPTIONS(&a),
 		OPT_STRING('s', "sort", &sort, "key[,key...]",
 			   "sort by comm, dso, symbol, pid, tid, cpu (default comm,dso,symbol)"),
 		OPT_BOOLEAN('g', NULL, &graph, "show call graphs (-g caller: from the callers)"),
@@ -717,23 +709,12 @@ int cmd_report(int argc, const char **argv)
 		OPT_STRING(0, "percent-limit", &limit, "percent", "hide entries below this"),
 		OPT_BOOLEAN('n', "show-nr-samples", &rep.show_nr, "show the number of samples"),
 		OPT_BOOLEAN(0, "stdio", &stdio_, "text output (the only one)"),
-		OPT_STRING(0, "kallsyms", &opts.machine.kallsyms, "file",
-			   "kernel symbols (default /proc/kallsyms)"),
-		OPT_STRING(0, "symfs", &opts.machine.symfs, "dir",
-			   "look for user files relative to this directory"),
-		OPT_STRING(0, "debug-dir", &opts.machine.debug_dir, "dir",
-			   "root of .build-id/ debug files (default /usr/lib/debug)"),
-		OPT_STRING(0, "comms", &comms, "comm[,comm...]", "only these commands"),
-		OPT_STRING(0, "pids", &pids, "pid[,pid...]", "only these processes"),
-		OPT_STRING(0, "tids", &tids, "tid[,tid...]", "only these threads"),
-		OPT_STRING(0, "dsos", &dsos, "dso[,dso...]", "only entries in these DSOs"),
-		OPT_BOOLEAN('K', "kernel", &kernel, "kernel frames only"),
-		OPT_BOOLEAN('U', "user", &user, "user frames only"),
+		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
+		KP_DECODE_FILTER_OPTIONS(&a, "entries"),
 		OPT_END()
 	};
 	const char *av[64];
 	struct kp_decoder d;
-	struct kp_err err;
 	int ac, i, ret;
 
 	/* perf's "-g caller": an optional value in the next argument */
@@ -754,14 +735,8 @@ int cmd_report(int argc, const char **argv)
 	ac = parse_options(ac, av, options, report_usage, 0);
 	if (ac < 0)
 		return parse_options_exit_code(ac);
-	if (parse_options_max_args(cmd, ac, av, 0))
+	if (parse_options_max_args(cmd, ac, av, 0) || kp_decode_args__check(&a, cmd))
 		return KP_EXIT_USAGE;
-	if (live && input) {
-		kp_error(cmd, "--live reads the running session: no input file '%s'", input);
-		return KP_EXIT_USAGE;
-	}
-	if (!input)
-		input = KP_DEFAULT_OUTPUT;
 	(void)stdio_;
 	ret = parse_sort(&rep, cmd, sort);
 	if (!ret && graph)
@@ -782,28 +757,14 @@ int cmd_report(int argc, const char **argv)
 		}
 	}
 	if (!ret)
-		ret = kp_filter__init(&rep.filter, cmd, comms, pids, tids, dsos, kernel, user);
+		ret = kp_decode_args__filter(&a, &rep.filter, cmd);
 	if (ret) {
 		report__exit(&rep);
 		return ret;
 	}
-	opts.machine.cmd = cmd;
-	opts.machine.proc_root = true;
 	/* a flat report needs the innermost frames only */
 	opts.max_frames = rep.callgraph ? 0 : 1;
-	if (live) {
-		if (kp_agg__live_profile(cmd, live_path, sizeof(live_path), &err)) {
-			kp_err__print(&err, cmd);
-			report__exit(&rep);
-			return KP_EXIT_FAILURE;
-		}
-		input = live_path;
-	}
-	ret = kp_decoder__open(&d, input, &opts, &err);
-	if (live)
-		unlink(live_path);	/* mapped: read on after the unlink */
-	if (ret) {
-		kp_err__print(&err, cmd);
+	if (kp_decode_args__open(&a, &d, &opts, cmd)) {
 		report__exit(&rep);
 		return KP_EXIT_FAILURE;
 	}
@@ -819,10 +780,5 @@ int cmd_report(int argc, const char **argv)
 		ret = report__print(&rep, &d);
 	kp_decoder__close(&d);
 	report__exit(&rep);
-	if (ret) {
-		kp_error(cmd, "%s", ret == -ENOMEM ? strerror(ENOMEM) :
-			 "the input file changed while it was read");
-		return KP_EXIT_FAILURE;
-	}
-	return KP_EXIT_OK;
+	return kp_decode__exit_code(cmd, ret);
 }

@@ -27,6 +27,7 @@
 
 #include "builtin.h"
 #include "lib/data.h"
+#include "lib/decode-args.h"
 #include "lib/machine.h"
 #include "lib/nl.h"
 #include "lib/parse-options.h"
@@ -382,12 +383,7 @@ int cmd_top(int argc, const char **argv)
 		OPT_UINTEGER('d', "delay", &delay, "secs", "refresh every secs seconds (default 2)"),
 		OPT_UINTEGER('n', "entries", &t.nr_entries, "n", "show n entries (default 30)"),
 		OPT_BOOLEAN(0, "once", &t.once, "print one table and exit"),
-		OPT_STRING(0, "kallsyms", &mopts.kallsyms, "file",
-			   "kernel symbols (default /proc/kallsyms)"),
-		OPT_STRING(0, "symfs", &mopts.symfs, "dir",
-			   "look for user files relative to this directory"),
-		OPT_STRING(0, "debug-dir", &mopts.debug_dir, "dir",
-			   "root of .build-id/ debug files (default /usr/lib/debug)"),
+		KP_DECODE_SYMBOL_OPTIONS(&mopts),
 		OPT_STRING(0, "input", &input, "file", "read a recording instead"),
 		OPT_END()
 	};

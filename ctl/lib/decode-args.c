@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprofctl: the options of the decoding commands; see decode-args.h.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agg.h"
+#include "decode-args.h"
+#include "session.h"
+#include "util.h"
+
+int kp_decode_args__check(struct kp_decode_args *a, const char *cmd)
+{
+	if (a->live && a->input) {
+		kp_error(cmd, "--live reads the running session: no input file '%s'", a->input);
+		return -1;
+	}
+	if (!a->input)
+		a->input = KP_DEFAULT_OUTPUT;
+	return 0;
+}
+
+int kp_decode_args__filter(const struct kp_decode_args *a, struct kp_filter *f,
+			   const char *cmd)
+{
+	return kp_filter__init(f, cmd, a->comms, a->pids, a->tids, a->dsos, a->kernel, a->user);
+}
+
+int kp_decode_args__live(struct kp_decode_args *a, const char *cmd)
+{
+	struct kp_err err;
+
+	if (!a->live)
+		return 0;
+	if (kp_agg__live_profile(cmd, a->live_path, sizeof(a->live_path), &err)) {
+		kp_err__print(&err, cmd);
+		return -1;
+	}
+	a->input = a->live_path;
+	return 0;
+}
+
+void kp_decode_args__unlink(struct kp_decode_args *a)
+{
+	if (a->live)
+		unlink(a->live_path);
+}
+
+int kp_decode_args__open(struct kp_decode_args *a, struct kp_decoder *d,
+			 struct kp_decode_opts *opts, const char *cmd)
+{
+	struct kp_err err;
+	int ret;
+
+	opts->machine.cmd = cmd;
+	opts->machine.proc_root = true;
+	if (kp_decode_args__live(a, cmd))
+		return -1;
+	ret = kp_decoder__open(d, a->input, opts, &err);
+	kp_decode_args__unlink(a);	/* mapped: read on after the unlink */
+	if (ret) {
+		kp_err__print(&err, cmd);
+		return -1;
+	}
+	return 0;
+}
+
+int kp_decode__exit_code(const char *cmd, int ret)
+{
+	if (!ret)
+		return KP_EXIT_OK;
+	kp_error(cmd, "%s", ret == -ENOMEM ? strerror(ENOMEM) :
+		 "the input file changed while it was read");
+	return KP_EXIT_FAILURE;
+}

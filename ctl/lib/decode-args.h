@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The options the commands that decode kprof.data share (report, folded;
+ * flamegraph and top a part of them): the input or --live, where the
+ * symbols are, and the sample filters.
+ *
+ *	struct kp_decode_args a = { 0 };
+ *	struct kp_decode_opts opts = { 0 };
+ *	const struct option options[] = {
+ *		KP_DECODE_INPUT_OPTIONS(&a),
+ *		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
+ *		KP_DECODE_FILTER_OPTIONS(&a, "samples"),
+ *		...
+ *	};
+ *
+ *	parse_options(...);
+ *	if (kp_decode_args__check(&a, cmd))		--live with -i
+ *		return KP_EXIT_USAGE;
+ *	ret = kp_decode_args__filter(&a, &filter, cmd);
+ *	...
+ *	if (kp_decode_args__open(&a, &d, &opts, cmd))	the file, or --live's
+ *		return KP_EXIT_FAILURE;
+ *	ret = kp_decoder__for_each(&d, fn, arg);
+ *	kp_decoder__close(&d);
+ *	return kp_decode__exit_code(cmd, ret);
+ */
+#ifndef KPROFCTL_DECODE_ARGS_H
+#define KPROFCTL_DECODE_ARGS_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "decode.h"
+#include "parse-options.h"
+
+struct kp_decode_args {
+	const char	*input;		/* -i; kp_decode_args__check(): never NULL */
+	bool		live;		/* --live: the running session's tables */
+	const char	*comms, *pids, *tids, *dsos;
+	bool		kernel, user;	/* -K, -U */
+	char		live_path[PATH_MAX];	/* --live's profile, until unlinked */
+};
+
+/* -i and --live, into struct kp_decode_args @a. */
+#define KP_DECODE_INPUT_OPTIONS(a)						\
+	OPT_STRING('i', "input", &(a)->input, "file", "input file (default kprof.data)"), \
+	OPT_BOOLEAN(0, "live", &(a)->live,					\
+		    "the running session's aggregation tables ('kprofctl start'), not a file")
+
+/* --kallsyms, --symfs and --debug-dir, into struct kp_machine_opts @m. */
+#define KP_DECODE_SYMBOL_OPTIONS(m)						\
+	OPT_STRING(0, "kallsyms", &(m)->kallsyms, "file",			\
+		   "kernel symbols (default /proc/kallsyms)"),			\
+	OPT_STRING(0, "symfs", &(m)->symfs, "dir",				\
+		   "look for user files relative to this directory"),		\
+	OPT_STRING(0, "debug-dir", &(m)->debug_dir, "dir",			\
+		   "root of .build-id/ debug files (default /usr/lib/debug)")
+
+/* The filters of struct kp_filter; @what --dsos keeps: "samples", "entries". */
+#define KP_DECODE_FILTER_OPTIONS(a, what)					\
+	OPT_STRING(0, "comms", &(a)->comms, "comm[,comm...]", "only these commands"), \
+	OPT_STRING(0, "pids", &(a)->pids, "pid[,pid...]", "only these processes"), \
+	OPT_STRING(0, "tids", &(a)->tids, "tid[,tid...]", "only these threads"), \
+	OPT_STRING(0, "dsos", &(a)->dsos, "dso[,dso...]", "only " what " in these DSOs"), \
+	OPT_BOOLEAN('K', "kernel", &(a)->kernel, "kernel frames only"),	\
+	OPT_BOOLEAN('U', "user", &(a)->user, "user frames only")
+
+/*
+ * Refuse --live with an input file ("kprofctl: CMD: --live reads the
+ * running session: no input file 'F'", returns -1), else default the
+ * input to kprof.data and return 0.
+ */
+int kp_decode_args__check(struct kp_decode_args *a, const char *cmd);
+
+/* kp_filter__init() with the filter options: 0 or KP_EXIT_USAGE. */
+int kp_decode_args__filter(const struct kp_decode_args *a, struct kp_filter *f,
+			   const char *cmd);
+
+/*
+ * With --live, save the running session's aggregated profile into a
+ * temporary file and make it the input: 0, or -1 with the error printed.
+ * kp_decode_args__unlink() removes it once it is open (or read).
+ */
+int kp_decode_args__live(struct kp_decode_args *a, const char *cmd);
+void kp_decode_args__unlink(struct kp_decode_args *a);
+
+/*
+ * kp_decoder__open() of the input (with --live, of the profile made for
+ * it), @opts->machine on behalf of @cmd with /proc/PID/root lookups: 0, or
+ * -1 with the error printed.
+ */
+int kp_decode_args__open(struct kp_decode_args *a, struct kp_decoder *d,
+			 struct kp_decode_opts *opts, const char *cmd);
+
+/*
+ * The exit code after kp_decoder__for_each() and printing returned @ret:
+ * KP_EXIT_OK, or KP_EXIT_FAILURE with "kprofctl: CMD: REASON" printed.
+ */
+int kp_decode__exit_code(const char *cmd, int ret);
+
+#endif /* KPROFCTL_DECODE_ARGS_H */
