@@ -25,6 +25,58 @@ static uint32_t align8(uint32_t n)
 	return (n + 7) & ~7U;
 }
 
+void kp_tp_formats__exit(struct kp_tp_formats *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < KPROF_MAX_EVENTS; i++) {
+		free(f->text[i]);
+		f->text[i] = NULL;
+		f->size[i] = 0;
+	}
+}
+
+bool kp_tp_formats__any(const struct kp_tp_formats *f)
+{
+	unsigned int i;
+
+	for (i = 0; f && i < KPROF_MAX_EVENTS; i++)
+		if (f->text[i])
+			return true;
+	return false;
+}
+
+/*
+ * Is @text (@size bytes, NUL included) a format kprof.data may hold?  NULL,
+ * or what is wrong with it.  Nothing in it is trusted beyond this.
+ */
+static const char *tp_format__check(const char *text, uint32_t size)
+{
+	uint32_t i;
+
+	if (size < 2 || size > KP_DATA_TP_FORMAT_MAX)
+		return "bad size";
+	if (text[size - 1])
+		return "not NUL-terminated";
+	for (i = 0; i < size - 1; i++) {
+		unsigned char c = text[i];
+
+		if ((c < 0x20 || c > 0x7e) && c != '\t' && c != '\n')
+			return "a byte that is not printable ASCII, a tab or a newline";
+	}
+	return NULL;
+}
+
+/* Is format @i of @info to be written: a tracepoint's, well formed? */
+static bool tp_format__stored(const struct kp_data_info *info, unsigned int i)
+{
+	const struct kp_tp_formats *f = info->tp_formats;
+
+	return f && i < info->session.nr_events && f->text[i] &&
+	       info->session.events[i].type == PERF_TYPE_TRACEPOINT &&
+	       !tp_format__check(f->text[i], f->size[i]);
+}
+
 void kp_data_info__init(struct kp_data_info *info)
 {
 	struct utsname u;
@@ -123,6 +175,7 @@ static void header__from_info(struct kp_data_header *h, const struct kp_data_inf
 {
 	const struct kp_session *s = &info->session;
 	uint32_t off = sizeof(*h);
+	unsigned int i;
 
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, KP_DATA_MAGIC, sizeof(h->magic));
@@ -150,6 +203,16 @@ static void header__from_info(struct kp_data_header *h, const struct kp_data_inf
 	h->cmdline_size = strnlen(info->cmdline, sizeof(info->cmdline) - 1) + 1;
 	h->cmdline_offset = off;
 	off += align8(h->cmdline_size);
+	for (i = 0; i < KPROF_MAX_EVENTS; i++)
+		if (tp_format__stored(info, i))
+			h->tp_formats_size += sizeof(struct kp_data_tp_format) +
+					      align8(info->tp_formats->size[i]);
+	if (h->tp_formats_size) {
+		h->tp_formats_offset = off;
+		off += h->tp_formats_size;
+		if (h->version < KP_DATA_VERSION_TP)
+			h->version = KP_DATA_VERSION_TP;
+	}
 	h->header_size = off;
 	snprintf(h->release, sizeof(h->release), "%s", info->release);
 	snprintf(h->hostname, sizeof(h->hostname), "%s", info->hostname);
@@ -189,6 +252,18 @@ static int writer__header(struct kp_data_writer *w, const struct kp_data_info *i
 		ret = writer__put(w, info->cmdline, w->hdr.cmdline_size - 1, err);
 	if (!ret)
 		ret = writer__pad(w, align8(w->hdr.cmdline_size) - (w->hdr.cmdline_size - 1), err);
+	for (i = 0; !ret && i < KPROF_MAX_EVENTS; i++) {
+		struct kp_data_tp_format tf = { .event = i };
+
+		if (!tp_format__stored(info, i))
+			continue;
+		tf.size = info->tp_formats->size[i];
+		ret = writer__put(w, &tf, sizeof(tf), err);
+		if (!ret)
+			ret = writer__put(w, info->tp_formats->text[i], tf.size, err);
+		if (!ret)
+			ret = writer__pad(w, align8(tf.size) - tf.size, err);
+	}
 	return ret;
 }
 
@@ -333,6 +408,7 @@ struct kp_data {
 	bool			finished;	/* the FINISHED record was read */
 	struct kp_record_ctx	ctx;
 	unsigned char		*rec;		/* KP_RECORD_MAX_SIZE, 8-aligned */
+	struct kp_tp_formats	tp;
 };
 
 __printf(4, 5)
@@ -449,6 +525,17 @@ static int header__check(struct kp_data *d, const struct kp_data_header *h, stru
 		return corrupt(d, err, h->__reserved_0 ? offsetof(struct kp_data_header, __reserved_0) :
 			       offsetof(struct kp_data_header, __reserved_1),
 			       "reserved header fields are not zero");
+	if (h->version < KP_DATA_VERSION_TP && (h->tp_formats_size || h->tp_formats_offset))
+		return corrupt(d, err, offsetof(struct kp_data_header, tp_formats_size),
+			       "reserved header fields are not zero");
+	if (h->tp_formats_size &&
+	    (h->tp_formats_size % 8 || !section_ok(h, h->tp_formats_offset, h->tp_formats_size)))
+		return corrupt(d, err, offsetof(struct kp_data_header, tp_formats_size),
+			       "bad tracepoint formats section: %u bytes at %u", h->tp_formats_size,
+			       h->tp_formats_offset);
+	if (!h->tp_formats_size && h->tp_formats_offset)
+		return corrupt(d, err, offsetof(struct kp_data_header, tp_formats_offset),
+			       "bad tracepoint formats section: 0 bytes at %u", h->tp_formats_offset);
 	ret = STR_FIELD(h, d, release, err);
 	if (!ret)
 		ret = STR_FIELD(h, d, hostname, err);
@@ -458,6 +545,68 @@ static int header__check(struct kp_data *d, const struct kp_data_header *h, stru
 		ret = STR_FIELD(h, d, kprofctl_version, err);
 	if (!ret)
 		ret = STR_FIELD(h, d, module_release, err);
+	return ret;
+}
+
+/* The tracepoint formats section of @h, checked entry by entry. */
+static int tp_formats__read(struct kp_data *d, const struct kp_data_header *h,
+			    struct kp_err *err)
+{
+	const struct kp_session *s = &d->info.session;
+	uint32_t pos = 0, size = h->tp_formats_size;
+	unsigned char *buf;
+	int next = 0, ret;
+
+	if (!size)
+		return 0;
+	buf = malloc(size);
+	if (!buf) {
+		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	ret = read_at(d, buf, size, h->tp_formats_offset, "tracepoint formats", err);
+	while (!ret && pos < size) {
+		uint64_t off = (uint64_t)h->tp_formats_offset + pos;
+		struct kp_data_tp_format e;
+		const char *why;
+		uint32_t i, room;
+
+		memcpy(&e, buf + pos, sizeof(e));
+		room = size - pos - sizeof(e);
+		if (e.event >= s->nr_events || (int)e.event < next) {
+			ret = corrupt(d, err, off, "tracepoint format of bad event %u", e.event);
+			break;
+		}
+		if (s->events[e.event].type != PERF_TYPE_TRACEPOINT) {
+			ret = corrupt(d, err, off, "tracepoint format of event %u, not a tracepoint",
+				      e.event);
+			break;
+		}
+		if (e.size > room || align8(e.size) > room) {
+			ret = corrupt(d, err, off, "tracepoint format of event %u: %u bytes past the section",
+				      e.event, e.size);
+			break;
+		}
+		why = tp_format__check((const char *)buf + pos + sizeof(e), e.size);
+		for (i = e.size; !why && i < align8(e.size); i++)
+			if (buf[pos + sizeof(e) + i])
+				why = "padding not zero";
+		if (why) {
+			ret = corrupt(d, err, off, "tracepoint format of event %u: %s", e.event, why);
+			break;
+		}
+		d->tp.text[e.event] = malloc(e.size);
+		if (!d->tp.text[e.event]) {
+			kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+			ret = -ENOMEM;
+			break;
+		}
+		memcpy(d->tp.text[e.event], buf + pos + sizeof(e), e.size);
+		d->tp.size[e.event] = e.size;
+		next = e.event + 1;
+		pos += sizeof(e) + align8(e.size);
+	}
+	free(buf);
 	return ret;
 }
 
@@ -529,6 +678,9 @@ static int header__read(struct kp_data *d, struct kp_err *err)
 	if (info->cmdline[h.cmdline_size - 1] ||
 	    strlen(info->cmdline) != h.cmdline_size - 1)
 		return corrupt(d, err, h.cmdline_offset, "bad command line string");
+	ret = tp_formats__read(d, &h, err);
+	if (ret)
+		return ret;
 
 	d->offset = h.header_size;
 	d->ctx.nr_events = h.nr_events;
@@ -587,6 +739,17 @@ bool kp_data__finished(const struct kp_data *d)
 	return d->finished;
 }
 
+const struct kp_tp_formats *kp_data__tp_formats(const struct kp_data *d)
+{
+	return &d->tp;
+}
+
+void kp_data__take_tp_formats(struct kp_data *d, struct kp_tp_formats *out)
+{
+	*out = d->tp;
+	memset(&d->tp, 0, sizeof(d->tp));
+}
+
 int kp_data__next(struct kp_data *d, const struct kprof_record_header **rec,
 		  uint64_t *offset, struct kp_err *err)
 {
@@ -640,6 +803,7 @@ void kp_data__close(struct kp_data *d)
 		return;
 	if (d->fp)
 		fclose(d->fp);
+	kp_tp_formats__exit(&d->tp);
 	free(d->rec);
 	free(d->path);
 	free(d);

@@ -37,8 +37,16 @@
 #define KP_DATA_MAGIC		"KPROFDAT"	/* 8 bytes, no NUL */
 #define KP_DATA_VERSION		1	/* what kp_data_info__init() writes */
 #define KP_DATA_VERSION_AGG	2	/* a file with AGG records (aggregated profile) */
-#define KP_DATA_VERSION_MAX	2	/* readers read versions 1 .. this */
+#define KP_DATA_VERSION_TP	3	/* a file with the tracepoint formats section */
+#define KP_DATA_VERSION_MAX	3	/* readers read versions 1 .. this */
 #define KP_DATA_HEADER_MAX	(1U << 20)	/* header_size limit of readers */
+
+/*
+ * The tracepoint formats section (version 3): one entry per tracepoint
+ * event of the session whose tracefs format file was read when the
+ * session started, in event order.
+ */
+#define KP_DATA_TP_FORMAT_MAX	(16U << 10)	/* bytes of one format, NUL included */
 
 /* kp_data_header.flags */
 #define KP_DATA_F_FINISHED	(1U << 0)	/* end_time and data_size are set */
@@ -76,7 +84,9 @@ struct kp_data_header {
 	char		machine[24];		/* uname -m */
 	char		kprofctl_version[32];
 	char		module_release[32];	/* kprof.ko's release */
-	uint64_t	__reserved_1[12];
+	uint32_t	tp_formats_size;	/* bytes of the tracepoint formats section */
+	uint32_t	tp_formats_offset;	/* (version 3; 0 and 0: none) */
+	uint64_t	__reserved_1[11];
 };
 
 struct kp_data_event {
@@ -86,8 +96,33 @@ struct kp_data_event {
 	char		name[KPROF_EVENT_NAME_MAX];
 };
 
+/* An entry of the tracepoint formats section, 8-byte aligned. */
+struct kp_data_tp_format {
+	uint32_t	event;			/* index in the event table */
+	uint32_t	size;			/* of text, NUL included */
+	char		text[];			/* the format file, zero-padded to 8 */
+};
+
 _Static_assert(sizeof(struct kp_data_header) == 512, "kprof.data header layout");
 _Static_assert(sizeof(struct kp_data_event) == 80, "kprof.data event layout");
+_Static_assert(sizeof(struct kp_data_tp_format) == 8, "kprof.data format entry layout");
+
+/*
+ * The format files (SYSTEM/EVENT/format of tracefs) of a session's
+ * tracepoint events, by event index: NUL-terminated text of size[i] bytes
+ * (NUL included), or NULL.  Read from a file, they are checked: at most
+ * KP_DATA_TP_FORMAT_MAX bytes of printable ASCII, tabs and newlines, for
+ * tracepoint events only; what they say is not (see lib/tpdecode.h).
+ */
+struct kp_tp_formats {
+	char		*text[KPROF_MAX_EVENTS];
+	uint32_t	size[KPROF_MAX_EVENTS];
+};
+
+/* Free the texts of @f (not @f itself). */
+void kp_tp_formats__exit(struct kp_tp_formats *f);
+/* Does @f hold a format? */
+bool kp_tp_formats__any(const struct kp_tp_formats *f);
 
 #define KP_CMDLINE_MAX		4096
 
@@ -110,6 +145,12 @@ struct kp_data_info {
 	char			kprofctl_version[32];
 	char			module_release[32];
 	char			cmdline[KP_CMDLINE_MAX];
+	/*
+	 * Writing: the tracepoint formats to store, or NULL (borrowed; a
+	 * file with formats is version 3 at least).  Reading: always NULL;
+	 * see kp_data__tp_formats().
+	 */
+	const struct kp_tp_formats *tp_formats;
 };
 
 /*
@@ -161,6 +202,13 @@ int kp_data__next(struct kp_data *d, const struct kprof_record_header **rec,
 		  uint64_t *offset, struct kp_err *err);
 /* Did the file end with a FINISHED record (after kp_data__next() returned 0)? */
 bool kp_data__finished(const struct kp_data *d);
+/*
+ * The tracepoint formats the file holds (none before version 3), checked
+ * as struct kp_tp_formats says; valid until kp_data__close(), or moved out
+ * with kp_data__take_tp_formats() (which leaves @d none).
+ */
+const struct kp_tp_formats *kp_data__tp_formats(const struct kp_data *d);
+void kp_data__take_tp_formats(struct kp_data *d, struct kp_tp_formats *out);
 void kp_data__close(struct kp_data *d);
 
 #endif /* KPROFCTL_DATA_H */

@@ -336,12 +336,12 @@ static void test_hostile(void)
 
 		copy_file(path, bad, size, -1);
 		fp = fopen(bad, "r+");
-		v = 3;
+		v = 4;
 		fseek(fp, 8, SEEK_SET);			/* version */
 		fwrite(&v, 4, 1, fp);
 		fclose(fp);
 		read_all(bad, &ra);
-		snprintf(want, sizeof(want), "'%s' has format version 3; this kprofctl reads versions 1 to 2", bad);
+		snprintf(want, sizeof(want), "'%s' has format version 4; this kprofctl reads versions 1 to 3", bad);
 		is_str(ra.err.msg, want, "a newer format version");
 
 		copy_file(path, bad, size, -1);
@@ -368,6 +368,187 @@ static void test_hostile(void)
 	}
 	ok(all, "each of %ld bytes flipped: %ld detected, %ld harmless, no other outcome", size,
 	   detected, undetected);
+}
+
+/* Event 0 cpu-clock, 1 and 2 tracepoints; formats of @nr_formats of them. */
+static const char fmt_a[] = "name: a\nID: 7\nformat:\n\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n";
+static const char fmt_b[] = "name: b\nID: 8\nformat:\n\nprint fmt: \"b\"\n";
+
+static long write_tp_file(const char *p, const struct kp_tp_formats *tp)
+{
+	struct kp_data_info info;
+	struct kp_data_writer *w;
+	struct kp_err err;
+	struct stat st;
+	int ret;
+
+	info_init(&info);
+	info.session.nr_events = 3;
+	info.session.events[1].type = PERF_TYPE_TRACEPOINT;
+	info.session.events[1].config = 7;
+	info.session.events[1].flags = 0;
+	snprintf(info.session.events[1].name, KPROF_EVENT_NAME_MAX, "s:a");
+	info.session.events[2] = info.session.events[1];
+	info.session.events[2].config = 8;
+	snprintf(info.session.events[2].name, KPROF_EVENT_NAME_MAX, "s:b");
+	info.tp_formats = tp;
+	w = kp_data_writer__create(p, &info, &err);
+	if (!w)
+		return -1;
+	ret = kp_data_writer__finish(w, 2000, 0, &err);
+	kp_data_writer__delete(w);
+	if (ret || stat(p, &st))
+		return -1;
+	return st.st_size;
+}
+
+static void patch(const char *p, long off, const void *v, size_t len)
+{
+	FILE *fp = fopen(p, "r+");
+
+	if (!fp || fseek(fp, off, SEEK_SET) || fwrite(v, len, 1, fp) != 1)
+		abort();
+	fclose(fp);
+}
+
+static void test_tp_formats(void)
+{
+	struct kp_tp_formats tp = { 0 }, moved;
+	const struct kp_tp_formats *got;
+	const struct kp_data_info *info;
+	const long la = 8 + ((sizeof(fmt_a) + 7) & ~7UL), lb = 8 + ((sizeof(fmt_b) + 7) & ~7UL);
+	long size, base, i, detected = 0, undetected = 0;
+	char bad[160], want[512], text[64];
+	struct readall ra;
+	struct kp_data *d;
+	struct kp_err err;
+	uint32_t v;
+	bool all = true;
+
+	snprintf(bad, sizeof(bad), "%s.bad", path);
+	tp.text[1] = (char *)fmt_a;
+	tp.size[1] = sizeof(fmt_a);
+	tp.text[2] = (char *)fmt_b;
+	tp.size[2] = sizeof(fmt_b);
+	size = write_tp_file(path, &tp);
+	base = 512 + 3 * 80 + 16 + 8 + 32;
+	ok(size == base + la + lb + 40, "formats: written after the command line (%ld)",
+	   size);
+	d = kp_data__open(path, &err);
+	ok(d != NULL, "formats: open");
+	if (!d)
+		return;
+	info = kp_data__info(d);
+	got = kp_data__tp_formats(d);
+	ok(info->version == KP_DATA_VERSION_TP && info->header_size == base + la + lb &&
+	   !info->tp_formats, "formats: version 3, in the header");
+	ok(!got->text[0] && got->size[1] == sizeof(fmt_a) && !strcmp(got->text[1], fmt_a) &&
+	   got->size[2] == sizeof(fmt_b) && !strcmp(got->text[2], fmt_b), "formats: read back");
+	kp_data__take_tp_formats(d, &moved);
+	ok(!kp_tp_formats__any(kp_data__tp_formats(d)) && kp_tp_formats__any(&moved) &&
+	   !strcmp(moved.text[2], fmt_b), "formats: moved out");
+	kp_data__close(d);
+	kp_tp_formats__exit(&moved);
+	read_all(path, &ra);
+	ok(!ra.ret && ra.nr == 1 && ra.finished, "formats: the records follow");
+
+	/* Not written: a format of a non-tracepoint, or not ASCII; none is version 1. */
+	tp.text[0] = (char *)fmt_a;
+	tp.size[0] = sizeof(fmt_a);
+	memcpy(text, fmt_b, sizeof(fmt_b));
+	text[3] = '\x01';
+	tp.text[2] = text;
+	ok(write_tp_file(path, &tp) == base + la + 40, "only well-formed formats of tracepoints");
+	tp.text[1] = tp.text[2] = NULL;
+	ok(write_tp_file(path, &tp) == base + 40, "no format: no section");
+	d = kp_data__open(path, &err);
+	ok(d && kp_data__info(d)->version == KP_DATA_VERSION &&
+	   !kp_tp_formats__any(kp_data__tp_formats(d)), "no format: version 1");
+	kp_data__close(d);
+
+	/* Hostile sections. */
+	tp.text[0] = NULL;
+	tp.text[1] = (char *)fmt_a;
+	tp.text[2] = (char *)fmt_b;
+	tp.size[2] = sizeof(fmt_b);
+	size = write_tp_file(path, &tp);
+	copy_file(path, bad, size, -1);
+	patch(bad, base + 8 + 3, "\x7f", 1);
+	read_all(bad, &ra);
+	snprintf(want, sizeof(want), "'%s' is corrupt at byte offset %ld (0x%lx): tracepoint format of event 1: a byte that is not printable ASCII, a tab or a newline",
+		 bad, base, base);
+	is_str(ra.err.msg, want, "a control byte in a format");
+	copy_file(path, bad, size, -1);
+	patch(bad, base + 8 + sizeof(fmt_a) - 1, "x", 1);
+	read_all(bad, &ra);
+	ok(strstr(ra.err.msg, ": tracepoint format of event 1: not NUL-terminated") != NULL,
+	   "a format without its NUL");
+	copy_file(path, bad, size, -1);
+	v = 0;
+	patch(bad, base, &v, 4);
+	read_all(bad, &ra);
+	ok(strstr(ra.err.msg, ": tracepoint format of event 0, not a tracepoint") != NULL,
+	   "a format of a non-tracepoint event");
+	copy_file(path, bad, size, -1);
+	v = 1;
+	patch(bad, base + la, &v, 4);
+	read_all(bad, &ra);
+	ok(strstr(ra.err.msg, ": tracepoint format of bad event 1") != NULL, "two formats of one event");
+	copy_file(path, bad, size, -1);
+	v = 3;
+	patch(bad, base, &v, 4);
+	read_all(bad, &ra);
+	ok(strstr(ra.err.msg, ": tracepoint format of bad event 3") != NULL, "an event past the table");
+	copy_file(path, bad, size, -1);
+	v = 4000;
+	patch(bad, base + 4, &v, 4);
+	read_all(bad, &ra);
+	ok(strstr(ra.err.msg, ": tracepoint format of event 1: 4000 bytes past the section") != NULL,
+	   "a format past the section");
+	copy_file(path, bad, size, -1);
+	v = KP_DATA_TP_FORMAT_MAX + 1;
+	patch(bad, base + 4, &v, 4);
+	read_all(bad, &ra);
+	ok(ra.ret < 0 && names_offset(&ra.err), "a huge format size");
+	copy_file(path, bad, size, -1);
+	v = 2;
+	patch(bad, 8, &v, 4);			/* version 2: the fields are reserved */
+	read_all(bad, &ra);
+	snprintf(want, sizeof(want), "'%s' is corrupt at byte offset 416 (0x1a0): reserved header fields are not zero",
+		 bad);
+	is_str(ra.err.msg, want, "a formats section in a version 2 file");
+	copy_file(path, bad, size, -1);
+	v = 12;
+	patch(bad, 416, &v, 4);
+	read_all(bad, &ra);
+	ok(strstr(ra.err.msg, ": bad tracepoint formats section: 12 bytes at ") != NULL,
+	   "a section size not a multiple of 8");
+	copy_file(path, bad, size, -1);
+	v = 1 << 20;
+	patch(bad, 416, &v, 4);
+	read_all(bad, &ra);
+	ok(ra.ret < 0 && names_offset(&ra.err), "a section past the header");
+
+	/* Every byte of the section flipped: an error naming the offset, or valid. */
+	for (i = base; i < base + la + lb; i++) {
+		copy_file(path, bad, size, i);
+		read_all(bad, &ra);
+		if (ra.ret < 0 && names_offset(&ra.err))
+			detected++;
+		else if (!ra.ret)
+			undetected++;
+		else
+			all = false;
+	}
+	ok(all, "each byte of the section flipped: %ld detected, %ld harmless", detected,
+	   undetected);
+	for (i = 0; i < size; i++) {
+		copy_file(path, bad, i, -1);
+		read_all(bad, &ra);
+		if (!(ra.ret < 0 && names_offset(&ra.err)))
+			all = false;
+	}
+	ok(all, "truncated at each of %ld lengths: one error naming the offset", size);
 }
 
 static void test_errors(void)
@@ -414,6 +595,7 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/kprof.data", root);
 	test_round_trip();
 	test_hostile();
+	test_tp_formats();
 	test_errors();
 	tmpdir__remove(root);
 	return done_testing();
