@@ -29,10 +29,9 @@
 #include "lib/session.h"
 #include "lib/sys.h"
 #include "lib/util.h"
+#include "run-kprofctl.h"
 #include "tap.h"
 #include "tmpdir.h"
-
-int kprofctl_main(int argc, char **argv);
 
 static char root[64], out[128], rundir[128], dev[128];
 
@@ -437,42 +436,6 @@ static void test_dump(void)
 }
 
 /* ---- the commands ---- */
-
-struct run {
-	int	rc;
-	char	*out;
-	char	*err;
-};
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
-static void kprofctl(struct run *r, ...)
-{
-	const char *argv[40];
-	struct capture c;
-	const char *arg;
-	va_list ap;
-	int argc = 0;
-
-	argv[argc++] = "kprofctl";
-	va_start(ap, r);
-	while ((arg = va_arg(ap, const char *)))
-		argv[argc++] = arg;
-	va_end(ap);
-	argv[argc] = NULL;
-
-	capture__start(&c);
-	r->rc = kprofctl_main(argc, (char **)argv);
-	capture__stop(&c);
-	r->out = c.out;
-	r->err = c.err;
-	if (fake.nr_open)
-		diag("kprofctl %s left %d netlink sockets open", argv[1], fake.nr_open);
-}
 
 static void test_start_status(void)
 {

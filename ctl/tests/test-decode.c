@@ -15,57 +15,23 @@
 #include <unistd.h>
 
 #include "builtin.h"
-#include "capture.h"
 #include "lib/util.h"
+#include "run-kprofctl.h"
 #include "scenario.h"
 #include "tap.h"
 
-int kprofctl_main(int argc, char **argv);
-
 static char root[64], data[256], kallsyms[256], debugdir[128];
 
-struct run {
-	int	rc;
-	char	*out;
-	char	*err;
-};
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
 /* "kprofctl CMD -i DATA --symfs ROOT ... ARGS..." (NULL-terminated). */
-static void kprofctl(struct run *r, const char *cmd, ...)
+static void decode(struct run *r, const char *cmd, ...)
 {
-	const char *argv[48];
-	struct capture c;
-	const char *arg;
+	const char *pre[] = { cmd, strcmp(cmd, "top") ? "-i" : "--input", data,
+			      "--symfs", root, "--kallsyms", kallsyms, "--debug-dir", debugdir };
 	va_list ap;
-	int argc = 0;
 
-	argv[argc++] = "kprofctl";
-	argv[argc++] = cmd;
-	argv[argc++] = strcmp(cmd, "top") ? "-i" : "--input";
-	argv[argc++] = data;
-	argv[argc++] = "--symfs";
-	argv[argc++] = root;
-	argv[argc++] = "--kallsyms";
-	argv[argc++] = kallsyms;
-	argv[argc++] = "--debug-dir";
-	argv[argc++] = debugdir;
 	va_start(ap, cmd);
-	while ((arg = va_arg(ap, const char *)) && argc < 47)
-		argv[argc++] = arg;
+	run_va(r, pre, KP_ARRAY_SIZE(pre), ap);
 	va_end(ap);
-	argv[argc] = NULL;
-
-	capture__start(&c);
-	r->rc = kprofctl_main(argc, (char **)argv);
-	capture__stop(&c);
-	r->out = c.out;
-	r->err = c.err;
 }
 
 static char *slurp(const char *path)
@@ -128,50 +94,50 @@ static void test_golden(void)
 {
 	struct run r;
 
-	kprofctl(&r, "report", NULL);
+	decode(&r, "report", NULL);
 	golden("report.txt", &r);
 	run_free(&r);
-	kprofctl(&r, "report", "-g", NULL);
+	decode(&r, "report", "-g", NULL);
 	golden("report-g.txt", &r);
 	run_free(&r);
-	kprofctl(&r, "report", "-g", "caller", NULL);
+	decode(&r, "report", "-g", "caller", NULL);
 	golden("report-g-caller.txt", &r);
 	run_free(&r);
-	kprofctl(&r, "report", "--sort", "dso,symbol", NULL);
+	decode(&r, "report", "--sort", "dso,symbol", NULL);
 	golden("report-sort-dso-symbol.txt", &r);
 	run_free(&r);
-	kprofctl(&r, "report", "--sort=pid,tid,cpu", "-n", NULL);
+	decode(&r, "report", "--sort=pid,tid,cpu", "-n", NULL);
 	golden("report-sort-pid-tid-cpu.txt", &r);
 	run_free(&r);
-	kprofctl(&r, "report", "--sort", "comm", NULL);
+	decode(&r, "report", "--sort", "comm", NULL);
 	golden("report-sort-comm.txt", &r);
 	run_free(&r);
-	kprofctl(&r, "report", "--comms", "kp-app,kp-worker", "-U", NULL);
+	decode(&r, "report", "--comms", "kp-app,kp-worker", "-U", NULL);
 	golden("report-comms-user.txt", &r);
 	run_free(&r);
-	kprofctl(&r, "report", "-K", "-g", NULL);
+	decode(&r, "report", "-K", "-g", NULL);
 	golden("report-kernel-g.txt", &r);
 	run_free(&r);
-	kprofctl(&r, "report", "--percent-limit", "5", "--pids", "100,200", NULL);
+	decode(&r, "report", "--percent-limit", "5", "--pids", "100,200", NULL);
 	golden("report-limit-pids.txt", &r);
 	run_free(&r);
-	kprofctl(&r, "report", "--dsos", "libkp.so", "--call-graph=caller,0", NULL);
+	decode(&r, "report", "--dsos", "libkp.so", "--call-graph=caller,0", NULL);
 	golden("report-dsos.txt", &r);
 	run_free(&r);
-	kprofctl(&r, "script", NULL);
+	decode(&r, "script", NULL);
 	golden("script.txt", &r);
 	run_free(&r);
-	kprofctl(&r, "script", "--tids", "101", "-K", "--ns", NULL);
+	decode(&r, "script", "--tids", "101", "-K", "--ns", NULL);
 	golden("script-tid-kernel.txt", &r);
 	run_free(&r);
-	kprofctl(&r, "folded", NULL);
+	decode(&r, "folded", NULL);
 	golden("folded.txt", &r);
 	run_free(&r);
-	kprofctl(&r, "folded", "--pid", "--period", NULL);
+	decode(&r, "folded", "--pid", "--period", NULL);
 	golden("folded-pid-period.txt", &r);
 	run_free(&r);
 	/* top reads the buffers' records back through the same path */
-	kprofctl(&r, "top", "--once", "-n", "10", NULL);
+	decode(&r, "top", "--once", "-n", "10", NULL);
 	golden("top-input.txt", &r);
 	run_free(&r);
 }
@@ -227,7 +193,7 @@ static void test_percents(void)
 	for (i = 0; i < KP_ARRAY_SIZE(sorts); i++) {
 		char what[64];
 
-		kprofctl(&r, "report", "--sort", sorts[i], NULL);
+		decode(&r, "report", "--sort", sorts[i], NULL);
 		snprintf(what, sizeof(what), "report --sort %s", sorts[i]);
 		is_int(r.rc, 0, "%s: exit 0", what);
 		check_percents(what, r.out);
@@ -242,7 +208,7 @@ static void test_counts(void)
 	uint64_t sum = 0;
 
 	/* 149 samples: 139 cpu-clock, 10 page-faults */
-	kprofctl(&r, "script", NULL);
+	decode(&r, "script", NULL);
 	{
 		int blocks = 0;
 
@@ -266,7 +232,7 @@ static void test_counts(void)
 	ok(strstr(r.out, "kpmod_helper+0x4 ([kpmod])") != NULL, "script: module symbol");
 	run_free(&r);
 
-	kprofctl(&r, "folded", NULL);
+	decode(&r, "folded", NULL);
 	for (p = r.out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
 		const char *sp = strchr(p, '\n');
 		const char *c = p;
@@ -302,7 +268,7 @@ static void test_bad_options(void)
 	size_t i;
 
 	for (i = 0; i < KP_ARRAY_SIZE(cases); i++) {
-		kprofctl(&r, cases[i].args[0], cases[i].args[1], cases[i].args[2],
+		decode(&r, cases[i].args[0], cases[i].args[1], cases[i].args[2],
 			 cases[i].args[3], NULL);
 		is_int(r.rc, KP_EXIT_USAGE, "%s %s: exit 2", cases[i].args[0], cases[i].args[1]);
 		is_str(r.err, cases[i].err, "%s %s: error line", cases[i].args[0],
@@ -342,7 +308,7 @@ static void test_bad_files(void)
 	snprintf(data, sizeof(data), "%s", bad);
 	for (i = 0; i < KP_ARRAY_SIZE(cuts); i++) {
 		copy_prefix(saved, bad, cuts[i] < size ? cuts[i] : size - 8);
-		kprofctl(&r, cmds[i % 3], NULL);
+		decode(&r, cmds[i % 3], NULL);
 		if (r.rc != KP_EXIT_FAILURE)
 			crashes++;
 		if (strstr(r.err, "corrupt at byte offset") || strstr(r.err, "truncated"))
@@ -362,7 +328,7 @@ static void test_bad_files(void)
 		if (fd < 0 || write(fd, buf, size) != size || close(fd))
 			abort();
 		free(buf);
-		kprofctl(&r, cmds[i % 3], NULL);
+		decode(&r, cmds[i % 3], NULL);
 		if (r.rc != 0 && r.rc != KP_EXIT_FAILURE)
 			crashes++;
 		if (r.rc && !strstr(r.err, "byte offset"))
@@ -383,7 +349,7 @@ static void test_bad_files(void)
 		if (fd < 0 || write(fd, buf, size - 100) != size - 100 || close(fd))
 			abort();
 		free(buf);
-		kprofctl(&r, "report", NULL);
+		decode(&r, "report", NULL);
 		is_int(r.rc, 0, "unfinished, cut file: exit 0");
 		ok(strstr(r.err, "warning: ") && strstr(r.err, "ignoring the partial record"),
 		   "unfinished, cut file: a warning");
@@ -394,7 +360,7 @@ static void test_bad_files(void)
 
 	/* no such file */
 	snprintf(data, sizeof(data), "%s/nonexistent.data", root);
-	kprofctl(&r, "report", NULL);
+	decode(&r, "report", NULL);
 	is_int(r.rc, KP_EXIT_FAILURE, "missing file: exit 1");
 	ok(strstr(r.err, "cannot open") && strstr(r.err, "nonexistent.data"),
 	   "missing file: error names it");
@@ -412,7 +378,7 @@ static void test_kallsyms(void)
 	tmpdir__write(root, "kallsyms-restricted",
 		      "0000000000000000 T _stext\n0000000000000000 T do_idle\n");
 	snprintf(kallsyms, sizeof(kallsyms), "%s", path);
-	kprofctl(&r, "report", NULL);
+	decode(&r, "report", NULL);
 	is_int(r.rc, 0, "restricted kallsyms: exit 0");
 	ok(strstr(r.err, "are hidden (kernel.kptr_restrict)") != NULL,
 	   "restricted kallsyms: a notice");
@@ -420,7 +386,7 @@ static void test_kallsyms(void)
 	   "restricted kallsyms: kernel frames unresolved");
 	run_free(&r);
 	snprintf(kallsyms, sizeof(kallsyms), "%s/nonexistent", root);
-	kprofctl(&r, "folded", NULL);
+	decode(&r, "folded", NULL);
 	is_int(r.rc, 0, "missing kallsyms: exit 0");
 	ok(strstr(r.err, "cannot read") != NULL, "missing kallsyms: a notice");
 	run_free(&r);
@@ -474,7 +440,7 @@ static void test_agg(void)
 		gen__finish(&g, 100);
 	}
 	snprintf(data, sizeof(data), "%s", path);
-	kprofctl(&r, "report", NULL);
+	decode(&r, "report", NULL);
 	is_int(r.rc, 0, "AGG: report exit 0");
 	ok(strstr(r.out, "# Samples: 40 of event 'cpu-clock'") &&
 	   strstr(r.out, "    75.00%  kp-app   kp-app         [.] app_leaf\n") &&
@@ -483,7 +449,7 @@ static void test_agg(void)
 	if (r.rc || !strstr(r.out, "75.00%"))
 		diag("%s%s", r.out, r.err);
 	run_free(&r);
-	kprofctl(&r, "folded", NULL);
+	decode(&r, "folded", NULL);
 	is_str(r.out, "kp-app;main 10\nkp-app;main;app_middle;app_leaf 30\n",
 	       "AGG: folded counts");
 	run_free(&r);
@@ -492,23 +458,21 @@ static void test_agg(void)
 
 static void test_help(void)
 {
-	static const char * const cmds[] = { "report", "script", "folded", "top" };
-	const char *argv[4];
-	struct capture c;
+	static const char * const cmds[] = { "report", "script", "folded", "top", "flamegraph" };
+	char name[64];
+	struct run r;
 	size_t i;
-	int rc;
 
 	for (i = 0; i < KP_ARRAY_SIZE(cmds); i++) {
-		argv[0] = "kprofctl";
-		argv[1] = cmds[i];
-		argv[2] = "--help";
-		argv[3] = NULL;
-		capture__start(&c);
-		rc = kprofctl_main(3, (char **)argv);
-		capture__stop(&c);
-		ok(rc == 0 && strstr(c.out, "kprofctl ") && strstr(c.out, "input"),
+		kprofctl(&r, cmds[i], "--help", NULL);
+		ok(r.rc == 0 && strstr(r.out, "kprofctl ") && strstr(r.out, "input"),
 		   "%s --help: usage, exit 0", cmds[i]);
-		capture__free(&c);
+		/* the options they share (lib/decode-args.h), in each one's order */
+		if (strcmp(cmds[i], "script")) {
+			snprintf(name, sizeof(name), "%s-help.txt", cmds[i]);
+			golden(name, &r);
+		}
+		run_free(&r);
 	}
 }
 

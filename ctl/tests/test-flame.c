@@ -10,13 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capture.h"
 #include "lib/flame.h"
 #include "lib/util.h"
+#include "run-kprofctl.h"
 #include "tap.h"
 #include "tmpdir.h"
-
-int kprofctl_main(int argc, char **argv);
 
 /* ---- helpers ---- */
 
@@ -640,39 +638,6 @@ static void test_diff_svg(void)
 
 /* ---- the commands ---- */
 
-struct run {
-	int	rc;
-	char	*out;
-	char	*err;
-};
-
-static void kprofctl(struct run *r, ...)
-{
-	const char *argv[32];
-	struct capture c;
-	const char *arg;
-	va_list ap;
-	int argc = 0;
-
-	argv[argc++] = "kprofctl";
-	va_start(ap, r);
-	while ((arg = va_arg(ap, const char *)))
-		argv[argc++] = arg;
-	va_end(ap);
-	argv[argc] = NULL;
-	capture__start(&c);
-	r->rc = kprofctl_main(argc, (char **)argv);
-	capture__stop(&c);
-	r->out = c.out;
-	r->err = c.err;
-}
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
 static char *slurp(const char *path)
 {
 	FILE *fp = fopen(path, "r");
@@ -693,25 +658,16 @@ static char *slurp(const char *path)
 
 static void check_usage(const char *want_err, const char *desc, ...)
 {
-	const char *argv[16];
-	struct capture c;
-	const char *arg;
+	struct run r;
 	va_list ap;
-	int argc = 0, rc;
 
-	argv[argc++] = "kprofctl";
 	va_start(ap, desc);
-	while ((arg = va_arg(ap, const char *)))
-		argv[argc++] = arg;
+	run_va(&r, NULL, 0, ap);
 	va_end(ap);
-	argv[argc] = NULL;
-	capture__start(&c);
-	rc = kprofctl_main(argc, (char **)argv);
-	capture__stop(&c);
-	ok(rc == KP_EXIT_USAGE && !strcmp(c.err, want_err) && !c.out[0], "usage error: %s", desc);
-	if (rc != KP_EXIT_USAGE || strcmp(c.err, want_err))
-		diag("rc %d, stderr '%s'", rc, c.err);
-	capture__free(&c);
+	ok(r.rc == KP_EXIT_USAGE && !strcmp(r.err, want_err) && !r.out[0], "usage error: %s", desc);
+	if (r.rc != KP_EXIT_USAGE || strcmp(r.err, want_err))
+		diag("rc %d, stderr '%s'", r.rc, r.err);
+	run_free(&r);
 }
 
 static void test_cli(void)

@@ -17,46 +17,8 @@
 #include "capture.h"
 #include "fake-nl.h"
 #include "lib/util.h"
+#include "run-kprofctl.h"
 #include "tap.h"
-
-int kprofctl_main(int argc, char **argv);
-
-struct run {
-	int	rc;
-	char	*out;
-	char	*err;
-};
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
-/* Run "kprofctl ARGS..." (NULL-terminated) and capture its output. */
-static void kprofctl(struct run *r, ...)
-{
-	const char *argv[32];
-	struct capture c;
-	const char *arg;
-	va_list ap;
-	int argc = 0;
-
-	argv[argc++] = "kprofctl";
-	va_start(ap, r);
-	while ((arg = va_arg(ap, const char *)))
-		argv[argc++] = arg;
-	va_end(ap);
-	argv[argc] = NULL;
-
-	capture__start(&c);
-	r->rc = kprofctl_main(argc, (char **)argv);
-	capture__stop(&c);
-	r->out = c.out;
-	r->err = c.err;
-	if (fake.nr_open)
-		diag("kprofctl %s left %d netlink sockets open", argv[1], fake.nr_open);
-}
 
 #define VERSION_LINE	"kprofctl " KPROF_VERSION " (ABI 1.0)\n"
 
@@ -159,24 +121,17 @@ static void test_command_help(const char *cmd)
 /* A usage error of a builtin: exit 2, exactly @line on stderr. */
 static void check_usage_error(const char *line, const char *desc, ...)
 {
-	const char *argv[8] = { "kprofctl" };
-	struct capture c;
-	int argc = 1, rc;
+	struct run r;
 	va_list ap;
 
-	va_start(ap, desc);
-	while ((argv[argc] = va_arg(ap, const char *)))
-		argc++;
-	va_end(ap);
-
 	fake.nr_requests = 0;
-	capture__start(&c);
-	rc = kprofctl_main(argc, (char **)argv);
-	capture__stop(&c);
-	is_int(rc, KP_EXIT_USAGE, "%s: exit 2", desc);
-	is_str(c.err, line, "%s: error line", desc);
-	ok(!c.out[0] && !fake.nr_requests, "%s: no output, no request", desc);
-	capture__free(&c);
+	va_start(ap, desc);
+	run_va(&r, NULL, 0, ap);
+	va_end(ap);
+	is_int(r.rc, KP_EXIT_USAGE, "%s: exit 2", desc);
+	is_str(r.err, line, "%s: error line", desc);
+	ok(!r.out[0] && !fake.nr_requests, "%s: no output, no request", desc);
+	run_free(&r);
 }
 
 static void test_options(void)

@@ -18,7 +18,6 @@
 #include <linux/kprof.h>
 
 #include "builtin.h"
-#include "capture.h"
 #include "fake-nl.h"
 #include "lib/data.h"
 #include "lib/record.h"
@@ -26,71 +25,27 @@
 #include "lib/rundir.h"
 #include "lib/sys.h"
 #include "lib/util.h"
+#include "run-kprofctl.h"
 #include "tap.h"
 #include "tmpdir.h"
 
-int kprofctl_main(int argc, char **argv);
-
 static char root[64], dev[128], out[128], rundir[128];
-
-struct run {
-	int	rc;
-	char	*out;
-	char	*err;
-};
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
-static void kprofctl(struct run *r, ...)
-{
-	const char *argv[40];
-	struct capture c;
-	const char *arg;
-	va_list ap;
-	int argc = 0;
-
-	argv[argc++] = "kprofctl";
-	va_start(ap, r);
-	while ((arg = va_arg(ap, const char *)))
-		argv[argc++] = arg;
-	va_end(ap);
-	argv[argc] = NULL;
-
-	capture__start(&c);
-	r->rc = kprofctl_main(argc, (char **)argv);
-	capture__stop(&c);
-	r->out = c.out;
-	r->err = c.err;
-	if (fake.nr_open)
-		diag("kprofctl %s left %d netlink sockets open", argv[1], fake.nr_open);
-}
 
 /* Exit 2, exactly @line on stderr, nothing on stdout, no request. */
 static void check_usage_error(const char *line, ...)
 {
-	const char *argv[16] = { "kprofctl" };
-	struct capture c;
-	int argc = 1, rc;
+	struct run r;
 	va_list ap;
 
-	va_start(ap, line);
-	while ((argv[argc] = va_arg(ap, const char *)))
-		argc++;
-	va_end(ap);
-
 	fake.nr_requests = 0;
-	capture__start(&c);
-	rc = kprofctl_main(argc, (char **)argv);
-	capture__stop(&c);
-	ok(rc == KP_EXIT_USAGE && !strcmp(c.err, line) && !c.out[0] && !fake.nr_requests,
+	va_start(ap, line);
+	run_va(&r, NULL, 0, ap);
+	va_end(ap);
+	ok(r.rc == KP_EXIT_USAGE && !strcmp(r.err, line) && !r.out[0] && !fake.nr_requests,
 	   "usage error: %.*s", (int)strcspn(line, "\n"), line);
-	if (rc != KP_EXIT_USAGE || strcmp(c.err, line))
-		diag("rc %d, stderr '%s'", rc, c.err);
-	capture__free(&c);
+	if (r.rc != KP_EXIT_USAGE || strcmp(r.err, line))
+		diag("rc %d, stderr '%s'", r.rc, r.err);
+	run_free(&r);
 }
 
 static void test_help(void)

@@ -22,10 +22,9 @@
 #include "lib/stat.h"
 #include "lib/sys.h"
 #include "lib/util.h"
+#include "run-kprofctl.h"
 #include "tap.h"
 #include "tmpdir.h"
-
-int kprofctl_main(int argc, char **argv);
 
 /* --- options ----------------------------------------------------------------- */
 
@@ -573,40 +572,6 @@ static void test_proto(void)
 }
 
 /* --- the command ---------------------------------------------------------------- */
-
-struct run {
-	int	rc;
-	char	*out;
-	char	*err;
-};
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
-static void kprofctl(struct run *r, ...)
-{
-	const char *argv[32];
-	struct capture c;
-	const char *arg;
-	va_list ap;
-	int argc = 0;
-
-	argv[argc++] = "kprofctl";
-	va_start(ap, r);
-	while ((arg = va_arg(ap, const char *)))
-		argv[argc++] = arg;
-	va_end(ap);
-	argv[argc] = NULL;
-
-	capture__start(&c);
-	r->rc = kprofctl_main(argc, (char **)argv);
-	capture__stop(&c);
-	r->out = c.out;
-	r->err = c.err;
-}
 
 static void counts_grow(unsigned int nr_reads)
 {

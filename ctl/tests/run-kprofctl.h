@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Run a kprofctl command line in the test process, through kprofctl.c's
+ * main() (built as kprofctl_main()), against the fake module of
+ * tests/fake-nl.c, and capture its exit status, stdout and stderr.
+ *
+ *	struct run r;
+ *
+ *	kprofctl(&r, "status", "--json", NULL);
+ *	is_int(r.rc, 0, ...);
+ *	is_str(r.out, ..., ...);
+ *	run_free(&r);
+ *
+ * A command that leaves a netlink socket open is named in a diagnostic.
+ */
+#ifndef KPROFCTL_RUN_KPROFCTL_H
+#define KPROFCTL_RUN_KPROFCTL_H
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "capture.h"
+#include "fake-nl.h"
+#include "tap.h"
+
+#define RUN_MAX_ARGS	64
+
+int kprofctl_main(int argc, char **argv);
+
+struct run {
+	int	rc;
+	char	*out;
+	char	*err;
+};
+
+static inline void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+/* Run "kprofctl ARGV[1]..." (@argc arguments, NULL after them). */
+static inline void run_argv(struct run *r, int argc, const char **argv)
+{
+	struct capture c;
+
+	capture__start(&c);
+	r->rc = kprofctl_main(argc, (char **)argv);
+	capture__stop(&c);
+	r->out = c.out;
+	r->err = c.err;
+	if (fake.nr_open)
+		diag("kprofctl %s left %d netlink sockets open", argc > 1 ? argv[1] : "",
+		     fake.nr_open);
+}
+
+/* Run "kprofctl PRE... ARGS...": @nr_pre of @pre, then the NULL-terminated @ap. */
+static inline void run_va(struct run *r, const char * const *pre, int nr_pre, va_list ap)
+{
+	const char *argv[RUN_MAX_ARGS + 1] = { "kprofctl" };
+	const char *arg;
+	int argc = 1, i;
+
+	for (i = 0; i < nr_pre; i++)
+		argv[argc++] = pre[i];
+	while ((arg = va_arg(ap, const char *))) {
+		if (argc == RUN_MAX_ARGS)
+			abort();
+		argv[argc++] = arg;
+	}
+	argv[argc] = NULL;
+	run_argv(r, argc, argv);
+}
+
+/* Run "kprofctl ARGS..." (NULL-terminated). */
+static inline void kprofctl(struct run *r, ...)
+{
+	va_list ap;
+
+	va_start(ap, r);
+	run_va(r, NULL, 0, ap);
+	va_end(ap);
+}
+
+#endif /* KPROFCTL_RUN_KPROFCTL_H */
