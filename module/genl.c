@@ -358,29 +358,6 @@ static int kprof_nl_parse_cpus(struct genl_info *info, struct kprof_session_conf
 	return 0;
 }
 
-/*
- * A kretprobe (latency) and an ftrace_ops in one session hung 6.1 guests
- * when the session stopped (a CPU never answering the text-patching IPI);
- * until that is understood, such a pair is refused.
- */
-static int kprof_nl_check_probes(struct genl_info *info, struct kprof_session_config *cfg)
-{
-	unsigned int i, j;
-
-	for (i = 0; i < cfg->nr_events; i++) {
-		if (cfg->events[i].type != KPROF_TYPE_LATENCY)
-			continue;
-		for (j = 0; j < cfg->nr_events; j++) {
-			if (cfg->events[j].type == KPROF_TYPE_FTRACE) {
-				NL_SET_ERR_MSG_ATTR(info->extack, cfg->events[i].attr,
-						    "kprof: latency and ftrace events in one session are not supported");
-				return -EINVAL;
-			}
-		}
-	}
-	return 0;
-}
-
 /* Validate a START request into @cfg; everything not ABI-typed is checked here. */
 static int kprof_nl_parse_start(struct genl_info *info, struct kprof_session_config *cfg)
 {
@@ -487,7 +464,7 @@ static int kprof_nl_parse_start(struct genl_info *info, struct kprof_session_con
 		GENL_SET_ERR_MSG(info, "kprof: a session needs at least one event");
 		return -EINVAL;
 	}
-	return kprof_nl_check_probes(info, cfg);
+	return 0;
 }
 
 static int kprof_nl_start_doit(struct sk_buff *skb, struct genl_info *info)

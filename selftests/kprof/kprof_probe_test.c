@@ -332,8 +332,9 @@ static void count_mine(const struct kprof_record_header *h, void *arg)
 		c->mine++;
 }
 
+/* A child reads 1000 times under a @type probe on @sym (and a latency probe on @lat). */
 static void run_reads(struct __test_metadata *_metadata, FIXTURE_DATA(probe) *self,
-		      uint32_t type, const char *sym, struct hits *c)
+		      uint32_t type, const char *sym, const char *lat, struct hits *c)
 {
 	struct kt_tally t = {};
 	struct kt_reader r;
@@ -345,6 +346,8 @@ static void run_reads(struct __test_metadata *_metadata, FIXTURE_DATA(probe) *se
 	kt_start_init(&m, self->family, KPROF_SESSION_F_KERNEL_STACK, 99, 1 << 20);
 	kt_put_u32(&m, KPROF_A_SESSION_PID, c->pid);
 	put_probe(&m, type, 0, sym, sym, NULL, 0);
+	if (lat)
+		put_probe(&m, KPROF_TYPE_LATENCY, 0, lat, lat, NULL, 0);
 	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
 	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
 	go(gofd);
@@ -364,7 +367,7 @@ TEST_F(probe, kprobe_counts_every_read)
 {
 	struct hits c = {};
 
-	run_reads(_metadata, self, KPROF_TYPE_KPROBE, "ksys_read", &c);
+	run_reads(_metadata, self, KPROF_TYPE_KPROBE, "ksys_read", NULL, &c);
 	TH_LOG("%llu samples of the child", (unsigned long long)c.mine);
 	EXPECT_LE(1000, c.mine);
 	EXPECT_GT(1100, c.mine);
@@ -377,7 +380,7 @@ TEST_F(probe, ftrace_counts_every_read)
 	ssize_t n;
 	int fd;
 
-	run_reads(_metadata, self, KPROF_TYPE_FTRACE, "ksys_read", &c);
+	run_reads(_metadata, self, KPROF_TYPE_FTRACE, "ksys_read", NULL, &c);
 	TH_LOG("%llu samples of the child", (unsigned long long)c.mine);
 	EXPECT_LE(1000, c.mine);
 	EXPECT_GT(1100, c.mine);
@@ -459,6 +462,22 @@ static int hist_dump(FIXTURE_DATA(probe) *self, uint64_t *buckets, uint64_t *cou
 	}
 }
 
+/* An ftrace_ops and a kretprobe on one function, in one session: both see every call. */
+TEST_F(probe, ftrace_and_latency_on_one_function)
+{
+	uint64_t buckets[KPROF_HIST_BUCKETS] = {}, count = 0;
+	struct hits c = {};
+
+	run_reads(_metadata, self, KPROF_TYPE_FTRACE, "ksys_read", "ksys_read", &c);
+	ASSERT_EQ(0, hist_dump(self, buckets, &count));
+	TH_LOG("%llu ftrace samples of the child, %llu timed calls",
+	       (unsigned long long)c.mine, (unsigned long long)count);
+	EXPECT_LE(1000, c.mine);
+	EXPECT_GT(1100, c.mine);
+	EXPECT_LE(1000, count);
+	EXPECT_GT(1100, count);
+}
+
 TEST_F(probe, latency_of_10ms_sleeps_lands_in_8_16ms)
 {
 	uint64_t buckets[KPROF_HIST_BUCKETS] = {}, count = 0, seen23 = 0;
@@ -510,6 +529,9 @@ static void put_all_kinds(struct kt_msg *m, int switch_id)
 	put_probe(m, KPROF_TYPE_KPROBE, 0, "kprobe:ksys_read", "ksys_read", NULL, 0);
 	/* one function: patching ~80 vfs_* sites 100 times is minutes under TCG */
 	put_probe(m, KPROF_TYPE_FTRACE, 0, "ftrace:vfs_read", "vfs_read", NULL, 0);
+	/* a kretprobe on a function an ftrace_ops also traces */
+	put_probe(m, KPROF_TYPE_LATENCY, 0, "latency:vfs_read", "vfs_read", NULL, 0);
+	put_probe(m, KPROF_TYPE_LATENCY, 0, "latency:ksys_write", "ksys_write", NULL, 0);
 	kt_put_event(m, &kt_cpu_clock);
 }
 
@@ -584,18 +606,6 @@ TEST_F(probe, refuse_unknown_tracepoint)
 	put_probe(&m, PERF_TYPE_TRACEPOINT, 999999, "x:y", NULL, NULL, 0);
 	EXPECT_GT(0, kt_transact(self->fd, &m));
 	EXPECT_NE(NULL, strstr(m.extack, "kprof:")) TH_LOG("%s", m.extack);
-}
-
-TEST_F(probe, refuse_latency_with_ftrace)
-{
-	struct kt_msg m;
-
-	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
-	put_probe(&m, KPROF_TYPE_FTRACE, 0, "ftrace:vfs_*", "vfs_*", NULL, 0);
-	put_probe(&m, KPROF_TYPE_LATENCY, 0, "latency:vfs_read", "vfs_read", NULL, 0);
-	EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
-	EXPECT_STREQ("kprof: latency and ftrace events in one session are not supported",
-		     m.extack);
 }
 
 TEST_F(probe, refuse_bad_filters)
