@@ -19,6 +19,7 @@
 #include "run-kprofctl.h"
 #include "scenario.h"
 #include "tap.h"
+#include "tmpdir.h"
 
 static char root[64], data[256], kallsyms[256], debugdir[128];
 
@@ -32,24 +33,6 @@ static void decode(struct run *r, const char *cmd, ...)
 	va_start(ap, cmd);
 	run_va(r, pre, KP_ARRAY_SIZE(pre), ap);
 	va_end(ap);
-}
-
-static char *slurp(const char *path)
-{
-	struct stat st;
-	char *buf;
-	FILE *fp;
-
-	fp = fopen(path, "r");
-	if (!fp)
-		return NULL;
-	if (fstat(fileno(fp), &st))
-		abort();
-	buf = calloc(1, st.st_size + 1);
-	if (!buf || fread(buf, 1, st.st_size, fp) != (size_t)st.st_size)
-		abort();
-	fclose(fp);
-	return buf;
 }
 
 /* Compare @out with tests/golden/@name, or write it with KP_UPDATE_GOLDEN=1. */
@@ -67,7 +50,7 @@ static void golden(const char *name, const struct run *r)
 			abort();
 		diag("wrote %s", path);
 	}
-	want = slurp(path);
+	want = tmpdir__slurp(path, NULL);
 	ok(r->rc == 0, "%s: exit 0", name);
 	is_str(r->err, "", "%s: nothing on stderr", name);
 	if (!want) {
@@ -279,7 +262,7 @@ static void test_bad_options(void)
 
 static void copy_prefix(const char *from, const char *to, off_t len)
 {
-	char *buf = slurp(from);
+	char *buf = tmpdir__slurp(from, NULL);
 	int fd;
 
 	fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -321,7 +304,7 @@ static void test_bad_files(void)
 	/* every byte of the first records flipped: never a crash */
 	crashes = 0;
 	for (i = 512; i < 1400 && (off_t)i < size; i += 3) {
-		char *buf = slurp(saved);
+		char *buf = tmpdir__slurp(saved, NULL);
 
 		buf[i] ^= 0x5a;
 		fd = open(bad, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -339,7 +322,7 @@ static void test_bad_files(void)
 
 	/* an unfinished file cut in a record: what precedes is used */
 	{
-		char *buf = slurp(saved);
+		char *buf = tmpdir__slurp(saved, NULL);
 		uint32_t flags = 0;
 
 		memcpy(buf + 16, &flags, 4);		/* not finished */

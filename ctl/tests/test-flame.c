@@ -638,24 +638,6 @@ static void test_diff_svg(void)
 
 /* ---- the commands ---- */
 
-static char *slurp(const char *path)
-{
-	FILE *fp = fopen(path, "r");
-	char *buf;
-	long len;
-
-	if (!fp)
-		return NULL;
-	fseek(fp, 0, SEEK_END);
-	len = ftell(fp);
-	rewind(fp);
-	buf = calloc(1, len + 1);
-	if (fread(buf, 1, len, fp) != (size_t)len)
-		abort();
-	fclose(fp);
-	return buf;
-}
-
 static void check_usage(const char *want_err, const char *desc, ...)
 {
 	struct run r;
@@ -736,7 +718,7 @@ static void test_cli(void)
 		    "diff --reverse", "diff", "--reverse", base, new, NULL);
 
 	kprofctl(&r, "flamegraph", "-i", in, "-o", out, "--title", "My <graph>", NULL);
-	svg = slurp(out);
+	svg = tmpdir__slurp(out, NULL);
 	ok(r.rc == 0 && !r.out[0] && !r.err[0] && svg && strstr(svg, ">My &lt;graph&gt;</text>") &&
 	   strstr(svg, "<title>sys_read (kernel, 1 samples, 25.00%)</title>"),
 	   "flamegraph -i FILE -o FILE");
@@ -794,7 +776,7 @@ static void test_cli(void)
 	       "diff --folded: difffolded.pl -n lines");
 	run_free(&r);
 	kprofctl(&r, "diff", "--folded", "-o", out, base, new, NULL);
-	svg = slurp(out);
+	svg = tmpdir__slurp(out, NULL);
 	is_str(svg, "main;a 100 150\nmain;b 100 50\nmain;c_[k] 200 100\nmain;d 0 100\n",
 	       "diff --folded -o FILE");
 	free(svg);
@@ -809,7 +791,7 @@ static void test_cli(void)
 	unlink(out);
 
 	kprofctl(&r, "diff", "--flamegraph", "-o", out, base, new, NULL);
-	svg = slurp(out);
+	svg = tmpdir__slurp(out, NULL);
 	ok(r.rc == 0 && svg && strstr(svg, "<title>d (100 samples, 25.00%; +25.00%)</title>") &&
 	   strstr(svg, "<title>c (kernel, 100 samples, 25.00%; -25.00%)</title>") &&
 	   strstr(svg, ">400 samples of ") && strstr(svg, ", normalized</text>"),

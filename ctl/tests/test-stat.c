@@ -16,7 +16,6 @@
 #include <linux/perf_event.h>
 #include <netlink/msg.h>
 
-#include "capture.h"
 #include "fake-count.h"
 #include "fake-nl.h"
 #include "lib/stat.h"
@@ -583,7 +582,6 @@ static void test_command(void)
 {
 	char dir[64], path[128], *text;
 	struct run r;
-	FILE *fp;
 
 	fake_kprof__reset();
 	fake_count__reset();
@@ -650,8 +648,7 @@ static void test_command(void)
 	fake_count.enabled[0][1] = fake_count.running[0][1] = 1000000000ULL;
 	kprofctl(&r, "stat", "-a", "-A", "-x", ";", "-e", "cpu-clock", "-o", path, "--", "true", NULL);
 	ok(r.rc == 0 && !r.err[0], "stat -a -A -x';' -o FILE: exit 0, nothing on stderr");
-	fp = fopen(path, "r");
-	text = fp ? capture__slurp(fp) : NULL;
+	text = tmpdir__slurp(path, NULL);
 	is_str(text, "CPU0;1000.00;msec;cpu-clock;1000000000;100.00;0.500;CPUs utilized\n"
 		     "CPU1;500.00;msec;cpu-clock;1000000000;100.00;0.250;CPUs utilized\n",
 	       "stat -a -A -x';': per-CPU CSV in the file");
@@ -685,8 +682,7 @@ static void test_command(void)
 	snprintf(path, sizeof(path), "%s/out.prom", dir);
 	kprofctl(&r, "stat", "-I", "50", "--prometheus", "-o", path, "-e", "task-clock", "--",
 		 "sleep", "0.1", NULL);
-	fp = fopen(path, "r");
-	text = fp ? capture__slurp(fp) : NULL;
+	text = tmpdir__slurp(path, NULL);
 	snprintf(path, sizeof(path), "%s/out.prom.tmp", dir);
 	ok(r.rc == 0 && text && !strncmp(text, "# HELP kprof_stat_events_total ", 31) &&
 	   !strstr(text, "\n\n") && access(path, F_OK),

@@ -216,9 +216,8 @@ static void test_elves(void)
 	static const char * const prog_static[] = { "kpt_leaf", NULL };
 	char dbg[512], dir[512], src[512], hex[64], *buf;
 	unsigned char id[20];
-	struct stat st;
+	size_t size;
 	int i, n, fd;
-	FILE *fp;
 
 	check_dso("nopie", "nopie", NULL, KP_DSO_SYMTAB, NULL);
 	check_dso("pie", "pie", NULL, KP_DSO_SYMTAB, NULL);
@@ -235,16 +234,9 @@ static void test_elves(void)
 	tmpdir__mkdir(root, dir);
 	snprintf(dbg, sizeof(dbg), "%s/debug/.build-id/%.2s/%s.debug", root, hex, hex + 2);
 	elf_path(src, sizeof(src), "debugged.debug");
-	buf = NULL;
-	fp = fopen(src, "r");
-	if (!fp || fstat(fileno(fp), &st))
-		abort();
-	buf = malloc(st.st_size);
-	if (!buf || fread(buf, 1, st.st_size, fp) != (size_t)st.st_size)
-		abort();
-	fclose(fp);
+	buf = tmpdir__slurp(src, &size);
 	fd = open(dbg, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, buf, st.st_size) != st.st_size || close(fd))
+	if (!buf || fd < 0 || write(fd, buf, size) != (ssize_t)size || close(fd))
 		abort();
 	free(buf);
 	snprintf(dir, sizeof(dir), "%s/debug", root);
@@ -272,20 +264,15 @@ static void test_damaged(void)
 {
 	char src[512], dst[512], *buf;
 	int fd, crashes = 0, tries = 0;
-	struct stat st;
+	size_t size;
 	off_t len;
-	FILE *fp;
 
 	elf_path(src, sizeof(src), "libkpt.so");
-	fp = fopen(src, "r");
-	if (!fp || fstat(fileno(fp), &st))
+	buf = tmpdir__slurp(src, &size);
+	if (!buf)
 		abort();
-	buf = malloc(st.st_size);
-	if (!buf || fread(buf, 1, st.st_size, fp) != (size_t)st.st_size)
-		abort();
-	fclose(fp);
 	snprintf(dst, sizeof(dst), "%s/damaged.so", root);
-	for (len = 0; len < st.st_size; len += len < 128 ? 7 : 997) {
+	for (len = 0; len < (off_t)size; len += len < 128 ? 7 : 997) {
 		struct kp_dso *dso;
 
 		fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);

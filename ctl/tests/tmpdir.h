@@ -7,6 +7,7 @@
  *
  *	tmpdir__create(root, sizeof(root));
  *	tmpdir__write(root, "proc/sys/kernel/perf_event_max_sample_rate", "100000\n");
+ *	text = tmpdir__slurp(path, NULL);
  *	...
  *	tmpdir__remove(root);
  */
@@ -62,6 +63,31 @@ static inline void tmpdir__write(const char *root, const char *rel, const char *
 	fp = fopen(path, "w");
 	if (!fp || fputs(text, fp) < 0 || fclose(fp))
 		abort();
+}
+
+/*
+ * The whole file @path (an output to check, an input to copy), with a NUL
+ * after it; its size in *@len unless @len is NULL.  NULL if it cannot be
+ * opened.
+ */
+static inline char *tmpdir__slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	FILE *fp;
+
+	fp = fopen(path, "r");
+	if (!fp)
+		return NULL;
+	if (fstat(fileno(fp), &st))
+		abort();
+	buf = calloc(1, st.st_size + 1);
+	if (!buf || fread(buf, 1, st.st_size, fp) != (size_t)st.st_size)
+		abort();
+	fclose(fp);
+	if (len)
+		*len = st.st_size;
+	return buf;
 }
 
 static inline int tmpdir__rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
