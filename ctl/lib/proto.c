@@ -226,6 +226,22 @@ static int kp_attrs__check(struct nlattr **tb, int max, const struct nla_policy 
 	return 0;
 }
 
+int kp_reply__check_header(const struct nlmsghdr *nlh, uint8_t cmd, struct kp_err *err)
+{
+	const struct genlmsghdr *gh;
+
+	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0)) {
+		kp_err__set(err, EBADMSG, MALFORMED "truncated message");
+		return -EBADMSG;
+	}
+	gh = nlmsg_data(nlh);
+	if (gh->cmd != cmd) {
+		kp_err__set(err, EBADMSG, MALFORMED "command %u, expected %u", gh->cmd, cmd);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 /*
  * Check the generic netlink header and command of a reply, parse its
  * attributes into @tb and check them; @required ends with 0.
@@ -235,19 +251,11 @@ static int kp_reply__parse(const struct nlmsghdr *nlh, uint8_t cmd,
 			   struct kp_err *err)
 {
 	struct nlmsghdr *h = (struct nlmsghdr *)nlh;
-	const struct genlmsghdr *gh;
 	int ret;
 
-	if (!genlmsg_valid_hdr(h, 0)) {
-		kp_err__set(err, EBADMSG, MALFORMED "truncated message");
-		return -EBADMSG;
-	}
-	gh = nlmsg_data(h);
-	if (gh->cmd != cmd) {
-		kp_err__set(err, EBADMSG, MALFORMED "command %u, expected %u",
-			    gh->cmd, cmd);
-		return -EBADMSG;
-	}
+	ret = kp_reply__check_header(nlh, cmd, err);
+	if (ret)
+		return ret;
 	ret = genlmsg_parse(h, 0, tb, KPROF_A_MAX, kp_reply_policy);
 	if (ret < 0) {
 		kp_err__set(err, EBADMSG, MALFORMED "%s", nl_geterror(ret));

@@ -138,6 +138,9 @@ extern const char kp_client_name[];
 /* "KPROF_A_STATUS_STATE" */
 const char *kp_attr__name(int type);
 
+/* Is @nlh a whole generic netlink reply to @cmd?  0, or -EBADMSG with @err set. */
+int kp_reply__check_header(const struct nlmsghdr *nlh, uint8_t cmd, struct kp_err *err);
+
 /* Reply parsers, exposed for the unit tests. */
 int kp_version__parse(const struct nlmsghdr *nlh, struct kp_version_info *v,
 		      struct kp_err *err);

@@ -15,6 +15,7 @@
 
 #include <linux/kprof.h>
 
+#include "proto.h"
 #include "stat.h"
 #include "util.h"
 
@@ -75,20 +76,12 @@ static int parse_count_nest(struct nlattr *nest, struct nlattr **tb, struct kp_e
 static int parse_reply(const struct nlmsghdr *nlh, uint8_t cmd, struct nlattr **tb,
 		       struct kp_err *err)
 {
-	struct nlmsghdr *h = (struct nlmsghdr *)nlh;
-	const struct genlmsghdr *gh;
 	int ret;
 
-	if (!genlmsg_valid_hdr(h, 0)) {
-		kp_err__set(err, EBADMSG, MALFORMED "truncated message");
-		return -EBADMSG;
-	}
-	gh = nlmsg_data(h);
-	if (gh->cmd != cmd) {
-		kp_err__set(err, EBADMSG, MALFORMED "command %u, expected %u", gh->cmd, cmd);
-		return -EBADMSG;
-	}
-	ret = genlmsg_parse(h, 0, tb, KPROF_A_MAX, NULL);
+	ret = kp_reply__check_header(nlh, cmd, err);
+	if (ret)
+		return ret;
+	ret = genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, KPROF_A_MAX, NULL);
 	if (ret < 0) {
 		kp_err__set(err, EBADMSG, MALFORMED "%s", nl_geterror(ret));
 		return -EBADMSG;
