@@ -12,8 +12,8 @@
 #include <netlink/msg.h>
 
 #include "fake-count.h"
+#include "fake-nl.h"
 #include "lib/util.h"
-#include "nlbuild.h"
 
 struct fake_count fake_count;
 
@@ -34,36 +34,6 @@ void fake_count__reset(void)
 	fake_count.nr_cpus = 2;
 	fake_count.now_ns = 1000000000ULL;
 	kp_clock_ns = fake_count_clock;
-}
-
-/* An NLMSG_ERROR as netlink_ack() builds it: capped, with the extack. */
-static int count_error(int errnum, const char *extack, struct kp_err *err)
-{
-	struct nlbuf b;
-
-	nlbuf__error(&b, -errnum, NLM_F_CAPPED | (extack ? NLM_F_ACK_TLVS : 0), 0);
-	if (extack)
-		nlbuf__attr_str(&b, NLMSGERR_ATTR_MSG, extack);
-	kp_err__from_nlerr(err, nlbuf__data(&b), b.len);
-	return -err->errnum;
-}
-
-/* The end of a failed dump: NLMSG_DONE with the error and the extack. */
-static int count_done_error(int errnum, const char *extack, struct kp_err *err)
-{
-	struct nlbuf b;
-	int error = -errnum;
-
-	memset(&b, 0, sizeof(b));
-	nlbuf__hdr(&b)->nlmsg_type = NLMSG_DONE;
-	nlbuf__hdr(&b)->nlmsg_flags = NLM_F_MULTI | NLM_F_ACK_TLVS;
-	nlbuf__hdr(&b)->nlmsg_seq = 42;
-	memcpy(nlbuf__data(&b) + NLMSG_HDRLEN, &error, sizeof(error));
-	b.len = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(error));
-	nlbuf__attr_str(&b, NLMSGERR_ATTR_MSG, extack);
-	nlbuf__set_len(&b);
-	kp_err__from_nlerr(err, nlbuf__data(&b), b.len);
-	return -err->errnum;
 }
 
 static struct nl_msg *count_msg(int family, uint8_t cmd, int flags)
@@ -114,9 +84,9 @@ static int count_start(int family, const struct nlmsghdr *nlh, kp_nl_reply_fn fn
 
 	fake_count.nr_starts++;
 	if (fake_count.counting)
-		return count_error(EBUSY, "kprof: a counting session is already running", err);
+		return fake_error(EBUSY, "kprof: a counting session is already running", err);
 	if (fake_count.start_errno)
-		return count_error(fake_count.start_errno, fake_count.start_extack, err);
+		return fake_error(fake_count.start_errno, fake_count.start_extack, err);
 	memset(s, 0, sizeof(*s));
 	fake_count.count_flags = 0;
 	nla_for_each_attr(nla, genlmsg_attrdata(nlmsg_data(nlh), 0),
@@ -139,7 +109,7 @@ static int count_start(int family, const struct nlmsghdr *nlh, kp_nl_reply_fn fn
 			if (!(nla->nla_type & NLA_F_NESTED) ||
 			    nla_parse_nested(etb, KPROF_EV_A_MAX, nla, NULL) ||
 			    !etb[KPROF_EV_A_TYPE] || !etb[KPROF_EV_A_CONFIG] || !etb[KPROF_EV_A_NAME])
-				return count_error(EINVAL, "bad event", err);
+				return fake_error(EINVAL, "bad event", err);
 			ev = &s->events[s->nr_events++];
 			ev->type = nla_get_u32(etb[KPROF_EV_A_TYPE]);
 			ev->config = nla_get_u64(etb[KPROF_EV_A_CONFIG]);
@@ -149,13 +119,13 @@ static int count_start(int family, const struct nlmsghdr *nlh, kp_nl_reply_fn fn
 			break;
 		default:
 			/* kprof.ko's strict policy refuses anything else */
-			return count_error(EINVAL, "Unsupported attribute", err);
+			return fake_error(EINVAL, "Unsupported attribute", err);
 		}
 	}
 	if (!s->nr_events)
-		return count_error(EINVAL, "kprof: a session needs at least one event", err);
+		return fake_error(EINVAL, "kprof: a session needs at least one event", err);
 	if (!(s->flags & KPROF_SESSION_F_SYSTEM_WIDE) && !s->nr_pids)
-		return count_error(EINVAL, "kprof: a per-task session needs at least one PID", err);
+		return fake_error(EINVAL, "kprof: a per-task session needs at least one PID", err);
 
 	fake_count.counting = true;
 	fake_count.session_id = ++fake_count.last_id;
@@ -187,15 +157,15 @@ static int count_read(int family, const struct nlmsghdr *nlh, kp_nl_reply_fn fn,
 	int ret = 0;
 
 	if (!(nlh->nlmsg_flags & NLM_F_DUMP))
-		return count_error(EOPNOTSUPP, NULL, err);
+		return fake_error(EOPNOTSUPP, NULL, err);
 	fake_count.nr_reads++;
 	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, KPROF_A_MAX, NULL) < 0)
-		return count_error(EINVAL, "invalid attribute", err);
+		return fake_error(EINVAL, "invalid attribute", err);
 	fake_count.read_id = tb[KPROF_A_SESSION_ID] ? nla_get_u64(tb[KPROF_A_SESSION_ID]) : 0;
 	if (!fake_count.session_id)
-		return count_done_error(ENOENT, "kprof: no counting session", err);
+		return fake_done_error(ENOENT, "kprof: no counting session", err);
 	if (fake_count.read_id && fake_count.read_id != fake_count.session_id)
-		return count_done_error(ESTALE, "kprof: that counting session is gone", err);
+		return fake_done_error(ESTALE, "kprof: that counting session is gone", err);
 	if (fake_count.on_read)
 		fake_count.on_read(fake_count.nr_reads);
 	ncpu = system_wide ? fake_count.nr_cpus : 1;
@@ -239,14 +209,14 @@ static int count_stop(int family, const struct nlmsghdr *nlh, kp_nl_reply_fn fn,
 
 	fake_count.nr_stops++;
 	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, KPROF_A_MAX, NULL) < 0)
-		return count_error(EINVAL, "invalid attribute", err);
+		return fake_error(EINVAL, "invalid attribute", err);
 	fake_count.stop_id = tb[KPROF_A_SESSION_ID] ? nla_get_u64(tb[KPROF_A_SESSION_ID]) : 0;
 	if (!fake_count.session_id)
-		return count_error(ENOENT, "kprof: no counting session", err);
+		return fake_error(ENOENT, "kprof: no counting session", err);
 	if (fake_count.stop_id && fake_count.stop_id != fake_count.session_id)
-		return count_error(ESTALE, "kprof: that counting session is gone", err);
+		return fake_error(ESTALE, "kprof: that counting session is gone", err);
 	if (!fake_count.counting)
-		return count_error(ENOENT, "kprof: the counting session is stopped already", err);
+		return fake_error(ENOENT, "kprof: the counting session is stopped already", err);
 	fake_count.counting = false;
 	msg = count_msg(family, KPROF_CMD_COUNT_STOP, 0);
 	count_put_u64(msg, KPROF_A_SESSION_ID, KPROF_A_PAD, fake_count.session_id);
@@ -269,5 +239,5 @@ int fake_count__request(int family, const struct nlmsghdr *nlh, kp_nl_reply_fn f
 	case KPROF_CMD_COUNT_STOP:
 		return count_stop(family, nlh, fn, arg, err);
 	}
-	return count_error(EOPNOTSUPP, NULL, err);
+	return fake_error(EOPNOTSUPP, NULL, err);
 }

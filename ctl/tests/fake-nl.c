@@ -91,8 +91,7 @@ int kp_nl__family(const struct kp_nl *nl)
 	return nl->family;
 }
 
-/* Answer with an NLMSG_ERROR as netlink_ack() builds it (capped, extack). */
-static int fake_error(int errnum, const char *extack, struct kp_err *err)
+int fake_error(int errnum, const char *extack, struct kp_err *err)
 {
 	struct nlbuf b;
 
@@ -432,7 +431,7 @@ static int fake_stats(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_reply_
 }
 
 /* The end of a dump that failed: NLMSG_DONE with the error and an extack. */
-static int fake_done_error(int errnum, const char *extack, struct kp_err *err)
+int fake_done_error(int errnum, const char *extack, struct kp_err *err)
 {
 	struct nlbuf b;
 	int error = -errnum;

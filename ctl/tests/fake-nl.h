@@ -103,6 +103,14 @@ extern struct fake_kprof fake;
  */
 void fake_kprof__reset(void);
 
+/*
+ * Answer with an NLMSG_ERROR as netlink_ack() builds it (capped, with
+ * @extack if not NULL): @err as kprofctl reads it, -errnum returned.
+ */
+int fake_error(int errnum, const char *extack, struct kp_err *err);
+/* The end of a failed dump: NLMSG_DONE with the error (and @extack). */
+int fake_done_error(int errnum, const char *extack, struct kp_err *err);
+
 /* Write @size bytes of @rec into CPU @cpu's fake buffer at position data_head. */
 void fake_ring__put(void *map, uint64_t stride, uint32_t cpu, const void *rec, size_t size);
 
