@@ -152,7 +152,7 @@ bad_input "too many events" "too many events: '*:*' expands to" \
 	record -e '*:*' -o "$tmp/x.data" -- true
 bad_input "unknown filter field" "unknown field 'nosuch'" \
 	record -e sched:sched_switch --filter 'nosuch == 1' -o "$tmp/x.data" -- true
-bad_input "bad filter operator" "bad operator '=~'" \
+bad_input "unsupported filter operator" "'=~'" \
 	record -e sched:sched_switch --filter 'prev_comm =~ "x"' -o "$tmp/x.data" -- true
 
 "$kprofctl" stop >/dev/null 2>&1
