@@ -37,7 +37,7 @@
 #include "lib/proto.h"
 #include "lib/record.h"
 #include "lib/session.h"
-#include "lib/tracefs.h"
+#include "lib/tpdecode.h"
 #include "lib/util.h"
 
 static const char * const dump_usage[] = {
@@ -111,7 +111,7 @@ static void cpu_list(const struct kp_data_info *info, char *buf, size_t len)
 		kp_cpumap__format(info->session.cpus, info->session.cpus_bytes, buf, len);
 }
 
-static void dump_header_text(const struct kp_data_info *info)
+static void dump_header_text(const struct kp_data_info *info, const struct kp_tp_formats *tp)
 {
 	const struct kp_session *s = &info->session;
 	char buf[4096], abi[16], flags[128], canon[64], tname[32];
@@ -156,42 +156,18 @@ static void dump_header_text(const struct kp_data_info *info)
 		       ev->config, kp_event__canonical(ev->type, ev->config, canon, sizeof(canon)),
 		       ev->flags, ev->name);
 	}
+	for (i = 0; i < s->nr_events; i++)
+		if (tp->text[i])
+			printf("# tp_format[%u]: %u bytes\n", i, tp->size[i]);
 	printf("\n");
 }
 
-/* Tracepoint samples: the raw record, decoded with tracefs's formats. */
-static const struct kp_session *dump_session;
-static struct kp_tp_format *dump_formats[KPROF_MAX_EVENTS];
-static bool dump_format_tried[KPROF_MAX_EVENTS];
-
-static const struct kp_tp_format *dump_format(unsigned int event)
-{
-	char name[KPROF_EVENT_NAME_MAX], *colon;
-	struct kp_err err;
-
-	if (!dump_session || event >= dump_session->nr_events || event >= KPROF_MAX_EVENTS)
-		return NULL;
-	if (dump_format_tried[event])
-		return dump_formats[event];
-	dump_format_tried[event] = true;
-	snprintf(name, sizeof(name), "%s", dump_session->events[event].name);
-	colon = strchr(name, ':');
-	if (!colon)
-		return NULL;
-	*colon = '\0';
-	dump_formats[event] = malloc(sizeof(*dump_formats[event]));
-	if (dump_formats[event] &&
-	    kp_tracefs__format(name, colon + 1, dump_formats[event], &err)) {
-		free(dump_formats[event]);
-		dump_formats[event] = NULL;
-	}
-	return dump_formats[event];
-}
+/* Tracepoint samples: the raw record, decoded with libtraceevent. */
+static struct kp_tpdecode *dump_tp;
 
 static void dump_raw(const struct kp_rec_sample *s, unsigned int nr)
 {
-	const struct kp_tp_format *fmt;
-	char buf[2048];
+	const char *text;
 	const void *raw;
 	uint32_t len;
 
@@ -201,9 +177,9 @@ static void dump_raw(const struct kp_rec_sample *s, unsigned int nr)
 		return;
 	}
 	printf("... raw: size=%u%s\n", len, s->flags & KPROF_SAMPLE_F_RAW_TRUNC ? " truncated" : "");
-	fmt = dump_format(s->event);
-	if (fmt)
-		printf("..... %s\n", kp_tp_format__print(fmt, raw, len, buf, sizeof(buf)));
+	text = dump_tp ? kp_tpdecode__fields(dump_tp, s->event, raw, len) : NULL;
+	if (text)
+		printf("..... %s\n", text);
 }
 
 static void dump_record_text(const struct kprof_record_header *h, uint64_t off)
@@ -335,7 +311,7 @@ static void json_hex(struct json_writer *w, const char *key, uint64_t v)
 	json__string(w, key, buf);
 }
 
-static void dump_header_json(const struct kp_data_info *info)
+static void dump_header_json(const struct kp_data_info *info, const struct kp_tp_formats *tp)
 {
 	const struct kp_session *s = &info->session;
 	char buf[4096], canon[64], tname[32];
@@ -388,6 +364,18 @@ static void dump_header_json(const struct kp_data_info *info)
 		json__end_object(&w);
 	}
 	json__end_array(&w);
+	if (kp_tp_formats__any(tp)) {
+		json__begin_array(&w, "tp_formats");
+		for (i = 0; i < s->nr_events; i++) {
+			if (!tp->text[i])
+				continue;
+			json__begin_object(&w, NULL);
+			json__u64(&w, "event", i);
+			json__u64(&w, "size", tp->size[i]);
+			json__end_object(&w);
+		}
+		json__end_array(&w);
+	}
 	json__end_object(&w);
 	json__end_object(&w);
 	json_writer__finish(&w);
@@ -574,14 +562,15 @@ int cmd_dump(int argc, const char **argv)
 		return KP_EXIT_FAILURE;
 	}
 	if (json)
-		dump_header_json(kp_data__info(d));
+		dump_header_json(kp_data__info(d), kp_data__tp_formats(d));
 	else
-		dump_header_text(kp_data__info(d));
+		dump_header_text(kp_data__info(d), kp_data__tp_formats(d));
 	if (header_only) {
 		kp_data__close(d);
 		return KP_EXIT_OK;
 	}
-	dump_session = &kp_data__info(d)->session;
+	dump_tp = kp_tpdecode__new(&kp_data__info(d)->session, kp_data__info(d)->machine,
+				   kp_data__tp_formats(d));
 	while ((ret = kp_data__next(d, &rec, &off, &err)) > 0) {
 		if (json)
 			dump_record_json(rec, off);
@@ -593,12 +582,8 @@ int cmd_dump(int argc, const char **argv)
 		printf("# end: %" PRIu64 " records%s\n", nr,
 		       kp_data__finished(d) ? "" : ", unfinished (no FINISHED record)");
 	kp_data__close(d);
-	dump_session = NULL;
-	for (nr = 0; nr < KPROF_MAX_EVENTS; nr++) {
-		free(dump_formats[nr]);
-		dump_formats[nr] = NULL;
-		dump_format_tried[nr] = false;
-	}
+	kp_tpdecode__delete(dump_tp);
+	dump_tp = NULL;
 	if (ret < 0) {
 		kp_err__print(&err, cmd);
 		return KP_EXIT_FAILURE;

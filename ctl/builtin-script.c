@@ -22,7 +22,7 @@
 #include "lib/out.h"
 #include "lib/parse-options.h"
 #include "lib/session.h"
-#include "lib/tracefs.h"
+#include "lib/tpdecode.h"
 #include "lib/util.h"
 
 static const char * const script_usage[] = {
@@ -39,25 +39,24 @@ struct script {
 	int			name_width;
 	bool			ns;
 	bool			show_build_id;
-	struct kp_tp_cache	tp;		/* tracepoint formats, from tracefs */
+	struct kp_tpdecode	*tp;		/* tracepoint records, with libtraceevent */
 };
 
-/* A tracepoint sample's fields, as perf script prints them after "EVENT:". */
-static void script__raw(struct script *sc, const struct kp_rec_sample *r, const char *ev)
+/* A tracepoint sample's record, as perf script prints it after "EVENT:". */
+static void script__raw(struct script *sc, const struct kp_rec_sample *r)
 {
-	const struct kp_tp_format *fmt;
-	char buf[2048];
+	const char *text;
 	const void *raw;
 	uint32_t len;
 
 	if (!(r->header.misc & KPROF_MISC_RAW))
 		return;
 	raw = kp_sample__raw(r, r->header.size, r->nr_kernel + r->nr_user, &len);
-	fmt = raw ? kp_tp_cache__get(&sc->tp, r->event, ev) : NULL;
-	if (!fmt)
+	text = raw ? kp_tpdecode__info(sc->tp, r->event, r->cpu, raw, len) : NULL;
+	if (!text)
 		return;
 	kp_out__chr(sc->out, ' ');
-	kp_out__str(sc->out, kp_tp_format__print_perf(fmt, raw, len, buf, sizeof(buf)));
+	kp_out__str(sc->out, text);
 }
 
 static void script__frame(struct script *sc, const struct kp_frame *f)
@@ -120,7 +119,7 @@ static int script__sample(struct kp_decoder *d, const struct kp_resolved *s, voi
 		kp_out__chr(o, ' ');
 	kp_out__str(o, ev);
 	kp_out__chr(o, ':');
-	script__raw(sc, r, ev);
+	script__raw(sc, r);
 	kp_out__chr(o, '\n');
 	for (i = first; i < last; i++)
 		script__frame(sc, &s->frames[i]);
@@ -182,9 +181,10 @@ int cmd_script(int argc, const char **argv)
 			sc.name_width = n;
 	}
 	sc.out = kp_out__new(stdout);
-	ret = sc.out ? kp_decoder__for_each(&d, script__sample, &sc) : -ENOMEM;
+	sc.tp = kp_tpdecode__new(&d.info.session, d.info.machine, &d.tp_formats);
+	ret = sc.out && sc.tp ? kp_decoder__for_each(&d, script__sample, &sc) : -ENOMEM;
 	kp_out__delete(sc.out);
-	kp_tp_cache__exit(&sc.tp);
+	kp_tpdecode__delete(sc.tp);
 	kp_decoder__close(&d);
 	kp_filter__exit(&sc.filter);
 	if (ret) {

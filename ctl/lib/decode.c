@@ -193,6 +193,7 @@ int kp_decoder__open(struct kp_decoder *d, const char *path, const struct kp_dec
 		goto out_close;
 	}
 	d->info = *kp_data__info(data);
+	kp_data__take_tp_formats(data, &d->tp_formats);
 	kp_data__close(data);
 	kp_machine__set_origin(d->machine, d->info.hostname, d->info.release);
 
@@ -539,6 +540,7 @@ void kp_decoder__close(struct kp_decoder *d)
 	free(d->index);
 	free(d->res);
 	free(d->agg_sample);
+	kp_tp_formats__exit(&d->tp_formats);
 	memset(d, 0, sizeof(*d));
 }
 

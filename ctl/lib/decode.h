@@ -60,6 +60,7 @@ struct kp_decoder {
 	struct kp_resolved	*res;
 	unsigned int		max_frames;
 	struct kp_rec_sample	*agg_sample;	/* an AGG record as a SAMPLE */
+	struct kp_tp_formats	tp_formats;	/* the file's tracepoint formats */
 };
 
 /* Read and check @path, collect the side-band; 0 or -errno with @err set. */

@@ -14,6 +14,7 @@
 #include <linux/perf_event.h>
 
 #include "events.h"
+#include "tpdecode.h"
 #include "tpfilter.h"
 #include "tracefs.h"
 #include "util.h"
@@ -449,29 +450,30 @@ int kp_events__parse(struct kp_event *evs, unsigned int *nr, const char *arg,
 int kp_events__set_filter(struct kp_event *evs, unsigned int nr, const char *expr,
 			  struct kp_err *err)
 {
-	struct kp_tp_format *fmt;
+	struct kp_tpdecode *t;
 	unsigned int i, done = 0;
-	char *colon;
 	int ret = 0;
 
-	fmt = malloc(sizeof(*fmt));
-	if (!fmt) {
+	/* The events' formats as tracefs has them now, parsed by libtraceevent. */
+	t = kp_tpdecode__new_events(evs, nr, "", NULL);
+	if (!t) {
 		kp_err__set(err, ENOMEM, "out of memory");
 		return -ENOMEM;
 	}
 	for (i = 0; i < nr; i++) {
-		char sys[KPROF_EVENT_NAME_MAX];
+		struct tep_event *ev;
 
 		if (!kp_event__is_tracepoint(&evs[i]))
 			continue;
-		snprintf(sys, sizeof(sys), "%s", evs[i].name);
-		colon = strchr(sys, ':');
-		if (!colon)
-			continue;
-		*colon = '\0';
-		ret = kp_tracefs__format(sys, colon + 1, fmt, err);
-		if (!ret)
-			ret = kp_tpfilter__compile(fmt, expr, evs[i].filter, &evs[i].nr_filter, err);
+		ev = kp_tpdecode__event(t, i);
+		if (!ev) {
+			kp_err__set(err, EINVAL, "cannot filter %s: %s", evs[i].name,
+				    kp_tpdecode__why(t, i) ? kp_tpdecode__why(t, i) : "no format");
+			ret = -EINVAL;
+			goto out;
+		}
+		ret = kp_tpfilter__compile(ev, evs[i].name, expr, evs[i].filter, &evs[i].nr_filter,
+					   err);
 		if (ret)
 			goto out;
 		done++;
@@ -483,7 +485,7 @@ int kp_events__set_filter(struct kp_event *evs, unsigned int nr, const char *exp
 		ret = -EINVAL;
 	}
 out:
-	free(fmt);
+	kp_tpdecode__delete(t);
 	return ret;
 }
 

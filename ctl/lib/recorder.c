@@ -13,6 +13,7 @@
 #include "agg.h"
 #include "recorder.h"
 #include "synth.h"
+#include "tracefs.h"
 #include "util.h"
 
 #define NSEC_PER_SEC	1000000000ULL
@@ -214,12 +215,39 @@ static int synthesize(struct kp_recorder *r, struct kp_err *err)
 	return write_record(r, &done.header, err);
 }
 
+/*
+ * The format files of the tracepoint events, for kprof.data: its raw
+ * records can then be decoded without this machine's tracefs.  One that
+ * cannot be read is left out; the decoder reads tracefs's instead.
+ */
+static void read_tp_formats(struct kp_recorder *r)
+{
+	char sys[KPROF_EVENT_NAME_MAX], *ev;
+	struct kp_err err;
+	uint32_t i;
+
+	for (i = 0; i < r->session.nr_events; i++) {
+		if (r->session.events[i].type != PERF_TYPE_TRACEPOINT)
+			continue;
+		snprintf(sys, sizeof(sys), "%s", r->session.events[i].name);
+		ev = strchr(sys, ':');
+		if (!ev)
+			continue;
+		*ev++ = '\0';
+		if (kp_tracefs__read_format(sys, ev, &r->tp_formats.text[i], &r->tp_formats.size[i],
+					    &err))
+			kp_error(r->cmd, "warning: %s: not stored, decoding will read tracefs",
+				 err.msg);
+	}
+}
+
 int kp_recorder__start(struct kp_recorder *r, struct kp_err *err)
 {
 	struct kp_err warn;
 	int ret;
 
 	kp_data_info__init(&r->info);
+	read_tp_formats(r);
 	snprintf(r->sum.path, sizeof(r->sum.path), "%s", r->output);
 	r->ctx.nr_events = r->session.nr_events;
 	r->ctx.max_depth = r->session.stack_depth;
@@ -249,6 +277,7 @@ int kp_recorder__start(struct kp_recorder *r, struct kp_err *err)
 	if ((r->session.flags & KPROF_SESSION_F_AGGREGATE) &&
 	    kp_agg__save_session(&r->info, &warn))
 		kp_error(r->cmd, "warning: %s", warn.msg);
+	r->info.tp_formats = &r->tp_formats;
 	r->w = kp_data_writer__create(r->output, &r->info, err);
 	if (!r->w)
 		return -EIO;
@@ -447,4 +476,6 @@ void kp_recorder__exit(struct kp_recorder *r)
 	kp_rings__close(&r->rings);
 	kp_data_writer__delete(r->w);
 	r->w = NULL;
+	r->info.tp_formats = NULL;
+	kp_tp_formats__exit(&r->tp_formats);
 }

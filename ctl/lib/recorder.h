@@ -5,7 +5,8 @@
  * (header, synthesized side-band, the records as read, statistics), and
  * summarize what was recorded.
  *
- *	kp_recorder__start()	START, map the buffers, create the file,
+ *	kp_recorder__start()	read the formats of the tracepoint events,
+ *				START, map the buffers, create the file,
  *				synthesize the side-band
  *	kp_recorder__loop()	drain the buffers until told to stop
  *	kp_recorder__finish()	STOP, drain the rest, write the statistics
@@ -76,6 +77,7 @@ struct kp_recorder {
 	struct kp_rings		rings;
 	struct kp_data_writer	*w;
 	struct kp_data_info	info;
+	struct kp_tp_formats	tp_formats;	/* of the tracepoint events, for the file */
 	struct kp_record_ctx	ctx;
 	struct kp_summary	sum;
 	bool			started;	/* the session is ours to stop */

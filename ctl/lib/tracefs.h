@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tracefs: the kernel's tracepoints, their ids and record formats.
+ * tracefs: the kernel's tracepoints, their ids and the text of their
+ * record formats.
  *
  * The events directory is kp_tracefs_root if set (the unit tests' fake
  * tree, holding SYSTEM/EVENT/{id,format}), else the first of
@@ -23,30 +24,7 @@
 extern const char *kp_tracefs_root;
 
 #define KP_TP_NAME_MAX		64	/* one half of "system:event", NUL included */
-#define KP_TP_FIELDS_MAX	64
-#define KP_TP_PRINT_MAX		1024
-
-/* A field of a tracepoint's record, from its format file. */
-struct kp_tp_field {
-	char		name[KP_TP_NAME_MAX];
-	char		type[96];	/* "unsigned int", "char[16]", "__data_loc char[]" */
-	uint16_t	offset;
-	uint16_t	size;
-	bool		is_signed;
-	bool		is_array;	/* "type name[N]" */
-	bool		is_string;	/* a char array of fixed size */
-	bool		is_dynamic;	/* __data_loc */
-	bool		is_common;	/* common_* header field */
-};
-
-struct kp_tp_format {
-	char			system[KP_TP_NAME_MAX];
-	char			name[KP_TP_NAME_MAX];
-	uint32_t		id;
-	unsigned int		nr_fields;
-	struct kp_tp_field	fields[KP_TP_FIELDS_MAX];
-	char			print_fmt[KP_TP_PRINT_MAX];	/* "" if absent */
-};
+#define KP_TP_FORMAT_MAX	(16U << 10)	/* bytes of a format file, NUL included */
 
 /*
  * The events directory into @buf; -ENOENT with @err ("tracefs is not
@@ -72,50 +50,13 @@ typedef int (*kp_tracefs_cb)(const char *system, const char *event, uint32_t id,
 int kp_tracefs__walk(const char *sys_glob, const char *ev_glob, kp_tracefs_cb cb,
 		     void *arg, struct kp_err *err);
 
-/* Read SYSTEM/EVENT/format into @fmt; -ENOENT with @err if there is none. */
-int kp_tracefs__format(const char *system, const char *event, struct kp_tp_format *fmt,
-		       struct kp_err *err);
-
-/* Parse the text of a format file (tests, and kp_tracefs__format()). */
-int kp_tp_format__parse(struct kp_tp_format *fmt, const char *text, struct kp_err *err);
-
-const struct kp_tp_field *kp_tp_format__field(const struct kp_tp_format *fmt,
-					      const char *name);
-
 /*
- * Format the fields of the raw record @raw (@len bytes) of @fmt's
- * tracepoint into @buf as "name=value" pairs separated by spaces, common
- * fields left out: integers in decimal, char arrays and __data_loc strings
- * as text, other arrays in hex ("arr={0x1,0x2}").  A field past @len is
- * left out.  Returns @buf.
+ * Read the text of SYSTEM/EVENT/format into a new NUL-terminated buffer
+ * *@text of *@size bytes (NUL included), at most KP_TP_FORMAT_MAX.
+ * Returns 0, or -ENOENT ("unknown tracepoint ..."), -EFBIG, -EIO, -ENOMEM
+ * with @err set.  What the text says is for libtraceevent (tpdecode.h).
  */
-char *kp_tp_format__print(const struct kp_tp_format *fmt, const void *raw, size_t len,
-			  char *buf, size_t buflen);
-
-/*
- * As kp_tp_format__print(), in perf script's layout where it differs:
- * sched:sched_switch as "prev_comm=... prev_pid=... prev_prio=...
- * prev_state=S ==> next_comm=... next_pid=... next_prio=...".
- */
-char *kp_tp_format__print_perf(const struct kp_tp_format *fmt, const void *raw, size_t len,
-			       char *buf, size_t buflen);
-
-/* The formats of a session's tracepoint events, read once each. */
-struct kp_tp_cache {
-	struct kp_tp_format	*fmt[KPROF_MAX_EVENTS];
-	bool			tried[KPROF_MAX_EVENTS];
-};
-
-/* The format of event @event named @name ("SYSTEM:EVENT"), or NULL. */
-const struct kp_tp_format *kp_tp_cache__get(struct kp_tp_cache *c, unsigned int event,
-					    const char *name);
-void kp_tp_cache__exit(struct kp_tp_cache *c);
-
-/*
- * The raw record of a SAMPLE record of @size bytes at @rec whose chains
- * hold @nr frames, when it carries one (KPROF_MISC_RAW): its bytes and
- * length, or NULL if absent or malformed.
- */
-const void *kp_sample__raw(const void *rec, size_t size, unsigned int nr, uint32_t *len);
+int kp_tracefs__read_format(const char *system, const char *event, char **text,
+			    uint32_t *size, struct kp_err *err);
 
 #endif /* KPROFCTL_TRACEFS_H */

@@ -1,22 +1,48 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/tpfilter.c: the programs it emits, checked and run by
- * a copy of the kernel's machine (module/filter.c) on raw records, and
- * every error.
+ * Unit tests of lib/tpfilter.c: expressions parsed by libtraceevent on
+ * Linux 6.1's format of sched:sched_switch (and kprof:test), the programs
+ * compiled from its trees, checked and run by a copy of the kernel's
+ * machine (module/filter.c) on raw records, and every error.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/tpdecode.h"
 #include "lib/tpfilter.h"
 #include "lib/tracefs.h"
 #include "tap.h"
 #include "tmpdir.h"
 #include "tp-fake.h"
 
-static struct kp_tp_format sw, test;
+struct ev {
+	struct tep_event	*tep;
+	const char		*name;
+};
+
+static struct ev sw = { .name = "sched:sched_switch" }, test = { .name = "kprof:test" };
 static struct kprof_filter_insn insns[KPROF_FILTER_MAX_INSNS];
+
+/*
+ * libtraceevent 1.7.1's filter parser does not free the '(' token after a
+ * '!' (process_filter(), "A not wants just one expression"): two bytes per
+ * "!(" of an expression, in a library that kprofctl calls once per
+ * --filter.  Not ours to fix; the rest of the leak checking stays on.
+ * libtraceevent has no frame pointers: unwind with its unwind tables.
+ */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "fast_unwind_on_malloc=0";
+}
+
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:tep_filter_add_filter_str\n";
+}
 static unsigned int nr;
 static struct kp_err err;
 
@@ -128,11 +154,11 @@ static bool run(const uint8_t *raw, uint32_t len)
 	return sp == 1 && stack[0];
 }
 
-static int compile(const struct kp_tp_format *fmt, const char *expr)
+static int compile(const struct ev *ev, const char *expr)
 {
 	kp_err__clear(&err);
 	memset(insns, 0xaa, sizeof(insns));
-	return kp_tpfilter__compile(fmt, expr, insns, &nr, &err);
+	return kp_tpfilter__compile(ev->tep, ev->name, expr, insns, &nr, &err);
 }
 
 /* A sched_switch record. */
@@ -165,9 +191,9 @@ static void test_semantics(void)
 		{ "prev_prio > 120",				false, false, false },
 		{ "prev_prio >= 120",				false, true,  false },
 		{ "next_prio < 0",				false, false, true },
-		{ "next_prio > -2",				true,  true,  false },
-		{ "next_prio == -5",				false, false, true },
-		{ "next_prio != -5",				true,  true,  false },
+		{ "next_prio > 100",				true,  false, false },
+		{ "next_prio == 100",				false, true,  false },
+		{ "next_prio != 100",				true,  false, true },
 		{ "prev_state == 1",				false, true,  false },
 		{ "prev_state < 0",				false, false, true },
 		{ "prev_comm == \"bash\"",			true,  false, false },
@@ -181,9 +207,15 @@ static void test_semantics(void)
 		{ "!(prev_pid == 1)",				false, true,  true },
 		{ "!prev_pid == 1",				false, true,  true },
 		{ "!!(prev_pid == 1)",				true,  false, false },
-		{ "prev_pid == 3 || prev_pid == 2 && prev_prio > 500", false, false, true },
+		{ "prev_pid == 3 || (prev_pid == 2 && prev_prio > 500)", false, false, true },
 		{ "(prev_pid == 3 || prev_pid == 2) && prev_prio >= 120", false, true,  false },
-		{ "prev_pid == 1 || prev_pid == 2 && prev_prio > 500", true, false, false },
+		{ "prev_pid == 1 || (prev_pid == 2 && prev_prio > 500)", true, false, false },
+		{ "(prev_pid == 1 || prev_pid == 2) && prev_prio > 500", false, false, false },
+		{ "prev_pid == 1 || prev_pid == 2 || prev_pid == 3", true, true,  true },
+		{ "prev_pid != 1 && prev_pid != 2 && prev_prio < 50", false, false, true },
+		{ "!(prev_pid == 1) && !(prev_pid == 3)",	false, true,  false },
+		{ "!(prev_pid == 1 || prev_pid == 3)",		false, true,  false },
+		{ "next_comm != \"\" && !(prev_comm == \"bash\")", false, true,  false },
 		{ "common_pid == 7",				true,  true,  true },
 		{ "((((prev_pid == 2))))",			false, true,  false },
 		{ "prev_pid == 0x2",				false, true,  false },
@@ -219,20 +251,27 @@ static void test_encoding(void)
 	ok(!compile(&sw, "prev_pid == 1") && nr == 1 && insns[0].op == KPROF_FILTER_EQ &&
 	   insns[0].size == 4 && insns[0].offset == 24 && insns[0].value == 1 &&
 	   !insns[0].__reserved, "one comparison");
-	ok(!compile(&sw, "prev_prio < -3") && insns[0].op == KPROF_FILTER_SLT &&
-	   insns[0].value == (uint64_t)-3, "signed field: SLT, sign-extended constant");
-	ok(!compile(&sw, "prev_prio == -3") && insns[0].op == KPROF_FILTER_EQ &&
-	   insns[0].value == 0xfffffffdULL, "EQ: constant truncated to the field");
+	ok(!compile(&sw, "prev_prio < 3") && insns[0].op == KPROF_FILTER_SLT &&
+	   insns[0].value == 3, "signed field: SLT");
+	ok(!compile(&sw, "prev_state > 0x100") && insns[0].op == KPROF_FILTER_SGT &&
+	   insns[0].size == 8 && insns[0].offset == 32 && insns[0].value == 0x100,
+	   "a long (signed:1): SGT on 8 bytes");
 	ok(!compile(&test, "u32f < 5") && insns[0].op == KPROF_FILTER_LT, "unsigned field: LT");
 	ok(!compile(&test, "u64f >= 0xffffffffffffffff") && insns[0].op == KPROF_FILTER_GE &&
 	   insns[0].value == UINT64_MAX && insns[0].size == 8, "u64 maximum");
-	ok(!compile(&test, "s64f > -9223372036854775808") && insns[0].op == KPROF_FILTER_SGT &&
-	   insns[0].value == (uint64_t)INT64_MIN, "s64 minimum");
+	ok(!compile(&test, "s64f > 9223372036854775807") && insns[0].op == KPROF_FILTER_SGT &&
+	   insns[0].value == (uint64_t)INT64_MAX, "s64 maximum");
 	ok(!compile(&test, "u8f == 255") && insns[0].size == 1 && insns[0].offset == 8, "u8");
-	ok(!compile(&test, "s16f >= -32768") && insns[0].size == 2, "s16 minimum");
-	ok(!compile(&sw, "prev_pid == 1 && next_pid == 2 || !(prev_prio > 3)") && nr == 6 &&
+	ok(!compile(&test, "s16f >= 32767") && insns[0].size == 2 && insns[0].value == 32767,
+	   "s16 maximum");
+	ok(!compile(&test, "u32f <= 0777") && insns[0].op == KPROF_FILTER_LE &&
+	   insns[0].value == 0777, "octal");
+	ok(!compile(&sw, "(prev_pid == 1 && next_pid == 2) || !(prev_prio > 3)") && nr == 6 &&
 	   insns[2].op == KPROF_FILTER_AND && insns[4].op == KPROF_FILTER_NOT &&
 	   insns[5].op == KPROF_FILTER_OR, "postfix order");
+	ok(!compile(&sw, "prev_pid == 1 && next_pid == 2 && prev_prio == 3") && nr == 5 &&
+	   insns[2].op == KPROF_FILTER_AND && insns[4].op == KPROF_FILTER_AND &&
+	   insns[3].value == 3, "left to right");
 	ok(!compile(&sw, "prev_comm == \"swapper/0\"") && nr == 3 &&
 	   insns[0].op == KPROF_FILTER_STR_EQ && insns[0].size == 16 && insns[0].offset == 8,
 	   "string: op, size, offset");
@@ -242,8 +281,8 @@ static void test_encoding(void)
 	ok(!compile(&test, "name != \"abc\"") && nr == 4 && insns[0].op == KPROF_FILTER_STR_NE &&
 	   insns[0].size == 24, "24-byte string: three words");
 	ok(!compile(&test, "c3 == \"abc\"") && nr == 2 && insns[0].size == 3, "3-byte string");
-	ok(!compile(&test, "name == \"a\\\"b\"") && !memcmp(&insns[1].value, "a\"b", 4),
-	   "escaped quote");
+	ok(!compile(&test, "name == 'a:b'") && !memcmp(&insns[1].value, "a:b", 4),
+	   "single quotes; ':' in a string");
 	ok(!compile(&sw, "  prev_pid   ==   1  ") && nr == 1, "spaces");
 }
 
@@ -260,7 +299,9 @@ static void test_errors(void)
 		{ "   ", -EINVAL, "empty filter" },
 		{ "pid == 1", -EINVAL, "unknown field 'pid'" },
 		{ "prev_pid = 1", -EINVAL, "bad operator '='" },
-		{ "prev_pid =~ 1", -EINVAL, "bad operator '=~'" },
+		{ "prev_pid =~ 1", -EOPNOTSUPP, "'=~' (a regular expression match) is not supported" },
+		{ "prev_comm !~ \"ba.*\"", -EOPNOTSUPP,
+		  "'!~' (a regular expression match) is not supported" },
 		{ "prev_pid ~ 1", -EINVAL, "bad operator '~'" },
 		{ "prev_pid === 1", -EINVAL, "bad operator '==='" },
 		{ "prev_pid 1", -EINVAL, "bad operator at '1', after 'prev_pid'" },
@@ -291,18 +332,41 @@ static void test_errors(void)
 		{ "prev_comm == \"ba*\"", -EINVAL, "wildcards in \"ba*\" are not supported" },
 		{ "prev_pid == 2147483648", -ERANGE,
 		  "constant '2147483648' is out of range for field 'prev_pid' (32-bit signed)" },
-		{ "prev_pid == -2147483649", -ERANGE,
-		  "constant '-2147483649' is out of range for field 'prev_pid' (32-bit signed)" },
+		{ "prev_pid == -1", -EINVAL,
+		  "negative constant '-1' for field 'prev_pid': not supported (libtraceevent's filters have none)" },
 		{ "prev_pid == 99999999999999999999", -ERANGE,
 		  "constant '99999999999999999999' is out of range for field 'prev_pid' (32-bit signed)" },
 		{ "prev_pid > -", -EINVAL, "invalid constant '-' for field 'prev_pid'" },
-		{ "prev_pid != -1 || (next_pid == 2 && !)", -EINVAL,
+		{ "prev_pid != 1 || (next_pid == 2 && !)", -EINVAL,
 		  "unexpected ')', expected a field name" },
+		{ "prev_pid == 1 || prev_pid == 2 && prev_prio > 5", -EINVAL,
+		  "'&&' and '||' mixed without parentheses (libtraceevent reads them from left to right)" },
+		{ "(prev_pid == 1 && next_pid == 2 || next_pid == 3)", -EINVAL,
+		  "'&&' and '||' mixed without parentheses (libtraceevent reads them from left to right)" },
+		{ "prev_pid == next_pid", -EOPNOTSUPP,
+		  "comparing two fields ('prev_pid == next_pid') is not supported" },
+		{ "prev_comm == 'b'", -EINVAL, "one-character constant 'b' is not supported: write \"b\"" },
+		{ "prev_comm == \"a\\\"b\"", -EINVAL, "escapes in strings are not supported" },
+		{ "COMM == \"bash\"", -EINVAL, "unknown field 'COMM'" },
+		{ "prev_comm == \"a,b\"", -EINVAL, "',' in strings is not supported" },
+		{ "prev_pid & 1", -EINVAL, "bad operator '&'" },
+		{ "prev_pid == 1 + 2", -EINVAL, "unexpected '+ 2'" },
+		{ "prev_comm == \"a\" \"b\"", -EINVAL, "unexpected '\"b\"'" },
+		{ "!", -EINVAL, "unexpected end, expected a field name" },
+		{ "prev_pid == 1 ||", -EINVAL, "unexpected end, expected a field name" },
+		{ "prev_pid == 1 && (", -EINVAL, "unexpected end, expected a field name" },
+		{ "()", -EINVAL, "unexpected ')', expected a field name" },
 	};
 	static const struct err_case test_cases[] = {
 		{ "u8f == 256", -ERANGE, "constant '256' is out of range for field 'u8f' (8-bit unsigned)" },
-		{ "u32f == -1", -ERANGE,
-		  "constant '-1' is out of range for field 'u32f' (32-bit unsigned)" },
+		{ "u32f == -1", -EINVAL,
+		  "negative constant '-1' for field 'u32f': not supported (libtraceevent's filters have none)" },
+		{ "s64f > 9223372036854775808", -ERANGE,
+		  "constant '9223372036854775808' is out of range for field 's64f' (64-bit signed)" },
+		{ "u64f == 0x10000000000000000", -ERANGE,
+		  "constant '0x10000000000000000' is out of range for field 'u64f' (64-bit unsigned)" },
+		{ "arr == \"x\"", -EINVAL,
+		  "type mismatch: field 'arr' is an integer, \"x\" is a string" },
 		{ "s16f < 32768", -ERANGE,
 		  "constant '32768' is out of range for field 's16f' (16-bit signed)" },
 		{ "dyn == \"x\"", -EOPNOTSUPP,
@@ -339,9 +403,9 @@ static void test_limits(void)
 	/* 32 comparisons and 31 ORs: 63 instructions. */
 	p = expr;
 	for (i = 0; i < 32; i++)
-		p += sprintf(p, "%sprev_pid == %u", i ? " || " : "", i);
+		p += sprintf(p, "%sprev_pid==%u", i ? "||" : "", i);
 	ok(!compile(&sw, expr) && nr == 63 && check(), "63 instructions");
-	p += sprintf(p, " || prev_pid == 99");
+	p += sprintf(p, "||prev_pid==99");
 	is_int(compile(&sw, expr), -E2BIG, "65 instructions are too many");
 	ok(strstr(err.msg, ": too complex: more than 64 instructions") != NULL,
 	   "too many instructions message");
@@ -357,6 +421,8 @@ static void test_limits(void)
 		*p++ = ')';
 	*p = '\0';
 	is_int(compile(&sw, expr), -E2BIG, "17 pending terms are too deep");
+	if (!strstr(err.msg, ": too complex"))
+		diag("%s", err.msg);
 	ok(strstr(err.msg, ": too complex: nested too deeply (at most 16 pending terms)") != NULL,
 	   "too deep message");
 	p = expr;
@@ -375,26 +441,54 @@ static void test_limits(void)
 	ok(!compile(&sw, expr) && nr == 63 && check(), "16 string comparisons: 63");
 	p += sprintf(p, " && prev_pid == 1");
 	is_int(compile(&sw, expr), -E2BIG, "one more is too many");
+
+	/* libtraceevent's error buffer holds twice the expression: 500 characters. */
+	memset(expr, ' ', 501);
+	memcpy(expr, "prev_pid == 1", 13);
+	expr[501] = '\0';
+	is_int(compile(&sw, expr), -E2BIG, "501 characters are too many");
+	ok(strstr(err.msg, ": too long: more than 500 characters") != NULL, "too long message");
+	expr[500] = '\0';
+	ok(!compile(&sw, expr) && nr == 1, "500 characters fit");
+	p = expr;
+	for (i = 0; i < 33; i++)
+		*p++ = '(';
+	strcpy(p, "prev_pid == 1");
+	is_int(compile(&sw, expr), -E2BIG, "33 nested parentheses are too many");
 }
 
 int main(void)
 {
+	static const char * const names[] = { "sched:sched_switch", "kprof:test" };
+	static const uint32_t ids[] = { TP_SCHED_SWITCH_ID, TP_TEST_ID };
+	struct kp_event evs[2];
 	char root[64], events[128];
+	struct kp_tpdecode *t;
+	unsigned int i;
 
 	tmpdir__create(root, sizeof(root));
 	tp_fake__create(root);
 	snprintf(events, sizeof(events), "%s/events", root);
 	kp_tracefs_root = events;
-	if (kp_tracefs__format("sched", "sched_switch", &sw, &err) ||
-	    kp_tracefs__format("kprof", "test", &test, &err)) {
-		printf("Bail out! %s\n", err.msg);
+	memset(evs, 0, sizeof(evs));
+	for (i = 0; i < 2; i++) {
+		evs[i].type = PERF_TYPE_TRACEPOINT;
+		evs[i].config = ids[i];
+		snprintf(evs[i].name, sizeof(evs[i].name), "%s", names[i]);
+	}
+	t = kp_tpdecode__new_events(evs, 2, "", NULL);
+	sw.tep = t ? kp_tpdecode__event(t, 0) : NULL;
+	test.tep = t ? kp_tpdecode__event(t, 1) : NULL;
+	tmpdir__remove(root);
+	if (!sw.tep || !test.tep) {
+		printf("Bail out! the formats of the fake tracefs\n");
 		return 1;
 	}
-	tmpdir__remove(root);
 
 	test_encoding();
 	test_semantics();
 	test_errors();
 	test_limits();
+	kp_tpdecode__delete(t);
 	return done_testing();
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/tracefs.c and of the tracepoint and probe syntax of
+ * Unit tests of lib/tracefs.c, of the tracepoint and probe syntax of
  * lib/events.c (-e SYSTEM:EVENT globs, kprobe:, ftrace:, --filter), on a
- * fake tracefs tree.
+ * fake tracefs tree with Linux 6.1's formats, and of lib/tpdecode.c: raw
+ * records decoded with libtraceevent as 'perf script' prints them, from
+ * stored formats or tracefs's, and hostile formats.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include "lib/events.h"
 #include "lib/session.h"
 #include "lib/sys.h"
+#include "lib/tpdecode.h"
 #include "lib/tracefs.h"
 #include "tap.h"
 #include "tmpdir.h"
@@ -175,34 +178,35 @@ static void test_probes(void)
 	   "probes need no PMU");
 }
 
-static void test_format(void)
+static void test_format(const char *root)
 {
-	const struct kp_tp_field *f;
-	struct kp_tp_format *fmt = malloc(sizeof(*fmt));
 	struct kp_err err;
+	uint32_t size;
+	char *text, *big;
 
-	ok(!kp_tracefs__format("sched", "sched_switch", fmt, &err), "sched_switch format");
-	is_int(fmt->id, 316, "id");
-	is_int(fmt->nr_fields, 11, "11 fields");
-	f = kp_tp_format__field(fmt, "prev_comm");
-	ok(f && f->offset == 8 && f->size == 16 && f->is_string && f->is_array &&
-	   !f->is_signed && !strcmp(f->type, "char[16]"), "prev_comm: char[16] at 8");
-	f = kp_tp_format__field(fmt, "prev_state");
-	ok(f && f->offset == 32 && f->size == 8 && f->is_signed && !f->is_string &&
-	   !strcmp(f->type, "long"), "prev_state: long at 32");
-	f = kp_tp_format__field(fmt, "common_pid");
-	ok(f && f->is_common && f->size == 4 && f->is_signed, "common_pid");
-	ok(!strncmp(fmt->print_fmt, "\"prev_comm=%s prev_pid=%d", 25), "print fmt");
-	ok(!kp_tracefs__format("irq", "irq_handler_entry", fmt, &err), "irq_handler_entry");
-	f = kp_tp_format__field(fmt, "name");
-	ok(f && f->is_dynamic && !f->is_string && !f->is_array && f->offset == 12 &&
-	   !strcmp(f->type, "__data_loc char[]"), "__data_loc name");
-	is_int(kp_tracefs__format("irq", "nosuch", fmt, &err), -ENOENT, "no format");
+	ok(!kp_tracefs__read_format("sched", "sched_switch", &text, &size, &err) &&
+	   size == sizeof(tp_sched_switch_format) && !strcmp(text, tp_sched_switch_format),
+	   "sched_switch: the text of its format file, NUL included");
+	free(text);
+	is_int(kp_tracefs__read_format("irq", "nosuch", &text, &size, &err), -ENOENT, "no format");
+	ok(!text && !size, "no format: no text");
 	is_str(err.msg, "unknown tracepoint 'irq:nosuch' (see 'kprofctl list tracepoint')",
 	       "no format message");
-	is_int(kp_tp_format__parse(fmt, "format:\n\tfield:int;\toffset:0;\tsize:4;\tsigned:1;\n",
-				   &err), -EINVAL, "a field without a name");
-	free(fmt);
+
+	big = malloc(KP_TP_FORMAT_MAX + 1);
+	memset(big, 'x', KP_TP_FORMAT_MAX - 1);
+	big[KP_TP_FORMAT_MAX - 1] = '\0';
+	tp_fake__event(root, "big", "fits", 2000, big);
+	ok(!kp_tracefs__read_format("big", "fits", &text, &size, &err) &&
+	   size == KP_TP_FORMAT_MAX, "a format of 16 KiB - 1 bytes and its NUL fits");
+	free(text);
+	big[KP_TP_FORMAT_MAX - 1] = 'x';
+	big[KP_TP_FORMAT_MAX] = '\0';
+	tp_fake__event(root, "big", "huge", 2001, big);
+	is_int(kp_tracefs__read_format("big", "huge", &text, &size, &err), -EFBIG, "16 KiB is too big");
+	is_str(err.msg, "the format of tracepoint 'big:huge' is not text of less than 16384 bytes",
+	       "too big message");
+	free(big);
 }
 
 static void test_filter_and_period(void)
@@ -245,77 +249,230 @@ static void test_filter_and_period(void)
 	free(s);
 }
 
-static void test_print(void)
+/* The events of the decoding tests: names and tracefs ids. */
+static const struct {
+	const char	*name;
+	uint32_t	id;
+} tp_events[] = {
+	{ "sched:sched_switch", TP_SCHED_SWITCH_ID },
+	{ "irq:irq_handler_entry", TP_IRQ_ENTRY_ID },
+	{ "irq:irq_handler_exit", TP_IRQ_EXIT_ID },
+	{ "sched:sched_wakeup", TP_SCHED_WAKEUP_ID },
+	{ "block:block_rq_issue", TP_BLOCK_RQ_ISSUE_ID },
+	{ "kprof:test", TP_TEST_ID },
+	{ "cpu-clock", 0 },
+	{ "sched:sched_process_exit", 312 },	/* a format that is not one */
+	{ "sched:sched_switch", TP_SCHED_SWITCH_ID },	/* twice */
+};
+
+static void tp_session(struct kp_session *s)
 {
-	struct kp_tp_format *fmt = malloc(sizeof(*fmt));
-	uint8_t raw[64] = { 0 }, rec[56 + 16 + 8 + 24] = { 0 };
-	int32_t v;
-	uint32_t loc, len;
-	char buf[256];
-	struct kp_err err;
-	const void *r;
+	unsigned int i;
 
-	ok(!kp_tracefs__format("irq", "irq_handler_entry", fmt, &err), "irq format");
-	v = 19;
-	memcpy(raw + 8, &v, 4);
-	loc = 16 | 8 << 16;	/* __data_loc: offset 16, 8 bytes */
-	memcpy(raw + 12, &loc, 4);
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < KP_ARRAY_SIZE(tp_events); i++) {
+		s->events[i].type = tp_events[i].id ? PERF_TYPE_TRACEPOINT : PERF_TYPE_SOFTWARE;
+		s->events[i].config = tp_events[i].id;
+		snprintf(s->events[i].name, sizeof(s->events[i].name), "%s", tp_events[i].name);
+	}
+	s->nr_events = KP_ARRAY_SIZE(tp_events);
+}
+
+static void put32(uint8_t *raw, unsigned int off, uint32_t v)
+{
+	memcpy(raw + off, &v, 4);
+}
+
+/* The common fields: type @id, pid 7. */
+static void common(uint8_t *raw, size_t len, uint16_t id)
+{
+	memset(raw, 0, len);
+	memcpy(raw, &id, 2);
+	put32(raw, 4, 7);
+}
+
+static void sw_record(uint8_t *raw, const char *prev, int32_t pid, int32_t prio, uint64_t state,
+		      const char *next)
+{
+	common(raw, 64, TP_SCHED_SWITCH_ID);
+	memcpy(raw + 8, prev, strlen(prev));
+	put32(raw, 24, pid);
+	put32(raw, 28, prio);
+	memcpy(raw + 32, &state, 8);
+	memcpy(raw + 40, next, strlen(next));
+	put32(raw, 60, 120);
+}
+
+static void test_decode(void)
+{
+	struct kp_session *s = malloc(sizeof(*s));
+	uint8_t raw[256];
+	struct kp_tpdecode *t;
+	uint64_t sector = 2048;
+
+	tp_session(s);
+	t = kp_tpdecode__new(s, "x86_64", NULL);
+	ok(t && kp_tpdecode__event(t, 0) && kp_tpdecode__event(t, 4) &&
+	   kp_tpdecode__event(t, 8) == kp_tpdecode__event(t, 0) && !kp_tpdecode__event(t, 6),
+	   "formats of Linux 6.1 from tracefs, parsed by libtraceevent; one per tracepoint");
+	ok(!kp_tpdecode__why(t, 0) && !kp_tpdecode__why(t, 6) && kp_tpdecode__why(t, 7) &&
+	   strstr(kp_tpdecode__why(t, 7), "sched:sched_process_exit: ") == kp_tpdecode__why(t, 7),
+	   "why: nothing for good formats and other events; the event of a bad one");
+
+	/* perf script's text: the print format applied. */
+	sw_record(raw, "tp prog", 42, 120, 1, "swapper/0");
+	is_str(kp_tpdecode__info(t, 0, 1, raw, 64),
+	       "prev_comm=tp prog prev_pid=42 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+	       "sched_switch: sleeping");
+	sw_record(raw, "bash", 1, 120, 0x100, "kworker/1:2");
+	is_str(kp_tpdecode__info(t, 0, 1, raw, 64),
+	       "prev_comm=bash prev_pid=1 prev_prio=120 prev_state=R+ ==> next_comm=kworker/1:2 next_pid=0 next_prio=120",
+	       "sched_switch: preempted, R+");
+	sw_record(raw, "bash", 1, 98, 0x82, "x");
+	ok(strstr(kp_tpdecode__info(t, 8, 0, raw, 64), " prev_prio=98 prev_state=D|I ==> ") != NULL,
+	   "sched_switch: two state flags, D|I (the same format, twice)");
+	sw_record(raw, "bash", 1, 120, 0, "x");
+	ok(strstr(kp_tpdecode__info(t, 0, 0, raw, 64), " prev_state=R ==> ") != NULL,
+	   "sched_switch: running, R");
+
+	common(raw, 24, TP_IRQ_ENTRY_ID);
+	put32(raw, 8, 19);
+	put32(raw, 12, 16 | 8 << 16);	/* __data_loc: 8 bytes at 16 */
 	memcpy(raw + 16, "virtio0", 8);
-	is_str(kp_tp_format__print(fmt, raw, 24, buf, sizeof(buf)), "irq=19 name=virtio0",
-	       "irq_handler_entry decoded");
-	is_str(kp_tp_format__print(fmt, raw, 20, buf, sizeof(buf)), "irq=19 name=",
-	       "a string past the record is left empty");
-	is_str(kp_tp_format__print(fmt, raw, 10, buf, sizeof(buf)), "",
-	       "a field past the record is left out");
+	is_str(kp_tpdecode__info(t, 1, 0, raw, 24), "irq=19 name=virtio0", "irq_handler_entry");
+	is_str(kp_tpdecode__fields(t, 1, raw, 24), "irq=19 name=virtio0",
+	       "irq_handler_entry: fields");
+	is_str(kp_tpdecode__fields(t, 1, raw, 20), "irq=19 name=",
+	       "fields: a string past the record is left empty");
+	is_str(kp_tpdecode__fields(t, 1, raw, 10), "", "fields: a field past the record is left out");
+	ok(!kp_tpdecode__info(t, 2, 0, raw, 24), "a record of another event (common_type): none");
+	ok(!kp_tpdecode__info(t, 6, 0, raw, 24) && !kp_tpdecode__info(t, 7, 0, raw, 24) &&
+	   !kp_tpdecode__info(t, 40, 0, raw, 24), "no format: none");
 
-	ok(!kp_tracefs__format("sched", "sched_switch", fmt, &err), "sched_switch format");
-	memset(raw, 0, sizeof(raw));
-	memcpy(raw + 8, "tp prog", 7);
-	v = 42;
-	memcpy(raw + 24, &v, 4);
-	v = -1;
-	memcpy(raw + 28, &v, 4);
-	raw[32] = 1;
-	memcpy(raw + 40, "swapper/0", 9);
-	v = 120;
-	memcpy(raw + 60, &v, 4);
-	is_str(kp_tp_format__print(fmt, raw, 64, buf, sizeof(buf)),
+	common(raw, 16, TP_IRQ_EXIT_ID);
+	put32(raw, 8, 19);
+	put32(raw, 12, 1);
+	is_str(kp_tpdecode__info(t, 2, 0, raw, 16), "irq=19 ret=handled", "irq_handler_exit");
+	put32(raw, 12, 0);
+	is_str(kp_tpdecode__info(t, 2, 0, raw, 16), "irq=19 ret=unhandled",
+	       "irq_handler_exit: unhandled");
+
+	common(raw, 40, TP_SCHED_WAKEUP_ID);
+	memcpy(raw + 8, "bash", 4);
+	put32(raw, 24, 1234);
+	put32(raw, 28, 120);
+	put32(raw, 32, 2);
+	is_str(kp_tpdecode__info(t, 3, 0, raw, 40), "comm=bash pid=1234 prio=120 target_cpu=002",
+	       "sched_wakeup");
+
+	common(raw, 64, TP_BLOCK_RQ_ISSUE_ID);
+	put32(raw, 8, 8 << 20 | 16);
+	memcpy(raw + 16, &sector, 8);
+	put32(raw, 24, 8);
+	put32(raw, 28, 4096);
+	memcpy(raw + 32, "WS", 2);
+	memcpy(raw + 40, "kworker/0:1H", 12);
+	put32(raw, 56, 60 | 1 << 16);	/* cmd: "" */
+	is_str(kp_tpdecode__info(t, 4, 0, raw, 64), "8,16 WS 4096 () 2048 + 8 [kworker/0:1H]",
+	       "block_rq_issue");
+	is_str(kp_tpdecode__fields(t, 4, raw, 64),
+	       "dev=8388624 sector=2048 nr_sector=8 bytes=4096 rwbs=WS comm=kworker/0:1H cmd=",
+	       "block_rq_issue: fields");
+
+	sw_record(raw, "tp prog", 42, -1, 1, "swapper/0");
+	is_str(kp_tpdecode__fields(t, 0, raw, 64),
 	       "prev_comm=tp.prog prev_pid=42 prev_prio=-1 prev_state=1 next_comm=swapper/0 next_pid=0 next_prio=120",
-	       "sched_switch decoded, a space in a name shown as '.'");
-	is_str(kp_tp_format__print(fmt, raw, 64, buf, 20), "prev_comm=tp.prog",
-	       "cut to the buffer, at a field");
-
-	is_str(kp_tp_format__print_perf(fmt, raw, 64, buf, sizeof(buf)),
-	       "prev_comm=tp prog prev_pid=42 prev_prio=-1 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
-	       "sched_switch in perf script's layout");
-	raw[32] = 0;
-	raw[33] = 1;	/* preempted: 0x100 */
-	ok(strstr(kp_tp_format__print_perf(fmt, raw, 64, buf, sizeof(buf)), " prev_state=R+ ==> "),
-	   "preempted: R+");
-	raw[32] = 0x82;
-	raw[33] = 0;
-	ok(strstr(kp_tp_format__print_perf(fmt, raw, 64, buf, sizeof(buf)), " prev_state=D|I ==> "),
-	   "two state flags");
-	ok(strstr(kp_tp_format__print_perf(fmt, raw, 40, buf, sizeof(buf)), "prev_comm=tp.prog") == buf,
-	   "short record: the generic layout");
-
-	ok(!kp_tracefs__format("kprof", "test", fmt, &err), "kprof:test format");
+	       "sched_switch: fields, a space in a name shown as '.'");
 	memset(raw, 0, sizeof(raw));
-	ok(strstr(kp_tp_format__print(fmt, raw, 64, buf, sizeof(buf)), "u8f=0 s16f=0") == buf,
-	   "kprof:test decoded");
+	common(raw, 164, TP_TEST_ID);
+	ok(strstr(kp_tpdecode__fields(t, 5, raw, 164),
+		  "u8f=0 s16f=0 u32f=0 u64f=0 s64f=0 name= big=") == kp_tpdecode__fields(t, 5, raw, 164),
+	   "kprof:test: fields");
+	ok(strstr(kp_tpdecode__fields(t, 5, raw, 164), " arr={00,00,00,00,00,00,00,00,00,00,00,00,00,00,00,00} dyn= c3= odd3={00,00,00}") != NULL,
+	   "arrays in hexadecimal");
+	kp_tpdecode__delete(t);
+	free(s);
+}
 
-	ok(!kp_tracefs__format("irq", "irq_handler_entry", fmt, &err), "irq format again");
-	memset(raw, 0, sizeof(raw));
-	v = 25;
-	memcpy(raw + 8, &v, 4);
-	loc = 16 | 17 << 16;
-	memcpy(raw + 12, &loc, 4);
-	memcpy(raw + 16, "virtio0-requests", 17);
-	is_str(kp_tp_format__print_perf(fmt, raw, 40, buf, sizeof(buf)),
-	       "irq=25 name=virtio0-requests", "irq_handler_entry in perf script's layout");
+/* A format of @s's event @i of its own: @text. */
+static const char *decode_with(struct kp_session *s, unsigned int i, const char *text,
+			       const void *raw, uint32_t len, char *why, size_t why_len)
+{
+	static char out[512];
+	struct kp_tp_formats f = { 0 };
+	struct kp_tpdecode *t;
+	const char *r;
+
+	f.text[i] = (char *)text;
+	f.size[i] = strlen(text) + 1;
+	t = kp_tpdecode__new(s, "x86_64", &f);
+	r = kp_tpdecode__info(t, i, 0, raw, len);
+	snprintf(out, sizeof(out), "%s", r ? r : "");
+	snprintf(why, why_len, "%s", kp_tpdecode__why(t, i) ? kp_tpdecode__why(t, i) : "");
+	kp_tpdecode__delete(t);
+	return r ? out : NULL;
+}
+
+#define SW_HEAD	"name: sched_switch\nID: 316\n" TP_COMMON
+
+static void test_stored(void)
+{
+	struct kp_session *s = malloc(sizeof(*s));
+	char why[512], text[1024];
+	uint8_t raw[64];
+
+	tp_session(s);
+	sw_record(raw, "bash", 42, 120, 1, "x");
+	ok(decode_with(s, 0, tp_sched_switch_format, raw, 64, why, sizeof(why)) &&
+	   !strncmp(decode_with(s, 0, tp_sched_switch_format, raw, 64, why, sizeof(why)),
+		    "prev_comm=bash prev_pid=42 ", 27), "a stored format");
+	snprintf(text, sizeof(text), "%s\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n\n"
+		 "print fmt: \"pid %%d\", REC->prev_pid\n", SW_HEAD);
+	is_str(decode_with(s, 0, text, raw, 64, why, sizeof(why)), "pid 42",
+	       "the stored format, not tracefs's");
+	kp_tracefs_root = "/nonexistent/kprof/events";
+	is_str(decode_with(s, 0, text, raw, 64, why, sizeof(why)), "pid 42",
+	       "a stored format needs no tracefs");
+	ok(!decode_with(s, 1, tp_irq_entry_format, raw, 64, why, sizeof(why)) && !why[0],
+	   "a record of another event: none");
+
+	/* Hostile formats: refused, or their print format left unused. */
+	ok(!decode_with(s, 0, "name: sched_switch\nID: 317\n" TP_COMMON "\nprint fmt: \"x\"\n", raw,
+			64, why, sizeof(why)) && !strcmp(why, "sched:sched_switch: the format's ID is not the event's"),
+	   "another ID: refused (%s)", why);
+	ok(!decode_with(s, 0, "name: sched_wakeup\nID: 316\n" TP_COMMON "\nprint fmt: \"x\"\n", raw,
+			64, why, sizeof(why)) && strstr(why, "another event"), "another name: refused");
+	ok(!decode_with(s, 0, SW_HEAD "\tfield:int x;\toffset:65534;\tsize:4;\tsigned:1;\n\nprint fmt: \"x\"\n",
+			raw, 64, why, sizeof(why)) && strstr(why, "beyond 64 KiB"), "a field beyond 64 KiB: refused");
+	ok(!decode_with(s, 0, "name: sched_switch\nID: 316\nformat:\n\tfield:int common_type;\toffset:4;\tsize:4;\tsigned:1;\n\n\nprint fmt: \"x\"\n",
+			raw, 64, why, sizeof(why)) && strstr(why, "common_type"), "common_type elsewhere: refused");
+	ok(!decode_with(s, 0, "name: sched_switch\nID: 316\n\x01\n", raw, 64, why, sizeof(why)) &&
+	   strstr(why, "printable"), "a control character: refused");
+	ok(!decode_with(s, 0, "garbage", raw, 64, why, sizeof(why)) && strstr(why, "libtraceevent"),
+	   "garbage: refused (%s)", why);
+	is_str(decode_with(s, 0, SW_HEAD "\tfield:int prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n\n"
+			   "print fmt: \"%s\", __print_hex(REC->prev_pid, 100000)\n", raw, 64, why, sizeof(why)),
+	       "prev_pid=42", "__print_hex() of 100000 bytes: the fields instead");
+	is_str(decode_with(s, 0, SW_HEAD "\tfield:int arr[2];\toffset:24;\tsize:8;\tsigned:1;\n\n"
+			   "print fmt: \"%d %d\", REC->arr[1], REC->arr[0]\n", raw, 64, why, sizeof(why)),
+	       "120 42", "REC->arr[1]: within the array");
+	ok(strstr(decode_with(s, 0, SW_HEAD "\tfield:int arr[2];\toffset:24;\tsize:8;\tsigned:1;\n\n"
+				"print fmt: \"%d\", REC->arr[100000]\n", raw, 64, why, sizeof(why)), "arr={") != NULL,
+	   "REC->arr[100000]: the fields instead");
+	is_str(decode_with(s, 0, SW_HEAD "\tfield:int prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n\n"
+			   "print fmt: \"%d\", nosuchfunc(REC->prev_pid\n", raw, 64, why, sizeof(why)),
+	       "[FAILED TO PARSE] prev_pid=42", "a broken print format: what perf prints");
+	kp_tracefs_root = NULL;
+	free(s);
+}
+
+static void test_raw(void)
+{
+	uint8_t rec[56 + 16 + 8 + 24] = { 0 };
+	const void *r;
+	uint32_t len;
 
 	/* SAMPLE with two frames and a 20-byte raw record. */
-	rec[50] = 0;
 	len = 20;
 	memcpy(rec + 56 + 16, &len, 4);
 	memcpy(rec + 56 + 16 + 8, "abcdefghijklmnopqrst", 20);
@@ -325,7 +482,6 @@ static void test_print(void)
 	len = 25;
 	memcpy(rec + 56 + 16, &len, 4);
 	ok(!kp_sample__raw(rec, sizeof(rec), 2, &len), "raw size past the record");
-	free(fmt);
 }
 
 int main(void)
@@ -343,9 +499,12 @@ int main(void)
 	test_parse();
 	kp_tracefs_root = events;
 	test_probes();
-	test_format();
+	test_format(root);
 	test_filter_and_period();
-	test_print();
+	test_decode();
+	test_stored();
+	kp_tracefs_root = events;
+	test_raw();
 
 	tmpdir__remove(root);
 	return done_testing();
