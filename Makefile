@@ -41,7 +41,8 @@ KSRC_FILES	:= scripts/checkpatch.pl scripts/spelling.txt \
 		   tools/testing/selftests/kselftest/prefix.pl
 KSFT_DIR	:= $(KSRC_DIR)/tools/testing/selftests
 
-CHECKPATCH_FILES := $(wildcard $(CURDIR)/module/*.[ch]) $(CURDIR)/include/uapi/linux/kprof.h
+# relative: checkpatch knows a uapi header by its path, include/uapi/...
+CHECKPATCH_FILES := $(wildcard module/*.[ch]) include/uapi/linux/kprof.h
 
 .PHONY: all module ctl clean deps check demo checkpatch selftests ksrc \
 	modules-test test-host test-rig bench fuzz help
@@ -71,8 +72,8 @@ $(KSRC_DIR)/.stamp: $(KSRC_TAR)
 ksrc: $(KSRC_DIR)/.stamp
 
 checkpatch: ksrc
-	perl $(KSRC_DIR)/scripts/checkpatch.pl --no-tree --strict --terse --show-types \
-		-f $(CHECKPATCH_FILES)
+	cd $(CURDIR) && perl $(KSRC_DIR)/scripts/checkpatch.pl --no-tree --strict --terse \
+		--show-types -f $(CHECKPATCH_FILES)
 
 selftests: ksrc
 	$(MAKE) -C selftests/kprof KSFT_DIR=$(KSFT_DIR)

@@ -59,6 +59,7 @@
 
 #include "kprof.h"
 #include "counting.h"
+#include "session.h"
 
 /* Threads of the PIDs that one per-task counting session follows. */
 #define KPROF_COUNT_MAX_TASKS	4096
@@ -375,38 +376,6 @@ out_unlock:
 
 /* --- per-task counters ----------------------------------------------------- */
 
-/* Take a reference on every thread of process @nr into @req->tasks. */
-static int kprof_count_tasks_add(struct kprof_count_session *s, struct kprof_count_req *req,
-				 pid_t nr, const struct nlattr *attr,
-				 struct netlink_ext_ack *extack)
-{
-	struct task_struct *leader, *t;
-	struct pid *pid;
-	int ret = 0;
-
-	pid = find_get_pid(nr);
-	leader = pid ? get_pid_task(pid, PIDTYPE_TGID) : NULL;
-	put_pid(pid);
-	if (!leader) {
-		NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: no such process");
-		return -ESRCH;
-	}
-
-	rcu_read_lock();
-	for_each_thread(leader, t) {
-		if (s->nr_tasks == KPROF_COUNT_MAX_TASKS) {
-			NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: too many threads to follow");
-			ret = -E2BIG;
-			break;
-		}
-		get_task_struct(t);
-		req->tasks[s->nr_tasks++] = t;
-	}
-	rcu_read_unlock();
-	put_task_struct(leader);
-	return ret;
-}
-
 /**
  * kprof_count_per_task_start() - counters on every thread of the PIDs
  * @s: the new session
@@ -432,7 +401,10 @@ static int kprof_count_per_task_start(struct kprof_count_session *s,
 	if (!req->tasks)
 		return -ENOMEM;
 	for (i = 0; i < s->nr_pids; i++) {
-		ret = kprof_count_tasks_add(s, req, req->pids[i], req->pid_attrs[i], extack);
+		pid_t tgid;
+
+		ret = kprof_threads_get(req->pids[i], req->pid_attrs[i], req->tasks, &s->nr_tasks,
+					KPROF_COUNT_MAX_TASKS, &tgid, extack);
 		if (ret)
 			return ret;
 	}
@@ -562,81 +534,35 @@ static void kprof_count_freeze(struct kprof_count_session *s)
 
 /* --- COUNT_START ----------------------------------------------------------- */
 
-static bool kprof_count_capable(const struct sk_buff *skb)
-{
-	return netlink_capable(skb, CAP_PERFMON) || netlink_capable(skb, CAP_SYS_ADMIN);
-}
-
-/* One KPROF_A_SESSION_EVENT, already checked against the event policy. */
+/*
+ * One KPROF_A_SESSION_EVENT, parsed as START parses it into @scratch, then
+ * held to what can be counted.
+ */
 static int kprof_count_parse_event(struct genl_info *info, const struct nlattr *nest,
+				   struct kprof_event_config *scratch,
 				   struct kprof_count_event *ev)
 {
-	struct nlattr *tb[KPROF_EV_A_NAME + 1];
 	int ret;
 
-	/* the genetlink core validated the nest with the op's nested policy */
-	ret = nla_parse_nested(tb, KPROF_EV_A_NAME, nest, NULL, info->extack);
+	memset(scratch, 0, sizeof(*scratch));
+	ret = kprof_nl_parse_event(info, nest, scratch);
 	if (ret)
 		return ret;
-	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, KPROF_EV_A_TYPE) ||
-	    NL_REQ_ATTR_CHECK(info->extack, nest, tb, KPROF_EV_A_CONFIG))
-		return -EINVAL;
-
-	ev->type = nla_get_u32(tb[KPROF_EV_A_TYPE]);
-	ev->config = nla_get_u64(tb[KPROF_EV_A_CONFIG]);
-	ev->flags = tb[KPROF_EV_A_FLAGS] ? nla_get_u32(tb[KPROF_EV_A_FLAGS]) : 0;
-	ev->attr = nest;
-	if (tb[KPROF_EV_A_NAME])
-		nla_strscpy(ev->name, tb[KPROF_EV_A_NAME], sizeof(ev->name));
-	else
-		snprintf(ev->name, sizeof(ev->name), "%u:%llx", ev->type, ev->config);
-
-	if (ev->type != PERF_TYPE_HARDWARE && ev->type != PERF_TYPE_SOFTWARE &&
-	    ev->type != PERF_TYPE_HW_CACHE && ev->type != PERF_TYPE_RAW) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_TYPE],
-				    "kprof: event type not supported");
+	switch (scratch->type) {
+	case PERF_TYPE_HARDWARE:
+	case PERF_TYPE_SOFTWARE:
+	case PERF_TYPE_HW_CACHE:
+	case PERF_TYPE_RAW:
+		break;
+	default:
+		NL_SET_ERR_MSG_ATTR(info->extack, nest, "kprof: event type not supported");
 		return -EOPNOTSUPP;
 	}
-	if ((ev->flags & KPROF_EV_F_EXCLUDE_USER) && (ev->flags & KPROF_EV_F_EXCLUDE_KERNEL)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_FLAGS],
-				    "kprof: an event cannot exclude both user and kernel");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int kprof_count_parse_cpus(struct genl_info *info, struct kprof_count_session *s)
-{
-	struct nlattr *attr = info->attrs[KPROF_A_SESSION_CPUS];
-	const u8 *bytes;
-	unsigned int i;
-	int len;
-
-	if (!attr) {
-		cpumask_copy(s->cpus, cpu_possible_mask);
-		return 0;
-	}
-	bytes = nla_data(attr);
-	len = nla_len(attr);
-	if (len % sizeof(u64)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
-				    "kprof: CPU bitmap is not whole 64-bit words");
-		return -EINVAL;
-	}
-	for (i = 0; i < len * 8; i++) {
-		if (!(bytes[i / 8] & BIT(i % 8)))
-			continue;
-		if (i >= nr_cpu_ids || !cpu_possible(i)) {
-			NL_SET_ERR_MSG_ATTR(info->extack, attr,
-					    "kprof: CPU bitmap names a CPU that does not exist");
-			return -EINVAL;
-		}
-		cpumask_set_cpu(i, s->cpus);
-	}
-	if (cpumask_empty(s->cpus)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: CPU bitmap is empty");
-		return -EINVAL;
-	}
+	ev->type = scratch->type;
+	ev->config = scratch->config;
+	ev->flags = scratch->flags;
+	ev->attr = nest;
+	strscpy(ev->name, scratch->name, sizeof(ev->name));
 	return 0;
 }
 
@@ -645,6 +571,7 @@ static int kprof_count_parse(struct genl_info *info, struct kprof_count_session 
 			     struct kprof_count_req *req)
 {
 	struct nlattr **tb = info->attrs;
+	struct kprof_event_config *scratch;
 	struct nlattr *attr;
 	bool system_wide;
 	int rem, ret;
@@ -678,10 +605,14 @@ static int kprof_count_parse(struct genl_info *info, struct kprof_count_session 
 		return -EINVAL;
 	}
 	if (system_wide) {
-		ret = kprof_count_parse_cpus(info, s);
+		ret = kprof_nl_parse_cpumask(tb[KPROF_A_SESSION_CPUS], s->cpus, info->extack);
 		if (ret)
 			return ret;
 	}
+	scratch = kmalloc(sizeof(*scratch), GFP_KERNEL);
+	if (!scratch)
+		return -ENOMEM;
+	ret = 0;
 
 	/* repeated attributes: info->attrs holds only the last of each */
 	nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem) {
@@ -689,7 +620,8 @@ static int kprof_count_parse(struct genl_info *info, struct kprof_count_session 
 		case KPROF_A_SESSION_PID:
 			if (s->nr_pids == KPROF_MAX_PIDS) {
 				NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: too many PIDs");
-				return -E2BIG;
+				ret = -E2BIG;
+				goto out;
 			}
 			req->pid_attrs[s->nr_pids] = attr;
 			req->pids[s->nr_pids++] = nla_get_u32(attr);
@@ -697,20 +629,24 @@ static int kprof_count_parse(struct genl_info *info, struct kprof_count_session 
 		case KPROF_A_SESSION_EVENT:
 			if (s->nr_events == KPROF_MAX_EVENTS) {
 				NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: too many events");
-				return -E2BIG;
+				ret = -E2BIG;
+				goto out;
 			}
-			ret = kprof_count_parse_event(info, attr, &s->events[s->nr_events]);
+			ret = kprof_count_parse_event(info, attr, scratch,
+						      &s->events[s->nr_events]);
 			if (ret)
-				return ret;
+				goto out;
 			s->nr_events++;
 			break;
 		}
 	}
 	if (!s->nr_events) {
 		GENL_SET_ERR_MSG(info, "kprof: a session needs at least one event");
-		return -EINVAL;
+		ret = -EINVAL;
 	}
-	return 0;
+out:
+	kfree(scratch);
+	return ret;
 }
 
 static struct kprof_count_session *kprof_count_alloc(void)
@@ -1085,7 +1021,7 @@ int kprof_count_read_start(struct netlink_callback *cb)
 	struct kprof_count_session *s;
 	int ret = 0;
 
-	if (!kprof_count_capable(cb->skb)) {
+	if (!kprof_nl_capable(cb->skb)) {
 		cb->args[1] = -EPERM;
 		return 0;
 	}

@@ -109,7 +109,7 @@ static struct genl_family kprof_nl_family;
  *
  * Return: true for CAP_PERFMON or CAP_SYS_ADMIN in the initial namespace.
  */
-static bool kprof_nl_capable(const struct sk_buff *skb)
+bool kprof_nl_capable(const struct sk_buff *skb)
 {
 	return netlink_capable(skb, CAP_PERFMON) ||
 	       netlink_capable(skb, CAP_SYS_ADMIN);
@@ -248,8 +248,18 @@ static u32 kprof_max_sample_rate(void)
 	return rate;
 }
 
-static int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
-				struct kprof_event_config *ev)
+/**
+ * kprof_nl_parse_event() - one KPROF_A_SESSION_EVENT nest into @ev
+ * @info: the request, for error messages
+ * @nest: the nest
+ * @ev: zeroed config to fill
+ *
+ * Used by START and COUNT_START.
+ *
+ * Return: 0, or a negative errno with an extack message.
+ */
+int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
+			 struct kprof_event_config *ev)
 {
 	struct nlattr *tb[KPROF_EV_A_OFFSET + 1];
 	int ret;
@@ -323,36 +333,44 @@ static int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nes
 	return 0;
 }
 
-static int kprof_nl_parse_cpus(struct genl_info *info, struct kprof_session_config *cfg)
+/**
+ * kprof_nl_parse_cpumask() - a KPROF_A_SESSION_CPUS bitmap into @mask
+ * @attr: the attribute; NULL for every possible CPU
+ * @mask: zeroed mask to fill
+ * @extack: for error messages
+ *
+ * Return: 0, or -EINVAL for a malformed or empty bitmap or one naming a CPU
+ * that does not exist.
+ */
+int kprof_nl_parse_cpumask(const struct nlattr *attr, struct cpumask *mask,
+			   struct netlink_ext_ack *extack)
 {
-	struct nlattr *attr = info->attrs[KPROF_A_SESSION_CPUS];
 	const u8 *bytes;
 	unsigned int i;
 	int len;
 
 	if (!attr) {
-		cpumask_copy(cfg->cpus, cpu_possible_mask);
+		cpumask_copy(mask, cpu_possible_mask);
 		return 0;
 	}
 	bytes = nla_data(attr);
 	len = nla_len(attr);
 	if (len % sizeof(u64)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
-				    "kprof: CPU bitmap is not whole 64-bit words");
+		NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: CPU bitmap is not whole 64-bit words");
 		return -EINVAL;
 	}
 	for (i = 0; i < len * 8; i++) {
 		if (!(bytes[i / 8] & BIT(i % 8)))
 			continue;
 		if (i >= nr_cpu_ids || !cpu_possible(i)) {
-			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+			NL_SET_ERR_MSG_ATTR(extack, attr,
 					    "kprof: CPU bitmap names a CPU that does not exist");
 			return -EINVAL;
 		}
-		cpumask_set_cpu(i, cfg->cpus);
+		cpumask_set_cpu(i, mask);
 	}
-	if (cpumask_empty(cfg->cpus)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: CPU bitmap is empty");
+	if (cpumask_empty(mask)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: CPU bitmap is empty");
 		return -EINVAL;
 	}
 	return 0;
@@ -433,7 +451,7 @@ static int kprof_nl_parse_start(struct genl_info *info, struct kprof_session_con
 		GENL_SET_ERR_MSG(info, "kprof: a per-task session needs at least one PID");
 		return -EINVAL;
 	}
-	ret = kprof_nl_parse_cpus(info, cfg);
+	ret = kprof_nl_parse_cpumask(info->attrs[KPROF_A_SESSION_CPUS], cfg->cpus, info->extack);
 	if (ret)
 		return ret;
 

@@ -69,7 +69,19 @@ void kprof_debugfs_exit(void);
 int kprof_chardev_init(void);
 void kprof_chardev_exit(void);
 
+struct cpumask;
+struct netlink_ext_ack;
+struct nlattr;
+struct sk_buff;
+struct task_struct;
+
 int kprof_nl_init(void);
 void kprof_nl_exit(void);
+bool kprof_nl_capable(const struct sk_buff *skb);
+int kprof_nl_parse_cpumask(const struct nlattr *attr, struct cpumask *mask,
+			   struct netlink_ext_ack *extack);
+int kprof_threads_get(pid_t nr, const struct nlattr *attr, struct task_struct **tasks,
+		      unsigned int *nr_tasks, unsigned int max, pid_t *tgid,
+		      struct netlink_ext_ack *extack);
 
 #endif /* _KPROF_H */

@@ -229,8 +229,23 @@ static void kprof_system_wide_stop(struct kprof_session *s)
 /* --- per-task counters -------------------------------------------------- */
 
 /* Take a reference on every thread of the process @nr. */
-static int kprof_tasks_add(struct kprof_session *s, pid_t nr, const struct nlattr *attr,
-			   struct netlink_ext_ack *extack)
+/**
+ * kprof_threads_get() - take a reference on every thread of a process
+ * @nr: a PID (or TID) in the caller's namespace
+ * @attr: the attribute that named it, for error messages
+ * @tasks: where to append the threads
+ * @nr_tasks: entries of @tasks in use, updated
+ * @max: room in @tasks
+ * @tgid: set to the process's TGID
+ * @extack: for error messages
+ *
+ * On -E2BIG the threads taken so far stay in @tasks for the caller to put.
+ *
+ * Return: 0, -ESRCH when there is no such process, -E2BIG past @max.
+ */
+int kprof_threads_get(pid_t nr, const struct nlattr *attr, struct task_struct **tasks,
+		      unsigned int *nr_tasks, unsigned int max, pid_t *tgid,
+		      struct netlink_ext_ack *extack)
 {
 	struct task_struct *leader, *t;
 	struct pid *pid;
@@ -246,21 +261,33 @@ static int kprof_tasks_add(struct kprof_session *s, pid_t nr, const struct nlatt
 
 	rcu_read_lock();
 	for_each_thread(leader, t) {
-		if (s->nr_tasks == KPROF_MAX_TASKS) {
+		if (*nr_tasks == max) {
 			NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: too many threads to follow");
 			ret = -E2BIG;
 			break;
 		}
 		get_task_struct(t);
-		s->tasks[s->nr_tasks++] = t;
+		tasks[(*nr_tasks)++] = t;
 	}
 	rcu_read_unlock();
+	*tgid = task_tgid_nr(leader);
+	put_task_struct(leader);
+	return ret;
+}
 
-	if (!ret && !kprof_pidset_add(s, task_tgid_nr(leader))) {
+/* The threads of process @nr, and the process into the session's pidset. */
+static int kprof_tasks_add(struct kprof_session *s, pid_t nr, const struct nlattr *attr,
+			   struct netlink_ext_ack *extack)
+{
+	pid_t tgid;
+	int ret;
+
+	ret = kprof_threads_get(nr, attr, s->tasks, &s->nr_tasks, KPROF_MAX_TASKS, &tgid,
+				extack);
+	if (!ret && !kprof_pidset_add(s, tgid)) {
 		NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: too many processes to follow");
 		ret = -E2BIG;
 	}
-	put_task_struct(leader);
 	return ret;
 }
 
