@@ -2,6 +2,7 @@
 /*
  * Tracepoint records decoded with libtraceevent; see tpdecode.h.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -249,6 +250,48 @@ static const char *event_check(struct tep_event *ev, const struct kp_event *kev,
 	return NULL;
 }
 
+/*
+ * Does every REC->NAME of the print format of @text name a field?
+ * libtraceevent 1.7.1 crashes parsing __print_flags(REC->x ...) of a
+ * format without x: its fields are parsed first, without the print format,
+ * into @scratch.
+ */
+static const char *print_fields_check(struct tep_handle *scratch, const char *text,
+				      const char *sys)
+{
+	static const char pf[] = "\nprint fmt: ";
+	struct tep_event *ev = NULL;
+	const char *p, *fmt;
+	char *head, name[128];
+	size_t n;
+
+	fmt = strstr(text, pf);
+	if (!fmt)
+		return NULL;	/* no print format: nothing to check */
+	head = malloc(fmt - text + sizeof(pf) + 4);
+	if (!head)
+		return strerror(ENOMEM);
+	memcpy(head, text, fmt - text);
+	strcpy(head + (fmt - text), "\nprint fmt: \"\"\n");
+	if (tep_parse_format(scratch, &ev, head, strlen(head), sys) || !ev) {
+		free(head);
+		return "libtraceevent cannot parse its fields";
+	}
+	free(head);
+	for (p = fmt; (p = strstr(p, "REC->")); p += n) {
+		p += 5;
+		for (n = 0; isalnum((unsigned char)p[n]) || p[n] == '_'; n++)
+			;
+		if (!n || n >= sizeof(name))
+			return "its print format names a field it does not have";
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (!tep_find_any_field(ev, name))
+			return "its print format names a field it does not have";
+	}
+	return NULL;
+}
+
 static void set_why(struct kp_tpdecode *t, unsigned int i, const char *name, const char *why)
 {
 	snprintf(t->why[i], sizeof(t->why[i]), "%s: %s", name, why);
@@ -308,6 +351,18 @@ static void add_format(struct kp_tpdecode *t, const struct kp_event *evs, unsign
 		return;
 	}
 
+	scratch = tep_alloc();
+	if (!scratch) {
+		set_why(t, i, kev->name, strerror(ENOMEM));
+		return;
+	}
+	tep_setup(scratch, t->long_size);
+	why = print_fields_check(scratch, text, sys);
+	tep_free(scratch);
+	if (why) {
+		set_why(t, i, kev->name, why);
+		return;
+	}
 	scratch = tep_alloc();
 	if (!scratch) {
 		set_why(t, i, kev->name, strerror(ENOMEM));

@@ -450,6 +450,12 @@ static void test_stored(void)
 	   strstr(why, "printable"), "a control character: refused");
 	ok(!decode_with(s, 0, "garbage", raw, 64, why, sizeof(why)) && strstr(why, "libtraceevent"),
 	   "garbage: refused (%s)", why);
+	/* libtraceevent 1.7.1 crashes on this one: __print_flags() of a field it has not */
+	ok(!decode_with(s, 0, SW_HEAD "\tfield:long state;\toffset:32;\tsize:8;\tsigned:1;\n\n"
+			"print fmt: \"%s\", __print_flags(REC->prev_state & 3, \"|\", { 1, \"S\" })\n",
+			raw, 64, why, sizeof(why)) &&
+	   !strcmp(why, "sched:sched_switch: its print format names a field it does not have"),
+	   "a print format naming a field the format has not: refused");
 	is_str(decode_with(s, 0, SW_HEAD "\tfield:int prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n\n"
 			   "print fmt: \"%s\", __print_hex(REC->prev_pid, 100000)\n", raw, 64, why, sizeof(why)),
 	       "prev_pid=42", "__print_hex() of 100000 bytes: the fields instead");

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Golden tests of 'kprofctl script' and 'kprofctl dump' on a recording of
+ * tracepoints (tests/tp-record.h): perf script's text of every raw record
+ * (tests/golden/script-tp.txt) and its fields (dump-tp.txt), byte for
+ * byte, decoded from the formats the recording keeps while tracefs is
+ * unavailable; a version 1 recording (no formats) decoded with tracefs's,
+ * and without them.  KP_UPDATE_GOLDEN=1 rewrites the golden files.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "lib/tracefs.h"
+#include "run-kprofctl.h"
+#include "tap.h"
+#include "tmpdir.h"
+#include "tp-record.h"
+
+static char root[64], data[256], old[256], events[256], kallsyms[256];
+
+static void script(struct run *r, const char *file, const char *cmd)
+{
+	if (!strcmp(cmd, "script"))
+		kprofctl(r, cmd, "-i", file, "--kallsyms", kallsyms, NULL);
+	else
+		kprofctl(r, cmd, "-i", file, NULL);
+}
+
+/* Compare @r's output with tests/golden/@name, or write it with KP_UPDATE_GOLDEN=1. */
+static void golden(const char *name, const struct run *r)
+{
+	const char *dir = getenv("KP_GOLDEN_DIR") ? getenv("KP_GOLDEN_DIR") : "tests/golden";
+	char path[512];
+	char *want;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (getenv("KP_UPDATE_GOLDEN")) {
+		fp = fopen(path, "w");
+		if (!fp || fputs(r->out, fp) < 0 || fclose(fp))
+			abort();
+		diag("wrote %s", path);
+	}
+	want = tmpdir__slurp(path, NULL);
+	ok(r->rc == 0, "%s: exit 0", name);
+	is_str(r->err, "", "%s: nothing on stderr", name);
+	if (!want) {
+		ok(0, "%s: golden file %s exists", name, path);
+		return;
+	}
+	if (!ok(!strcmp(r->out, want), "%s: output matches %s", name, path)) {
+		const char *a = r->out, *b = want;
+		int line = 1;
+
+		while (*a && *a == *b) {
+			line += *a == '\n';
+			a++;
+			b++;
+		}
+		diag("first difference at line %d", line);
+		diag("got:      %.100s", a);
+		diag("expected: %.100s", b);
+	}
+	free(want);
+}
+
+static void test_stored(void)
+{
+	struct run r;
+
+	/* The recording keeps its formats: no tracefs needed. */
+	kp_tracefs_root = "/nonexistent/kprof/events";
+	script(&r, data, "script");
+	golden("script-tp.txt", &r);
+	ok(strstr(r.out, "sched:sched_switch: prev_comm=bash prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n") &&
+	   strstr(r.out, "irq:irq_handler_entry: irq=19 name=virtio0\n") &&
+	   strstr(r.out, "block:block_rq_issue: 8,16 WS 4096 () 2048 + 8 [kworker/1:1H]\n"),
+	   "script: perf script's text (irq=, name=, prev_comm= as the guest's tests grep)");
+	run_free(&r);
+	script(&r, data, "dump");
+	golden("dump-tp.txt", &r);
+	ok(strstr(r.out, "# tp_format[0]: 1489 bytes\n") && !strstr(r.out, "# tp_format[5]"),
+	   "dump: the stored formats in the header");
+	run_free(&r);
+	kprofctl(&r, "dump", "-i", data, "--json", "--header-only", NULL);
+	ok(r.rc == 0 && strstr(r.out, "\"tp_formats\":[{\"event\":0,\"size\":1489},"),
+	   "dump --json: the stored formats");
+	run_free(&r);
+}
+
+static void test_old(void)
+{
+	struct run r;
+	char *want;
+
+	/* Version 1, no formats: tracefs's, as before. */
+	kp_tracefs_root = events;
+	script(&r, old, "script");
+	want = tmpdir__slurp("tests/golden/script-tp.txt", NULL);
+	ok(r.rc == 0 && want && !strcmp(r.out, want),
+	   "a recording without formats: decoded with tracefs's, the same");
+	free(want);
+	run_free(&r);
+	kprofctl(&r, "dump", "-i", old, "--header-only", NULL);
+	ok(r.rc == 0 && strstr(r.out, "# version: 1\n") && !strstr(r.out, "# tp_format"),
+	   "a recording without formats is version 1");
+	run_free(&r);
+
+	/* Neither: the samples, without their records. */
+	kp_tracefs_root = "/nonexistent/kprof/events";
+	script(&r, old, "script");
+	ok(r.rc == 0 && !*r.err &&
+	   strstr(r.out, "    sched:sched_switch:\n") && !strstr(r.out, "prev_comm="),
+	   "no formats and no tracefs: the samples without their records");
+	run_free(&r);
+	script(&r, old, "dump");
+	ok(r.rc == 0 && strstr(r.out, "... raw: size=64\n") && !strstr(r.out, "..... prev_comm"),
+	   "dump: the raw size, no fields");
+	run_free(&r);
+}
+
+int main(void)
+{
+	tmpdir__create(root, sizeof(root));
+	tp_fake__create(root);
+	snprintf(events, sizeof(events), "%s/events", root);
+	snprintf(data, sizeof(data), "%s/tp.data", root);
+	snprintf(old, sizeof(old), "%s/old.data", root);
+	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", root);
+	tmpdir__write(root, "kallsyms", "ffffffff81234000 T __schedule\nffffffff81235000 T schedule\n");
+	tpr__write(data, true);
+	tpr__write(old, false);
+
+	test_stored();
+	test_old();
+
+	kp_tracefs_root = NULL;
+	tmpdir__remove(root);
+	return done_testing();
+}
