@@ -5,12 +5,17 @@
  * (tests/golden/script-tp.txt) and its fields (dump-tp.txt), byte for
  * byte, decoded from the formats the recording keeps while tracefs is
  * unavailable; a version 1 recording (no formats) decoded with tracefs's,
- * and without them.  KP_UPDATE_GOLDEN=1 rewrites the golden files.
+ * and without them; 'kprofctl record' of tracepoints (against the fake
+ * module) stores their formats.  KP_UPDATE_GOLDEN=1 rewrites the golden
+ * files.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
+#include "lib/ring.h"
+#include "lib/rundir.h"
+#include "lib/sys.h"
 #include "lib/tracefs.h"
 #include "run-kprofctl.h"
 #include "tap.h"
@@ -120,6 +125,43 @@ static void test_old(void)
 	run_free(&r);
 }
 
+/* 'record -e sched:sched_switch -e irq:irq_handler_entry': the formats stored. */
+static void test_record(void)
+{
+	char dev[256], out[256], rundir[256], want[64];
+	struct run r;
+
+	tmpdir__write(root, "proc/sys/kernel/perf_event_max_sample_rate", "100000\n");
+	tmpdir__write(root, "sys/devices/system/cpu/possible", "0\n");
+	tmpdir__mkdir(root, "sys/bus/event_source/devices/software");
+	snprintf(dev, sizeof(dev), "%s/dev-kprof", root);
+	snprintf(out, sizeof(out), "%s/rec.data", root);
+	snprintf(rundir, sizeof(rundir), "%s/run", root);
+	kp_sysroot = root;
+	kp_device_path = dev;
+	kp_rundir = rundir;
+	fake_kprof__reset();
+	fake.status.nr_cpus = 1;
+	fake.status.online_cpus = 1;
+	fake.device_path = dev;
+	kp_tracefs_root = events;
+	kprofctl(&r, "record", "-o", out, "--buffer-size", "8K", "-e", "sched:sched_switch",
+		 "-e", "irq:irq_handler_entry", "-e", "cpu-clock",
+		 "--", "true", NULL);
+	ok(r.rc == 0, "record of tracepoints: exit 0");
+	if (r.rc)
+		diag("%s", r.err);
+	run_free(&r);
+	kp_tracefs_root = "/nonexistent/kprof/events";
+	kprofctl(&r, "dump", "-i", out, "--header-only", NULL);
+	snprintf(want, sizeof(want), "# tp_format[1]: %zu bytes\n", sizeof(tp_irq_entry_format));
+	ok(r.rc == 0 && strstr(r.out, "# version: 3\n") &&
+	   strstr(r.out, "# tp_format[0]: 1489 bytes\n") && strstr(r.out, want) &&
+	   !strstr(r.out, "# tp_format[2]"), "record stores the formats of its tracepoints");
+	run_free(&r);
+	kp_sysroot = "";
+}
+
 int main(void)
 {
 	tmpdir__create(root, sizeof(root));
@@ -134,6 +176,7 @@ int main(void)
 
 	test_stored();
 	test_old();
+	test_record();
 
 	kp_tracefs_root = NULL;
 	tmpdir__remove(root);
