@@ -561,6 +561,29 @@ out_free:
 	return ret;
 }
 
+/**
+ * kprof_nl_dump_msg() - start one message of a dump, with the session id
+ * @skb: the dump's buffer
+ * @cb: the dump
+ * @cmd: KPROF_CMD_*
+ * @id: the session the message is about
+ *
+ * Return: the genetlink header for genlmsg_end() or genlmsg_cancel(), or
+ * NULL when @skb is full (nothing is left in it).
+ */
+static void *kprof_nl_dump_msg(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd, u64 id)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &kprof_nl_family, NLM_F_MULTI, cmd);
+	if (hdr && kprof_nl_put_u64(skb, KPROF_A_SESSION_ID, id, KPROF_A_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return NULL;
+	}
+	return hdr;
+}
+
 static int kprof_nl_stats_start(struct netlink_callback *cb)
 {
 	if (!kprof_nl_capable(cb->skb)) {
@@ -594,12 +617,10 @@ static int kprof_nl_stats_dumpit(struct sk_buff *skb, struct netlink_callback *c
 		if (ret)
 			continue;
 
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-				  &kprof_nl_family, NLM_F_MULTI, KPROF_CMD_STATS);
+		hdr = kprof_nl_dump_msg(skb, cb, KPROF_CMD_STATS, id);
 		if (!hdr)
 			break;
-		if (kprof_nl_put_u64(skb, KPROF_A_SESSION_ID, id, KPROF_A_PAD) ||
-		    kprof_nl_put_stats(skb, &st, cpu)) {
+		if (kprof_nl_put_stats(skb, &st, cpu)) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
@@ -654,12 +675,9 @@ static int kprof_nl_agg_put(struct sk_buff *skb, struct netlink_callback *cb, u6
 	struct nlattr *nest;
 	void *hdr;
 
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &kprof_nl_family, NLM_F_MULTI, KPROF_CMD_AGG_DUMP);
+	hdr = kprof_nl_dump_msg(skb, cb, KPROF_CMD_AGG_DUMP, id);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (kprof_nl_put_u64(skb, KPROF_A_SESSION_ID, id, KPROF_A_PAD))
-		goto out_cancel;
 	nest = nla_nest_start(skb, KPROF_A_AGG_ENTRY);
 	if (!nest ||
 	    nla_put_u32(skb, KPROF_AGG_A_CPU, cpu) ||
@@ -691,12 +709,9 @@ static int kprof_nl_hist_put(struct sk_buff *skb, struct netlink_callback *cb, u
 	struct nlattr *nest;
 	void *hdr;
 
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &kprof_nl_family, NLM_F_MULTI, KPROF_CMD_HIST_DUMP);
+	hdr = kprof_nl_dump_msg(skb, cb, KPROF_CMD_HIST_DUMP, id);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (kprof_nl_put_u64(skb, KPROF_A_SESSION_ID, id, KPROF_A_PAD))
-		goto out_cancel;
 	nest = nla_nest_start(skb, KPROF_A_HIST);
 	if (!nest ||
 	    nla_put_u32(skb, KPROF_HIST_A_EVENT, event) ||
