@@ -272,31 +272,44 @@ static void run_mixed(unsigned int ms)
 	} while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
 }
 
+/*
+ * Profile a child running fn(ms) with @ev until it exits, passing every
+ * record to @check, then stop and check the books.  *@child is set before
+ * the child runs, for @check to know it.
+ */
+static void profile_child(struct __test_metadata *_metadata, FIXTURE_DATA(session) *self,
+			  void (*fn)(unsigned int), unsigned int ms, uint32_t flags,
+			  const struct kt_event *ev, kt_sample_fn check, void *arg, pid_t *child)
+{
+	struct kt_tally t = {};
+	struct kt_reader r;
+	struct kt_msg m;
+	int gofd;
+
+	*child = spawn_after_go(fn, ms, &gofd);
+	ASSERT_LT(0, *child);
+	kt_start_init(&m, self->family, flags, 999, 1 << 20);
+	kt_put_u32(&m, KPROF_A_SESSION_PID, *child);
+	kt_put_event(&m, ev);
+	ASSERT_EQ(0, start(_metadata, self, &m)) TH_LOG("%s", m.extack);
+	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
+	go(gofd);
+	while (waitpid(*child, NULL, WNOHANG) == 0) {
+		kt_reader_poll(&r, 50);
+		kt_reader_drain(&r, &t, check, arg);
+	}
+	stop_and_balance(_metadata, self, &r, &t, check, arg);
+	kt_reader_close(&r);
+}
+
 static void run_mode(struct __test_metadata *_metadata, FIXTURE_DATA(session) *self,
 		     uint32_t flags, uint32_t ev_flags, struct mode_check *c)
 {
 	struct kt_event ev = kt_cpu_clock;
-	struct kt_tally t = {};
-	struct kt_reader r;
-	struct kt_msg m;
 	pid_t child;
-	int gofd;
 
-	child = spawn_after_go(run_mixed, 600, &gofd);
-	ASSERT_LT(0, child);
 	ev.flags = ev_flags;
-	kt_start_init(&m, self->family, flags, 999, 1 << 20);
-	kt_put_u32(&m, KPROF_A_SESSION_PID, child);
-	kt_put_event(&m, &ev);
-	ASSERT_EQ(0, start(_metadata, self, &m)) TH_LOG("%s", m.extack);
-	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
-	go(gofd);
-	while (waitpid(child, NULL, WNOHANG) == 0) {
-		kt_reader_poll(&r, 50);
-		kt_reader_drain(&r, &t, count_mode, c);
-	}
-	stop_and_balance(_metadata, self, &r, &t, count_mode, c);
-	kt_reader_close(&r);
+	profile_child(_metadata, self, run_mixed, 600, flags, &ev, count_mode, c, &child);
 }
 
 TEST_F(session, all_kernel_drops_user_half)
@@ -413,33 +426,15 @@ static void check_chain(const struct kprof_record_header *h, void *arg)
 TEST_F(session, user_chain_follows_frame_pointers)
 {
 	struct chain_check c = {};
-	struct kt_reader r;
-	struct kt_tally t = {};
-	struct kt_msg m;
-	pid_t child;
-	int gofd;
 
-	child = spawn_after_go(kt_outer, 700, &gofd);
-	ASSERT_LT(0, child);
-	c.pid = child;
-	kt_start_init(&m, self->family, KPROF_SESSION_F_USER_STACK, 999, 1 << 20);
-	kt_put_u32(&m, KPROF_A_SESSION_PID, child);
-	kt_put_event(&m, &kt_cpu_clock);
-	ASSERT_EQ(0, start(_metadata, self, &m)) TH_LOG("%s", m.extack);
-	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
-	go(gofd);
-	while (waitpid(child, NULL, WNOHANG) == 0) {
-		kt_reader_poll(&r, 50);
-		kt_reader_drain(&r, &t, check_chain, &c);
-	}
-	stop_and_balance(_metadata, self, &r, &t, check_chain, &c);
+	profile_child(_metadata, self, kt_outer, 700, KPROF_SESSION_F_USER_STACK, &kt_cpu_clock,
+		      check_chain, &c, &c.pid);
 	TH_LOG("leaf samples %llu, ordered %llu, misordered %llu",
 	       (unsigned long long)c.leaf, (unsigned long long)c.ordered,
 	       (unsigned long long)c.misordered);
 	EXPECT_LT(20, c.leaf);
 	/* every chain through the leaf must be leaf <- middle <- outer */
 	EXPECT_EQ(0, c.misordered) TH_LOG("first bad chain: %s", c.first_bad);
-	kt_reader_close(&r);
 }
 
 /* --- kernel call chains: the read() path ---------------------------------- */
@@ -535,29 +530,13 @@ static void check_kchain(const struct kprof_record_header *h, void *arg)
 TEST_F(session, kernel_chain_shows_syscall_path)
 {
 	struct kchain_check c = {};
-	struct kt_reader r;
-	struct kt_tally t = {};
-	struct kt_msg m;
 	struct kt_event ev = kt_cpu_clock;
-
-	int gofd;
 
 	if (ksyms_load())
 		SKIP(return, "no /proc/kallsyms addresses (kptr_restrict?)");
-	c.pid = spawn_after_go(run_mixed, 700, &gofd);
-	ASSERT_LT(0, c.pid);
 	ev.flags = KPROF_EV_F_EXCLUDE_USER;
-	kt_start_init(&m, self->family, KPROF_SESSION_F_KERNEL_STACK, 999, 1 << 20);
-	kt_put_u32(&m, KPROF_A_SESSION_PID, c.pid);
-	kt_put_event(&m, &ev);
-	ASSERT_EQ(0, start(_metadata, self, &m)) TH_LOG("%s", m.extack);
-	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
-	go(gofd);
-	while (waitpid(c.pid, NULL, WNOHANG) == 0) {
-		kt_reader_poll(&r, 50);
-		kt_reader_drain(&r, &t, check_kchain, &c);
-	}
-	stop_and_balance(_metadata, self, &r, &t, check_kchain, &c);
+	profile_child(_metadata, self, run_mixed, 700, KPROF_SESSION_F_KERNEL_STACK, &ev,
+		      check_kchain, &c, &c.pid);
 	TH_LOG("kernel samples %llu, via read() %llu, via do_syscall_64 %llu",
 	       (unsigned long long)c.kernel, (unsigned long long)c.read_path,
 	       (unsigned long long)c.syscall_entry);
@@ -565,7 +544,6 @@ TEST_F(session, kernel_chain_shows_syscall_path)
 	/* the child is in the kernel only to read /dev/zero */
 	EXPECT_LE(c.kernel * 8 / 10, c.read_path);
 	EXPECT_LE(c.kernel * 8 / 10, c.syscall_entry);
-	kt_reader_close(&r);
 }
 
 /* --- side-band -------------------------------------------------------------- */
