@@ -93,7 +93,7 @@ test-rig: deps
 fuzz: deps
 	$(MAKE) -C ctl fuzz
 
-# Not part of check: one -icount guest boot, about 12 minutes.
+# Not part of check: one -icount guest boot, about 17 minutes.
 bench: deps
 	@$(CURDIR)/tools/bench/run.sh
 

@@ -32,10 +32,10 @@ rounds=${BENCH_ROUNDS:-2}
 rates=${BENCH_RATES:-99 999 4999}
 event=${BENCH_EVENT-cpu-clock}
 tools=${BENCH_TOOLS:-perf kprof agg}
-timeout=${BENCH_TIMEOUT:-2400}
+timeout=${BENCH_TIMEOUT:-3600}
 kprofctl=${BENCH_KPROFCTL:-$top/ctl/kprofctl}
 switch_seconds=${BENCH_SWITCH_SECONDS:-2}
-decode_seconds=${BENCH_DECODE_SECONDS:-10}
+decode_seconds=${BENCH_DECODE_SECONDS:-20}
 decode_period=${BENCH_DECODE_PERIOD:-20000}
 
 usage() {
