@@ -98,6 +98,8 @@ static void status__print_session(const struct kp_status_info *st)
 		       t->v[KP_STAT_SIDEBAND_LOST]);
 		printf("written:   %" PRIu64 " bytes\n", t->v[KP_STAT_BYTES]);
 	}
+	if (t->has_filtered)
+		printf("filtered:  %" PRIu64 " tracepoint hits dropped by filters\n", t->filtered);
 	printf("stacks:    %" PRIu64 " kernel truncated, %" PRIu64 " user truncated, %" PRIu64
 	       " user unreadable\n", t->v[KP_STAT_KSTACK_TRUNC], t->v[KP_STAT_USTACK_TRUNC],
 	       t->v[KP_STAT_USTACK_FAULT]);
@@ -148,6 +150,8 @@ static void status__json_stats(struct json_writer *w, const char *key,
 		json__u64(w, kp_agg_stat__name(i), st->agg[i]);
 	if (st->has_agg)
 		json__bool(w, "agg_balanced", kp_stats__agg_balanced(st));
+	if (st->has_filtered)
+		json__u64(w, "filtered", st->filtered);
 	json__bool(w, "balanced", kp_stats__balanced(st));
 	json__end_object(w);
 }

@@ -71,6 +71,7 @@ static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_LOST_AGG_RESET]	= "KPROF_STATS_A_LOST_AGG_RESET",
 	[KPROF_STATS_A_AGG_USED]	= "KPROF_STATS_A_AGG_USED",
 	[KPROF_STATS_A_AGG_CAPACITY]	= "KPROF_STATS_A_AGG_CAPACITY",
+	[KPROF_STATS_A_FILTERED]	= "KPROF_STATS_A_FILTERED",
 };
 
 static const char * const kp_stat_names[KP_STATS_NR] = {
@@ -162,6 +163,7 @@ static const struct nla_policy kp_stats_policy[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_LOST_AGG_RESET]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_AGG_USED]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_AGG_CAPACITY]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_FILTERED]	= { .type = NLA_U64 },
 };
 
 const char *kp_attr__name(int type)
@@ -304,6 +306,10 @@ static int kp_stats__parse_nest(struct nlattr *nest, struct kp_stats *st,
 			st->agg[i] = nla_get_u64(tb[KPROF_STATS_A_AGG_SAMPLES + i]);
 	}
 	st->has_agg = tb[KPROF_STATS_A_AGG_SAMPLES];
+	/* optional: not in kprof.data's STATS records, absent from older modules */
+	st->has_filtered = tb[KPROF_STATS_A_FILTERED];
+	if (st->has_filtered)
+		st->filtered = nla_get_u64(tb[KPROF_STATS_A_FILTERED]);
 	st->has_cpu = tb[KPROF_STATS_A_CPU];
 	if (st->has_cpu)
 		st->cpu = nla_get_u32(tb[KPROF_STATS_A_CPU]);

@@ -73,6 +73,8 @@ struct kp_stats {
 	uint64_t	v[KP_STATS_NR];
 	bool		has_agg;		/* agg[] came with the reply */
 	uint64_t	agg[KP_AGG_STATS_NR];
+	bool		has_filtered;		/* filtered came with the reply */
+	uint64_t	filtered;		/* tracepoint hits a filter dropped */
 };
 
 /* "invocations", "lost_full", ... (the attribute names in lower case). */

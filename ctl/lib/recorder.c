@@ -123,6 +123,9 @@ bool kp_summary__print(const struct kp_summary *sum, FILE *fp)
 		}
 		if (t->v[KP_STAT_THROTTLED])
 			fprintf(fp, P "Throttled %" PRIu64 " times ]\n", t->v[KP_STAT_THROTTLED]);
+		if (t->has_filtered && t->filtered)
+			fprintf(fp, P "Filtered: %" PRIu64 " tracepoint hits dropped by --filter ]\n",
+				t->filtered);
 		fprintf(fp, P "Side-band: %" PRIu64 " synthesized, %" PRIu64 " from the kernel, %"
 			PRIu64 " lost ]\n", sum->synthesized, sum->sideband,
 			t->v[KP_STAT_SIDEBAND_LOST]);
@@ -454,6 +457,9 @@ int kp_recorder__finish(struct kp_recorder *r, struct kp_err *err)
 		ret = write_stats(r, KP_DATA_STATS_TOTAL, &totals, err);
 		if (ret)
 			goto out_free;
+		/* not in the file's STATS record: for the summary only */
+		r->sum.totals.has_filtered = totals.has_filtered;
+		r->sum.totals.filtered = totals.filtered;
 	}
 	ret = kp_data_writer__finish(r->w, kp_clock_ns(), r->sum.wakeups, err);
 	if (!ret) {

@@ -191,6 +191,13 @@ static void fake_put_stats(struct nl_msg *msg, const struct kp_stats *st)
 		if (nla_put_u64(msg, KPROF_STATS_A_AGG_SAMPLES + i, st->agg[i]) < 0)
 			abort();
 	}
+	if (st->has_filtered) {
+		if ((nlmsg_hdr(msg)->nlmsg_len + NLA_HDRLEN) % 8 &&
+		    nla_put(msg, KPROF_STATS_A_PAD, 0, NULL) < 0)
+			abort();
+		if (nla_put_u64(msg, KPROF_STATS_A_FILTERED, st->filtered) < 0)
+			abort();
+	}
 	nla_nest_end(msg, nest);
 }
 

@@ -306,6 +306,7 @@ static void test_start(void)
 	ok(stop.session_id == 1 && stop.stats.v[KP_STAT_SAMPLES] == 7 &&
 	   stop.stats.v[KP_STAT_USTACK_FAULT] == 1ULL << 40 && !stop.stats.has_cpu &&
 	   kp_stats__balanced(&stop.stats), "STOP: totals");
+	ok(!stop.stats.has_filtered, "STOP: no filtered count from a module that sends none");
 	is_int(kp_nl__stop(nl, &stop, &err), -ENOENT, "STOP again: ENOENT");
 	is_str(err.msg, "No such file or directory: no session is running", "STOP again: extack");
 
@@ -314,9 +315,14 @@ static void test_start(void)
 		fake.cpu_stats[i].v[KP_STAT_SAMPLES] = i;
 		fake.cpu_stats[i].v[KP_STAT_LOST_FULL] = i;
 	}
+	fake.cpu_stats[1].has_filtered = true;
+	fake.cpu_stats[1].filtered = 1ULL << 35;
 	is_int(kp_nl__stats(nl, &cpus, &nr, &err), 0, "STATS dump");
 	ok(nr == 4 && cpus[3].has_cpu && cpus[3].cpu == 3 && cpus[3].v[KP_STAT_SAMPLES] == 3 &&
 	   kp_stats__balanced(&cpus[2]), "STATS: one entry per CPU");
+	ok(nr == 4 && cpus[1].has_filtered && cpus[1].filtered == 1ULL << 35 &&
+	   !cpus[0].has_filtered, "STATS: the filtered count, where the module sends it");
+	fake.cpu_stats[1].has_filtered = false;
 	free(cpus);
 	fake.cpu_stats[1].v[KP_STAT_INVOCATIONS] = 5;
 	ok(!kp_nl__stats(nl, &cpus, &nr, &err) && !kp_stats__balanced(&cpus[1]),

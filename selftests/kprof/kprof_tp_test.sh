@@ -48,7 +48,7 @@ bad_input() {
 samples() { "$kprofctl" dump -i "$1" | grep -c ': SAMPLE '; }
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..19"
 
 if ! grep -q '^kprof ' /proc/modules; then
 	insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
@@ -88,6 +88,10 @@ mine=$(grep -c '^\.\.\.\.\. prev_comm=tp_prog ' "$tmp/flt.txt")
 [ $rc = 0 ] && [ "$mine" -ge 50 ] && [ "$mine" = "$all" ]
 check $? "--filter 'prev_comm == \"tp_prog\"' system-wide: $mine of $all samples are tp_prog's (>= 50)"
 diag "$tmp/flt.err"
+# the other tasks' switches were dropped in the kernel, and counted
+dropped=$(sed -n 's/.*Filtered: \([0-9]*\) tracepoint hits dropped by --filter.*/\1/p' "$tmp/flt.err")
+[ "${dropped:-0}" -gt 0 ]
+check $? "--filter: record reports ${dropped:-no} hits dropped by the filter"
 
 # --- ftrace: and kprobe: on ksys_read, 1000 reads -----------------------------
 "$kprofctl" record -e ftrace:ksys_read -o "$tmp/ft.data" -- "$prog" read 1000 \
