@@ -386,20 +386,9 @@ static int synth_record(const struct kprof_record_header *rec, void *arg, struct
 static int write_stats(struct kp_data_writer *w, uint32_t cpu, const struct kp_stats *st,
 		       struct kp_err *err)
 {
-	struct {
-		struct kp_rec_stats	rec;
-		uint64_t		v[KP_DATA_STATS_AGG_NR];
-	} s;
-	unsigned int i;
+	struct kp_rec_stats_buf s;
 
-	memset(&s, 0, sizeof(s));
-	s.rec.header.type = KP_DATA_REC_STATS;
-	s.rec.cpu = cpu;
-	s.rec.nr = st->has_agg ? KP_DATA_STATS_AGG_NR : KP_STATS_NR;
-	s.rec.header.size = sizeof(s.rec) + s.rec.nr * sizeof(uint64_t);
-	memcpy(s.v, st->v, sizeof(st->v));
-	for (i = 0; st->has_agg && i < KP_AGG_STATS_NR; i++)
-		s.v[KP_DATA_STATS_AGG + i] = st->agg[i];
+	kp_rec_stats__fill(&s, cpu, st, st->has_agg);
 	return kp_data_writer__write(w, &s.rec.header, err);
 }
 

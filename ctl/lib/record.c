@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "proto.h"
 #include "record.h"
 #include "util.h"
 
@@ -145,4 +146,19 @@ int kp_record__check(const struct kprof_record_header *h, const struct kp_record
 	}
 	}
 	return 0;
+}
+
+void kp_rec_stats__fill(struct kp_rec_stats_buf *s, uint32_t cpu, const struct kp_stats *st,
+			bool agg)
+{
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	s->rec.header.type = KP_DATA_REC_STATS;
+	s->rec.cpu = cpu;
+	s->rec.nr = agg ? KP_DATA_STATS_AGG_NR : KP_STATS_NR;
+	s->rec.header.size = sizeof(s->rec) + s->rec.nr * sizeof(uint64_t);
+	memcpy(s->v, st->v, sizeof(st->v));
+	for (i = 0; agg && i < KP_AGG_STATS_NR; i++)
+		s->v[KP_DATA_STATS_AGG + i] = st->agg[i];
 }

@@ -104,6 +104,21 @@ struct kp_rec_stats {
 	uint64_t	v[];
 };
 
+/* A STATS record with room for every counter this kprofctl writes. */
+struct kp_rec_stats_buf {
+	struct kp_rec_stats	rec;
+	uint64_t		v[KP_DATA_STATS_AGG_NR];
+};
+
+struct kp_stats;
+
+/*
+ * Fill @s from @st for CPU @cpu (or KP_DATA_STATS_TOTAL): the stream
+ * counters, and with @agg the aggregation counters too.
+ */
+void kp_rec_stats__fill(struct kp_rec_stats_buf *s, uint32_t cpu, const struct kp_stats *st,
+			bool agg);
+
 struct kp_rec_finished {
 	struct kprof_record_header	header;
 	uint64_t	time;			/* end of the session, CLOCK_MONOTONIC */

@@ -372,22 +372,11 @@ int kp_recorder__loop(struct kp_recorder *r, volatile sig_atomic_t *signalled,
 static int write_stats(struct kp_recorder *r, uint32_t cpu, const struct kp_stats *st,
 		       struct kp_err *err)
 {
-	struct {
-		struct kp_rec_stats	rec;
-		uint64_t		v[KP_DATA_STATS_AGG_NR];
-	} s;
-	bool agg = st->has_agg && (r->session.flags & KPROF_SESSION_F_AGGREGATE);
-	unsigned int i;
+	struct kp_rec_stats_buf s;
 
-	memset(&s, 0, sizeof(s));
-	s.rec.header.type = KP_DATA_REC_STATS;
-	s.rec.cpu = cpu;
 	/* --mode both: the aggregation counters too */
-	s.rec.nr = agg ? KP_DATA_STATS_AGG_NR : KP_STATS_NR;
-	s.rec.header.size = sizeof(s.rec) + s.rec.nr * sizeof(uint64_t);
-	memcpy(s.v, st->v, sizeof(st->v));
-	for (i = 0; agg && i < KP_AGG_STATS_NR; i++)
-		s.v[KP_DATA_STATS_AGG + i] = st->agg[i];
+	kp_rec_stats__fill(&s, cpu, st,
+			   st->has_agg && (r->session.flags & KPROF_SESSION_F_AGGREGATE));
 	return write_record(r, &s.rec.header, err);
 }
 
