@@ -590,20 +590,9 @@ static int kprof_count_parse(struct genl_info *info, struct kprof_count_session 
 				    "kprof: enable-on-exec needs a per-task session");
 		return -EINVAL;
 	}
-	if (system_wide && tb[KPROF_A_SESSION_PID]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_PID],
-				    "kprof: PIDs given to a system-wide session");
-		return -EINVAL;
-	}
-	if (!system_wide && tb[KPROF_A_SESSION_CPUS]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_CPUS],
-				    "kprof: CPUs given to a per-task session");
-		return -EINVAL;
-	}
-	if (!system_wide && !tb[KPROF_A_SESSION_PID]) {
-		GENL_SET_ERR_MSG(info, "kprof: a per-task session needs at least one PID");
-		return -EINVAL;
-	}
+	ret = kprof_nl_parse_target(info, system_wide, req->pids, req->pid_attrs, &s->nr_pids);
+	if (ret)
+		return ret;
 	if (system_wide) {
 		ret = kprof_nl_parse_cpumask(tb[KPROF_A_SESSION_CPUS], s->cpus, info->extack);
 		if (ret)
@@ -617,15 +606,6 @@ static int kprof_count_parse(struct genl_info *info, struct kprof_count_session 
 	/* repeated attributes: info->attrs holds only the last of each */
 	nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem) {
 		switch (nla_type(attr)) {
-		case KPROF_A_SESSION_PID:
-			if (s->nr_pids == KPROF_MAX_PIDS) {
-				NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: too many PIDs");
-				ret = -E2BIG;
-				goto out;
-			}
-			req->pid_attrs[s->nr_pids] = attr;
-			req->pids[s->nr_pids++] = nla_get_u32(attr);
-			break;
 		case KPROF_A_SESSION_EVENT:
 			if (s->nr_events == KPROF_MAX_EVENTS) {
 				NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: too many events");

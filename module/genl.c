@@ -376,6 +376,55 @@ int kprof_nl_parse_cpumask(const struct nlattr *attr, struct cpumask *mask,
 	return 0;
 }
 
+/**
+ * kprof_nl_parse_target() - check a request's target; collect its PIDs
+ * @info: the START or COUNT_START request
+ * @system_wide: KPROF_SESSION_F_SYSTEM_WIDE was given
+ * @pids: room for KPROF_MAX_PIDS PIDs
+ * @pid_attrs: the attribute of each PID, for later error messages
+ * @nr_pids: set to the number of PIDs
+ *
+ * A system-wide session takes CPUs and no PIDs; a per-task one at least
+ * one PID and no CPUs.
+ *
+ * Return: 0, or -EINVAL / -E2BIG with an extack message.
+ */
+int kprof_nl_parse_target(struct genl_info *info, bool system_wide, pid_t *pids,
+			  const struct nlattr **pid_attrs, unsigned int *nr_pids)
+{
+	struct nlattr **tb = info->attrs;
+	struct nlattr *attr;
+	int rem;
+
+	if (system_wide && tb[KPROF_A_SESSION_PID]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_PID],
+				    "kprof: PIDs given to a system-wide session");
+		return -EINVAL;
+	}
+	if (!system_wide && tb[KPROF_A_SESSION_CPUS]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_CPUS],
+				    "kprof: CPUs given to a per-task session");
+		return -EINVAL;
+	}
+	if (!system_wide && !tb[KPROF_A_SESSION_PID]) {
+		GENL_SET_ERR_MSG(info, "kprof: a per-task session needs at least one PID");
+		return -EINVAL;
+	}
+	/* repeated attributes: info->attrs holds only the last of each */
+	*nr_pids = 0;
+	nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nla_type(attr) != KPROF_A_SESSION_PID)
+			continue;
+		if (*nr_pids == KPROF_MAX_PIDS) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: too many PIDs");
+			return -E2BIG;
+		}
+		pid_attrs[*nr_pids] = attr;
+		pids[(*nr_pids)++] = nla_get_u32(attr);
+	}
+	return 0;
+}
+
 /* Validate a START request into @cfg; everything not ABI-typed is checked here. */
 static int kprof_nl_parse_start(struct genl_info *info, struct kprof_session_config *cfg)
 {
@@ -437,20 +486,9 @@ static int kprof_nl_parse_start(struct genl_info *info, struct kprof_session_con
 		return -EINVAL;
 	}
 
-	if (system_wide && tb[KPROF_A_SESSION_PID]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_PID],
-				    "kprof: PIDs given to a system-wide session");
-		return -EINVAL;
-	}
-	if (!system_wide && tb[KPROF_A_SESSION_CPUS]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_CPUS],
-				    "kprof: CPUs given to a per-task session");
-		return -EINVAL;
-	}
-	if (!system_wide && !tb[KPROF_A_SESSION_PID]) {
-		GENL_SET_ERR_MSG(info, "kprof: a per-task session needs at least one PID");
-		return -EINVAL;
-	}
+	ret = kprof_nl_parse_target(info, system_wide, cfg->pids, cfg->pid_attrs, &cfg->nr_pids);
+	if (ret)
+		return ret;
 	ret = kprof_nl_parse_cpumask(info->attrs[KPROF_A_SESSION_CPUS], cfg->cpus, info->extack);
 	if (ret)
 		return ret;
@@ -458,14 +496,6 @@ static int kprof_nl_parse_start(struct genl_info *info, struct kprof_session_con
 	/* repeated attributes: info->attrs holds only the last of each */
 	nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem) {
 		switch (nla_type(attr)) {
-		case KPROF_A_SESSION_PID:
-			if (cfg->nr_pids == KPROF_MAX_PIDS) {
-				NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: too many PIDs");
-				return -E2BIG;
-			}
-			cfg->pid_attrs[cfg->nr_pids] = attr;
-			cfg->pids[cfg->nr_pids++] = nla_get_u32(attr);
-			break;
 		case KPROF_A_SESSION_EVENT:
 			if (cfg->nr_events == KPROF_MAX_EVENTS) {
 				NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: too many events");
