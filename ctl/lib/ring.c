@@ -77,7 +77,7 @@ int64_t kp_ring__read(struct kp_ring *r, const struct kp_record_ctx *ctx, kp_rin
 {
 	struct kprof_record_header hdr;
 	const struct kprof_record_header *rec;
-	uint64_t head, tail, start, off, size, first;
+	uint64_t head, tail, start, off, size, first, released;
 	struct kp_record_ctx kctx = *ctx;
 	char why[160];
 	int ret;
@@ -87,6 +87,7 @@ int64_t kp_ring__read(struct kp_ring *r, const struct kp_record_ctx *ctx, kp_rin
 	head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
 	/* Only this reader writes data_tail. */
 	tail = start = __atomic_load_n(&r->page->data_tail, __ATOMIC_RELAXED);
+	released = tail;
 
 	if (head < tail) {
 		snprintf(why, sizeof(why), "data_head %" PRIu64 " is behind data_tail %" PRIu64,
@@ -102,23 +103,28 @@ int64_t kp_ring__read(struct kp_ring *r, const struct kp_record_ctx *ctx, kp_rin
 	if (tail % 8)
 		return corrupt(r, tail, "data_tail is not 8-byte aligned", err);
 
+	ret = 0;
 	while (tail < head) {
 		off = tail & (r->data_size - 1);
-		if (head - tail < sizeof(hdr))
-			return corrupt(r, tail, "torn record header before data_head", err);
+		if (head - tail < sizeof(hdr)) {
+			ret = corrupt(r, tail, "torn record header before data_head", err);
+			break;
+		}
 		/* 8-byte aligned in a power-of-two area: a header never wraps. */
 		memcpy(&hdr, r->data + off, sizeof(hdr));
 		size = hdr.size;
 		if (size < sizeof(hdr) || size % 8 || size > r->data_size) {
 			snprintf(why, sizeof(why), "bad record size %" PRIu64 " (type %u)", size,
 				 hdr.type);
-			return corrupt(r, tail, why, err);
+			ret = corrupt(r, tail, why, err);
+			break;
 		}
 		if (size > head - tail) {
 			snprintf(why, sizeof(why), "record of %" PRIu64
 				 " bytes runs past data_head (%" PRIu64 " bytes left)",
 				 size, head - tail);
-			return corrupt(r, tail, why, err);
+			ret = corrupt(r, tail, why, err);
+			break;
 		}
 		if (off + size > r->data_size) {
 			/* Wraps around the end: make it contiguous. */
@@ -130,19 +136,33 @@ int64_t kp_ring__read(struct kp_ring *r, const struct kp_record_ctx *ctx, kp_rin
 			rec = (const void *)(r->data + off);
 		}
 		/* ctx->file_types is ignored: the kernel writes only its own. */
-		if (kp_record__check(rec, &kctx, why, sizeof(why)))
-			return corrupt(r, tail, why, err);
+		if (kp_record__check(rec, &kctx, why, sizeof(why))) {
+			ret = corrupt(r, tail, why, err);
+			break;
+		}
 		ret = fn(rec, r->cpu, arg, err);
 		if (ret)
-			return ret;
+			break;
 		tail += size;
 		r->records++;
+		/*
+		 * Give space back as we go, not only at the end: a writer that
+		 * keeps producing while a large backlog is copied out then
+		 * fills freed space instead of losing samples.
+		 */
+		if (tail - released >= r->data_size / 8) {
+			__atomic_store_n(&r->page->data_tail, tail, __ATOMIC_RELEASE);
+			released = tail;
+		}
 	}
 
-	/* D, matches the kernel's A: the records were read before the tail moves. */
+	/*
+	 * D, matches the kernel's A: the records were read before the tail
+	 * moves.  On an error, past the records handed over and no further.
+	 */
 	__atomic_store_n(&r->page->data_tail, tail, __ATOMIC_RELEASE);
 	r->bytes += tail - start;
-	return tail - start;
+	return ret ? ret : (int64_t)(tail - start);
 }
 
 int kp_rings__open(struct kp_rings *rs, const struct kp_start_info *info,

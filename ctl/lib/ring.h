@@ -54,10 +54,13 @@ int kp_ring__init(struct kp_ring *r, unsigned int cpu, void *base, size_t len,
 /*
  * Read the records between data_tail and data_head (load-acquire of the
  * head, then the records, then a store-release of the tail), passing each
- * to @fn.  A record that is not valid (header size not a multiple of 8,
- * shorter than its layout, beyond the head, an unknown type, ...) or a head
- * behind the tail is fatal: -EBADMSG with @err naming the CPU and offset.
- * Returns the bytes read, or a negative errno.
+ * to @fn.  The tail moves on after every eighth of the buffer handed over,
+ * so the kernel can reuse space during a long read.  A record that is not
+ * valid (header size not a multiple of 8, shorter than its layout, beyond
+ * the head, an unknown type, ...) or a head behind the tail is fatal:
+ * -EBADMSG with @err naming the CPU and offset.  On any error the tail
+ * ends after the last record @fn took.  Returns the bytes read, or a
+ * negative errno.
  */
 int64_t kp_ring__read(struct kp_ring *r, const struct kp_record_ctx *ctx, kp_ring_fn fn,
 		      void *arg, struct kp_err *err);

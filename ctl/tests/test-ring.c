@@ -5,6 +5,7 @@
  * the tail, bad control pages; and /dev/kprof replaced by a file.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -173,6 +174,44 @@ static void test_read(void)
 	ok(ok_all && total == seq, "500 batches, %u records over many laps: intact", seq);
 }
 
+/* The tail the writer sees while each record is handed over. */
+static uint64_t tails_seen[8];
+static unsigned int nr_tails;
+
+static int see_tail(const struct kprof_record_header *rec, unsigned int cpu, void *arg,
+		    struct kp_err *err)
+{
+	(void)rec;
+	(void)arg;
+	(void)err;
+	if (nr_tails < 8)
+		tails_seen[nr_tails++] = __atomic_load_n(&page(cpu)->data_tail, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+static void test_tail_released_while_reading(void)
+{
+	unsigned char buf[512] __attribute__((aligned(8)));
+	struct kp_ring r;
+	struct kp_err err;
+	unsigned int i;
+	size_t n;
+
+	setup();
+	nr_tails = 0;
+	for (i = 0; i < 3; i++) {
+		n = make_sample(buf, i, 2);		/* 72 bytes each */
+		put(0, buf, n);
+	}
+	is_int(kp_ring__init(&r, 0, page(0), STRIDE, 7, bounce, &err), 0, "ring for the tail test");
+	is_int(kp_ring__read(&r, &ctx, see_tail, NULL, &err), 216, "three samples read");
+	/* DATA_SIZE / 8 = 32 bytes: each record gives its space back at once */
+	ok(nr_tails == 3 && tails_seen[0] == 0 && tails_seen[1] == 72 && tails_seen[2] == 144,
+	   "data_tail moves during a long read, not only at its end (%" PRIu64 ", %" PRIu64
+	   ", %" PRIu64 ")", tails_seen[0], tails_seen[1], tails_seen[2]);
+	ok(page(0)->data_tail == 216, "and ends at the head");
+}
+
 /* Put raw bytes at the head, and read: expect @want as the error. */
 static void expect_corrupt(const char *desc, const void *bytes, size_t len, uint64_t fake_head,
 			   const char *want)
@@ -238,7 +277,7 @@ static void test_corrupt(void)
 	expect_corrupt("sample shorter than its layout", buf, 48, 0,
 		       "CPU 1: corrupt buffer at offset 0 (position 0): SAMPLE of 48 bytes is shorter than its 56-byte layout");
 
-	/* The second record is bad: the first was passed, the tail stays. */
+	/* The second record is bad: the first was passed, the tail stops after it. */
 	setup();
 	n = make_sample(buf, 0, 0);
 	put(1, buf, n);
@@ -247,7 +286,7 @@ static void test_corrupt(void)
 	is_int(read_ring(1, &c, &err), -EBADMSG, "bad second record: error");
 	is_str(err.msg, "CPU 1: corrupt buffer at offset 56 (position 56): bad record size 12 (type 1)",
 	       "bad second record: names its offset");
-	ok(!page(1)->data_tail, "bad second record: tail not moved");
+	ok(page(1)->data_tail == 56, "bad second record: tail after the first, not past the bad one");
 
 	/* Positions beyond the first lap. */
 	setup();
@@ -273,7 +312,7 @@ static void test_corrupt(void)
 	page(1)->data_head = 12;
 	is_int(read_ring(1, &c, &err), -EBADMSG, "unaligned tail");
 
-	/* A failing callback: its error, the tail stays. */
+	/* A failing callback: its error; the tail after the records it took. */
 	setup();
 	memset(&c, 0, sizeof(c));
 	n = make_sample(buf, 0, 0);
@@ -281,7 +320,8 @@ static void test_corrupt(void)
 	put(0, buf, n);
 	c.fail_at = 2;
 	is_int(read_ring(0, &c, &err), -EIO, "callback error returned");
-	ok(!page(0)->data_tail && c.nr == 1, "callback error: tail not moved");
+	ok(page(0)->data_tail == 56 && c.nr == 1,
+	   "callback error: tail after the record taken, not the refused one");
 }
 
 static void test_control_page(void)
@@ -398,6 +438,7 @@ int main(void)
 	if (!mem)
 		abort();
 	test_read();
+	test_tail_released_while_reading();
 	test_corrupt();
 	test_control_page();
 	test_device();
