@@ -16,7 +16,7 @@
 
 T=/sys/kernel/tracing
 mount -t tracefs none $T 2>/dev/null
-for c in 1 2 3; do
+for _ in 1 2 3; do
 	(while :; do cat /proc/stat >/dev/null; sleep 0.001; done) &
 done
 echo 'p:kprof_repro ksys_read' > $T/kprobe_events
@@ -33,5 +33,6 @@ while [ $i -lt "${N:-300}" ]; do
 	[ $((i % 50)) -eq 0 ] && echo "cycle $i at $(cut -d' ' -f1 /proc/uptime) s"
 done
 echo > $T/kprobe_events
+# shellcheck disable=SC2046  # one PID per word
 kill $(jobs -p) 2>/dev/null
 echo "done: $i cycles"
