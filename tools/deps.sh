@@ -11,7 +11,8 @@ linux-headers-amd64 linux-image-amd64 \
 linux-headers-rt-amd64 linux-image-rt-amd64 \
 linux-source-6.1 \
 qemu-system-x86 busybox-static cpio xz-utils zstd linux-perf \
-libnl-3-dev libnl-genl-3-dev libelf-dev libtraceevent-dev clang libclang-rt-14-dev \
+libnl-3-dev libnl-genl-3-dev libelf-dev libtraceevent-dev libiberty-dev \
+clang libclang-rt-14-dev \
 perl python3 python3-yaml \
 libxml2-utils chromium"
 
