@@ -15,7 +15,9 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "lib/decode-args.h"
 #include "lib/flame.h"
+#include "lib/folded.h"
 #include "lib/parse-options.h"
 #include "lib/util.h"
 
@@ -117,6 +119,7 @@ int cmd_diff(int argc, const char **argv)
 {
 	const char *cmd = argv[0], *output = NULL;
 	bool flamegraph = false, folded = false, reverse = false, total = false;
+	bool no_demangle = false;
 	unsigned int limit = 20;
 	struct kp_flame_opts o;
 	const struct option options[] = {
@@ -139,6 +142,7 @@ int cmd_diff(int argc, const char **argv)
 			     "omit frames narrower than this (default 0.1 px)", kp_flame_opt__minwidth),
 		OPT_BOOLEAN(0, "reverse", &reverse, "merge stacks from the leaf (icicle graph)"),
 		OPT_BOOLEAN(0, "inverted", &o.inverted, "icicle graph: the root at the top"),
+		KP_DECODE_DEMANGLE_OPTION(&no_demangle),
 		OPT_END()
 	};
 	struct kp_diff_row *rows = NULL;
@@ -175,9 +179,13 @@ int cmd_diff(int argc, const char **argv)
 		kp_error(cmd, "out of memory");
 		goto out;
 	}
-	if (read_profile(cmd, t, KP_FLAME_BASE, argv[0]) ||
-	    read_profile(cmd, t, KP_FLAME_NEW, argv[1]))
+	kp_folded_no_demangle = no_demangle;
+	ret = read_profile(cmd, t, KP_FLAME_BASE, argv[0]) ||
+	      read_profile(cmd, t, KP_FLAME_NEW, argv[1]) ? KP_EXIT_FAILURE : KP_EXIT_OK;
+	kp_folded_no_demangle = false;
+	if (ret)
 		goto out;
+	ret = KP_EXIT_FAILURE;
 
 	if (flamegraph) {
 		if (!o.subtitle) {

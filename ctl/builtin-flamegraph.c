@@ -13,6 +13,7 @@
 #include "builtin.h"
 #include "lib/decode-args.h"
 #include "lib/flame.h"
+#include "lib/folded.h"
 #include "lib/parse-options.h"
 #include "lib/util.h"
 
@@ -38,7 +39,7 @@ int cmd_flamegraph(int argc, const char **argv)
 	const char *cmd = argv[0], *output = "flamegraph.svg";
 	struct kp_decode_args a = { 0 };
 	struct kp_flame_opts o;
-	bool reverse = false, two = false;
+	bool reverse = false, two = false, no_demangle = false;
 	const struct option options[] = {
 		OPT_STRING('i', "input", &a.input, "file",
 			   "kprof.data or folded stacks, - for stdin (default kprof.data)"),
@@ -59,6 +60,7 @@ int cmd_flamegraph(int argc, const char **argv)
 		OPT_BOOLEAN(0, "reverse", &reverse, "merge stacks from the leaf (icicle graph)"),
 		OPT_BOOLEAN(0, "inverted", &o.inverted, "icicle graph: the root at the top"),
 		OPT_STRING(0, "countname", &o.countname, "name", "what a count is (default samples)"),
+		KP_DECODE_DEMANGLE_OPTION(&no_demangle),
 		OPT_END()
 	};
 	struct kp_flame *t;
@@ -90,7 +92,9 @@ int cmd_flamegraph(int argc, const char **argv)
 		ret = KP_EXIT_FAILURE;
 		goto out;
 	}
+	kp_folded_no_demangle = no_demangle;
 	ret = kp_flame__read(t, KP_FLAME_NEW, a.input, &two, &err);
+	kp_folded_no_demangle = false;
 	kp_decode_args__unlink(&a);
 	if (ret) {
 		kp_err__print(&err, cmd);

@@ -177,8 +177,11 @@ static const char *folded__name(struct folded *fo, const struct kp_frame *f, boo
 	name = folded__keep(fo, s);
 	if (!name)
 		return NULL;
-	/* stackcollapse-perf.pl skips names starting with '(' */
-	if (name[0] == '(')
+	/*
+	 * stackcollapse-perf.pl skips names starting with '(' (perf's
+	 * unresolved "(dso)"); a C++ "(anonymous namespace)::f" is kept.
+	 */
+	if (name[0] == '(' && strncmp(name, "(anonymous namespace)", 21))
 		name = "";
 	if ((c->used + 1) * 2 > c->mask + 1 && names__grow(c))
 		return name;

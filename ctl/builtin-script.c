@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "lib/decode-args.h"
 #include "lib/decode.h"
 #include "lib/out.h"
 #include "lib/parse-options.h"
@@ -136,12 +137,7 @@ int cmd_script(int argc, const char **argv)
 	bool kernel = false, user = false;
 	const struct option options[] = {
 		OPT_STRING('i', "input", &input, "file", "input file (default kprof.data)"),
-		OPT_STRING(0, "kallsyms", &opts.machine.kallsyms, "file",
-			   "kernel symbols (default /proc/kallsyms)"),
-		OPT_STRING(0, "symfs", &opts.machine.symfs, "dir",
-			   "look for user files relative to this directory"),
-		OPT_STRING(0, "debug-dir", &opts.machine.debug_dir, "dir",
-			   "root of .build-id/ debug files (default /usr/lib/debug)"),
+		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
 		OPT_STRING(0, "comms", &comms, "comm[,comm...]", "only these commands"),
 		OPT_STRING(0, "pids", &pids, "pid[,pid...]", "only these processes"),
 		OPT_STRING(0, "tids", &tids, "tid[,tid...]", "only these threads"),

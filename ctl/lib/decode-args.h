@@ -47,14 +47,20 @@ struct kp_decode_args {
 	OPT_BOOLEAN(0, "live", &(a)->live,					\
 		    "the running session's aggregation tables ('kprofctl start'), not a file")
 
-/* --kallsyms, --symfs and --debug-dir, into struct kp_machine_opts @m. */
+/* --kallsyms, --symfs, --debug-dir and --no-demangle, into struct kp_machine_opts @m. */
 #define KP_DECODE_SYMBOL_OPTIONS(m)						\
 	OPT_STRING(0, "kallsyms", &(m)->kallsyms, "file",			\
 		   "kernel symbols (default /proc/kallsyms)"),			\
 	OPT_STRING(0, "symfs", &(m)->symfs, "dir",				\
 		   "look for user files relative to this directory"),		\
 	OPT_STRING(0, "debug-dir", &(m)->debug_dir, "dir",			\
-		   "root of .build-id/ debug files (default /usr/lib/debug)")
+		   "root of .build-id/ debug files (default /usr/lib/debug)"),	\
+	KP_DECODE_DEMANGLE_OPTION(&(m)->no_demangle)
+
+/* --no-demangle, as perf's, into the bool @no_demangle. */
+#define KP_DECODE_DEMANGLE_OPTION(no_demangle)					\
+	OPT_BOOLEAN(0, "no-demangle", no_demangle,				\
+		    "do not demangle C++ and Rust symbol names")
 
 /* The filters of struct kp_filter; @what --dsos keeps: "samples", "entries". */
 #define KP_DECODE_FILTER_OPTIONS(a, what)					\

@@ -14,6 +14,7 @@
 #include "folded.h"
 
 const char *kp_folded_exe = "/proc/self/exe";
+bool kp_folded_no_demangle;
 
 #define READ_CHUNK	(256 * 1024)
 #define EXCERPT_MAX	40
@@ -283,17 +284,20 @@ static size_t sniff(FILE *fp, char *buf, size_t size)
 
 /*
  * Convert the kprof.data @path with 'kprofctl folded --annotate-kernel -i PATH'
- * (kernel frames suffixed _[k], for their hue) and read its output.
+ * (kernel frames suffixed _[k], for their hue; --no-demangle with
+ * kp_folded_no_demangle) and read its output.
  */
 static int read_data(const char *path, kp_folded_cb *cb, void *arg, struct kp_err *err)
 {
-	const char *argv[] = { "kprofctl", "folded", "--annotate-kernel", "-i", path, NULL };
+	const char *argv[] = { "kprofctl", "folded", "--annotate-kernel", "-i", path,
+			       kp_folded_no_demangle ? "--no-demangle" : NULL, NULL };
 	char name[512];
 	int fds[2], status, ret;
 	FILE *fp;
 	pid_t pid;
 
-	snprintf(name, sizeof(name), "'kprofctl folded --annotate-kernel -i %s'", path);
+	snprintf(name, sizeof(name), "'kprofctl folded --annotate-kernel -i %s%s'", path,
+		 kp_folded_no_demangle ? " --no-demangle" : "");
 	if (pipe2(fds, O_CLOEXEC)) {
 		kp_err__set(err, errno, "cannot run %s: pipe: %s", name, strerror(errno));
 		return -err->errnum;

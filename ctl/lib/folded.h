@@ -25,7 +25,8 @@
  *
  * where @path is a folded file, "-" for stdin, or a kprof.data file (it
  * starts with "KPROFDAT"), which is converted by running the sibling
- * command 'kprofctl folded -i PATH' and reading its output.
+ * command 'kprofctl folded -i PATH' (with --no-demangle when
+ * kp_folded_no_demangle is set) and reading its output.
  */
 #ifndef KPROFCTL_FOLDED_H
 #define KPROFCTL_FOLDED_H
@@ -81,6 +82,12 @@ bool kp_folded__is_data(const char *buf, size_t len);
  * tests point it elsewhere.
  */
 extern const char *kp_folded_exe;
+
+/*
+ * Pass --no-demangle to that 'kprofctl folded' (flamegraph and diff
+ * --no-demangle set it for the time of the command).
+ */
+extern bool kp_folded_no_demangle;
 
 /* Is the frame @name (@len bytes) annotated as a kernel frame? */
 static inline bool kp_folded__is_kernel(const char *name, size_t len)

@@ -464,6 +464,8 @@ static struct kp_dso *machine__dso(struct kp_machine *m, const char *name, uint3
 	d->key = strdup(key);
 	d->dso = kp_dso__new(name);
 	d->pid = root_pid;
+	if (d->dso)
+		d->dso->no_demangle = m->opts.no_demangle;
 	if (!d->key || !d->dso || hmap__put(&m->dsos, h, d)) {
 		kp_dso__delete(d->dso);
 		free(d->key);

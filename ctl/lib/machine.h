@@ -34,6 +34,7 @@ struct kp_machine_opts {
 	const char	*jit_dir;	/* directory of perf-PID.map; default /tmp */
 	bool		proc_root;	/* try /proc/PID/root/PATH (live processes) */
 	bool		no_kernel;	/* do not load kallsyms */
+	bool		no_demangle;	/* keep C++ names mangled (--no-demangle) */
 	const char	*cmd;		/* for notices: "report" */
 };
 

@@ -8,6 +8,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -512,6 +513,14 @@ static unsigned char sym_prio(const GElf_Sym *s)
 	return prio;
 }
 
+char *kp_demangle(const char *name)
+{
+	/* every mangled name starts with '_' (_Z, _R, _GLOBAL_): skip C names fast */
+	if (name[0] != '_')
+		return NULL;
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+}
+
 /* Function symbols of the first section of type @type; how many, or -errno. */
 static int elf__symbols(Elf *elf, Elf64_Word type, struct kp_dso *dso)
 {
@@ -537,6 +546,7 @@ static int elf__symbols(Elf *elf, Elf64_Word type, struct kp_dso *dso)
 	for (i = 1; i < nr; i++) {
 		GElf_Sym s;
 		const char *name;
+		char *demangled;
 		int stt;
 
 		if (!gelf_getsym(data, i, &s))
@@ -548,8 +558,12 @@ static int elf__symbols(Elf *elf, Elf64_Word type, struct kp_dso *dso)
 		name = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
+		demangled = dso->no_demangle ? NULL : kp_demangle(name);
+		if (demangled)
+			name = demangled;
 		ret = builder__add(&b, s.st_value, s.st_size, name, strlen(name), sym_prio(&s),
 				   dso);
+		free(demangled);
 		if (ret) {
 			builder__free(&b);
 			return ret;

@@ -10,6 +10,10 @@
  * Anything unreadable (missing, stripped, truncated, not an ELF) leaves an
  * empty table: its addresses resolve to no symbol, never to an error.
  *
+ * The names of an ELF file's symbols are demangled (C++, Rust) once, when
+ * the table is loaded, with libiberty's cplus_demangle(); a name that is
+ * not mangled, or not validly, is kept as it is.
+ *
  *	dso = kp_dso__new("/usr/bin/sleep");
  *	kp_dso__load_elf(dso, "/usr/bin/sleep", "/usr/lib/debug");
  *	vaddr = kp_dso__map_ip(dso, pgoff_relative_file_offset);
@@ -66,6 +70,7 @@ struct kp_dso {
 	const char		*short_name;	/* basename of name (points into it) */
 	bool			kernel;		/* kernel or module: [k] */
 	bool			loaded;		/* a load was tried */
+	bool			no_demangle;	/* keep ELF names mangled; set before loading */
 	enum kp_dso_origin	origin;
 	unsigned int		build_id_len;	/* 0: none */
 	unsigned char		build_id[KP_BUILD_ID_MAX];
@@ -90,6 +95,13 @@ void kp_dso__delete(struct kp_dso *dso);
  * could not be used at all (the DSO stays empty and usable).
  */
 int kp_dso__load_elf(struct kp_dso *dso, const char *path, const char *debug_dir);
+
+/*
+ * The demangled form of @name (C++ Itanium ABI, Rust), with parameters, as
+ * perf shows it: "ns::Cls::method(int)"; malloc()ed.  NULL when @name is
+ * not a valid mangled name (keep it as it is) or on ENOMEM.
+ */
+char *kp_demangle(const char *name);
 
 /* Load a JIT map: lines "START SIZE name", hexadecimal, absolute addresses. */
 int kp_dso__load_perf_map(struct kp_dso *dso, const char *path);
