@@ -111,7 +111,8 @@ static void cpu_list(const struct kp_data_info *info, char *buf, size_t len)
 		kp_cpumap__format(info->session.cpus, info->session.cpus_bytes, buf, len);
 }
 
-static void dump_header_text(const struct kp_data_info *info, const struct kp_tp_formats *tp)
+static void dump_header_text(const struct kp_data_info *info, const struct kp_tp_formats *tp,
+			     uint32_t vdso_size)
 {
 	const struct kp_session *s = &info->session;
 	char buf[4096], abi[16], flags[128], canon[64], tname[32];
@@ -159,6 +160,8 @@ static void dump_header_text(const struct kp_data_info *info, const struct kp_tp
 	for (i = 0; i < s->nr_events; i++)
 		if (tp->text[i])
 			printf("# tp_format[%u]: %u bytes\n", i, tp->size[i]);
+	if (vdso_size)
+		printf("# vdso: %u bytes\n", vdso_size);
 	printf("\n");
 }
 
@@ -311,7 +314,8 @@ static void json_hex(struct json_writer *w, const char *key, uint64_t v)
 	json__string(w, key, buf);
 }
 
-static void dump_header_json(const struct kp_data_info *info, const struct kp_tp_formats *tp)
+static void dump_header_json(const struct kp_data_info *info, const struct kp_tp_formats *tp,
+			     uint32_t vdso_size)
 {
 	const struct kp_session *s = &info->session;
 	char buf[4096], canon[64], tname[32];
@@ -376,6 +380,8 @@ static void dump_header_json(const struct kp_data_info *info, const struct kp_tp
 		}
 		json__end_array(&w);
 	}
+	if (vdso_size)
+		json__u64(&w, "vdso_size", vdso_size);
 	json__end_object(&w);
 	json__end_object(&w);
 	json_writer__finish(&w);
@@ -546,6 +552,7 @@ int cmd_dump(int argc, const char **argv)
 	};
 	const struct kprof_record_header *rec;
 	uint64_t off, nr = 0;
+	uint32_t vdso_size;
 	struct kp_data *d;
 	struct kp_err err;
 	int ret;
@@ -561,10 +568,11 @@ int cmd_dump(int argc, const char **argv)
 		kp_err__print(&err, cmd);
 		return KP_EXIT_FAILURE;
 	}
+	kp_data__vdso(d, &vdso_size);
 	if (json)
-		dump_header_json(kp_data__info(d), kp_data__tp_formats(d));
+		dump_header_json(kp_data__info(d), kp_data__tp_formats(d), vdso_size);
 	else
-		dump_header_text(kp_data__info(d), kp_data__tp_formats(d));
+		dump_header_text(kp_data__info(d), kp_data__tp_formats(d), vdso_size);
 	if (header_only) {
 		kp_data__close(d);
 		return KP_EXIT_OK;

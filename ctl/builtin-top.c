@@ -318,7 +318,9 @@ static int top__init(struct top *t, const char *path, const struct kp_machine_op
 		     struct kp_err *err)
 {
 	const struct kp_data_info *info;
+	uint32_t vdso_size;
 	struct kp_data *d;
+	void *vdso;
 
 	d = kp_data__open(path, err);
 	if (!d)
@@ -328,9 +330,15 @@ static int top__init(struct top *t, const char *path, const struct kp_machine_op
 	t->ctx.nr_events = info->session.nr_events;
 	t->ctx.max_depth = info->session.stack_depth;
 	t->ctx.file_types = true;
-	kp_data__close(d);
 	t->fd = open(path, O_RDONLY | O_CLOEXEC);
 	t->machine = kp_machine__new(mopts);
+	/* the vDSO image the recorder stored names [vdso] frames */
+	vdso = kp_data__take_vdso(d, &vdso_size);
+	if (t->machine)
+		kp_machine__set_vdso(t->machine, vdso, vdso_size);
+	else
+		free(vdso);
+	kp_data__close(d);
 	t->res = malloc(sizeof(*t->res));
 	if (t->fd < 0 || !t->machine || !t->res) {
 		kp_err__set(err, errno ? errno : ENOMEM, "cannot read '%s': %s", path,

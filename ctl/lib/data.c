@@ -3,6 +3,7 @@
  * kprof.data: writer and validating reader; see data.h and
  * Documentation/kprof-data.rst.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -213,6 +215,13 @@ static void header__from_info(struct kp_data_header *h, const struct kp_data_inf
 		if (h->version < KP_DATA_VERSION_TP)
 			h->version = KP_DATA_VERSION_TP;
 	}
+	if (info->vdso && info->vdso_size && info->vdso_size <= KP_DATA_VDSO_MAX) {
+		h->vdso_size = info->vdso_size;
+		h->vdso_offset = off;
+		off += align8(h->vdso_size);
+		if (h->version < KP_DATA_VERSION_VDSO)
+			h->version = KP_DATA_VERSION_VDSO;
+	}
 	h->header_size = off;
 	snprintf(h->release, sizeof(h->release), "%s", info->release);
 	snprintf(h->hostname, sizeof(h->hostname), "%s", info->hostname);
@@ -263,6 +272,11 @@ static int writer__header(struct kp_data_writer *w, const struct kp_data_info *i
 			ret = writer__put(w, info->tp_formats->text[i], tf.size, err);
 		if (!ret)
 			ret = writer__pad(w, align8(tf.size) - tf.size, err);
+	}
+	if (!ret && w->hdr.vdso_size) {
+		ret = writer__put(w, info->vdso, w->hdr.vdso_size, err);
+		if (!ret)
+			ret = writer__pad(w, align8(w->hdr.vdso_size) - w->hdr.vdso_size, err);
 	}
 	return ret;
 }
@@ -409,6 +423,8 @@ struct kp_data {
 	struct kp_record_ctx	ctx;
 	unsigned char		*rec;		/* KP_RECORD_MAX_SIZE, 8-aligned */
 	struct kp_tp_formats	tp;
+	void			*vdso;		/* the vDSO image, or NULL */
+	uint32_t		vdso_size;
 };
 
 __printf(4, 5)
@@ -536,6 +552,17 @@ static int header__check(struct kp_data *d, const struct kp_data_header *h, stru
 	if (!h->tp_formats_size && h->tp_formats_offset)
 		return corrupt(d, err, offsetof(struct kp_data_header, tp_formats_offset),
 			       "bad tracepoint formats section: 0 bytes at %u", h->tp_formats_offset);
+	if (h->version < KP_DATA_VERSION_VDSO && (h->vdso_size || h->vdso_offset))
+		return corrupt(d, err, offsetof(struct kp_data_header, vdso_size),
+			       "reserved header fields are not zero");
+	if (h->vdso_size && (h->vdso_size > KP_DATA_VDSO_MAX ||
+			     !section_ok(h, h->vdso_offset, align8(h->vdso_size))))
+		return corrupt(d, err, offsetof(struct kp_data_header, vdso_size),
+			       "bad vDSO image section: %u bytes at %u", h->vdso_size,
+			       h->vdso_offset);
+	if (!h->vdso_size && h->vdso_offset)
+		return corrupt(d, err, offsetof(struct kp_data_header, vdso_offset),
+			       "bad vDSO image section: 0 bytes at %u", h->vdso_offset);
 	ret = STR_FIELD(h, d, release, err);
 	if (!ret)
 		ret = STR_FIELD(h, d, hostname, err);
@@ -681,6 +708,17 @@ static int header__read(struct kp_data *d, struct kp_err *err)
 	ret = tp_formats__read(d, &h, err);
 	if (ret)
 		return ret;
+	if (h.vdso_size) {
+		d->vdso = malloc(h.vdso_size);
+		if (!d->vdso) {
+			kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		d->vdso_size = h.vdso_size;
+		ret = read_at(d, d->vdso, h.vdso_size, h.vdso_offset, "vDSO image", err);
+		if (ret)
+			return ret;
+	}
 
 	d->offset = h.header_size;
 	d->ctx.nr_events = h.nr_events;
@@ -750,6 +788,57 @@ void kp_data__take_tp_formats(struct kp_data *d, struct kp_tp_formats *out)
 	memset(&d->tp, 0, sizeof(d->tp));
 }
 
+const void *kp_data__vdso(const struct kp_data *d, uint32_t *size)
+{
+	*size = d->vdso_size;
+	return d->vdso;
+}
+
+void *kp_data__take_vdso(struct kp_data *d, uint32_t *size)
+{
+	void *vdso = d->vdso;
+
+	*size = d->vdso_size;
+	d->vdso = NULL;
+	d->vdso_size = 0;
+	return vdso;
+}
+
+/*
+ * The vDSO is one ELF image mapped whole: its size is where the last of
+ * its headers, sections and segments ends, as its ELF header says.
+ */
+const void *kp_vdso__self(uint32_t *size)
+{
+	const unsigned char *base = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const void *)base;
+	uint64_t end, phend;
+	unsigned int i;
+
+	*size = 0;
+	if (!base || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_shentsize != sizeof(Elf64_Shdr))
+		return NULL;
+	phend = eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr);
+	end = eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr);
+	if (phend > KP_DATA_VDSO_MAX || end > KP_DATA_VDSO_MAX || eh->e_phoff % 8)
+		return NULL;
+	if (end < phend)
+		end = phend;
+	for (i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const void *)(base + eh->e_phoff + i * sizeof(*ph));
+
+		if (ph->p_offset > KP_DATA_VDSO_MAX || ph->p_filesz > KP_DATA_VDSO_MAX)
+			return NULL;
+		if (ph->p_offset + ph->p_filesz > end)
+			end = ph->p_offset + ph->p_filesz;
+	}
+	if (end > KP_DATA_VDSO_MAX || end < sizeof(*eh))
+		return NULL;
+	*size = end;
+	return base;
+}
+
 int kp_data__next(struct kp_data *d, const struct kprof_record_header **rec,
 		  uint64_t *offset, struct kp_err *err)
 {
@@ -804,6 +893,7 @@ void kp_data__close(struct kp_data *d)
 	if (d->fp)
 		fclose(d->fp);
 	kp_tp_formats__exit(&d->tp);
+	free(d->vdso);
 	free(d->rec);
 	free(d->path);
 	free(d);

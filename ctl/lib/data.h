@@ -38,7 +38,8 @@
 #define KP_DATA_VERSION		1	/* what kp_data_info__init() writes */
 #define KP_DATA_VERSION_AGG	2	/* a file with AGG records (aggregated profile) */
 #define KP_DATA_VERSION_TP	3	/* a file with the tracepoint formats section */
-#define KP_DATA_VERSION_MAX	3	/* readers read versions 1 .. this */
+#define KP_DATA_VERSION_VDSO	4	/* a file with the vDSO image section */
+#define KP_DATA_VERSION_MAX	4	/* readers read versions 1 .. this */
 #define KP_DATA_HEADER_MAX	(1U << 20)	/* header_size limit of readers */
 
 /*
@@ -47,6 +48,12 @@
  * session started, in event order.
  */
 #define KP_DATA_TP_FORMAT_MAX	(16U << 10)	/* bytes of one format, NUL included */
+
+/*
+ * The vDSO image section (version 4): the ELF image of the recording
+ * host's vDSO, to name user frames in [vdso] mappings.
+ */
+#define KP_DATA_VDSO_MAX	(64U << 10)	/* bytes */
 
 /* kp_data_header.flags */
 #define KP_DATA_F_FINISHED	(1U << 0)	/* end_time and data_size are set */
@@ -86,7 +93,9 @@ struct kp_data_header {
 	char		module_release[32];	/* kprof.ko's release */
 	uint32_t	tp_formats_size;	/* bytes of the tracepoint formats section */
 	uint32_t	tp_formats_offset;	/* (version 3; 0 and 0: none) */
-	uint64_t	__reserved_1[11];
+	uint32_t	vdso_size;		/* bytes of the vDSO image section */
+	uint32_t	vdso_offset;		/* (version 4; 0 and 0: none) */
+	uint64_t	__reserved_1[10];
 };
 
 struct kp_data_event {
@@ -151,6 +160,13 @@ struct kp_data_info {
 	 * see kp_data__tp_formats().
 	 */
 	const struct kp_tp_formats *tp_formats;
+	/*
+	 * Writing: the vDSO image to store (borrowed; at most
+	 * KP_DATA_VDSO_MAX bytes, else none; a file with it is version 4),
+	 * or NULL.  Reading: always NULL; see kp_data__vdso().
+	 */
+	const void		*vdso;
+	uint32_t		vdso_size;
 };
 
 /*
@@ -209,6 +225,16 @@ bool kp_data__finished(const struct kp_data *d);
  */
 const struct kp_tp_formats *kp_data__tp_formats(const struct kp_data *d);
 void kp_data__take_tp_formats(struct kp_data *d, struct kp_tp_formats *out);
+/*
+ * The vDSO image the file holds (none before version 4): its bytes and
+ * size, NULL when none.  Only its size is checked (at most
+ * KP_DATA_VDSO_MAX): the bytes are whatever the file says.  Valid until
+ * kp_data__close(), or moved out (malloc()ed) with kp_data__take_vdso().
+ */
+const void *kp_data__vdso(const struct kp_data *d, uint32_t *size);
+void *kp_data__take_vdso(struct kp_data *d, uint32_t *size);
+/* The image of this process's vDSO (getauxval(AT_SYSINFO_EHDR)), or NULL. */
+const void *kp_vdso__self(uint32_t *size);
 void kp_data__close(struct kp_data *d);
 
 #endif /* KPROFCTL_DATA_H */

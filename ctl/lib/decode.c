@@ -171,7 +171,9 @@ int kp_decoder__open(struct kp_decoder *d, const char *path, const struct kp_dec
 		     struct kp_err *err)
 {
 	struct kp_data *data;
+	uint32_t vdso_size;
 	struct stat st;
+	void *vdso;
 	int ret, fd;
 
 	memset(d, 0, sizeof(*d));
@@ -194,6 +196,8 @@ int kp_decoder__open(struct kp_decoder *d, const char *path, const struct kp_dec
 	}
 	d->info = *kp_data__info(data);
 	kp_data__take_tp_formats(data, &d->tp_formats);
+	vdso = kp_data__take_vdso(data, &vdso_size);
+	kp_machine__set_vdso(d->machine, vdso, vdso_size);
 	kp_data__close(data);
 	kp_machine__set_origin(d->machine, d->info.hostname, d->info.release);
 

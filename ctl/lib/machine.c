@@ -186,6 +186,8 @@ struct kp_machine {
 	char			origin_release[128];
 	struct kp_proc		*last_proc;
 	struct kp_thread	*last_thread;
+	void			*vdso;		/* the recording's vDSO image, or NULL */
+	uint32_t		vdso_size;
 };
 
 struct dso_entry {
@@ -301,12 +303,20 @@ void kp_machine__delete(struct kp_machine *m)
 	free(m->fcache);
 	if (m->kernel.loaded)
 		kp_kernel__exit(&m->kernel);
+	free(m->vdso);
 	free(m);
 }
 
 const char *kp_machine__intern(struct kp_machine *m, const char *s)
 {
 	return machine__intern(m, s);
+}
+
+void kp_machine__set_vdso(struct kp_machine *m, void *image, uint32_t size)
+{
+	free(m->vdso);
+	m->vdso = image;
+	m->vdso_size = image ? size : 0;
 }
 
 void kp_machine__set_origin(struct kp_machine *m, const char *hostname, const char *release)
@@ -510,7 +520,8 @@ static int try_load(struct kp_dso *dso, const char *path, const char *debug_dir)
 }
 
 /*
- * Load @dso from the first of: /proc/PID/root/NAME (a live process in
+ * Load @dso: [vdso] from the recording's vDSO image, when it has one;
+ * else from the first of: /proc/PID/root/NAME (a live process in
  * another mount namespace), SYMFS/NAME, NAME without " (deleted)", and
  * NAME with leading directories cut (a recording made under a chroot whose
  * prefix the paths kept, e.g. /newroot/usr/bin/x), keeping two components.
@@ -523,6 +534,11 @@ static void machine__load_dso(struct kp_machine *m, struct kp_dso *dso, uint32_t
 	int slashes = 0;
 
 	dso->loaded = true;
+	if (!strcmp(name, KP_DSO_VDSO_NAME)) {
+		if (m->vdso)
+			kp_dso__load_elf_mem(dso, m->vdso, m->vdso_size, m->debug_dir);
+		return;
+	}
 	if (name[0] != '/')
 		return;
 	if (root_pid) {

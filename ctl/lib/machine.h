@@ -98,6 +98,13 @@ struct kp_kernel *kp_machine__kernel(struct kp_machine *m);
  */
 void kp_machine__set_origin(struct kp_machine *m, const char *hostname, const char *release);
 
+/*
+ * The vDSO image of the recording (kp_data__take_vdso()), for the DSO of
+ * [vdso] mappings; @m owns it (free()d), NULL: none, [vdso] frames stay
+ * unnamed.  Set it before the first frame is resolved.
+ */
+void kp_machine__set_vdso(struct kp_machine *m, void *image, uint32_t size);
+
 /* Name of a symbol-less frame: "[unknown]". */
 #define KP_UNKNOWN	"[unknown]"
 

@@ -281,6 +281,8 @@ int kp_recorder__start(struct kp_recorder *r, struct kp_err *err)
 	    kp_agg__save_session(&r->info, &warn))
 		kp_error(r->cmd, "warning: %s", warn.msg);
 	r->info.tp_formats = &r->tp_formats;
+	/* this kernel's vDSO, to name [vdso] frames (see kp_vdso__self()) */
+	r->info.vdso = kp_vdso__self(&r->info.vdso_size);
 	r->w = kp_data_writer__create(r->output, &r->info, err);
 	if (!r->w)
 		return -EIO;

@@ -573,27 +573,20 @@ static int elf__symbols(Elf *elf, Elf64_Word type, struct kp_dso *dso)
 	return ret ? ret : (int)dso->nr_syms;
 }
 
-int kp_dso__load_elf(struct kp_dso *dso, const char *path, const char *debug_dir)
+/* The segments, build-id and symbols of the open @elf. */
+static int dso__load(struct kp_dso *dso, Elf *elf, const char *debug_dir)
 {
 	char dpath[4096];
-	int fd = -1, dfd = -1, n, ret = 0;
-	Elf *elf, *delf;
+	int dfd = -1, n, ret = 0;
+	Elf *delf;
 	GElf_Ehdr eh;
 
-	dso__clear(dso);
-	dso->loaded = true;
-	errno = 0;
-	elf = elf__open(path, &fd);
-	if (!elf)
-		return errno ? -errno : -ENOEXEC;
-	if (!gelf_getehdr(elf, &eh) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
-		ret = -ENOEXEC;
-		goto out_close;
-	}
+	if (!gelf_getehdr(elf, &eh) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
+		return -ENOEXEC;
 	dso->pie_or_so = eh.e_type == ET_DYN;
 	ret = elf__segments(elf, dso);
 	if (ret)
-		goto out_close;
+		return ret;
 	n = elf__build_id(elf, dso->build_id, sizeof(dso->build_id));
 	dso->build_id_len = n > 0 ? n : 0;
 
@@ -605,13 +598,11 @@ int kp_dso__load_elf(struct kp_dso *dso, const char *path, const char *debug_dir
 		if (delf) {
 			n = elf__symbols(delf, SHT_SYMTAB, dso);
 			elf__close(delf, dfd);
-			if (n < 0) {
-				ret = n;
-				goto out_close;
-			}
+			if (n < 0)
+				return n;
 			if (n > 0) {
 				dso->origin = KP_DSO_DEBUG;
-				goto out_close;
+				return 0;
 			}
 		}
 	}
@@ -623,10 +614,42 @@ int kp_dso__load_elf(struct kp_dso *dso, const char *path, const char *debug_dir
 		if (n > 0)
 			dso->origin = KP_DSO_DYNSYM;
 	}
-	if (n < 0)
-		ret = n;
-out_close:
+	return n < 0 ? n : 0;
+}
+
+int kp_dso__load_elf(struct kp_dso *dso, const char *path, const char *debug_dir)
+{
+	int fd = -1, ret;
+	Elf *elf;
+
+	dso__clear(dso);
+	dso->loaded = true;
+	errno = 0;
+	elf = elf__open(path, &fd);
+	if (!elf)
+		return errno ? -errno : -ENOEXEC;
+	ret = dso__load(dso, elf, debug_dir);
 	elf__close(elf, fd);
+	return ret;
+}
+
+int kp_dso__load_elf_mem(struct kp_dso *dso, void *image, size_t size, const char *debug_dir)
+{
+	Elf *elf;
+	int ret;
+
+	dso__clear(dso);
+	dso->loaded = true;
+	if (!elf_ready() || !image || !size)
+		return -ENOEXEC;
+	elf = elf_memory(image, size);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		return -ENOEXEC;
+	}
+	ret = dso__load(dso, elf, debug_dir);
+	elf_end(elf);
 	return ret;
 }
 

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #define KP_DSO_KERNEL_NAME	"[kernel.kallsyms]"
+#define KP_DSO_VDSO_NAME	"[vdso]"
 #define KP_DEBUG_DIR_DEFAULT	"/usr/lib/debug"
 #define KP_BUILD_ID_MAX		20		/* bytes; SHA-1 */
 
@@ -102,6 +103,14 @@ int kp_dso__load_elf(struct kp_dso *dso, const char *path, const char *debug_dir
  * not a valid mangled name (keep it as it is) or on ENOMEM.
  */
 char *kp_demangle(const char *name);
+
+/*
+ * The same from the ELF image @image of @size bytes in memory (the vDSO
+ * stored in kprof.data), which may be anything: libelf reads it in place
+ * (@image must stay valid and writable while the DSO is loaded; the names
+ * are copied).  Returns 0 or -errno as kp_dso__load_elf().
+ */
+int kp_dso__load_elf_mem(struct kp_dso *dso, void *image, size_t size, const char *debug_dir);
 
 /* Load a JIT map: lines "START SIZE name", hexadecimal, absolute addresses. */
 int kp_dso__load_perf_map(struct kp_dso *dso, const char *path);

@@ -30,7 +30,8 @@ int kp_synth__parse_maps_line(const char *line, struct kp_rec_mmap *rec)
 		return 0;
 	path = line + pos;
 	len = strcspn(path, "\n");
-	if (!len || path[0] != '/')
+	/* files, and the vDSO (named from the image kprof.data stores) */
+	if (!len || (path[0] != '/' && (len != 6 || memcmp(path, "[vdso]", 6))))
 		return 0;
 	size = sizeof(*rec) + ((len + 1 + 7) & ~7UL);
 	if (size > KP_RECORD_MAX_SIZE)

@@ -223,9 +223,9 @@ static inline void gen__check(int ret, const struct kp_err *err)
 	}
 }
 
-/* A finished-later file with events cpu-clock and page-faults. */
-static inline void gen__writer(struct gen_writer *g, const char *path, const char *hostname,
-			       const char *cmdline)
+/* A finished-later file with events cpu-clock and page-faults (and a vDSO image). */
+static inline void gen__writer_vdso(struct gen_writer *g, const char *path, const char *hostname,
+				    const char *cmdline, const void *vdso, uint32_t vdso_size)
 {
 	struct kp_data_info info;
 	struct kp_session *s = &info.session;
@@ -253,10 +253,18 @@ static inline void gen__writer(struct gen_writer *g, const char *path, const cha
 	s->events[1].type = PERF_TYPE_SOFTWARE;
 	s->events[1].config = PERF_COUNT_SW_PAGE_FAULTS;
 	snprintf(s->events[1].name, sizeof(s->events[1].name), "page-faults");
+	info.vdso = vdso;
+	info.vdso_size = vdso_size;
 	g->w = kp_data_writer__create(path, &info, &err);
 	if (!g->w)
 		gen__check(-1, &err);
 	g->time = info.start_time;
+}
+
+static inline void gen__writer(struct gen_writer *g, const char *path, const char *hostname,
+			       const char *cmdline)
+{
+	gen__writer_vdso(g, path, hostname, cmdline, NULL, 0);
 }
 
 static inline void gen__write(struct gen_writer *g, const void *rec)

@@ -182,8 +182,10 @@ static void fake_setup(void)
 static void test_record(void)
 {
 	struct run r;
-	char line[256];
+	char line[256], vdso_line[128];
 	struct stat st;
+	uint32_t vdso_size;
+	const void *vdso = kp_vdso__self(&vdso_size);
 
 	fake_setup();
 	kprofctl(&r, "record", "-o", out, "--buffer-size", "8K", "-g", "--", "true", NULL);
@@ -214,7 +216,12 @@ static void test_record(void)
 	/* The file, as dump prints it. */
 	kprofctl(&r, "dump", "-i", out, NULL);
 	is_int(r.rc, 0, "dump: exit 0");
-	ok(strstr(r.out, "# version: 1\n# header_size: ") && strstr(r.out, "# flags: 0x1 (finished)\n") &&
+	/* the file holds this kernel's vDSO: version 4 */
+	snprintf(vdso_line, sizeof(vdso_line), "# vdso: %u bytes\n", vdso_size);
+	ok(vdso ? strstr(r.out, "# version: 4\n") && strstr(r.out, vdso_line) :
+	   strstr(r.out, "# version: 1\n") && !strstr(r.out, "# vdso:"),
+	   "dump: the vDSO image stored (%u bytes)", vdso_size);
+	ok(strstr(r.out, "# header_size: ") && strstr(r.out, "# flags: 0x1 (finished)\n") &&
 	   strstr(r.out, "# session_id: 1\n# nr_cpus: 2\n") &&
 	   strstr(r.out, "# session_flags: 0x7 (kernel-stack|user-stack|inherit)\n") &&
 	   strstr(r.out, "# freq: 4000\n# period: 0\n# buffer_size: 8192\n# stack_depth: 127\n") &&
@@ -245,8 +252,15 @@ static void test_record(void)
 	run_free(&r);
 
 	kprofctl(&r, "dump", "-i", out, "--json", NULL);
-	if (!ok(r.rc == 0 && !strncmp(r.out, "{\"header\":{\"version\":1,", 23) &&
-	   strstr(r.out, "\"events\":[{\"type\":1,\"type_name\":\"software\",\"config\":\"0x0\",\"canonical\":\"cpu-clock\",\"flags\":0,\"name\":\"cpu-clock\"}]}}\n") &&
+	if (vdso)
+		snprintf(vdso_line, sizeof(vdso_line),
+			 "\"name\":\"cpu-clock\"}],\"vdso_size\":%u}}\n", vdso_size);
+	else
+		snprintf(vdso_line, sizeof(vdso_line), "\"name\":\"cpu-clock\"}]}}\n");
+	if (!ok(r.rc == 0 && !strncmp(r.out, vdso ? "{\"header\":{\"version\":4," :
+				      "{\"header\":{\"version\":1,", 23) &&
+	   strstr(r.out, "\"events\":[{\"type\":1,\"type_name\":\"software\",\"config\":\"0x0\",\"canonical\":\"cpu-clock\",\"flags\":0,") &&
+	   strstr(r.out, vdso_line) &&
 	   strstr(r.out, ",\"size\":80,\"type\":\"SAMPLE\",\"type_id\":1,\"misc\":1,\"time\":101,\"cpu\":0,\"pid\":42,\"tid\":42,\"event\":0,\"ip\":\"0xffffffff81001234\",\"period\":250000,\"flags\":2,\"nr_kernel\":2,\"nr_user\":1,\"kernel\":[\"0xffffffff81001234\",\"0xffffffff81005678\"],\"user\":[\"0x55555555a000\"]}\n") &&
 	   strstr(r.out, "\"type\":\"STATS\",\"type_id\":65536,\"misc\":0,\"cpu\":\"total\",\"invocations\":3,"),
 	   "dump --json: header and records, one object per line"))

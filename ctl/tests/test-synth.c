@@ -29,8 +29,12 @@ static void test_maps_line(void)
 	is_str(m->filename, "/lib/x86_64-linux-gnu/libc.so.6 (deleted)", "maps: deleted file name kept");
 	is_int(kp_synth__parse_maps_line("7f00-8f00 r--p 00000000 fd:01 99 /usr/bin/true\n", m), 0,
 	       "maps: not executable");
-	is_int(kp_synth__parse_maps_line("7fff0000-7fff2000 r-xp 00000000 00:00 0 [vdso]\n", m), 0,
-	       "maps: [vdso] has no path");
+	is_int(kp_synth__parse_maps_line("7fff0000-7fff2000 r-xp 00000000 00:00 0 [vdso]\n", m), 1,
+	       "maps: [vdso]");
+	ok(m->start == 0x7fff0000 && m->len == 0x2000 && !m->pgoff &&
+	   !strcmp(m->filename, "[vdso]"), "maps: [vdso] fields");
+	is_int(kp_synth__parse_maps_line("7fff0000-7fff2000 r-xp 00000000 00:00 0 [vsyscall]\n", m),
+	       0, "maps: [vsyscall] has no path");
 	is_int(kp_synth__parse_maps_line("7f00-8f00 r-xp 00000000 00:00 0\n", m), 0,
 	       "maps: anonymous executable");
 	is_int(kp_synth__parse_maps_line("garbage\n", m), -EINVAL, "maps: garbage");
