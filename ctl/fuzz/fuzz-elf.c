@@ -23,6 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned char id[KP_BUILD_ID_MAX];
 	struct kp_kernel k;
 	struct kp_dso *dso;
+	void *copy;
 	char path[64];
 	size_t i;
 	int fd;
@@ -39,6 +40,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			kp_dso__find(dso, kp_dso__map_ip(dso, probes[i]));
 		for (i = 0; i < dso->nr_syms; i++)
 			kp_dso__find(dso, dso->syms[i].start);
+		/* the same bytes as an in-memory image (a stored vDSO), on a copy */
+		copy = size ? malloc(size) : NULL;
+		if (copy) {
+			memcpy(copy, data, size);
+			kp_dso__load_elf_mem(dso, copy, size, "/nonexistent");
+			for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+				kp_dso__find(dso, kp_dso__map_ip(dso, probes[i]));
+			free(copy);
+		}
 		kp_dso__load_perf_map(dso, path);
 		for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
 			kp_dso__find(dso, probes[i]);
