@@ -100,7 +100,7 @@ struct kprof_mmap_note {
 	u64 time;
 	u32 pid, tid;
 	u64 start, len, pgoff;
-	struct file *file;
+	struct file *file;	/* NULL for the vDSO */
 };
 
 struct kprof_mmap_queue {

@@ -11,7 +11,7 @@
  *	sched_process_fork	FORK; per-task sessions with INHERIT follow
  *				the child from here on
  *	sched_process_exit	EXIT
- *	perf_event_mmap()	MMAP of executable file mappings (kprobe)
+ *	perf_event_mmap()	MMAP of executable file mappings and the vDSO (kprobe)
  *
  * The tracepoint probes write their record at once: they run with
  * preemption disabled and the ring is NMI-safe.  The MMAP probe cannot:
@@ -259,6 +259,20 @@ static void kprof_tp_lookup(struct tracepoint *tp, void *priv)
 
 /* --- MMAP: a kprobe on perf_event_mmap() and a work item ----------------- */
 
+/*
+ * Is @vma the vDSO?  Its MMAP record lets userspace name the frames in it,
+ * as perf's "[vdso]" does; other special mappings hold no code of interest.
+ */
+static bool kprof_vma_is_vdso(struct vm_area_struct *vma)
+{
+	const char *name;
+
+	if (!vma->vm_ops || !vma->vm_ops->name)
+		return false;
+	name = vma->vm_ops->name(vma);
+	return name && !strcmp(name, "[vdso]");
+}
+
 /* perf_event_mmap(struct vm_area_struct *vma): process context, mmap_lock held. */
 static int kprof_kp_mmap(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -268,7 +282,7 @@ static int kprof_kp_mmap(struct kprobe *kp, struct pt_regs *regs)
 	struct kprof_mmap_note *note;
 	unsigned int head, tail;
 
-	if (!s || !(vma->vm_flags & VM_EXEC) || !vma->vm_file ||
+	if (!s || !(vma->vm_flags & VM_EXEC) || (!vma->vm_file && !kprof_vma_is_vdso(vma)) ||
 	    !kprof_sideband_wanted(s, task_tgid_nr(current)))
 		return 0;
 
@@ -290,7 +304,7 @@ static int kprof_kp_mmap(struct kprobe *kp, struct pt_regs *regs)
 	note->start = vma->vm_start;
 	note->len = vma->vm_end - vma->vm_start;
 	note->pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	note->file = get_file(vma->vm_file);
+	note->file = vma->vm_file ? get_file(vma->vm_file) : NULL;
 	smp_store_release(&q->head, head + 1);	/* matches the worker's acquire */
 
 	queue_work(system_unbound_wq, &s->mmap_work);
@@ -358,7 +372,7 @@ static void kprof_mmap_emit(struct kprof_session *s, struct kprof_mmap_note *not
 	char *path;
 	size_t n;
 
-	path = kprof_mmap_path(note, rec->filename, rootbuf);
+	path = note->file ? kprof_mmap_path(note, rec->filename, rootbuf) : "[vdso]";
 	n = strlen(path) + 1;
 	memmove(rec->filename, path, n);
 
@@ -392,7 +406,8 @@ static void kprof_mmap_drain(struct kprof_session *s, struct kprof_mmap_record *
 
 			if (rec)
 				kprof_mmap_emit(s, note, rec);
-			fput(note->file);
+			if (note->file)
+				fput(note->file);
 			/* release matches the probe's acquire of tail: slot reusable */
 			smp_store_release(&q->tail, ++tail);
 		}

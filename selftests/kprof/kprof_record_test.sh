@@ -36,7 +36,7 @@ result() {
 }
 
 echo "TAP version 13"
-echo "1..21"
+echo "1..22"
 
 if ! grep -q '^kprof ' /proc/modules; then
 	insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
@@ -78,6 +78,19 @@ if grep -q 'vfs_read' "$tmp/sys.report" && grep -q 'do_syscall_64' "$tmp/sys.rep
 else
 	not_ok "report -g: sysread's call graph shows vfs_read and do_syscall_64"
 	head -30 "$tmp/sys.report" | sed 's/^/# /'
+fi
+# [vdso]: a program started under record gets its vDSO mapping, and the
+# frames in it are named from the image kprof.data carries
+"$kprofctl" record -e cpu-clock -F 999 -g -o "$tmp/vdso.data" -- "$here/progs/vdso" 600 \
+	>/dev/null 2>&1
+"$kprofctl" report -i "$tmp/vdso.data" --stdio --comms vdso --sort dso,symbol \
+	>"$tmp/vdso.report" 2>&1
+if grep -qE '\[vdso\] +\[\.\] +(__vdso_)?clock_gettime' "$tmp/vdso.report"; then
+	ok "report: clock_gettime in [vdso] is named"
+else
+	not_ok "report: clock_gettime in [vdso] is named"
+	head -20 "$tmp/vdso.report" | sed 's/^/# /'
+	"$kprofctl" dump -i "$tmp/vdso.data" 2>&1 | grep -m5 -E 'MMAP|vdso' | sed 's/^/# /'
 fi
 # top, live: a CPU-bound program's hottest function shows up
 "$here/progs/hot" 4000 >/dev/null &
