@@ -96,7 +96,7 @@ def check_header(spec):
             problems.append(f"header: {n} = {got[n]}, spec says {v}")
     # no enumerator the spec does not know (sentinels excepted)
     text = open(HDR).read()
-    netlink = re.compile(r"KPROF_(A|EV_A|STATS_A|CMD|STATE)_")
+    netlink = re.compile(r"KPROF_(A|EV_A|STATS_A|COUNT_A|AGG_A|HIST_A|CMD|STATE)_")
     for body in re.findall(r"enum(?:\s+\w+)?\s*\{(.*?)\};", text, re.S):
         names = re.findall(r"^\s*(KPROF_[A-Z0-9_]+)", body, re.M)
         if not any(netlink.match(n) for n in names):
