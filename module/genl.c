@@ -614,13 +614,28 @@ static void *kprof_nl_dump_msg(struct sk_buff *skb, struct netlink_callback *cb,
 	return hdr;
 }
 
+/*
+ * Dumps: pre_doit does not run for them, and 6.1 gives .start no extack
+ * (cb->extack is set only around the dumpit).  .start notes a refusal in
+ * cb->args[KPROF_NL_DUMP_REFUSED]; the first dumpit, which runs in the
+ * requester's context right after it, fails with the message, which
+ * reaches the client in NLMSG_DONE.
+ */
+#define KPROF_NL_DUMP_REFUSED	5
+
 static int kprof_nl_stats_start(struct netlink_callback *cb)
 {
-	if (!kprof_nl_capable(cb->skb)) {
-		NL_SET_ERR_MSG(cb->extack, "kprof: CAP_PERFMON or CAP_SYS_ADMIN required");
-		return -EPERM;
-	}
+	if (!kprof_nl_capable(cb->skb))
+		cb->args[KPROF_NL_DUMP_REFUSED] = 1;
 	return 0;
+}
+
+static bool kprof_nl_dump_refused(struct netlink_callback *cb)
+{
+	if (!cb->args[KPROF_NL_DUMP_REFUSED])
+		return false;
+	NL_SET_ERR_MSG(cb->extack, "kprof: CAP_PERFMON or CAP_SYS_ADMIN required");
+	return true;
 }
 
 /* One message per CPU with a ring; cb->args[0] is the next CPU. */
@@ -632,6 +647,8 @@ static int kprof_nl_stats_dumpit(struct sk_buff *skb, struct netlink_callback *c
 	u64 id;
 	int ret;
 
+	if (kprof_nl_dump_refused(cb))
+		return -EPERM;
 	for (cpu = cb->args[0]; cpu < nr_cpu_ids; cpu++) {
 		ret = kprof_session_cpu_stats(cpu, &id, &st);
 		if (ret == -ENOENT) {
@@ -729,6 +746,8 @@ out_cancel:
 
 static int kprof_nl_agg_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	if (kprof_nl_dump_refused(cb))
+		return -EPERM;
 	return kprof_agg_dump(skb, cb, kprof_nl_agg_put);
 }
 
@@ -768,6 +787,8 @@ static int kprof_nl_hist_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 	unsigned int i;
 	int ret = 0;
 
+	if (kprof_nl_dump_refused(cb))
+		return -EPERM;
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
 		return -ENOMEM;

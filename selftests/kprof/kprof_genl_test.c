@@ -214,9 +214,9 @@ TEST_F(genl, reject_unknown_command)
 	EXPECT_EQ(-EOPNOTSUPP, kt_transact(self->fd, &m));
 }
 
-/* Run @fn's request in a child with reduced privilege; the child's errno. */
-static int status_as(struct __test_metadata *_metadata, int self_family,
-		     int (*drop)(void), char *extack, size_t len)
+/* Send @cmd (a dump with @dump) from a child with reduced privilege; the child's errno. */
+static int request_as(struct __test_metadata *_metadata, int self_family,
+		      int (*drop)(void), int cmd, bool dump, char *extack, size_t len)
 {
 	int pipefd[2];
 	int status;
@@ -235,7 +235,9 @@ static int status_as(struct __test_metadata *_metadata, int self_family,
 		fd = kt_nl_open();
 		if (fd < 0)
 			_exit(101);
-		kt_msg_init(&m, self_family, KPROF_CMD_STATUS, KPROF_FAMILY_VERSION);
+		kt_msg_init(&m, self_family, cmd, KPROF_FAMILY_VERSION);
+		if (dump)
+			m.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 		kt_transact(fd, &m);
 		if (write(pipefd[1], m.extack, strlen(m.extack) + 1) < 0)
 			_exit(102);
@@ -249,6 +251,12 @@ static int status_as(struct __test_metadata *_metadata, int self_family,
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	return WEXITSTATUS(status);
+}
+
+static int status_as(struct __test_metadata *_metadata, int self_family,
+		     int (*drop)(void), char *extack, size_t len)
+{
+	return request_as(_metadata, self_family, drop, KPROF_CMD_STATUS, false, extack, len);
 }
 
 TEST_F(genl, unprivileged_nobody_refused)
@@ -267,6 +275,21 @@ TEST_F(genl, root_without_perfmon_refused)
 	EXPECT_EQ(EPERM, status_as(_metadata, self->family, kt_drop_perfmon,
 				   extack, sizeof(extack)));
 	EXPECT_NE(NULL, strstr(extack, "CAP_PERFMON")) TH_LOG("extack: '%s'", extack);
+}
+
+/* Dumps get no pre_doit: each checks, and its refusal carries the message too. */
+TEST_F(genl, unprivileged_dumps_refused)
+{
+	static const int dumps[] = { KPROF_CMD_STATS, KPROF_CMD_AGG_DUMP, KPROF_CMD_HIST_DUMP,
+				     KPROF_CMD_COUNT_READ };
+	char extack[256];
+
+	for (unsigned int i = 0; i < sizeof(dumps) / sizeof(dumps[0]); i++) {
+		EXPECT_EQ(EPERM, request_as(_metadata, self->family, kt_drop_perfmon, dumps[i],
+					    true, extack, sizeof(extack))) TH_LOG("command %d", dumps[i]);
+		EXPECT_NE(NULL, strstr(extack, "CAP_PERFMON"))
+			TH_LOG("command %d: extack '%s'", dumps[i], extack);
+	}
 }
 
 static int keep_privilege(void)

@@ -121,6 +121,7 @@ static inline void kt_parse_attrs(struct kt_msg *m, struct nlattr *a, int len)
 	}
 }
 
+/* The extack text of an NLMSG_ERROR, or of an NLMSG_DONE that ends a dump in error. */
 static inline void kt_parse_extack(struct kt_msg *m, struct nlmsghdr *nlh)
 {
 	struct nlmsgerr *e = NLMSG_DATA(nlh);
@@ -130,7 +131,9 @@ static inline void kt_parse_extack(struct kt_msg *m, struct nlmsghdr *nlh)
 
 	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
 		return;
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+	if (nlh->nlmsg_type == NLMSG_DONE)
+		off = NLMSG_ALIGN(sizeof(int));	/* the dump's error, then the TLVs */
+	else if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
 		off += e->msg.nlmsg_len - sizeof(e->msg);
 	len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - off;
 	a = (struct nlattr *)((char *)e + off);
@@ -186,8 +189,15 @@ static inline int kt_transact(int fd, struct kt_msg *m)
 					kt_parse_extack(m, nlh);
 				return m->err;
 			}
-			if (nlh->nlmsg_type == NLMSG_DONE)
+			if (nlh->nlmsg_type == NLMSG_DONE) {
+				/* a dump that failed says so here */
+				if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(int)) &&
+				    *(int *)NLMSG_DATA(nlh) < 0) {
+					m->err = *(int *)NLMSG_DATA(nlh);
+					kt_parse_extack(m, nlh);
+				}
 				return m->err;
+			}
 			if (!got_reply && nlh->nlmsg_len <= sizeof(m->reply)) {
 				struct nlmsghdr *r = (struct nlmsghdr *)m->reply;
 
