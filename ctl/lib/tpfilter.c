@@ -253,7 +253,6 @@ static int check_cmp(struct tpf *c, const struct tep_format_field *f, const stru
 static int check(struct tpf *c)
 {
 	unsigned int depth = 0;
-	enum tok_type level[PAREN_MAX + 1] = { T_END };
 	bool operand = true;
 	struct tok t;
 
@@ -271,7 +270,6 @@ static int check(struct tpf *c)
 				if (++depth > PAREN_MAX)
 					return fail(c, E2BIG, "too complex: more than %d nested parentheses",
 						    PAREN_MAX);
-				level[depth] = T_END;
 				continue;
 			case T_IDENT:
 				f = find_field(c, &t);
@@ -299,10 +297,6 @@ static int check(struct tpf *c)
 			continue;
 		case T_AND:
 		case T_OR:
-			if (level[depth] != T_END && level[depth] != t.type)
-				return fail(c, EINVAL,
-					    "'&&' and '||' mixed without parentheses (libtraceevent reads them from left to right)");
-			level[depth] = t.type;
 			operand = true;
 			continue;
 		case T_BADOP:
@@ -313,6 +307,106 @@ static int check(struct tpf *c)
 			return fail(c, EINVAL, "unexpected '%s'", t.p);
 		}
 	}
+}
+
+/* ---- precedence: '&&' before '||', as the kernel and perf read it ---- */
+
+/* One '(' or ')' to insert before expr[pos], for the paren group @group. */
+struct paren {
+	size_t		pos;
+	char		ch;
+	unsigned int	group;
+};
+
+static int paren_cmp(const void *a, const void *b)
+{
+	const struct paren *x = a, *y = b;
+
+	if (x->pos != y->pos)
+		return x->pos < y->pos ? -1 : 1;
+	return x->group < y->group ? -1 : x->group > y->group;	/* outer first */
+}
+
+/*
+ * libtraceevent 1.7 reads '&&' and '||' from left to right at one level:
+ * "a || b && c" as "(a || b) && c".  The kernel's filters and perf bind
+ * '&&' tighter.  For every group (the whole expression, or a parenthesized
+ * part) that has a '||', wrap each run of '&&'-joined terms in parentheses
+ * so that libtraceevent sees what the user meant.  @c->expr passed check().
+ *
+ * Return: the expression to parse (malloc'd), or NULL with c->ret set.
+ */
+static char *with_precedence(struct tpf *c)
+{
+	/* per depth: its group, where its current '||' operand starts, state */
+	unsigned int group[PAREN_MAX + 1] = { 0 }, groups = 0, depth = 0;
+	size_t run_start[PAREN_MAX + 1] = { 0 };
+	bool wrapped[PAREN_MAX + 1] = { false }, has_or[PAREN_MAX + 1] = { false };
+	bool group_or[PAREN_MAX + 2] = { false };
+	struct paren *ins;
+	size_t nr = 0, max, len = strlen(c->expr), i, k, o;
+	char *out;
+	struct tok t;
+
+	max = 2 * (len + 1);
+	ins = calloc(max, sizeof(*ins));
+	if (!ins) {
+		fail(c, ENOMEM, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	c->p = c->expr;
+	for (;;) {
+		if (next_token(c, &t)) {
+			free(ins);
+			return NULL;
+		}
+		if (t.type == T_LPAREN) {
+			depth++;
+			group[depth] = ++groups;
+			run_start[depth] = t.p + 1 - c->expr;
+			wrapped[depth] = has_or[depth] = false;
+			continue;
+		}
+		if (t.type == T_AND && !wrapped[depth]) {
+			ins[nr++] = (struct paren){ run_start[depth], '(', group[depth] };
+			wrapped[depth] = true;
+		} else if (t.type == T_OR || t.type == T_RPAREN || t.type == T_END) {
+			if (wrapped[depth])
+				ins[nr++] = (struct paren){ t.p - c->expr, ')', group[depth] };
+			wrapped[depth] = false;
+			if (t.type == T_OR) {
+				has_or[depth] = true;
+				run_start[depth] = t.p + t.len - c->expr;
+			} else {
+				group_or[group[depth]] = has_or[depth];
+				if (t.type == T_END)
+					break;
+				depth--;
+			}
+		}
+	}
+
+	/* only groups with a '||' need their '&&' runs wrapped */
+	for (i = k = 0; i < nr; i++)
+		if (group_or[ins[i].group])
+			ins[k++] = ins[i];
+	nr = k;
+	qsort(ins, nr, sizeof(*ins), paren_cmp);
+	out = malloc(len + nr + 1);
+	if (!out) {
+		free(ins);
+		fail(c, ENOMEM, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	for (i = k = o = 0; i <= len; i++) {
+		while (k < nr && ins[k].pos == i)
+			out[o++] = ins[k++].ch;
+		if (i < len)
+			out[o++] = c->expr[i];
+	}
+	out[o] = '\0';
+	free(ins);
+	return out;
 }
 
 /* ---- parse(): libtraceevent's filter parser ---- */
@@ -524,7 +618,7 @@ int kp_tpfilter__compile(struct tep_event *event, const char *name, const char *
 	struct tep_event_filter *filter;
 	struct tep_filter_arg *tree = NULL;
 	enum tep_errno ret;
-	char *str;
+	char *str, *prec;
 	int i;
 
 	*nr = 0;
@@ -534,9 +628,19 @@ int kp_tpfilter__compile(struct tep_event *event, const char *name, const char *
 		return fail(&c, E2BIG, "too long: more than %d characters", KP_TPFILTER_EXPR_MAX);
 	if (check(&c))
 		return c.ret;
+	prec = with_precedence(&c);
+	if (!prec)
+		return c.ret;
+	if (strlen(prec) > KP_TPFILTER_EXPR_MAX) {
+		free(prec);
+		return fail(&c, E2BIG, "too long: more than %d characters with the parentheses "
+			    "that make '&&' bind tighter than '||'", KP_TPFILTER_EXPR_MAX);
+	}
 
 	/* "SYSTEM/EVENT:EXPR": the filter of the one event of that name */
-	if (asprintf(&str, "%s/%s:%s", event->system, event->name, expr) < 0)
+	i = asprintf(&str, "%s/%s:%s", event->system, event->name, prec);
+	free(prec);
+	if (i < 0)
 		return fail(&c, ENOMEM, "%s", strerror(ENOMEM));
 	filter = tep_filter_alloc(event->tep);
 	if (!filter) {
