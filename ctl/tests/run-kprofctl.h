@@ -17,11 +17,14 @@
 #define KPROFCTL_RUN_KPROFCTL_H
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "capture.h"
 #include "fake-nl.h"
 #include "tap.h"
+#include "tmpdir.h"
 
 #define RUN_MAX_ARGS	64
 
@@ -81,6 +84,48 @@ static inline void kprofctl(struct run *r, ...)
 	va_start(ap, r);
 	run_va(r, NULL, 0, ap);
 	va_end(ap);
+}
+
+/*
+ * Check that @r exited 0, said nothing on stderr and printed exactly
+ * $KP_GOLDEN_DIR/@name (default tests/golden/@name); KP_UPDATE_GOLDEN=1
+ * rewrites the file first.
+ */
+static inline void run_golden(const char *name, const struct run *r)
+{
+	const char *dir = getenv("KP_GOLDEN_DIR") ? getenv("KP_GOLDEN_DIR") : "tests/golden";
+	char path[512];
+	char *want;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (getenv("KP_UPDATE_GOLDEN")) {
+		fp = fopen(path, "w");
+		if (!fp || fputs(r->out, fp) < 0 || fclose(fp))
+			abort();
+		diag("wrote %s", path);
+	}
+	want = tmpdir__slurp(path, NULL);
+	ok(r->rc == 0, "%s: exit 0", name);
+	is_str(r->err, "", "%s: nothing on stderr", name);
+	if (!want) {
+		ok(0, "%s: golden file %s exists", name, path);
+		return;
+	}
+	if (!ok(!strcmp(r->out, want), "%s: output matches %s", name, path)) {
+		const char *a = r->out, *b = want;
+		int line = 1;
+
+		while (*a && *a == *b) {
+			line += *a == '\n';
+			a++;
+			b++;
+		}
+		diag("first difference at line %d", line);
+		diag("got:      %.100s", a);
+		diag("expected: %.100s", b);
+	}
+	free(want);
 }
 
 #endif /* KPROFCTL_RUN_KPROFCTL_H */

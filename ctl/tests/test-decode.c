@@ -35,93 +35,55 @@ static void decode(struct run *r, const char *cmd, ...)
 	va_end(ap);
 }
 
-/* Compare @out with tests/golden/@name, or write it with KP_UPDATE_GOLDEN=1. */
-static void golden(const char *name, const struct run *r)
-{
-	const char *dir = getenv("KP_GOLDEN_DIR") ? getenv("KP_GOLDEN_DIR") : "tests/golden";
-	char path[512];
-	char *want;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (getenv("KP_UPDATE_GOLDEN")) {
-		fp = fopen(path, "w");
-		if (!fp || fputs(r->out, fp) < 0 || fclose(fp))
-			abort();
-		diag("wrote %s", path);
-	}
-	want = tmpdir__slurp(path, NULL);
-	ok(r->rc == 0, "%s: exit 0", name);
-	is_str(r->err, "", "%s: nothing on stderr", name);
-	if (!want) {
-		ok(0, "%s: golden file %s exists", name, path);
-		return;
-	}
-	if (!ok(!strcmp(r->out, want), "%s: output matches %s", name, path)) {
-		const char *a = r->out, *b = want;
-		int line = 1;
-
-		while (*a && *a == *b) {
-			line += *a == '\n';
-			a++;
-			b++;
-		}
-		diag("first difference at line %d", line);
-		diag("got:      %.80s", a);
-		diag("expected: %.80s", b);
-	}
-	free(want);
-}
-
 static void test_golden(void)
 {
 	struct run r;
 
 	decode(&r, "report", NULL);
-	golden("report.txt", &r);
+	run_golden("report.txt", &r);
 	run_free(&r);
 	decode(&r, "report", "-g", NULL);
-	golden("report-g.txt", &r);
+	run_golden("report-g.txt", &r);
 	run_free(&r);
 	decode(&r, "report", "-g", "caller", NULL);
-	golden("report-g-caller.txt", &r);
+	run_golden("report-g-caller.txt", &r);
 	run_free(&r);
 	decode(&r, "report", "--sort", "dso,symbol", NULL);
-	golden("report-sort-dso-symbol.txt", &r);
+	run_golden("report-sort-dso-symbol.txt", &r);
 	run_free(&r);
 	decode(&r, "report", "--sort=pid,tid,cpu", "-n", NULL);
-	golden("report-sort-pid-tid-cpu.txt", &r);
+	run_golden("report-sort-pid-tid-cpu.txt", &r);
 	run_free(&r);
 	decode(&r, "report", "--sort", "comm", NULL);
-	golden("report-sort-comm.txt", &r);
+	run_golden("report-sort-comm.txt", &r);
 	run_free(&r);
 	decode(&r, "report", "--comms", "kp-app,kp-worker", "-U", NULL);
-	golden("report-comms-user.txt", &r);
+	run_golden("report-comms-user.txt", &r);
 	run_free(&r);
 	decode(&r, "report", "-K", "-g", NULL);
-	golden("report-kernel-g.txt", &r);
+	run_golden("report-kernel-g.txt", &r);
 	run_free(&r);
 	decode(&r, "report", "--percent-limit", "5", "--pids", "100,200", NULL);
-	golden("report-limit-pids.txt", &r);
+	run_golden("report-limit-pids.txt", &r);
 	run_free(&r);
 	decode(&r, "report", "--dsos", "libkp.so", "--call-graph=caller,0", NULL);
-	golden("report-dsos.txt", &r);
+	run_golden("report-dsos.txt", &r);
 	run_free(&r);
 	decode(&r, "script", NULL);
-	golden("script.txt", &r);
+	run_golden("script.txt", &r);
 	run_free(&r);
 	decode(&r, "script", "--tids", "101", "-K", "--ns", NULL);
-	golden("script-tid-kernel.txt", &r);
+	run_golden("script-tid-kernel.txt", &r);
 	run_free(&r);
 	decode(&r, "folded", NULL);
-	golden("folded.txt", &r);
+	run_golden("folded.txt", &r);
 	run_free(&r);
 	decode(&r, "folded", "--pid", "--period", NULL);
-	golden("folded-pid-period.txt", &r);
+	run_golden("folded-pid-period.txt", &r);
 	run_free(&r);
 	/* top reads the buffers' records back through the same path */
 	decode(&r, "top", "--once", "-n", "10", NULL);
-	golden("top-input.txt", &r);
+	run_golden("top-input.txt", &r);
 	run_free(&r);
 }
 
@@ -453,7 +415,7 @@ static void test_help(void)
 		/* the options they share (lib/decode-args.h), in each one's order */
 		if (strcmp(cmds[i], "script")) {
 			snprintf(name, sizeof(name), "%s-help.txt", cmds[i]);
-			golden(name, &r);
+			run_golden(name, &r);
 		}
 		run_free(&r);
 	}

@@ -32,44 +32,6 @@ static void script(struct run *r, const char *file, const char *cmd)
 		kprofctl(r, cmd, "-i", file, NULL);
 }
 
-/* Compare @r's output with tests/golden/@name, or write it with KP_UPDATE_GOLDEN=1. */
-static void golden(const char *name, const struct run *r)
-{
-	const char *dir = getenv("KP_GOLDEN_DIR") ? getenv("KP_GOLDEN_DIR") : "tests/golden";
-	char path[512];
-	char *want;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (getenv("KP_UPDATE_GOLDEN")) {
-		fp = fopen(path, "w");
-		if (!fp || fputs(r->out, fp) < 0 || fclose(fp))
-			abort();
-		diag("wrote %s", path);
-	}
-	want = tmpdir__slurp(path, NULL);
-	ok(r->rc == 0, "%s: exit 0", name);
-	is_str(r->err, "", "%s: nothing on stderr", name);
-	if (!want) {
-		ok(0, "%s: golden file %s exists", name, path);
-		return;
-	}
-	if (!ok(!strcmp(r->out, want), "%s: output matches %s", name, path)) {
-		const char *a = r->out, *b = want;
-		int line = 1;
-
-		while (*a && *a == *b) {
-			line += *a == '\n';
-			a++;
-			b++;
-		}
-		diag("first difference at line %d", line);
-		diag("got:      %.100s", a);
-		diag("expected: %.100s", b);
-	}
-	free(want);
-}
-
 static void test_stored(void)
 {
 	struct run r;
@@ -77,14 +39,14 @@ static void test_stored(void)
 	/* The recording keeps its formats: no tracefs needed. */
 	kp_tracefs_root = "/nonexistent/kprof/events";
 	script(&r, data, "script");
-	golden("script-tp.txt", &r);
+	run_golden("script-tp.txt", &r);
 	ok(strstr(r.out, "sched:sched_switch: prev_comm=bash prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n") &&
 	   strstr(r.out, "irq:irq_handler_entry: irq=19 name=virtio0\n") &&
 	   strstr(r.out, "block:block_rq_issue: 8,16 WS 4096 () 2048 + 8 [kworker/1:1H]\n"),
 	   "script: perf script's text (irq=, name=, prev_comm= as the guest's tests grep)");
 	run_free(&r);
 	script(&r, data, "dump");
-	golden("dump-tp.txt", &r);
+	run_golden("dump-tp.txt", &r);
 	ok(strstr(r.out, "# tp_format[0]: 1489 bytes\n") && !strstr(r.out, "# tp_format[5]"),
 	   "dump: the stored formats in the header");
 	run_free(&r);
