@@ -427,9 +427,7 @@ struct kp_data {
 	uint32_t		vdso_size;
 };
 
-__printf(4, 5)
-static int corrupt(const struct kp_data *d, struct kp_err *err, uint64_t off,
-		   const char *fmt, ...)
+int kp_data__corrupt(const char *path, struct kp_err *err, uint64_t off, const char *fmt, ...)
 {
 	char why[256];
 	va_list ap;
@@ -438,7 +436,7 @@ static int corrupt(const struct kp_data *d, struct kp_err *err, uint64_t off,
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	kp_err__set(err, EBADMSG, "'%s' is corrupt at byte offset %" PRIu64 " (0x%" PRIx64 "): %s",
-		    d->path, off, off, why);
+		    path, off, off, why);
 	return -EBADMSG;
 }
 
@@ -467,7 +465,7 @@ static int read_part(struct kp_data *d, void *buf, size_t len, uint64_t off, uin
 		kp_err__set(err, EIO, "cannot read '%s': %s", d->path, strerror(errno));
 		return -EIO;
 	}
-	return corrupt(d, err, start, "file truncated in the %s (%zu of %zu bytes)", what,
+	return kp_data__corrupt(d->path, err, start, "file truncated in the %s (%zu of %zu bytes)", what,
 		       done + n, done + len);
 }
 
@@ -479,7 +477,7 @@ static int read_at(struct kp_data *d, void *buf, size_t len, uint64_t off, const
 
 #define STR_FIELD(h, d, field, err)						\
 	(memchr((h)->field, '\0', sizeof((h)->field)) ? 0 :			\
-	 corrupt((d), (err), offsetof(struct kp_data_header, field),		\
+	 kp_data__corrupt((d)->path, (err), offsetof(struct kp_data_header, field),		\
 		 "header field '" #field "' is not NUL-terminated"))
 
 /* Is the section [@off, @off + @len) within the header, after the fixed part? */
@@ -495,7 +493,7 @@ static int header__check(struct kp_data *d, const struct kp_data_header *h, stru
 	int ret;
 
 	if (memcmp(h->magic, KP_DATA_MAGIC, sizeof(h->magic)))
-		return corrupt(d, err, 0, "not a kprof.data file (bad magic)");
+		return kp_data__corrupt(d->path, err, 0, "not a kprof.data file (bad magic)");
 	if (h->version < KP_DATA_VERSION || h->version > KP_DATA_VERSION_MAX) {
 		kp_err__set(err, EPROTO,
 			    "'%s' has format version %u; this kprofctl reads versions %u to %u",
@@ -503,65 +501,65 @@ static int header__check(struct kp_data *d, const struct kp_data_header *h, stru
 		return -EPROTO;
 	}
 	if (h->header_size < sizeof(*h) || h->header_size % 8 || h->header_size > KP_DATA_HEADER_MAX)
-		return corrupt(d, err, offsetof(struct kp_data_header, header_size),
+		return kp_data__corrupt(d->path, err, offsetof(struct kp_data_header, header_size),
 			       "bad header size %u", h->header_size);
 	if (h->header_size > d->file_size)
-		return corrupt(d, err, d->file_size, "file truncated in the header (%" PRIu64
+		return kp_data__corrupt(d->path, err, d->file_size, "file truncated in the header (%" PRIu64
 			       " of %u bytes)", d->file_size, h->header_size);
 	if (h->flags & ~KP_DATA_F_ALL)
-		return corrupt(d, err, offsetof(struct kp_data_header, flags),
+		return kp_data__corrupt(d->path, err, offsetof(struct kp_data_header, flags),
 			       "unknown flags 0x%x", h->flags);
 	if (!h->nr_cpus || h->nr_cpus > KP_CPUMAP_MAX_CPUS)
-		return corrupt(d, err, offsetof(struct kp_data_header, nr_cpus),
+		return kp_data__corrupt(d->path, err, offsetof(struct kp_data_header, nr_cpus),
 			       "bad number of CPUs %u", h->nr_cpus);
 	if (!h->nr_events || h->nr_events > KPROF_MAX_EVENTS ||
 	    !section_ok(h, h->events_offset, (uint64_t)h->nr_events * sizeof(struct kp_data_event)))
-		return corrupt(d, err, offsetof(struct kp_data_header, nr_events),
+		return kp_data__corrupt(d->path, err, offsetof(struct kp_data_header, nr_events),
 			       "bad event table: %u events at %u", h->nr_events, h->events_offset);
 	if (h->nr_pids > KPROF_MAX_PIDS || !section_ok(h, h->pids_offset, h->nr_pids * 4ULL))
-		return corrupt(d, err, offsetof(struct kp_data_header, nr_pids),
+		return kp_data__corrupt(d->path, err, offsetof(struct kp_data_header, nr_pids),
 			       "bad PID list: %u PIDs at %u", h->nr_pids, h->pids_offset);
 	if (h->cpus_bytes > KPROF_MAX_CPUS_BYTES || h->cpus_bytes % 8 ||
 	    !section_ok(h, h->cpus_offset, h->cpus_bytes))
-		return corrupt(d, err, offsetof(struct kp_data_header, cpus_bytes),
+		return kp_data__corrupt(d->path, err, offsetof(struct kp_data_header, cpus_bytes),
 			       "bad CPU bitmap: %u bytes at %u", h->cpus_bytes, h->cpus_offset);
 	if (!h->cmdline_size || h->cmdline_size > KP_CMDLINE_MAX ||
 	    !section_ok(h, h->cmdline_offset, h->cmdline_size))
-		return corrupt(d, err, offsetof(struct kp_data_header, cmdline_size),
+		return kp_data__corrupt(d->path, err, offsetof(struct kp_data_header, cmdline_size),
 			       "bad command line: %u bytes at %u", h->cmdline_size,
 			       h->cmdline_offset);
 	if (!h->stack_depth || h->stack_depth > KPROF_MAX_STACK_DEPTH)
-		return corrupt(d, err, offsetof(struct kp_data_header, stack_depth),
+		return kp_data__corrupt(d->path, err, offsetof(struct kp_data_header, stack_depth),
 			       "bad stack depth %u", h->stack_depth);
 	if ((h->flags & KP_DATA_F_FINISHED) && h->data_size != d->file_size - h->header_size)
-		return corrupt(d, err, offsetof(struct kp_data_header, data_size),
+		return kp_data__corrupt(d->path, err, offsetof(struct kp_data_header, data_size),
 			       "the header says %" PRIu64 " bytes of records, the file has %" PRIu64,
 			       h->data_size, d->file_size - h->header_size);
 	if (h->__reserved_0 || memcmp(h->__reserved_1, zero, sizeof(h->__reserved_1)))
-		return corrupt(d, err, h->__reserved_0 ? offsetof(struct kp_data_header, __reserved_0) :
+		return kp_data__corrupt(d->path, err, h->__reserved_0 ? offsetof(struct kp_data_header, __reserved_0) :
 			       offsetof(struct kp_data_header, __reserved_1),
 			       "reserved header fields are not zero");
 	if (h->version < KP_DATA_VERSION_TP && (h->tp_formats_size || h->tp_formats_offset))
-		return corrupt(d, err, offsetof(struct kp_data_header, tp_formats_size),
+		return kp_data__corrupt(d->path, err, offsetof(struct kp_data_header, tp_formats_size),
 			       "reserved header fields are not zero");
 	if (h->tp_formats_size &&
 	    (h->tp_formats_size % 8 || !section_ok(h, h->tp_formats_offset, h->tp_formats_size)))
-		return corrupt(d, err, offsetof(struct kp_data_header, tp_formats_size),
+		return kp_data__corrupt(d->path, err, offsetof(struct kp_data_header, tp_formats_size),
 			       "bad tracepoint formats section: %u bytes at %u", h->tp_formats_size,
 			       h->tp_formats_offset);
 	if (!h->tp_formats_size && h->tp_formats_offset)
-		return corrupt(d, err, offsetof(struct kp_data_header, tp_formats_offset),
+		return kp_data__corrupt(d->path, err, offsetof(struct kp_data_header, tp_formats_offset),
 			       "bad tracepoint formats section: 0 bytes at %u", h->tp_formats_offset);
 	if (h->version < KP_DATA_VERSION_VDSO && (h->vdso_size || h->vdso_offset))
-		return corrupt(d, err, offsetof(struct kp_data_header, vdso_size),
+		return kp_data__corrupt(d->path, err, offsetof(struct kp_data_header, vdso_size),
 			       "reserved header fields are not zero");
 	if (h->vdso_size && (h->vdso_size > KP_DATA_VDSO_MAX ||
 			     !section_ok(h, h->vdso_offset, align8(h->vdso_size))))
-		return corrupt(d, err, offsetof(struct kp_data_header, vdso_size),
+		return kp_data__corrupt(d->path, err, offsetof(struct kp_data_header, vdso_size),
 			       "bad vDSO image section: %u bytes at %u", h->vdso_size,
 			       h->vdso_offset);
 	if (!h->vdso_size && h->vdso_offset)
-		return corrupt(d, err, offsetof(struct kp_data_header, vdso_offset),
+		return kp_data__corrupt(d->path, err, offsetof(struct kp_data_header, vdso_offset),
 			       "bad vDSO image section: 0 bytes at %u", h->vdso_offset);
 	ret = STR_FIELD(h, d, release, err);
 	if (!ret)
@@ -601,16 +599,16 @@ static int tp_formats__read(struct kp_data *d, const struct kp_data_header *h,
 		memcpy(&e, buf + pos, sizeof(e));
 		room = size - pos - sizeof(e);
 		if (e.event >= s->nr_events || (int)e.event < next) {
-			ret = corrupt(d, err, off, "tracepoint format of bad event %u", e.event);
+			ret = kp_data__corrupt(d->path, err, off, "tracepoint format of bad event %u", e.event);
 			break;
 		}
 		if (s->events[e.event].type != PERF_TYPE_TRACEPOINT) {
-			ret = corrupt(d, err, off, "tracepoint format of event %u, not a tracepoint",
+			ret = kp_data__corrupt(d->path, err, off, "tracepoint format of event %u, not a tracepoint",
 				      e.event);
 			break;
 		}
 		if (e.size > room || align8(e.size) > room) {
-			ret = corrupt(d, err, off, "tracepoint format of event %u: %u bytes past the section",
+			ret = kp_data__corrupt(d->path, err, off, "tracepoint format of event %u: %u bytes past the section",
 				      e.event, e.size);
 			break;
 		}
@@ -619,7 +617,7 @@ static int tp_formats__read(struct kp_data *d, const struct kp_data_header *h,
 			if (buf[pos + sizeof(e) + i])
 				why = "padding not zero";
 		if (why) {
-			ret = corrupt(d, err, off, "tracepoint format of event %u: %s", e.event, why);
+			ret = kp_data__corrupt(d->path, err, off, "tracepoint format of event %u: %s", e.event, why);
 			break;
 		}
 		d->tp.text[e.event] = malloc(e.size);
@@ -681,10 +679,10 @@ static int header__read(struct kp_data *d, struct kp_err *err)
 		if (ret)
 			return ret;
 		if (!memchr(ev.name, '\0', sizeof(ev.name)))
-			return corrupt(d, err, off + offsetof(struct kp_data_event, name),
+			return kp_data__corrupt(d->path, err, off + offsetof(struct kp_data_event, name),
 				       "name of event %u is not NUL-terminated", i);
 		if (ev.flags & ~KPROF_EV_F_ALL)
-			return corrupt(d, err, off + offsetof(struct kp_data_event, flags),
+			return kp_data__corrupt(d->path, err, off + offsetof(struct kp_data_event, flags),
 				       "event %u has unknown flags 0x%x", i, ev.flags);
 		s->events[i].type = ev.type;
 		s->events[i].flags = ev.flags;
@@ -704,7 +702,7 @@ static int header__read(struct kp_data *d, struct kp_err *err)
 		return ret;
 	if (info->cmdline[h.cmdline_size - 1] ||
 	    strlen(info->cmdline) != h.cmdline_size - 1)
-		return corrupt(d, err, h.cmdline_offset, "bad command line string");
+		return kp_data__corrupt(d->path, err, h.cmdline_offset, "bad command line string");
 	ret = tp_formats__read(d, &h, err);
 	if (ret)
 		return ret;
@@ -849,30 +847,30 @@ int kp_data__next(struct kp_data *d, const struct kprof_record_header **rec,
 
 	if (off >= d->file_size) {
 		if ((d->info.flags & KP_DATA_F_FINISHED) && !d->finished)
-			return corrupt(d, err, off, "the file ends without its FINISHED record");
+			return kp_data__corrupt(d->path, err, off, "the file ends without its FINISHED record");
 		return 0;
 	}
 	if (d->finished)
-		return corrupt(d, err, off, "data after the FINISHED record");
+		return kp_data__corrupt(d->path, err, off, "data after the FINISHED record");
 	ret = read_at(d, h, sizeof(*h), off, "record header", err);
 	if (ret)
 		return ret;
 	if (h->size < sizeof(*h) || h->size % 8)
-		return corrupt(d, err, off, "bad record size %u (type %u)", h->size, h->type);
+		return kp_data__corrupt(d->path, err, off, "bad record size %u (type %u)", h->size, h->type);
 	ret = read_part(d, h + 1, h->size - sizeof(*h), off + sizeof(*h), off, sizeof(*h),
 			kp_record__type_name(h->type) ? kp_record__type_name(h->type) : "record",
 			err);
 	if (ret)
 		return ret;
 	if (kp_record__check(h, &d->ctx, why, sizeof(why)))
-		return corrupt(d, err, off, "%s", why);
+		return kp_data__corrupt(d->path, err, off, "%s", why);
 
 	data = off - d->info.header_size;
 	if (h->type == KP_DATA_REC_FINISHED) {
 		const struct kp_rec_finished *fin = (const void *)h;
 
 		if (fin->nr_records != d->nr_records || fin->data_size != data)
-			return corrupt(d, err, off,
+			return kp_data__corrupt(d->path, err, off,
 				       "FINISHED counts %" PRIu64 " records in %" PRIu64
 				       " bytes, the file has %" PRIu64 " in %" PRIu64,
 				       fin->nr_records, fin->data_size, d->nr_records, data);

@@ -206,6 +206,13 @@ void kp_data_writer__delete(struct kp_data_writer *w);
 
 struct kp_data;
 
+/*
+ * -EBADMSG, with @err saying that file @path is corrupt at byte @off and
+ * why: the one wording of every reader of kprof.data.
+ */
+int kp_data__corrupt(const char *path, struct kp_err *err, uint64_t off, const char *fmt, ...)
+	__printf(4, 5);
+
 /* Open and validate the header of @path. */
 struct kp_data *kp_data__open(const char *path, struct kp_err *err);
 const struct kp_data_info *kp_data__info(const struct kp_data *d);

@@ -88,21 +88,6 @@ static int ref__cmp(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-__printf(4, 5)
-static int decoder__corrupt(const struct kp_decoder *d, struct kp_err *err, uint64_t off,
-			    const char *fmt, ...)
-{
-	char why[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	kp_err__set(err, EBADMSG, "'%s' is corrupt at byte offset %" PRIu64 " (0x%" PRIx64 "): %s",
-		    d->path, off, off, why);
-	return -EBADMSG;
-}
-
 /*
  * Check and collect every record, straight from the mapping: the checks
  * and messages of kp_data__next() (Documentation/kprof-data.rst), without
@@ -125,28 +110,28 @@ static int decoder__walk(struct kp_decoder *d, struct kp_err *err)
 		const char *name;
 
 		if (d->finished)
-			return decoder__corrupt(d, err, off, "data after the FINISHED record");
+			return kp_data__corrupt(d->path, err, off, "data after the FINISHED record");
 		if (size - off < sizeof(*h))
-			return decoder__corrupt(d, err, off,
+			return kp_data__corrupt(d->path, err, off,
 						"file truncated in the record header (%" PRIu64 " of %zu bytes)",
 						size - off, sizeof(*h));
 		if (h->size < sizeof(*h) || h->size % 8)
-			return decoder__corrupt(d, err, off, "bad record size %u (type %u)",
+			return kp_data__corrupt(d->path, err, off, "bad record size %u (type %u)",
 						h->size, h->type);
 		if (h->size > size - off) {
 			name = kp_record__type_name(h->type);
-			return decoder__corrupt(d, err, off, "file truncated in the %s (%" PRIu64
+			return kp_data__corrupt(d->path, err, off, "file truncated in the %s (%" PRIu64
 						" of %u bytes)", name ? name : "record", size - off,
 						h->size);
 		}
 		if (kp_record__check(h, &ctx, why, sizeof(why)))
-			return decoder__corrupt(d, err, off, "%s", why);
+			return kp_data__corrupt(d->path, err, off, "%s", why);
 		if (h->type == KP_DATA_REC_FINISHED) {
 			const struct kp_rec_finished *fin = (const void *)h;
 			uint64_t data = off - d->info.header_size;
 
 			if (fin->nr_records != nr || fin->data_size != data)
-				return decoder__corrupt(d, err, off,
+				return kp_data__corrupt(d->path, err, off,
 					"FINISHED counts %" PRIu64 " records in %" PRIu64
 					" bytes, the file has %" PRIu64 " in %" PRIu64,
 					fin->nr_records, fin->data_size, nr, data);
@@ -163,7 +148,7 @@ static int decoder__walk(struct kp_decoder *d, struct kp_err *err)
 		off += h->size;
 	}
 	if ((d->info.flags & KP_DATA_F_FINISHED) && !d->finished)
-		return decoder__corrupt(d, err, off, "the file ends without its FINISHED record");
+		return kp_data__corrupt(d->path, err, off, "the file ends without its FINISHED record");
 	return 0;
 }
 
