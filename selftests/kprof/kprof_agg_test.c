@@ -92,42 +92,25 @@ static void run_stacks(unsigned int ms, int depths)
 }
 
 /*
- * A child that runs run_stacks() once go() is called; with @linger it then
+ * A child that runs run_stacks() once kt_go() is called; with @linger it then
  * stays alive (its mappings name its frames) until killed.
  */
 static pid_t spawn_child(unsigned int ms, int depths, bool linger, int *go_fd)
 {
-	int fds[2];
-	pid_t pid;
-	char x;
+	pid_t pid = kt_fork_after_go(NULL, go_fd);
 
-	if (pipe(fds))
-		return -1;
-	pid = fork();
 	if (pid == 0) {
-		close(fds[1]);
-		if (read(fds[0], &x, 1) != 1)
-			_exit(1);
 		run_stacks(ms, depths);
 		while (linger)
 			pause();
 		_exit(0);
 	}
-	close(fds[0]);
-	*go_fd = fds[1];
 	return pid;
 }
 
 static pid_t spawn_stacks(unsigned int ms, int depths, int *go_fd)
 {
 	return spawn_child(ms, depths, false, go_fd);
-}
-
-static void go(int fd)
-{
-	if (write(fd, "g", 1) != 1)
-		perror("go");
-	close(fd);
 }
 
 /* --- keys: (pid, kernel frames, user frames) -> count ---------------------- */
@@ -284,7 +267,7 @@ TEST_F(agg, counts_match_a_simultaneous_stream_in_a_crowded_table)
 	kt_put_event(&m, &kt_cpu_clock);
 	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
 	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
-	go(gofd);
+	kt_go(gofd);
 	while (waitpid(child, NULL, WNOHANG) == 0) {
 		kt_reader_poll(&r, 50);
 		kt_reader_drain(&r, &t, stream_key, &stream);
@@ -326,7 +309,7 @@ TEST_F(agg, full_table_counts_its_losses)
 	kt_put_u32(&m, KPROF_A_SESSION_PID, child);
 	kt_put_event(&m, &kt_cpu_clock);
 	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
-	go(gofd);
+	kt_go(gofd);
 	waitpid(child, NULL, 0);
 	stop_stats(_metadata, self, &m);
 	EXPECT_LT(0, kt_stat(&m, KPROF_STATS_A_LOST_AGG_FULL));
@@ -447,7 +430,7 @@ TEST_F(agg, debugfs_report_folded_and_stats_agree)
 		      KPROF_SESSION_F_USER_STACK | KPROF_SESSION_F_KERNEL_STACK, 999, 0);
 	kt_put_event(&m, &kt_cpu_clock);
 	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
-	go(gofd);
+	kt_go(gofd);
 	/* the child spins 1 s, then waits, alive, until killed */
 	usleep(1300000);
 	report = slurp(DEBUGFS_KPROF "/report");	/* while the session runs */
@@ -550,7 +533,7 @@ TEST_F_TIMEOUT(agg, read_in_a_loop_at_the_highest_rate, 120)
 		      KPROF_SESSION_F_USER_STACK | KPROF_SESSION_F_KERNEL_STACK, rate, 0);
 	kt_put_event(&m, &kt_cpu_clock);
 	ASSERT_EQ(0, start(self, &m)) TH_LOG("rate %u: %s", rate, m.extack);
-	go(gofd);
+	kt_go(gofd);
 	for (i = 0; waitpid(child, NULL, WNOHANG) == 0; i++) {
 		char *folded = slurp(DEBUGFS_KPROF "/folded");
 		char *report = slurp(DEBUGFS_KPROF "/report");

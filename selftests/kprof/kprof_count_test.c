@@ -217,30 +217,13 @@ static bool kc_have_hw_pmu(void)
 /* Fork a child that waits for a byte on a pipe, then runs @fn(@arg). */
 static pid_t kc_spawn(void (*fn)(unsigned int), unsigned int arg, int *go_fd)
 {
-	int fds[2];
-	pid_t pid;
-	char x;
+	pid_t pid = kt_fork_after_go(NULL, go_fd);
 
-	if (pipe(fds))
-		return -1;
-	pid = fork();
 	if (pid == 0) {
-		close(fds[1]);
-		if (read(fds[0], &x, 1) != 1)
-			_exit(1);
 		fn(arg);
 		_exit(0);
 	}
-	close(fds[0]);
-	*go_fd = fds[1];
 	return pid;
-}
-
-static void kc_go(int go_fd)
-{
-	if (write(go_fd, "g", 1) != 1)
-		perror("write");
-	close(go_fd);
 }
 
 static void kc_spin(unsigned int ms)
@@ -329,7 +312,7 @@ TEST_F(count, per_task_counts_and_unsupported_events)
 	EXPECT_EQ(0, kc_start_error(&m, 1));
 	EXPECT_EQ(kc_have_hw_pmu() ? 0 : ENOENT, kc_start_error(&m, 2));
 
-	kc_go(go);
+	kt_go(go);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	n = kc_read(self->fd, self->family, 0, self->r, KC_MAX_READINGS, NULL, 0);
 	ASSERT_EQ(3, n);
@@ -364,7 +347,7 @@ TEST_F(count, inherit_counts_children)
 	kt_put_u32(&m, KPROF_A_SESSION_PID, pid);
 	kt_put_event(&m, &kc_task_clock);
 	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
-	kc_go(go);
+	kt_go(go);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	n = kc_read(self->fd, self->family, 0, self->r, KC_MAX_READINGS, NULL, 0);
 	ASSERT_EQ(1, n);
@@ -391,7 +374,7 @@ TEST_F(count, no_inherit_counts_only_the_parent)
 	kt_put_u32(&m, KPROF_A_SESSION_PID, pid);
 	kt_put_event(&m, &kc_task_clock);
 	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
-	kc_go(go);
+	kt_go(go);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	n = kc_read(self->fd, self->family, 0, self->r, KC_MAX_READINGS, NULL, 0);
 	ASSERT_EQ(1, n);
@@ -413,7 +396,7 @@ TEST_F(count, enable_on_exec_starts_at_exec)
 	kt_put_u32(&m, KPROF_A_SESSION_PID, pid);
 	kt_put_event(&m, &kc_task_clock);
 	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
-	kc_go(go);
+	kt_go(go);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	n = kc_read(self->fd, self->family, 0, self->r, KC_MAX_READINGS, NULL, 0);
 	ASSERT_EQ(1, n);
@@ -447,7 +430,7 @@ TEST_F(count, enable_on_exec_counts_the_program)
 	kt_put_event(&m, &kc_task_clock);
 	kt_put_event(&m, &kc_faults);
 	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
-	kc_go(go[1]);
+	kt_go(go[1]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	n = kc_read(self->fd, self->family, 0, self->r, KC_MAX_READINGS, NULL, 0);

@@ -120,32 +120,14 @@ static void put_probe(struct kt_msg *m, uint32_t type, uint64_t config, const ch
 /* A child that waits for go, then runs @fn. */
 static pid_t spawn(void (*fn)(void), int *go_fd)
 {
-	int fds[2];
-	pid_t pid;
-	char x;
+	/* named before it can be profiled: every record shows the name */
+	pid_t pid = kt_fork_after_go("kprof-child", go_fd);
 
-	if (pipe(fds))
-		return -1;
-	pid = fork();
 	if (pid == 0) {
-		/* named before it can be profiled: every record shows the name */
-		prctl(PR_SET_NAME, "kprof-child");
-		close(fds[1]);
-		if (read(fds[0], &x, 1) != 1)
-			_exit(1);
 		fn();
 		_exit(0);
 	}
-	close(fds[0]);
-	*go_fd = fds[1];
 	return pid;
-}
-
-static void go(int fd)
-{
-	if (write(fd, "g", 1) != 1)
-		perror("go");
-	close(fd);
 }
 
 /*
@@ -257,7 +239,7 @@ TEST_F(probe, sched_switch_raw_fields)
 	put_probe(&m, PERF_TYPE_TRACEPOINT, id, "sched:sched_switch", NULL, NULL, 0);
 	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
 	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
-	go(gofd);
+	kt_go(gofd);
 	pong_100_times();
 	while (waitpid(c.pid, NULL, WNOHANG) == 0) {
 		kt_reader_poll(&r, 50);
@@ -302,7 +284,7 @@ TEST_F(probe, filter_keeps_only_matching_records)
 		  sizeof(prog[0]));
 	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
 	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
-	go(gofd);
+	kt_go(gofd);
 	pong_100_times();
 	while (waitpid(c.pid, NULL, WNOHANG) == 0) {
 		kt_reader_poll(&r, 50);
@@ -350,7 +332,7 @@ static void run_reads(struct __test_metadata *_metadata, FIXTURE_DATA(probe) *se
 		put_probe(&m, KPROF_TYPE_LATENCY, 0, lat, lat, NULL, 0);
 	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
 	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
-	go(gofd);
+	kt_go(gofd);
 	while (waitpid(c->pid, NULL, WNOHANG) == 0) {
 		kt_reader_poll(&r, 50);
 		kt_reader_drain(&r, &t, count_mine, c);
@@ -495,7 +477,7 @@ TEST_F(probe, latency_of_10ms_sleeps_lands_in_8_16ms)
 	put_probe(&m, KPROF_TYPE_LATENCY, 0, "latency:hrtimer_nanosleep", "hrtimer_nanosleep",
 		  NULL, 0);
 	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
-	go(gofd);
+	kt_go(gofd);
 	waitpid(child, NULL, 0);
 	ASSERT_EQ(0, hist_dump(self, buckets, &count));		/* live, while running */
 	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));

@@ -173,37 +173,16 @@ static void count_pid(const struct kprof_record_header *h, void *arg)
 		c->other++;
 }
 
-/*
- * Fork a child that waits for go() before running @fn(@ms): a session
- * start can take long (RCU grace periods, more so on PREEMPT_RT), and the
- * child must not be done before it is profiled.
- */
+/* A child that runs @fn(@ms) once released by kt_go(). */
 static pid_t spawn_after_go(void (*fn)(unsigned int), unsigned int ms, int *go_fd)
 {
-	int fds[2];
-	pid_t pid;
-	char x;
+	pid_t pid = kt_fork_after_go(NULL, go_fd);
 
-	if (pipe(fds))
-		return -1;
-	pid = fork();
 	if (pid == 0) {
-		close(fds[1]);
-		if (read(fds[0], &x, 1) != 1)
-			_exit(1);
 		fn(ms);
 		_exit(0);
 	}
-	close(fds[0]);
-	*go_fd = fds[1];
 	return pid;
-}
-
-static void go(int go_fd)
-{
-	if (write(go_fd, "g", 1) != 1)
-		perror("go");
-	close(go_fd);
 }
 
 TEST_F(session, per_task_samples_only_its_target)
@@ -224,7 +203,7 @@ TEST_F(session, per_task_samples_only_its_target)
 	kt_put_event(&m, &kt_cpu_clock);
 	ASSERT_EQ(0, start(_metadata, self, &m)) TH_LOG("%s", m.extack);
 	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
-	go(gofd);
+	kt_go(gofd);
 	spin_and_drain(&r, &t, 400, count_pid, &c);	/* we spin too: not sampled */
 	waitpid(child, NULL, 0);
 	stop_and_balance(_metadata, self, &r, &t, count_pid, &c);
@@ -293,7 +272,7 @@ static void profile_child(struct __test_metadata *_metadata, FIXTURE_DATA(sessio
 	kt_put_event(&m, ev);
 	ASSERT_EQ(0, start(_metadata, self, &m)) TH_LOG("%s", m.extack);
 	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
-	go(gofd);
+	kt_go(gofd);
 	while (waitpid(*child, NULL, WNOHANG) == 0) {
 		kt_reader_poll(&r, 50);
 		kt_reader_drain(&r, &t, check, arg);

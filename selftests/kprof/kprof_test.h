@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
@@ -324,6 +325,49 @@ static inline int kt_become_nobody(void)
 	    setresuid(65534, 65534, 65534))
 		return -errno;
 	return 0;
+}
+
+/*
+ * Fork a child that waits for kt_go() before going on: a session start can
+ * take long (RCU grace periods, more so on PREEMPT_RT), and the child must
+ * not be done before it is profiled.  With @comm, the child is named before
+ * it waits, so that every record shows the name.  Returns the child's pid
+ * (and the go descriptor in *@go_fd) to the parent, 0 to the released
+ * child, -1 on failure.
+ */
+static inline pid_t kt_fork_after_go(const char *comm, int *go_fd)
+{
+	int fds[2];
+	pid_t pid;
+	char x;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		if (comm)
+			prctl(PR_SET_NAME, comm);
+		close(fds[1]);
+		if (read(fds[0], &x, 1) != 1)
+			_exit(1);
+		close(fds[0]);
+		return 0;
+	}
+	close(fds[0]);
+	if (pid < 0) {
+		close(fds[1]);
+		return -1;
+	}
+	*go_fd = fds[1];
+	return pid;
+}
+
+/* Release a child of kt_fork_after_go(). */
+static inline void kt_go(int go_fd)
+{
+	if (write(go_fd, "g", 1) != 1)
+		perror("go");
+	close(go_fd);
 }
 
 #endif /* _KPROF_TEST_H */
