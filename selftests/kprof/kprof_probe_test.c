@@ -92,13 +92,7 @@ FIXTURE_TEARDOWN(probe)
 
 static int start(FIXTURE_DATA(probe) *self, struct kt_msg *m)
 {
-	int ret = kt_transact(self->fd, m);
-
-	if (!ret) {
-		self->stride = kt_u64(m->tb[KPROF_A_SESSION_MMAP_STRIDE]);
-		self->nr_cpus = kt_u32(m->tb[KPROF_A_STATUS_NR_CPUS]);
-	}
-	return ret;
+	return kt_start(self->fd, m, &self->stride, &self->nr_cpus);
 }
 
 /* An event nest with the probe attributes. */

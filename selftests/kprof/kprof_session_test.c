@@ -40,16 +40,10 @@ FIXTURE_TEARDOWN(session)
 static int start(struct __test_metadata *_metadata, FIXTURE_DATA(session) *self,
 		 struct kt_msg *m)
 {
-	int ret = kt_transact(self->fd, m);
+	int ret = kt_start(self->fd, m, &self->stride, &self->nr_cpus);
 
-	if (ret)
-		return ret;
-	ASSERT_NE(NULL, m->tb[KPROF_A_SESSION_ID]);
-	ASSERT_NE(NULL, m->tb[KPROF_A_SESSION_MMAP_STRIDE]);
-	ASSERT_NE(NULL, m->tb[KPROF_A_STATUS_NR_CPUS]);
-	self->stride = kt_u64(m->tb[KPROF_A_SESSION_MMAP_STRIDE]);
-	self->nr_cpus = kt_u32(m->tb[KPROF_A_STATUS_NR_CPUS]);
-	return 0;
+	ASSERT_NE(-EPROTO, ret) TH_LOG("START's reply lacks the session id, stride or CPU count");
+	return ret;
 }
 
 /* Stop, drain what is left, and check the books balance exactly. */

@@ -328,6 +328,25 @@ static inline int kt_become_nobody(void)
 }
 
 /*
+ * Send the START in @m; on success, the ring geometry of its reply in
+ * *@stride and *@nr_cpus.  A reply without the session id, the stride or
+ * the CPU count is -EPROTO.
+ */
+static inline int kt_start(int fd, struct kt_msg *m, uint64_t *stride, unsigned int *nr_cpus)
+{
+	int ret = kt_transact(fd, m);
+
+	if (ret)
+		return ret;
+	if (!m->tb[KPROF_A_SESSION_ID] || !m->tb[KPROF_A_SESSION_MMAP_STRIDE] ||
+	    !m->tb[KPROF_A_STATUS_NR_CPUS])
+		return -EPROTO;
+	*stride = kt_u64(m->tb[KPROF_A_SESSION_MMAP_STRIDE]);
+	*nr_cpus = kt_u32(m->tb[KPROF_A_STATUS_NR_CPUS]);
+	return 0;
+}
+
+/*
  * Fork a child that waits for kt_go() before going on: a session start can
  * take long (RCU grace periods, more so on PREEMPT_RT), and the child must
  * not be done before it is profiled.  With @comm, the child is named before
