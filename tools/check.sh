@@ -36,16 +36,27 @@ result() {	# result ok|fail|skip NAME [REASON]
 count_tap() {	# count_tap LOG PREFIX
 	local log=$1 prefix=$2 line name
 	local inner_fail=0
+	local -a diag=()
 
 	while IFS= read -r line; do
 		case $line in
+		"# # "*)
+			# the harness's own lines for the running test: kept
+			# to show why it failed
+			case $line in *" RUN "*) diag=() ;; esac
+			diag+=("$line")
+			[ ${#diag[@]} -le 40 ] || diag=("${diag[@]:1}")
+			continue ;;
+		esac
+		case $line in
 		"# ok "*"# SKIP"*|"# ok "*"# skip"*)
-			skipped=$((skipped + 1)); echo "$prefix${line#\# }" ;;
+			diag=(); skipped=$((skipped + 1)); echo "$prefix${line#\# }" ;;
 		"# ok "*)
-			passed=$((passed + 1)) ;;
+			diag=(); passed=$((passed + 1)) ;;
 		"# not ok "*)
 			failed=$((failed + 1)); inner_fail=1
-			name="$prefix${line#\# }"; failures+=("$name"); echo "$name" ;;
+			name="$prefix${line#\# }"; failures+=("$name"); echo "$name"
+			[ ${#diag[@]} -eq 0 ] || printf '#   %s\n' "${diag[@]#\# }" ;;
 		"not ok "*)
 			# a whole test program failed
 			if [ $inner_fail = 0 ]; then
