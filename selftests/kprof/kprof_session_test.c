@@ -363,9 +363,32 @@ static const char *sym_of(uint64_t addr)
 
 struct chain_check {
 	pid_t pid;
-	uint64_t leaf, ordered, misordered;
+	uint64_t leaf, ordered, edge, misordered;
 	char first_bad[256];
 };
+
+/*
+ * Is @ip a point of kt_leaf() where its own frame is not set up: before
+ * "mov %rsp,%rbp" completes, or on the "ret" after "pop %rbp"?  There a
+ * frame-pointer walk (kprof's, perf's, any) finds the caller's frame in
+ * %rbp and so skips kt_middle(): its return address is at (%rsp), which
+ * the walk does not read.  Rare (TCG takes interrupts at the start of a
+ * translation block, and the entry is one), but real.
+ */
+static bool leaf_frameless_at(uint64_t ip)
+{
+	const unsigned char *f = (const unsigned char *)kt_leaf;
+	uint64_t base = (uintptr_t)kt_leaf;
+	unsigned int i;
+
+	for (i = 0; i < 32; i++)
+		if (f[i] == 0x48 && f[i + 1] == 0x89 && f[i + 2] == 0xe5)
+			break;
+	if (ip >= base && ip < base + i + 3)
+		return true;
+	return ip > base && ip < base + 4096 && *(const unsigned char *)(uintptr_t)ip == 0xc3 &&
+	       *(const unsigned char *)(uintptr_t)(ip - 1) == 0x5d;
+}
 
 static void check_chain(const struct kprof_record_header *h, void *arg)
 {
@@ -390,9 +413,12 @@ static void check_chain(const struct kprof_record_header *h, void *arg)
 	}
 	if (mid == 1 && out == 2) {
 		c->ordered++;
+	} else if (leaf_frameless_at(ips[0]) && mid < 0 && out == 1) {
+		c->edge++;
 	} else if (!c->misordered++) {
-		snprintf(c->first_bad, sizeof(c->first_bad), "%s <- %s <- %s",
-			 sym_of(ips[0]), sym_of(ips[1] - 1), sym_of(ips[2] - 1));
+		snprintf(c->first_bad, sizeof(c->first_bad), "%s+%#llx <- %s <- %s",
+			 sym_of(ips[0]), (unsigned long long)(ips[0] - (uintptr_t)kt_leaf),
+			 sym_of(ips[1] - 1), sym_of(ips[2] - 1));
 	}
 }
 
@@ -402,11 +428,14 @@ TEST_F(session, user_chain_follows_frame_pointers)
 
 	profile_child(_metadata, self, kt_outer, 700, KPROF_SESSION_F_USER_STACK, &kt_cpu_clock,
 		      check_chain, &c, &c.pid);
-	TH_LOG("leaf samples %llu, ordered %llu, misordered %llu",
+	TH_LOG("leaf samples %llu, ordered %llu, in the leaf's prologue/epilogue %llu, misordered %llu",
 	       (unsigned long long)c.leaf, (unsigned long long)c.ordered,
-	       (unsigned long long)c.misordered);
+	       (unsigned long long)c.edge, (unsigned long long)c.misordered);
 	EXPECT_LT(20, c.leaf);
-	/* every chain through the leaf must be leaf <- middle <- outer */
+	/*
+	 * every chain through the leaf must be leaf <- middle <- outer, or
+	 * leaf <- outer where the leaf has no frame of its own yet
+	 */
 	EXPECT_EQ(0, c.misordered) TH_LOG("first bad chain: %s", c.first_bad);
 }
 
