@@ -543,6 +543,8 @@ int kp_agg__save_profile(struct kp_nl *nl, const char *path, const struct kp_agg
 	if (!sum->known_session && !o->quiet)
 		kp_error(o->cmd, "session %" PRIu64 " was not started by 'kprofctl start': its events are named event0, event1, ...",
 			 after.session_id);
+	/* the session runs on this kernel: its vDSO names [vdso] frames */
+	info->vdso = kp_vdso__self(&info->vdso_size);
 	ret = write_profile(path, info, a, cpus, nr_cpus, sum->has_totals ? &sum->totals : NULL,
 			    sum, err);
 out:

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -520,9 +521,14 @@ static void test_stop_save(void)
 	run_free(&r);
 
 	kprofctl(&r, "dump", "-i", out, NULL);
-	ok(r.rc == 0 && strstr(r.out, "# version: 2\n") &&
+	/* with this machine's vDSO image (version 4) when it has a vDSO */
+	ok(r.rc == 0 &&
+	   (getauxval(AT_SYSINFO_EHDR) ? strstr(r.out, "# version: 4\n") &&
+					  strstr(r.out, "\n# vdso: ") :
+					  strstr(r.out, "# version: 2\n") != NULL) &&
 	   strstr(r.out, "# session_flags: 0x") && strstr(r.out, "name=cpu-clock\n") &&
-	   strstr(r.out, "# freq: 99\n"), "the profile: version 2, the session of 'start'");
+	   strstr(r.out, "# freq: 99\n"),
+	   "the profile: AGG records and the vDSO image, the session of 'start'");
 	ok(strstr(r.out, ": COMM misc=0x0 time=864000000000000 pid=42 tid=42 exec=0 comm=\"hot\"\n") &&
 	   strstr(r.out, ": MMAP misc=0x0 time=864000000000000 pid=42 tid=42 start=0x55555555a000 len=0x1000 pgoff=0x0 filename=\"/usr/bin/hot\"\n") &&
 	   strstr(r.out, ": COMM misc=0x0 time=864000000000000 pid=99 tid=99 exec=0 comm=\"gone\"\n") &&

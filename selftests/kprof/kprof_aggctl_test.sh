@@ -18,7 +18,7 @@ debugfs=/sys/kernel/debug/kprof
 tmp=$(mktemp -d /tmp/kprof-aggctl.XXXXXX)
 victim=
 cleanup() {
-	[ -n "$victim" ] && kill "$victim" 2>/dev/null
+	[ -n "$victim" ] && kill $victim 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -55,7 +55,7 @@ refused() {
 }
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..19"
 
 # A freshly loaded module: an earlier test may have left a stopped session.
 if grep -q '^kprof ' /proc/modules; then
@@ -82,9 +82,11 @@ check "status: mode aggregate, no reader, nothing streamed" \
 	"grep -q '^mode: *aggregate' '$tmp/status.out' && grep -q '^readers: *0 open' '$tmp/status.out' && ! grep -q '^samples:' '$tmp/status.out'"
 diag "$tmp/status.out"
 
-# killed after stop -o: it must live until then (the guest clock may jump)
+# killed after stop -o: they must live until then (the guest clock may jump)
 "$hot" 600000 >/dev/null &
 victim=$!
+"$here/progs/vdso" 600000 &
+victim="$victim $!"
 sleep 2.5
 
 # --- while it runs --------------------------------------------------------------
@@ -93,6 +95,15 @@ check "report --live: hot_leaf is comm hot's top user symbol" "[ '$sym' = hot_le
 [ "$sym" = hot_leaf ] || diag "$tmp/report.out" "$tmp/report.err"
 check "report --live: no reader left attached" \
 	"'$kprofctl' status | grep -q '^readers: *0 open'"
+
+# [vdso] frames: the live profile carries this kernel's vDSO image
+"$kprofctl" report --live --stdio --comms vdso -U --sort dso,symbol >"$tmp/vdso.out" 2>&1
+if grep -qE '\[vdso\] +\[\.\] +(__vdso_)?clock_gettime' "$tmp/vdso.out"; then
+	ok "report --live: clock_gettime in [vdso] is named"
+else
+	not_ok "report --live: clock_gettime in [vdso] is named"
+	head -n 20 "$tmp/vdso.out" | diag
+fi
 
 if [ -r "$debugfs/report" ]; then
 	cat "$debugfs/report" >"$tmp/debugfs.out" 2>&1
@@ -119,14 +130,14 @@ fi
 # --- stop -o while hot still runs, so that its mappings are saved --------------
 "$kprofctl" stop -o "$tmp/agg.data" >"$tmp/stop.out" 2>&1
 rc=$?
-kill "$victim" 2>/dev/null
-wait "$victim" 2>/dev/null
+kill $victim 2>/dev/null
+wait $victim 2>/dev/null
 victim=
 check "stop -o: exit 0, the aggregate balance holds, the file written" \
 	"[ $rc = 0 ] && grep -q 'Aggregate balance: .* ok' '$tmp/stop.out' && grep -q 'Wrote .*agg.data' '$tmp/stop.out'"
 diag "$tmp/stop.out"
-check "dump: a valid version 2 file with AGG records" \
-	"'$kprofctl' dump -i '$tmp/agg.data' >'$tmp/dump.out' 2>&1 && grep -q '^# version: 2' '$tmp/dump.out' && grep -q ': AGG misc=' '$tmp/dump.out' && grep -q '^# end: .* records\$' '$tmp/dump.out'"
+check "dump: a valid version 4 file (AGG records, the vDSO image)" \
+	"'$kprofctl' dump -i '$tmp/agg.data' >'$tmp/dump.out' 2>&1 && grep -q '^# version: 4' '$tmp/dump.out' && grep -q '^# vdso: [0-9]* bytes' '$tmp/dump.out' && grep -q ': AGG misc=' '$tmp/dump.out' && grep -q '^# end: .* records\$' '$tmp/dump.out'"
 
 sym=$(top_user_symbol -i "$tmp/agg.data")
 check "report -i the saved profile: the same top symbol, hot gone" "[ '$sym' = hot_leaf ]"
