@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,14 @@
 #include "util.h"
 
 #define PAREN_MAX	32
+/*
+ * A negative constant reaches libtraceevent, whose grammar has none, as
+ * NEG_MARK + its index in tpf.neg: a value no signed field's constant can
+ * have (check() refuses those above the field's maximum), and negative
+ * constants are taken for signed fields only.
+ */
+#define NEG_MARK	(1ULL << 63)
+#define NEG_MAX		KPROF_FILTER_MAX_INSNS
 
 struct tpf {
 	struct tep_event		*event;
@@ -27,6 +36,8 @@ struct tpf {
 	struct kprof_filter_insn	*insns;
 	unsigned int			nr;
 	unsigned int			depth;
+	int64_t				neg[NEG_MAX];	/* negative constants, in order */
+	unsigned int			nr_neg;
 	struct kp_err			*err;
 	int				ret;
 };
@@ -164,21 +175,32 @@ static struct tep_format_field *find_field(struct tpf *c, const struct tok *t)
 static int check_number(struct tpf *c, const struct tep_format_field *f, const struct tok *t)
 {
 	unsigned int bits = f->size > 0 && f->size < 8 ? f->size * 8 : 64;
+	bool neg = t->type == T_NEGATIVE;
 	unsigned long long v;
 	char buf[32], *end;
 
-	if (t->type == T_NEGATIVE && t->len > 1)
-		return fail(c, EINVAL,
-			    "negative constant '%.*s' for field '%s': not supported (libtraceevent's filters have none)",
-			    (int)t->len, t->p, f->name);
-	if (t->type == T_NEGATIVE || t->len >= sizeof(buf))
+	/* "-" then a number: no sign or space after the '-' */
+	if (t->len >= sizeof(buf) || (neg && (t->len < 2 || !isdigit((unsigned char)t->p[1]))))
 		goto invalid;
 	memcpy(buf, t->p, t->len);
 	buf[t->len] = '\0';
 	errno = 0;
-	v = strtoull(buf, &end, 0);
+	v = strtoull(buf + neg, &end, 0);
 	if (*end)
 		goto invalid;
+	if (neg) {
+		if (!(f->flags & TEP_FIELD_IS_SIGNED))
+			return fail(c, EINVAL, "negative constant '%s' for unsigned field '%s'",
+				    buf, f->name);
+		/* down to -2^(bits-1) */
+		if (errno == ERANGE || v > 1ULL << (bits - 1))
+			return fail(c, ERANGE, "constant '%s' is out of range for field '%s' (%u-bit signed)",
+				    buf, f->name, bits);
+		if (c->nr_neg >= NEG_MAX)
+			return fail(c, E2BIG, "too complex: more than %d negative constants", NEG_MAX);
+		c->neg[c->nr_neg++] = v == 1ULL << 63 ? INT64_MIN : -(int64_t)v;
+		return 0;
+	}
 	if (errno == ERANGE || (f->flags & TEP_FIELD_IS_SIGNED ? v >> (bits - 1) :
 				bits < 64 && v >> bits))
 		return fail(c, ERANGE, "constant '%s' is out of range for field '%s' (%u-bit %s)",
@@ -409,6 +431,50 @@ static char *with_precedence(struct tpf *c)
 	return out;
 }
 
+/*
+ * @expr (check()ed, maybe with parentheses added) with its k-th negative
+ * constant written as NEG_MARK + k, for libtraceevent.
+ *
+ * Return: the expression to parse (malloc'd), or NULL with c->ret set.
+ */
+static char *with_neg_marks(struct tpf *c, const char *expr)
+{
+	size_t len = strlen(expr), o = 0;
+	const char *from = expr;
+	unsigned int k = 0;
+	char *out;
+	struct tok t;
+
+	/* each mark is 19 digits, for a constant of 2 characters or more */
+	out = malloc(len + 20 * (size_t)c->nr_neg + 1);
+	if (!out) {
+		fail(c, ENOMEM, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	c->p = expr;
+	for (;;) {
+		if (next_token(c, &t)) {
+			free(out);
+			return NULL;
+		}
+		if (t.type == T_END)
+			break;
+		if (t.type != T_NEGATIVE)
+			continue;
+		memcpy(out + o, from, t.p - from);
+		o += t.p - from;
+		o += sprintf(out + o, "%llu", NEG_MARK + k++);
+		from = t.p + t.len;
+	}
+	strcpy(out + o, from);
+	if (k != c->nr_neg) {
+		free(out);
+		fail(c, EINVAL, "%u negative constants found, %u checked", k, c->nr_neg);
+		return NULL;
+	}
+	return out;
+}
+
 /* ---- parse(): libtraceevent's filter parser ---- */
 
 /* The message of libtraceevent's error: the last line of what it says. */
@@ -512,6 +578,13 @@ static int compile_num(struct tpf *c, struct tep_filter_arg_num *num)
 	v = r->value.val;
 	bits = f->size * 8;
 	is_signed = f->flags & TEP_FIELD_IS_SIGNED;
+	if (is_signed && v >= NEG_MARK && v - NEG_MARK < c->nr_neg) {
+		/* a negative constant: the field's bytes for ==, !=; an s64 for the rest */
+		v = (uint64_t)c->neg[v - NEG_MARK];
+		if (bits < 64 && (ops[i].s == KPROF_FILTER_EQ || ops[i].s == KPROF_FILTER_NE))
+			v &= (1ULL << bits) - 1;
+		return emit(c, ops[i].s, f->size, f->offset, v, 1);
+	}
 	if (is_signed ? v >> (bits - 1) : bits < 64 && v >> bits)
 		return fail(c, ERANGE, "constant %llu is out of range for field '%s' (%u-bit %s)",
 			    v, f->name, bits, is_signed ? "signed" : "unsigned");
@@ -635,6 +708,14 @@ int kp_tpfilter__compile(struct tep_event *event, const char *name, const char *
 		free(prec);
 		return fail(&c, E2BIG, "too long: more than %d characters with the parentheses "
 			    "that make '&&' bind tighter than '||'", KP_TPFILTER_EXPR_MAX);
+	}
+
+	if (c.nr_neg) {
+		str = with_neg_marks(&c, prec);
+		free(prec);
+		prec = str;
+		if (!prec)
+			return c.ret;
 	}
 
 	/* "SYSTEM/EVENT:EXPR": the filter of the one event of that name */

@@ -12,15 +12,17 @@
  *
  * libtraceevent evaluates '&&' and '||' from left to right, without C's
  * precedence that perf's kernel filters have: 'a || b && c' would mean
- * '(a || b) && c' there and 'a || (b && c)' in the kernel, so mixing them
- * needs parentheses.  Constants are decimal, 0x hexadecimal or 0 octal
- * (not negative: libtraceevent's grammar has no negative numbers) and must
- * fit the field; the comparison is signed when the format says the field
- * is.  Before libtraceevent sees the expression, it is checked token by
- * token, so that what libtraceevent 1.7 would misread (an unknown field
- * is false, '12abc' is 12, '-1' is a subtraction, 'x' is a pointer) or
- * crash on (an unterminated string, a trailing '&&') is refused with an
- * error naming the token.
+ * '(a || b) && c' there and 'a || (b && c)' in the kernel, so kprofctl
+ * adds the parentheses that make '&&' bind tighter.  Constants are
+ * decimal, 0x hexadecimal or 0 octal, negative only for signed fields,
+ * and must fit the field; the comparison is signed when the format says
+ * the field is.  libtraceevent's grammar has no negative numbers ('-1' is
+ * a subtraction there), so each negative constant reaches it as a marker
+ * and is put back when the tree is compiled.  Before libtraceevent sees
+ * the expression, it is checked token by token, so that what
+ * libtraceevent 1.7 would misread (an unknown field is false, '12abc' is
+ * 12, 'x' is a pointer) or crash on (an unterminated string, a trailing
+ * '&&') is refused with an error naming the token.
  */
 #ifndef KPROFCTL_TPFILTER_H
 #define KPROFCTL_TPFILTER_H

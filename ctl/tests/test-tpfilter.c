@@ -232,6 +232,20 @@ static void test_semantics(void)
 		{ "prev_pid == 1 && (prev_pid == 3 || prev_prio < 100) || !(next_prio < 0) && prev_pid == 3",
 								true,  false, false },
 		{ "prev_pid == 03",				false, false, true },
+		/* negative constants, on signed fields (record C: -1 and -5) */
+		{ "next_prio == -5",				false, false, true },
+		{ "next_prio != -5",				true,  true,  false },
+		{ "next_prio < -1",				false, false, true },
+		{ "next_prio <= -5 && next_prio >= -5",		false, false, true },
+		{ "next_prio > -6",				true,  true,  true },
+		{ "next_prio > -5",				true,  true,  false },
+		{ "prev_pid > -1",				true,  true,  true },
+		{ "prev_state == -1",				false, false, true },
+		{ "prev_state == -0x1",				false, false, true },
+		{ "prev_state < -1",				false, false, false },
+		{ "prev_pid == 2 || next_prio == -5 && prev_state == -1", false, true,  true },
+		{ "next_prio > -2147483648",			true,  true,  true },
+		{ "prev_state >= -9223372036854775808",		true,  true,  true },
 	};
 	uint8_t a[64], b[64], c[64];
 	int32_t cpid = 7;
@@ -296,6 +310,20 @@ static void test_encoding(void)
 	ok(!compile(&test, "name == 'a:b'") && !memcmp(&insns[1].value, "a:b", 4),
 	   "single quotes; ':' in a string");
 	ok(!compile(&sw, "  prev_pid   ==   1  ") && nr == 1, "spaces");
+	ok(!compile(&sw, "next_prio == -5") && nr == 1 && insns[0].op == KPROF_FILTER_EQ &&
+	   insns[0].size == 4 && insns[0].value == 0xfffffffbULL,
+	   "negative constant, ==: the field's 4 bytes");
+	ok(!compile(&sw, "prev_state < -1") && nr == 1 && insns[0].op == KPROF_FILTER_SLT &&
+	   insns[0].size == 8 && insns[0].value == UINT64_MAX, "negative constant, <: an s64");
+	ok(!compile(&test, "s16f >= -32768") && insns[0].op == KPROF_FILTER_SGE &&
+	   (int64_t)insns[0].value == -32768, "s16 minimum");
+	ok(!compile(&test, "s64f != -9223372036854775808") && insns[0].op == KPROF_FILTER_NE &&
+	   insns[0].value == (uint64_t)INT64_MIN, "s64 minimum");
+	ok(!compile(&sw, "prev_prio == -1 || next_prio == -2 || prev_pid < -3") && nr == 5 &&
+	   (int32_t)insns[0].value == -1 && (int32_t)insns[1].value == -2 &&
+	   (int64_t)insns[3].value == -3, "several negative constants, each in its place");
+	ok(!compile(&sw, "prev_comm == \"a-1\" && next_prio == -1") && nr == 5 &&
+	   insns[3].value == 0xffffffffULL, "a '-' in a string is no constant");
 }
 
 struct err_case {
@@ -344,8 +372,15 @@ static void test_errors(void)
 		{ "prev_comm == \"ba*\"", -EINVAL, "wildcards in \"ba*\" are not supported" },
 		{ "prev_pid == 2147483648", -ERANGE,
 		  "constant '2147483648' is out of range for field 'prev_pid' (32-bit signed)" },
-		{ "prev_pid == -1", -EINVAL,
-		  "negative constant '-1' for field 'prev_pid': not supported (libtraceevent's filters have none)" },
+		{ "prev_pid == -2147483649", -ERANGE,
+		  "constant '-2147483649' is out of range for field 'prev_pid' (32-bit signed)" },
+		{ "prev_state < -9223372036854775809", -ERANGE,
+		  "constant '-9223372036854775809' is out of range for field 'prev_state' (64-bit signed)" },
+		{ "prev_pid == -99999999999999999999", -ERANGE,
+		  "constant '-99999999999999999999' is out of range for field 'prev_pid' (32-bit signed)" },
+		{ "prev_pid == -abc", -EINVAL, "invalid constant '-abc' for field 'prev_pid'" },
+		{ "prev_pid == -1x", -EINVAL, "invalid constant '-1x' for field 'prev_pid'" },
+		{ "prev_pid == --1", -EINVAL, "invalid constant '-' for field 'prev_pid'" },
 		{ "prev_pid == 99999999999999999999", -ERANGE,
 		  "constant '99999999999999999999' is out of range for field 'prev_pid' (32-bit signed)" },
 		{ "prev_pid > -", -EINVAL, "invalid constant '-' for field 'prev_pid'" },
@@ -367,8 +402,9 @@ static void test_errors(void)
 	};
 	static const struct err_case test_cases[] = {
 		{ "u8f == 256", -ERANGE, "constant '256' is out of range for field 'u8f' (8-bit unsigned)" },
-		{ "u32f == -1", -EINVAL,
-		  "negative constant '-1' for field 'u32f': not supported (libtraceevent's filters have none)" },
+		{ "u32f == -1", -EINVAL, "negative constant '-1' for unsigned field 'u32f'" },
+		{ "s16f < -32769", -ERANGE,
+		  "constant '-32769' is out of range for field 's16f' (16-bit signed)" },
 		{ "s64f > 9223372036854775808", -ERANGE,
 		  "constant '9223372036854775808' is out of range for field 's64f' (64-bit signed)" },
 		{ "u64f == 0x10000000000000000", -ERANGE,

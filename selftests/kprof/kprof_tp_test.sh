@@ -48,7 +48,7 @@ bad_input() {
 samples() { "$kprofctl" dump -i "$1" | grep -c ': SAMPLE '; }
 
 echo "TAP version 13"
-echo "1..19"
+echo "1..21"
 
 if ! grep -q '^kprof ' /proc/modules; then
 	insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
@@ -92,6 +92,23 @@ diag "$tmp/flt.err"
 dropped=$(sed -n 's/.*Filtered: \([0-9]*\) tracepoint hits dropped by --filter.*/\1/p' "$tmp/flt.err")
 [ "${dropped:-0}" -gt 0 ]
 check $? "--filter: record reports ${dropped:-no} hits dropped by the filter"
+
+# negative constants on signed fields: read(-1) returns -EBADF (-9)
+"$kprofctl" record -e raw_syscalls:sys_exit --filter 'ret == -9' -o "$tmp/neg.data" \
+	-- "$prog" badread 100 >/dev/null 2>"$tmp/neg.err"
+rc=$?
+"$kprofctl" script -i "$tmp/neg.data" >"$tmp/neg.script" 2>&1
+out=$(grep -c ' raw_syscalls:sys_exit: NR 0 = -9$' "$tmp/neg.script")
+all=$(grep -c ' raw_syscalls:sys_exit: ' "$tmp/neg.script")
+[ $rc = 0 ] && [ "$out" = 100 ] && [ "$all" = 100 ]
+check $? "--filter 'ret == -9' on sys_exit: $out of $all samples are read()'s -EBADF (100)"
+[ "$out" = 100 ] || { diag "$tmp/neg.err"; head -n 5 "$tmp/neg.script" | diag; }
+"$kprofctl" record -e raw_syscalls:sys_exit --filter 'id == 0 && ret >= -9 && ret < -8' \
+	-o "$tmp/neg2.data" -- "$prog" badread 100 >/dev/null 2>"$tmp/neg2.err"
+rc=$?
+out=$(samples "$tmp/neg2.data")
+[ $rc = 0 ] && [ "$out" = 100 ]
+check $? "--filter 'id == 0 && ret >= -9 && ret < -8': $out samples (100)"
 
 # --- ftrace: and kprobe: on ksys_read, 1000 reads -----------------------------
 "$kprofctl" record -e ftrace:ksys_read -o "$tmp/ft.data" -- "$prog" read 1000 \

@@ -5,6 +5,7 @@
  *
  *	tp_prog read N		N one-byte read()s of /dev/zero
  *	tp_prog sleep N MS	N nanosleep()s of MS milliseconds
+ *	tp_prog badread N	N read()s of fd -1, each failing with EBADF
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -25,6 +26,14 @@ int main(int argc, char **argv)
 			return 1;
 		for (i = 0; i < n; i++)
 			if (read(fd, &c, 1) != 1)
+				return 1;
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "badread")) {
+		char c;
+
+		for (i = 0; i < n; i++)
+			if (read(-1, &c, 1) != -1)
 				return 1;
 		return 0;
 	}
