@@ -6,8 +6,9 @@
  * buffer, which in-kernel counters do not have), so kprof hooks the same
  * places itself while a session runs:
  *
- *	sched_process_exec	COMM with KPROF_MISC_COMM_EXEC
- *	task_rename		COMM (prctl(PR_SET_NAME), not exec)
+ *	task_rename		COMM; with KPROF_MISC_COMM_EXEC when exec
+ *				renames the task (where perf_event_comm()
+ *				is called, before the new image is mapped)
  *	sched_process_fork	FORK; per-task sessions with INHERIT follow
  *				the child from here on
  *	sched_process_exit	EXIT
@@ -29,7 +30,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/binfmts.h>
 #include <linux/dcache.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -171,22 +171,19 @@ static void kprof_comm_emit(struct kprof_session *s, struct task_struct *task,
 
 /* --- tracepoint probes (preemption disabled, any task) ------------------- */
 
-static void kprof_tp_exec(void *data, struct task_struct *p, pid_t old_pid,
-			  struct linux_binprm *bprm)
-{
-	struct kprof_session *s = rcu_dereference_sched(kprof_active);
-
-	if (s && kprof_sideband_wanted(s, task_tgid_nr(p)))
-		kprof_comm_emit(s, p, p->comm, KPROF_MISC_COMM_EXEC);
-}
-
+/*
+ * __set_task_comm(): prctl(PR_SET_NAME), a write to /proc/PID/comm, and
+ * exec's begin_new_exec(), which renames the task it runs in.  Hooking it
+ * rather than sched_process_exec dates an exec's COMM where perf dates
+ * its own: samples taken while the new image loads carry the new name.
+ */
 static void kprof_tp_rename(void *data, struct task_struct *task, const char *comm)
 {
 	struct kprof_session *s = rcu_dereference_sched(kprof_active);
+	u16 misc = task == current && task->in_execve ? KPROF_MISC_COMM_EXEC : 0;
 
-	/* exec renames too; its COMM comes from sched_process_exec */
-	if (s && !task->in_execve && kprof_sideband_wanted(s, task_tgid_nr(task)))
-		kprof_comm_emit(s, task, comm, 0);
+	if (s && kprof_sideband_wanted(s, task_tgid_nr(task)))
+		kprof_comm_emit(s, task, comm, misc);
 }
 
 static void kprof_tp_fork(void *data, struct task_struct *parent, struct task_struct *child)
@@ -242,7 +239,6 @@ struct kprof_tp {
 };
 
 static struct kprof_tp kprof_tps[] = {
-	{ .name = "sched_process_exec",	.probe = kprof_tp_exec },
 	{ .name = "task_rename",	.probe = kprof_tp_rename },
 	{ .name = "sched_process_fork",	.probe = kprof_tp_fork },
 	{ .name = "sched_process_exit",	.probe = kprof_tp_exit },

@@ -553,6 +553,7 @@ TEST_F(session, kernel_chain_shows_syscall_path)
 struct sb_check {
 	pid_t pid;
 	uint64_t exec_comm, mmap_ld, mmap_sh, fork, exit;
+	uint64_t exec_time, mmap_sh_time;	/* the first of each */
 };
 
 static void check_sideband(const struct kprof_record_header *h, void *arg)
@@ -563,16 +564,17 @@ static void check_sideband(const struct kprof_record_header *h, void *arg)
 	switch (h->type) {
 	case KPROF_RECORD_COMM:
 		if (*(const uint32_t *)(p + 16) == (uint32_t)c->pid &&
-		    (h->misc & KPROF_MISC_COMM_EXEC) && !strcmp(p + 24, "sh"))
-			c->exec_comm++;
+		    (h->misc & KPROF_MISC_COMM_EXEC) && !strcmp(p + 24, "sh") &&
+		    !c->exec_comm++)
+			c->exec_time = *(const uint64_t *)(p + 8);
 		break;
 	case KPROF_RECORD_MMAP:
 		if (*(const uint32_t *)(p + 16) != (uint32_t)c->pid)
 			break;
 		if (strstr(p + 48, "/ld-linux"))
 			c->mmap_ld++;
-		if (strstr(p + 48, "/dash") || strstr(p + 48, "/bash"))
-			c->mmap_sh++;
+		if ((strstr(p + 48, "/dash") || strstr(p + 48, "/bash")) && !c->mmap_sh++)
+			c->mmap_sh_time = *(const uint64_t *)(p + 8);
 		break;
 	case KPROF_RECORD_FORK:
 		if (*(const uint32_t *)(p + 24) == (uint32_t)c->pid)
@@ -618,6 +620,8 @@ TEST_F(session, sideband_follows_exec_fork_mmap_exit)
 	EXPECT_EQ(1, c.exec_comm);
 	EXPECT_LE(1, c.mmap_ld);
 	EXPECT_LE(1, c.mmap_sh);
+	/* as perf: exec's COMM when it renames the task, before it maps the program */
+	EXPECT_LT(c.exec_time, c.mmap_sh_time);
 	EXPECT_LE(2, c.fork);		/* sh forks /bin/true twice */
 	EXPECT_LE(1, c.exit);
 	kt_reader_close(&r);

@@ -48,7 +48,7 @@ bad_input() {
 samples() { "$kprofctl" dump -i "$1" | grep -c ': SAMPLE '; }
 
 echo "TAP version 13"
-echo "1..21"
+echo "1..22"
 
 if ! grep -q '^kprof ' /proc/modules; then
 	insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
@@ -133,6 +133,19 @@ grep -m1 ' sched:sched_switch: prev_comm=tp_prog ' "$tmp/sw.script" | diag
 grep -qE ' sched:sched_switch: prev_comm=tp_prog prev_pid=[0-9]+ prev_prio=[0-9]+ prev_state=[RSDTtXZPI|+]+ ==> next_comm=[^ ]* next_pid=[0-9]+ next_prio=[0-9]+$' \
 	"$tmp/sw.script"
 check $? "script: sched_switch as perf script prints it"
+# the side-band's name for the task agrees with the kernel's own, even for
+# the switches while exec loads the program: its COMM is dated at the rename
+awk '/ sched:sched_switch: prev_comm=/ {
+	for (i = 1; i <= NF; i++)
+		if ($i ~ /^prev_comm=/)
+			break
+	all++
+	if ($i != "prev_comm=" $1) { bad++; if (!shown++) print "# " $0 }
+} END { printf "%d %d\n", all + 0, bad + 0 }' "$tmp/sw.script" >"$tmp/sw.comm"
+read -r all bad < <(tail -n 1 "$tmp/sw.comm")
+[ "$all" -ge 100 ] && [ "$bad" = 0 ]
+check $? "script: every sample's command is its prev_comm ($bad of $all differ)"
+grep '^# ' "$tmp/sw.comm"
 "$kprofctl" script -i "$tmp/irq.data" >"$tmp/irq.script" 2>&1
 grep -m1 ' irq:irq_handler_entry: ' "$tmp/irq.script" | diag
 grep -qE ' irq:irq_handler_entry: irq=[0-9]+ name=[^ ]+$' "$tmp/irq.script"
