@@ -44,13 +44,19 @@ struct kp_tpdecode {
 	struct trace_seq	seq;
 };
 
-static void tep_setup(struct tep_handle *tep, int long_size)
+/* A new libtraceevent handle for records of a machine with @long_size longs. */
+static struct tep_handle *tep_new(int long_size)
 {
+	struct tep_handle *tep = tep_alloc();
+
+	if (!tep)
+		return NULL;
 	/* kprof.data is little-endian, as the records are. */
 	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_long_size(tep, long_size);
 	tep_set_page_size(tep, 4096);
+	return tep;
 }
 
 /* The size of a long on @machine (uname -m), where the records come from. */
@@ -254,14 +260,14 @@ static const char *event_check(struct tep_event *ev, const struct kp_event *kev,
  * Does every REC->NAME of the print format of @text name a field?
  * libtraceevent 1.7.1 crashes parsing __print_flags(REC->x ...) of a
  * format without x: its fields are parsed first, without the print format,
- * into @scratch.
+ * into a handle of their own.
  */
-static const char *print_fields_check(struct tep_handle *scratch, const char *text,
-				      const char *sys)
+static const char *print_fields_check(int long_size, const char *text, const char *sys)
 {
 	static const char pf[] = "\nprint fmt: ";
+	struct tep_handle *scratch;
 	struct tep_event *ev = NULL;
-	const char *p, *fmt;
+	const char *p, *fmt, *why = NULL;
 	char *head, name[128];
 	size_t n;
 
@@ -271,25 +277,31 @@ static const char *print_fields_check(struct tep_handle *scratch, const char *te
 	head = malloc(fmt - text + sizeof(pf) + 4);
 	if (!head)
 		return strerror(ENOMEM);
+	scratch = tep_new(long_size);
+	if (!scratch) {
+		free(head);
+		return strerror(ENOMEM);
+	}
 	memcpy(head, text, fmt - text);
 	strcpy(head + (fmt - text), "\nprint fmt: \"\"\n");
-	if (tep_parse_format(scratch, &ev, head, strlen(head), sys) || !ev) {
-		free(head);
-		return "libtraceevent cannot parse its fields";
-	}
+	if (tep_parse_format(scratch, &ev, head, strlen(head), sys) || !ev)
+		why = "libtraceevent cannot parse its fields";
 	free(head);
-	for (p = fmt; (p = strstr(p, "REC->")); p += n) {
+	for (p = fmt; !why && (p = strstr(p, "REC->")); p += n) {
 		p += 5;
 		for (n = 0; isalnum((unsigned char)p[n]) || p[n] == '_'; n++)
 			;
-		if (!n || n >= sizeof(name))
-			return "its print format names a field it does not have";
+		if (!n || n >= sizeof(name)) {
+			why = "its print format names a field it does not have";
+			break;
+		}
 		memcpy(name, p, n);
 		name[n] = '\0';
 		if (!tep_find_any_field(ev, name))
-			return "its print format names a field it does not have";
+			why = "its print format names a field it does not have";
 	}
-	return NULL;
+	tep_free(scratch);
+	return why;
 }
 
 static void set_why(struct kp_tpdecode *t, unsigned int i, const char *name, const char *why)
@@ -351,24 +363,16 @@ static void add_format(struct kp_tpdecode *t, const struct kp_event *evs, unsign
 		return;
 	}
 
-	scratch = tep_alloc();
-	if (!scratch) {
-		set_why(t, i, kev->name, strerror(ENOMEM));
-		return;
-	}
-	tep_setup(scratch, t->long_size);
-	why = print_fields_check(scratch, text, sys);
-	tep_free(scratch);
+	why = print_fields_check(t->long_size, text, sys);
 	if (why) {
 		set_why(t, i, kev->name, why);
 		return;
 	}
-	scratch = tep_alloc();
+	scratch = tep_new(t->long_size);
 	if (!scratch) {
 		set_why(t, i, kev->name, strerror(ENOMEM));
 		return;
 	}
-	tep_setup(scratch, t->long_size);
 	ret = tep_parse_format(scratch, &ev, text, size - 1, sys);
 	if (!ev || (ret && !(ev->flags & TEP_EVENT_FL_FAILED)))
 		why = "libtraceevent cannot parse it";
@@ -402,16 +406,15 @@ struct kp_tpdecode *kp_tpdecode__new_events(const struct kp_event *evs, unsigned
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
+	t->long_size = machine_long_size(machine);
 	t->pad = calloc(1, TP_PAD);
-	t->tep = tep_alloc();
+	t->tep = tep_new(t->long_size);
 	if (!t->pad || !t->tep) {
 		kp_tpdecode__delete(t);
 		return NULL;
 	}
 	/* Not a word on stderr about what it cannot parse: kp_tpdecode__why(). */
 	tep_set_loglevel(TEP_LOG_NONE);
-	t->long_size = machine_long_size(machine);
-	tep_setup(t->tep, t->long_size);
 	trace_seq_init(&t->seq);
 	for (i = 0; i < nr && i < KPROF_MAX_EVENTS; i++)
 		if (evs[i].type == PERF_TYPE_TRACEPOINT)
