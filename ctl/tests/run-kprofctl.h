@@ -23,6 +23,9 @@
 
 #include "capture.h"
 #include "fake-nl.h"
+#include "lib/ring.h"
+#include "lib/rundir.h"
+#include "lib/sys.h"
 #include "tap.h"
 #include "tmpdir.h"
 
@@ -91,6 +94,28 @@ static inline void kprofctl(struct run *r, ...)
  * $KP_GOLDEN_DIR/@name (default tests/golden/@name); KP_UPDATE_GOLDEN=1
  * rewrites the file first.
  */
+/*
+ * A machine under @root for the commands that start sessions: the sample
+ * rate limit 100000, the CPUs @possible ("0-1"), a software PMU, and
+ * kprofctl's device and run directory, whose paths go to @dev and @rundir
+ * (@len bytes each).
+ */
+static inline void run_machine(const char *root, const char *possible, char *dev, char *rundir,
+			       size_t len)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%s\n", possible);
+	tmpdir__write(root, "proc/sys/kernel/perf_event_max_sample_rate", "100000\n");
+	tmpdir__write(root, "sys/devices/system/cpu/possible", text);
+	tmpdir__mkdir(root, "sys/bus/event_source/devices/software");
+	snprintf(dev, len, "%s/dev-kprof", root);
+	snprintf(rundir, len, "%s/run", root);
+	kp_sysroot = root;
+	kp_device_path = dev;
+	kp_rundir = rundir;
+}
+
 static inline void run_golden(const char *name, const struct run *r)
 {
 	const char *dir = getenv("KP_GOLDEN_DIR") ? getenv("KP_GOLDEN_DIR") : "tests/golden";

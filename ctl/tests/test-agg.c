@@ -731,18 +731,11 @@ static void test_live_commands(void)
 int main(void)
 {
 	tmpdir__create(root, sizeof(root));
-	tmpdir__write(root, "proc/sys/kernel/perf_event_max_sample_rate", "100000\n");
-	tmpdir__write(root, "sys/devices/system/cpu/possible", "0-3\n");
-	tmpdir__mkdir(root, "sys/bus/event_source/devices/software");
+	run_machine(root, "0-3", dev, rundir, sizeof(dev));
 	tmpdir__write(root, "proc/42/task/42/comm", "hot\n");
 	tmpdir__write(root, "proc/42/maps",
 		      "55555555a000-55555555b000 r-xp 00000000 fd:01 7 /usr/bin/hot\n");
 	snprintf(out, sizeof(out), "%s/agg-profile.data", root);
-	snprintf(rundir, sizeof(rundir), "%s/run", root);
-	snprintf(dev, sizeof(dev), "%s/dev-kprof", root);
-	kp_sysroot = root;
-	kp_rundir = rundir;
-	kp_device_path = dev;
 	setenv("TMPDIR", root, 1);
 
 	test_options();

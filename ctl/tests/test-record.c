@@ -600,15 +600,8 @@ static void test_list(void)
 int main(void)
 {
 	tmpdir__create(root, sizeof(root));
-	tmpdir__write(root, "proc/sys/kernel/perf_event_max_sample_rate", "100000\n");
-	tmpdir__write(root, "sys/devices/system/cpu/possible", "0-1\n");
-	tmpdir__mkdir(root, "sys/bus/event_source/devices/software");
-	snprintf(dev, sizeof(dev), "%s/dev-kprof", root);
+	run_machine(root, "0-1", dev, rundir, sizeof(dev));
 	snprintf(out, sizeof(out), "%s/kprof.data", root);
-	snprintf(rundir, sizeof(rundir), "%s/run", root);
-	kp_sysroot = root;
-	kp_device_path = dev;
-	kp_rundir = rundir;
 
 	test_help();
 	test_usage_errors();

@@ -94,15 +94,8 @@ static void test_record(void)
 	struct run r;
 	uint32_t vdso_size;
 
-	tmpdir__write(root, "proc/sys/kernel/perf_event_max_sample_rate", "100000\n");
-	tmpdir__write(root, "sys/devices/system/cpu/possible", "0\n");
-	tmpdir__mkdir(root, "sys/bus/event_source/devices/software");
-	snprintf(dev, sizeof(dev), "%s/dev-kprof", root);
+	run_machine(root, "0", dev, rundir, sizeof(dev));
 	snprintf(out, sizeof(out), "%s/rec.data", root);
-	snprintf(rundir, sizeof(rundir), "%s/run", root);
-	kp_sysroot = root;
-	kp_device_path = dev;
-	kp_rundir = rundir;
 	fake_kprof__reset();
 	fake.status.nr_cpus = 1;
 	fake.status.online_cpus = 1;
