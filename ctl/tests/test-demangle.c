@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf-maps.h"
 #include "gen.h"
 #include "lib/folded.h"
 #include "lib/symbols.h"
@@ -136,27 +137,24 @@ static void test_dso(bool no_demangle)
 	kp_dso__delete(dso);
 }
 
+struct mmap_cxx {
+	struct gen_writer	*g;
+	uint64_t		time;
+};
+
+static void mmap_cxx_one(uint64_t start, uint64_t len, uint64_t pgoff, void *arg)
+{
+	struct mmap_cxx *m = arg;
+
+	gen__mmap(m->g, m->time, PID, start, len, pgoff, cxx);
+}
+
 /* The MMAP of cxx's executable segment at BIAS, as the kernel reports it. */
 static void mmap_cxx(struct gen_writer *g, uint64_t time)
 {
-	int fd = open(cxx, O_RDONLY);
-	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
-	size_t i, nph;
+	struct mmap_cxx m = { g, time };
 
-	if (!elf || elf_getphdrnum(elf, &nph))
-		abort();
-	for (i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		uint64_t start, end;
-
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		start = (BIAS + ph.p_vaddr) & ~0xfffULL;
-		end = (BIAS + ph.p_vaddr + ph.p_memsz + 0xfff) & ~0xfffULL;
-		gen__mmap(g, time, PID, start, end - start, ph.p_offset & ~0xfffULL, cxx);
-	}
-	elf_end(elf);
-	close(fd);
+	elf_maps__exec(cxx, BIAS, mmap_cxx_one, &m);
 }
 
 #define IP(w)	(BIAS + wants[w].addr + 1)

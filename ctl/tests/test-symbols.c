@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "elf-maps.h"
 #include "lib/machine.h"
 #include "lib/symbols.h"
 #include "scenario.h"
@@ -135,39 +136,38 @@ static void check_dso(const char *file, const char *nm_file, const char *debug_d
 	kp_dso__delete(dso);
 }
 
+struct add_mmaps {
+	struct kp_machine	*m;
+	uint32_t		pid;
+	const char		*name;
+	uint64_t		time;
+};
+
+static void add_mmap(uint64_t start, uint64_t len, uint64_t pgoff, void *arg)
+{
+	struct add_mmaps *a = arg;
+	uint64_t buf[64] = { 0 };
+	struct kp_rec_mmap *rec = (void *)buf;
+
+	rec->header.type = KPROF_RECORD_MMAP;
+	rec->header.size = (sizeof(*rec) + strlen(a->name) + 1 + 7) & ~7UL;
+	rec->time = a->time;
+	rec->pid = rec->tid = a->pid;
+	rec->start = start;
+	rec->len = len;
+	rec->pgoff = pgoff;
+	strcpy(rec->filename, a->name);
+	if (kp_machine__add(a->m, &rec->header))
+		abort();
+}
+
 /* The kernel's MMAP records of @file's executable segments at @bias. */
 static void add_mmaps(struct kp_machine *m, uint32_t pid, const char *name, const char *path,
 		      uint64_t bias, uint64_t time)
 {
-	uint64_t buf[64] = { 0 };
-	struct kp_rec_mmap *rec = (void *)buf;
-	size_t i, nph;
-	int fd = open(path, O_RDONLY);
-	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	struct add_mmaps a = { m, pid, name, time };
 
-	if (!elf || elf_getphdrnum(elf, &nph))
-		abort();
-	for (i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		uint64_t start, end;
-
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		start = (bias + ph.p_vaddr) & ~0xfffULL;
-		end = (bias + ph.p_vaddr + ph.p_memsz + 0xfff) & ~0xfffULL;
-		rec->header.type = KPROF_RECORD_MMAP;
-		rec->header.size = (sizeof(*rec) + strlen(name) + 1 + 7) & ~7UL;
-		rec->time = time;
-		rec->pid = rec->tid = pid;
-		rec->start = start;
-		rec->len = end - start;
-		rec->pgoff = ph.p_offset & ~0xfffULL;
-		strcpy(rec->filename, name);
-		if (kp_machine__add(m, &rec->header))
-			abort();
-	}
-	elf_end(elf);
-	close(fd);
+	elf_maps__exec(path, bias, add_mmap, &a);
 }
 
 /* Resolve @file's functions loaded at @bias in a process, through the machine. */
