@@ -278,29 +278,17 @@ static void tp_session(struct kp_session *s)
 	s->nr_events = KP_ARRAY_SIZE(tp_events);
 }
 
-static void put32(uint8_t *raw, unsigned int off, uint32_t v)
-{
-	memcpy(raw + off, &v, 4);
-}
-
 /* The common fields: type @id, pid 7. */
 static void common(uint8_t *raw, size_t len, uint16_t id)
 {
-	memset(raw, 0, len);
-	memcpy(raw, &id, 2);
-	put32(raw, 4, 7);
+	tp_fake__common(raw, len, id, 7);
 }
 
 static void sw_record(uint8_t *raw, const char *prev, int32_t pid, int32_t prio, uint64_t state,
 		      const char *next)
 {
 	common(raw, 64, TP_SCHED_SWITCH_ID);
-	memcpy(raw + 8, prev, strlen(prev));
-	put32(raw, 24, pid);
-	put32(raw, 28, prio);
-	memcpy(raw + 32, &state, 8);
-	memcpy(raw + 40, next, strlen(next));
-	put32(raw, 60, 120);
+	tp_fake__switch(raw, prev, pid, prio, state, next, 0);
 }
 
 static void test_decode(void)
@@ -336,8 +324,8 @@ static void test_decode(void)
 	   "sched_switch: running, R");
 
 	common(raw, 24, TP_IRQ_ENTRY_ID);
-	put32(raw, 8, 19);
-	put32(raw, 12, 16 | 8 << 16);	/* __data_loc: 8 bytes at 16 */
+	tp_fake__put32(raw, 8, 19);
+	tp_fake__put32(raw, 12, 16 | 8 << 16);	/* __data_loc: 8 bytes at 16 */
 	memcpy(raw + 16, "virtio0", 8);
 	is_str(kp_tpdecode__info(t, 1, 0, raw, 24), "irq=19 name=virtio0", "irq_handler_entry");
 	is_str(kp_tpdecode__fields(t, 1, raw, 24), "irq=19 name=virtio0",
@@ -350,29 +338,23 @@ static void test_decode(void)
 	   !kp_tpdecode__info(t, 40, 0, raw, 24), "no format: none");
 
 	common(raw, 16, TP_IRQ_EXIT_ID);
-	put32(raw, 8, 19);
-	put32(raw, 12, 1);
+	tp_fake__put32(raw, 8, 19);
+	tp_fake__put32(raw, 12, 1);
 	is_str(kp_tpdecode__info(t, 2, 0, raw, 16), "irq=19 ret=handled", "irq_handler_exit");
-	put32(raw, 12, 0);
+	tp_fake__put32(raw, 12, 0);
 	is_str(kp_tpdecode__info(t, 2, 0, raw, 16), "irq=19 ret=unhandled",
 	       "irq_handler_exit: unhandled");
 
 	common(raw, 40, TP_SCHED_WAKEUP_ID);
 	memcpy(raw + 8, "bash", 4);
-	put32(raw, 24, 1234);
-	put32(raw, 28, 120);
-	put32(raw, 32, 2);
+	tp_fake__put32(raw, 24, 1234);
+	tp_fake__put32(raw, 28, 120);
+	tp_fake__put32(raw, 32, 2);
 	is_str(kp_tpdecode__info(t, 3, 0, raw, 40), "comm=bash pid=1234 prio=120 target_cpu=002",
 	       "sched_wakeup");
 
 	common(raw, 64, TP_BLOCK_RQ_ISSUE_ID);
-	put32(raw, 8, 8 << 20 | 16);
-	memcpy(raw + 16, &sector, 8);
-	put32(raw, 24, 8);
-	put32(raw, 28, 4096);
-	memcpy(raw + 32, "WS", 2);
-	memcpy(raw + 40, "kworker/0:1H", 12);
-	put32(raw, 56, 60 | 1 << 16);	/* cmd: "" */
+	tp_fake__block_rq_issue(raw, sector, "kworker/0:1H");
 	is_str(kp_tpdecode__info(t, 4, 0, raw, 64), "8,16 WS 4096 () 2048 + 8 [kworker/0:1H]",
 	       "block_rq_issue");
 	is_str(kp_tpdecode__fields(t, 4, raw, 64),

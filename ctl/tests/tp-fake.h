@@ -7,7 +7,9 @@
 #ifndef KPROFCTL_TP_FAKE_H
 #define KPROFCTL_TP_FAKE_H
 
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tmpdir.h"
 
@@ -147,6 +149,50 @@ static inline void tp_fake__create(const char *root)
 	tp_fake__event(root, "kprof", "test", TP_TEST_ID, tp_test_format);
 	tmpdir__write(root, "events/enable", "0\n");
 	tmpdir__write(root, "events/header_page", "x\n");
+}
+
+/* ---- raw records of these formats ---- */
+
+static inline void tp_fake__put32(uint8_t *raw, unsigned int off, uint32_t v)
+{
+	memcpy(raw + off, &v, 4);
+}
+
+/* @len bytes zeroed, then the common fields: type @id, pid @pid. */
+static inline void tp_fake__common(uint8_t *raw, size_t len, uint16_t id, uint32_t pid)
+{
+	memset(raw, 0, len);
+	memcpy(raw, &id, 2);
+	tp_fake__put32(raw, 4, pid);
+}
+
+/* sched_switch's fields (64 bytes), after tp_fake__common(); next_prio 120. */
+static inline void tp_fake__switch(uint8_t *raw, const char *prev, int32_t prev_pid,
+				   int32_t prev_prio, uint64_t state, const char *next,
+				   int32_t next_pid)
+{
+	memcpy(raw + 8, prev, strlen(prev));
+	tp_fake__put32(raw, 24, prev_pid);
+	tp_fake__put32(raw, 28, prev_prio);
+	memcpy(raw + 32, &state, 8);
+	memcpy(raw + 40, next, strlen(next));
+	tp_fake__put32(raw, 56, next_pid);
+	tp_fake__put32(raw, 60, 120);
+}
+
+/*
+ * block_rq_issue's fields (64 bytes), after tp_fake__common(): a 4 KiB
+ * write (WS) of 8 sectors at @sector on 8:16 by @comm, with no command.
+ */
+static inline void tp_fake__block_rq_issue(uint8_t *raw, uint64_t sector, const char *comm)
+{
+	tp_fake__put32(raw, 8, 8 << 20 | 16);
+	memcpy(raw + 16, &sector, 8);
+	tp_fake__put32(raw, 24, 8);
+	tp_fake__put32(raw, 28, 4096);
+	memcpy(raw + 32, "WS", 2);
+	memcpy(raw + 40, comm, strlen(comm));
+	tp_fake__put32(raw, 56, 60 | 1 << 16);	/* cmd: "" (__data_loc) */
 }
 
 #endif /* KPROFCTL_TP_FAKE_H */

@@ -19,18 +19,11 @@ enum { TPR_SWITCH, TPR_IRQ_ENTRY, TPR_IRQ_EXIT, TPR_WAKEUP, TPR_BLOCK, TPR_CLOCK
 #define TPR_MS		1000000ULL
 #define TPR_IP		0xffffffff81234560ULL
 
-static inline void tpr__put32(uint8_t *raw, unsigned int off, uint32_t v)
-{
-	memcpy(raw + off, &v, 4);
-}
-
 /* The common fields of a record of tracepoint @id, by @pid. */
 static inline void tpr__common(uint8_t *raw, size_t len, uint16_t id, uint32_t pid)
 {
-	memset(raw, 0, len);
-	memcpy(raw, &id, 2);
+	tp_fake__common(raw, len, id, pid);
 	raw[2] = 1;				/* irqs-off, as sched_switch has it */
-	tpr__put32(raw, 4, pid);
 }
 
 /* A sample of @event at @ms with one kernel frame and the raw record @raw. */
@@ -66,13 +59,7 @@ static inline void tpr__switch(struct gen_writer *g, unsigned int ms, uint32_t c
 	uint8_t raw[64];
 
 	tpr__common(raw, sizeof(raw), TP_SCHED_SWITCH_ID, prev_pid);
-	memcpy(raw + 8, prev, strlen(prev));
-	tpr__put32(raw, 24, prev_pid);
-	tpr__put32(raw, 28, 120);
-	memcpy(raw + 32, &state, 8);
-	memcpy(raw + 40, next, strlen(next));
-	tpr__put32(raw, 56, next_pid);
-	tpr__put32(raw, 60, 120);
+	tp_fake__switch(raw, prev, prev_pid, 120, state, next, next_pid);
 	tpr__sample(g, ms, prev_pid, cpu, TPR_SWITCH, raw, sizeof(raw));
 }
 
@@ -83,8 +70,8 @@ static inline void tpr__irq_entry(struct gen_writer *g, unsigned int ms, uint32_
 	uint32_t n = strlen(name) + 1;
 
 	tpr__common(raw, sizeof(raw), TP_IRQ_ENTRY_ID, pid);
-	tpr__put32(raw, 8, irq);
-	tpr__put32(raw, 12, 16 | n << 16);
+	tp_fake__put32(raw, 8, irq);
+	tp_fake__put32(raw, 12, 16 | n << 16);
 	memcpy(raw + 16, name, n);
 	tpr__sample(g, ms, pid, cpu, TPR_IRQ_ENTRY, raw, (16 + n + 3) & ~3U);
 }
@@ -157,27 +144,21 @@ static inline void tpr__write(const char *path, bool formats)
 	tpr__irq_entry(&g, 2, 1, 0, 19, "virtio0");
 
 	tpr__common(raw, 16, TP_IRQ_EXIT_ID, 0);
-	tpr__put32(raw, 8, 19);
-	tpr__put32(raw, 12, 1);
+	tp_fake__put32(raw, 8, 19);
+	tp_fake__put32(raw, 12, 1);
 	tpr__sample(&g, 3, 0, 1, TPR_IRQ_EXIT, raw, 16);
 
 	tpr__common(raw, 36, TP_SCHED_WAKEUP_ID, 0);
 	memcpy(raw + 8, "bash", 4);
-	tpr__put32(raw, 24, 100);
-	tpr__put32(raw, 28, 120);
-	tpr__put32(raw, 32, 1);
+	tp_fake__put32(raw, 24, 100);
+	tp_fake__put32(raw, 28, 120);
+	tp_fake__put32(raw, 32, 1);
 	tpr__sample(&g, 4, 0, 1, TPR_WAKEUP, raw, 36);
 
 	tpr__switch(&g, 5, 1, "swapper/1", 0, 0, "bash", 100);
 
 	tpr__common(raw, 64, TP_BLOCK_RQ_ISSUE_ID, 40);
-	tpr__put32(raw, 8, 8 << 20 | 16);
-	memcpy(raw + 16, &sector, 8);
-	tpr__put32(raw, 24, 8);
-	tpr__put32(raw, 28, 4096);
-	memcpy(raw + 32, "WS", 2);
-	memcpy(raw + 40, "kworker/1:1H", 12);
-	tpr__put32(raw, 56, 60 | 1 << 16);
+	tp_fake__block_rq_issue(raw, sector, "kworker/1:1H");
 	tpr__sample(&g, 6, 40, 1, TPR_BLOCK, raw, 61);
 
 	tpr__switch(&g, 7, 1, "bash", 100, 0x100, "kworker/1:1H", 40);
