@@ -6,16 +6,15 @@
  * buffer, which in-kernel counters do not have), so kprof hooks the same
  * places itself while a session runs:
  *
- *	task_rename		COMM; with KPROF_MISC_COMM_EXEC when exec
- *				renames the task (where perf_event_comm()
- *				is called, before the new image is mapped)
+ *	perf_event_comm()	COMM, with KPROF_MISC_COMM_EXEC for exec (kprobe):
+ *				perf's own point, once the name is set
  *	sched_process_fork	FORK; per-task sessions with INHERIT follow
  *				the child from here on
  *	sched_process_exit	EXIT
  *	perf_event_mmap()	MMAP of executable file mappings and the vDSO (kprobe)
  *
- * The tracepoint probes write their record at once: they run with
- * preemption disabled and the ring is NMI-safe.  The MMAP probe cannot:
+ * The tracepoint probes and the COMM kprobe write their record at once:
+ * they run with preemption disabled and the ring is NMI-safe.  The MMAP probe cannot:
  * turning a file into a path (d_path()) may take a spinlock on a rename
  * race, which sleeps on PREEMPT_RT.  It queues a note holding a file
  * reference on a per-CPU single-producer queue, and a work item writes the
@@ -171,21 +170,6 @@ static void kprof_comm_emit(struct kprof_session *s, struct task_struct *task,
 
 /* --- tracepoint probes (preemption disabled, any task) ------------------- */
 
-/*
- * __set_task_comm(): prctl(PR_SET_NAME), a write to /proc/PID/comm, and
- * exec's begin_new_exec(), which renames the task it runs in.  Hooking it
- * rather than sched_process_exec dates an exec's COMM where perf dates
- * its own: samples taken while the new image loads carry the new name.
- */
-static void kprof_tp_rename(void *data, struct task_struct *task, const char *comm)
-{
-	struct kprof_session *s = rcu_dereference_sched(kprof_active);
-	u16 misc = task == current && task->in_execve ? KPROF_MISC_COMM_EXEC : 0;
-
-	if (s && kprof_sideband_wanted(s, task_tgid_nr(task)))
-		kprof_comm_emit(s, task, comm, misc);
-}
-
 static void kprof_tp_fork(void *data, struct task_struct *parent, struct task_struct *child)
 {
 	struct kprof_session *s = rcu_dereference_sched(kprof_active);
@@ -239,7 +223,6 @@ struct kprof_tp {
 };
 
 static struct kprof_tp kprof_tps[] = {
-	{ .name = "task_rename",	.probe = kprof_tp_rename },
 	{ .name = "sched_process_fork",	.probe = kprof_tp_fork },
 	{ .name = "sched_process_exit",	.probe = kprof_tp_exit },
 };
@@ -309,10 +292,29 @@ static int kprof_kp_mmap(struct kprobe *kp, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(kprof_kp_mmap);
 
-static struct kprobe kprof_kp = {
-	.symbol_name = "perf_event_mmap",
-	.pre_handler = kprof_kp_mmap,
-};
+/*
+ * perf_event_comm(struct task_struct *task, bool exec): called by
+ * __set_task_comm() (prctl(PR_SET_NAME), a write to /proc/PID/comm, and
+ * exec's begin_new_exec()) once the new name is in place, where perf
+ * writes its own COMM.  An exec's COMM is thus dated before the new image
+ * is mapped, and samples taken while it loads carry the new name, as the
+ * kernel's own prev_comm has it.
+ */
+static int kprof_kp_comm(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct task_struct *task = (struct task_struct *)regs->di;
+	struct kprof_session *s = rcu_dereference_sched(kprof_active);
+	bool exec = (u8)regs->si;	/* a bool: only its low byte is defined */
+
+	if (s && kprof_sideband_wanted(s, task_tgid_nr(task)))
+		kprof_comm_emit(s, task, task->comm, exec ? KPROF_MISC_COMM_EXEC : 0);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kprof_kp_comm);
+
+static struct kprobe kprof_kp_mmap_probe, kprof_kp_comm_probe;
+static struct kprobe *kprof_kps[] = { &kprof_kp_mmap_probe, &kprof_kp_comm_probe };
 
 /*
  * The path of a mapped file as its task sees it, like perf's MMAP records
@@ -476,14 +478,19 @@ int kprof_sideband_start(struct kprof_session *s, struct netlink_ext_ack *extack
 		}
 	}
 
-	/* a kprobe cannot be registered twice: use a fresh copy each time */
-	kprof_kp = (struct kprobe) {
+	/* a kprobe cannot be registered twice: use fresh copies each time */
+	kprof_kp_mmap_probe = (struct kprobe) {
 		.symbol_name = "perf_event_mmap",
 		.pre_handler = kprof_kp_mmap,
 	};
-	ret = register_kprobe(&kprof_kp);
+	kprof_kp_comm_probe = (struct kprobe) {
+		.symbol_name = "perf_event_comm",
+		.pre_handler = kprof_kp_comm,
+	};
+	ret = register_kprobes(kprof_kps, ARRAY_SIZE(kprof_kps));
 	if (ret) {
-		NL_SET_ERR_MSG(extack, "kprof: cannot probe perf_event_mmap() for MMAP records");
+		NL_SET_ERR_MSG(extack,
+			       "kprof: cannot probe perf_event_mmap() and perf_event_comm() for side-band records");
 		goto out_unregister_tps;
 	}
 	s->sideband_on = true;
@@ -500,7 +507,7 @@ out_free:
  * kprof_sideband_stop() - unhook; every pending MMAP note is written
  * @s: the session, already removed from kprof_active
  *
- * Waits for an RCU grace period (unregister_kprobe() does), so handlers
+ * Waits for an RCU grace period (unregister_kprobes() does), so handlers
  * that started before the session left kprof_active have finished.
  *
  * Context: process context, kprof_core.lock held.
@@ -509,7 +516,7 @@ void kprof_sideband_stop(struct kprof_session *s)
 {
 	if (!s->sideband_on)
 		return;
-	unregister_kprobe(&kprof_kp);	/* waits for running handlers */
+	unregister_kprobes(kprof_kps, ARRAY_SIZE(kprof_kps));	/* waits for running handlers */
 	kprof_tps_unregister(ARRAY_SIZE(kprof_tps));
 	flush_work(&s->mmap_work);
 	kprof_mmap_work(&s->mmap_work);	/* notes queued after the last run */
