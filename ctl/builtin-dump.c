@@ -82,6 +82,8 @@ static const char *lost_cause(uint32_t cause)
 		return "agg_full";
 	case KPROF_LOST_AGG_RESET:
 		return "agg_reset";
+	case KPROF_LOST_RECURSION:
+		return "recursion";
 	}
 	return "unknown";
 }
@@ -97,6 +99,12 @@ static const char *stat_name(unsigned int i, char *buf, size_t len)
 		return kp_stat__name(i);
 	if (i >= KP_DATA_STATS_AGG && i < KP_DATA_STATS_AGG + KP_AGG_STATS_NR)
 		return kp_agg_stat__name(i - KP_DATA_STATS_AGG);
+	if (i == KP_DATA_STATS_IDX(KPROF_STATS_A_FILTERED))
+		return "filtered";
+	if (i == KP_DATA_STATS_IDX(KPROF_STATS_A_LOST_RECURSION))
+		return "lost_recursion";
+	if (i == KP_DATA_STATS_IDX(KPROF_STATS_A_NESTED))
+		return "nested";
 	if (i < KP_DATA_STATS_AGG)
 		return NULL;
 	snprintf(buf, len, "stat%u", i);

@@ -150,6 +150,7 @@ int cmd_record(int argc, const char **argv)
 	r.output = opts.output ? opts.output : KP_DEFAULT_OUTPUT;
 	r.verbose = opts.verbose;
 	r.progress = isatty(STDERR_FILENO);
+	r.owned = true;
 
 	r.nl = kp_nl__open(&err);
 	if (!r.nl || kp_nl__hello(r.nl, &r.ver, &err))

@@ -49,11 +49,6 @@ static void status__print_text(const struct kp_version_info *v,
 	printf("uptime:    %s\n", uptime);
 }
 
-static uint64_t lost(const struct kp_stats *t)
-{
-	return t->v[KP_STAT_LOST_FULL] + t->v[KP_STAT_LOST_TOO_BIG];
-}
-
 /* Does the session stream (explicitly, or with no mode flag, the default)? */
 static bool streams(uint32_t flags)
 {
@@ -63,7 +58,7 @@ static bool streams(uint32_t flags)
 static void status__print_session(const struct kp_status_info *st)
 {
 	const struct kp_stats *t = &st->stats;
-	char flags[128], size[32];
+	char flags[128], size[32], rec[48];
 
 	if (!st->has_session)
 		return;
@@ -71,24 +66,30 @@ static void status__print_session(const struct kp_status_info *st)
 	       kp_session_flags__format(st->session_flags, flags, sizeof(flags)),
 	       kp_fmt_size(size, sizeof(size), st->buffer_size));
 	printf("mode:      %s\n", kp_session_mode__name(st->session_flags));
+	if (st->has_owner && st->owner_pid)
+		printf("owner:     pid %" PRIu32 " (the session stops when its socket closes)\n",
+		       st->owner_pid);
+	else if (st->has_owner)
+		printf("owner:     none (detached: runs until 'kprofctl stop')\n");
 	if (!st->has_stats)
 		return;
 	if (streams(st->session_flags)) {
 		printf("samples:   %" PRIu64 " stored, %" PRIu64 " lost (%" PRIu64 " buffer full, %"
-		       PRIu64 " too big), %" PRIu64 " throttled\n", t->v[KP_STAT_SAMPLES], lost(t),
-		       t->v[KP_STAT_LOST_FULL], t->v[KP_STAT_LOST_TOO_BIG],
-		       t->v[KP_STAT_THROTTLED]);
+		       PRIu64 " too big%s), %" PRIu64 " throttled\n", t->v[KP_STAT_SAMPLES],
+		       kp_stats__lost(t), t->v[KP_STAT_LOST_FULL], t->v[KP_STAT_LOST_TOO_BIG],
+		       kp_stats__recursion_note(t, rec, sizeof(rec)), t->v[KP_STAT_THROTTLED]);
 		printf("balance:   %" PRIu64 " invocations = %" PRIu64 " stored + %" PRIu64
-		       " lost: %s\n", t->v[KP_STAT_INVOCATIONS], t->v[KP_STAT_SAMPLES], lost(t),
+		       " lost: %s\n", t->v[KP_STAT_INVOCATIONS], t->v[KP_STAT_SAMPLES],
+		       kp_stats__lost(t),
 		       kp_stats__balanced(t) ? "ok" : "MISMATCH");
 	}
 	if ((st->session_flags & KPROF_SESSION_F_AGGREGATE) && t->has_agg) {
 		printf("aggregate: %" PRIu64 " samples in %" PRIu64 " of %" PRIu64 " entries, %"
-		       PRIu64 " lost (%" PRIu64 " table full, %" PRIu64 " during reset), %" PRIu64
+		       PRIu64 " lost (%" PRIu64 " table full, %" PRIu64 " during reset%s), %" PRIu64
 		       " throttled\n", t->agg[KP_AGG_STAT_SAMPLES], t->agg[KP_AGG_STAT_USED],
 		       t->agg[KP_AGG_STAT_CAPACITY], kp_stats__agg_lost(t),
 		       t->agg[KP_AGG_STAT_LOST_FULL], t->agg[KP_AGG_STAT_LOST_RESET],
-		       t->v[KP_STAT_THROTTLED]);
+		       kp_stats__recursion_note(t, rec, sizeof(rec)), t->v[KP_STAT_THROTTLED]);
 		printf("balance:   %" PRIu64 " invocations = %" PRIu64 " aggregated + %" PRIu64
 		       " lost: %s\n", t->v[KP_STAT_INVOCATIONS], t->agg[KP_AGG_STAT_SAMPLES],
 		       kp_stats__agg_lost(t), kp_stats__agg_balanced(t) ? "ok" : "MISMATCH");
@@ -100,6 +101,9 @@ static void status__print_session(const struct kp_status_info *st)
 	}
 	if (t->has_filtered)
 		printf("filtered:  %" PRIu64 " tracepoint hits dropped by filters\n", t->filtered);
+	if (t->has_nested)
+		printf("nested:    %" PRIu64 " records written inside another record's write\n",
+		       t->nested);
 	printf("stacks:    %" PRIu64 " kernel truncated, %" PRIu64 " user truncated, %" PRIu64
 	       " user unreadable\n", t->v[KP_STAT_KSTACK_TRUNC], t->v[KP_STAT_USTACK_TRUNC],
 	       t->v[KP_STAT_USTACK_FAULT]);
@@ -152,6 +156,10 @@ static void status__json_stats(struct json_writer *w, const char *key,
 		json__bool(w, "agg_balanced", kp_stats__agg_balanced(st));
 	if (st->has_filtered)
 		json__u64(w, "filtered", st->filtered);
+	if (st->has_nested) {
+		json__u64(w, "lost_recursion", st->lost_recursion);
+		json__u64(w, "nested", st->nested);
+	}
 	json__bool(w, "balanced", kp_stats__balanced(st));
 	json__end_object(w);
 }
@@ -195,6 +203,8 @@ static int status__print_json(const struct kp_version_info *v,
 		json__string(&w, "mode", kp_session_mode__name(st->session_flags));
 		json__u64(&w, "buffer_size", st->buffer_size);
 		json__u64(&w, "mmap_stride", st->mmap_stride);
+		if (st->has_owner)
+			json__u64(&w, "owner_pid", st->owner_pid);
 		if (st->has_stats)
 			status__json_stats(&w, "stats", &st->stats);
 		else

@@ -71,15 +71,15 @@ static bool wait_drainer(const char *cmd, const struct kp_drainer_info *d,
 static void print_totals(const struct kp_stop_info *stop)
 {
 	const struct kp_stats *t = &stop->stats;
+	char rec[48];
 
 	fprintf(stderr, "[ kprof stop: session %" PRIu64 " stopped: %" PRIu64 " samples, %" PRIu64
-		" lost (%" PRIu64 " buffer full, %" PRIu64 " too big) ]\n", stop->session_id,
-		t->v[KP_STAT_SAMPLES], t->v[KP_STAT_LOST_FULL] + t->v[KP_STAT_LOST_TOO_BIG],
-		t->v[KP_STAT_LOST_FULL], t->v[KP_STAT_LOST_TOO_BIG]);
+		" lost (%" PRIu64 " buffer full, %" PRIu64 " too big%s) ]\n", stop->session_id,
+		t->v[KP_STAT_SAMPLES], kp_stats__lost(t), t->v[KP_STAT_LOST_FULL],
+		t->v[KP_STAT_LOST_TOO_BIG], kp_stats__recursion_note(t, rec, sizeof(rec)));
 	fprintf(stderr, "[ kprof stop: Balance: %" PRIu64 " invocations = %" PRIu64 " stored + %"
 		PRIu64 " lost: %s ]\n", t->v[KP_STAT_INVOCATIONS], t->v[KP_STAT_SAMPLES],
-		t->v[KP_STAT_LOST_FULL] + t->v[KP_STAT_LOST_TOO_BIG],
-		kp_stats__balanced(t) ? "ok" : "MISMATCH");
+		kp_stats__lost(t), kp_stats__balanced(t) ? "ok" : "MISMATCH");
 }
 
 /* The aggregate counters of @stop: "[ kprof stop: ... ]" lines. */
@@ -87,6 +87,7 @@ static bool print_agg_totals(const struct kp_stop_info *stop)
 {
 	const struct kp_stats *t = &stop->stats;
 	bool ok = kp_stats__agg_balanced(t);
+	char rec[48];
 
 	if (!t->has_agg) {
 		fprintf(stderr, "[ kprof stop: session %" PRIu64 " stopped: no aggregation counters from kprof.ko ]\n",
@@ -94,10 +95,11 @@ static bool print_agg_totals(const struct kp_stop_info *stop)
 		return false;
 	}
 	fprintf(stderr, "[ kprof stop: session %" PRIu64 " stopped: %" PRIu64 " samples aggregated, %"
-		PRIu64 " lost (%" PRIu64 " table full, %" PRIu64 " during reset), %" PRIu64
+		PRIu64 " lost (%" PRIu64 " table full, %" PRIu64 " during reset%s), %" PRIu64
 		" of %" PRIu64 " entries used ]\n", stop->session_id, t->agg[KP_AGG_STAT_SAMPLES],
 		kp_stats__agg_lost(t), t->agg[KP_AGG_STAT_LOST_FULL],
-		t->agg[KP_AGG_STAT_LOST_RESET], t->agg[KP_AGG_STAT_USED],
+		t->agg[KP_AGG_STAT_LOST_RESET], kp_stats__recursion_note(t, rec, sizeof(rec)),
+		t->agg[KP_AGG_STAT_USED],
 		t->agg[KP_AGG_STAT_CAPACITY]);
 	fprintf(stderr, "[ kprof stop: Aggregate balance: %" PRIu64 " invocations = %" PRIu64
 		" aggregated + %" PRIu64 " lost: %s ]\n", t->v[KP_STAT_INVOCATIONS],

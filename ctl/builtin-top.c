@@ -461,6 +461,7 @@ int cmd_top(int argc, const char **argv)
 	sigaction(SIGTERM, &sa, &old_term);
 	top_signal = 0;
 
+	r.owned = true;
 	if (kp_recorder__start(&r, &err))
 		goto out_restore;
 	if (kp_data_writer__flush(r.w, &err) || top__init(&t, r.output, &mopts, &err))

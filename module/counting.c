@@ -46,7 +46,6 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/netlink.h>
-#include <linux/notifier.h>
 #include <linux/perf_event.h>
 #include <linux/pid.h>
 #include <linux/sched/signal.h>
@@ -1156,18 +1155,20 @@ out_unlock:
 
 /* --- owner and module lifetime ----------------------------------------------- */
 
-/* A netlink socket is going away: end the session it owns. */
-static int kprof_count_nl_notify(struct notifier_block *nb, unsigned long action, void *data)
+/**
+ * kprof_count_release() - a netlink socket is closing: end the session it owns
+ * @net: the socket's network namespace
+ * @portid: its port
+ *
+ * Context: process context (genl.c's NETLINK_URELEASE notifier).
+ */
+void kprof_count_release(struct net *net, u32 portid)
 {
-	struct netlink_notify *n = data;
 	struct kprof_count_session *s;
-
-	if (action != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
-		return NOTIFY_DONE;
 
 	mutex_lock(&kprof_count_lock);
 	s = kprof_count;
-	if (s && s->owner_portid == n->portid && net_eq(s->owner_net, n->net)) {
+	if (s && s->owner_portid == portid && net_eq(s->owner_net, net)) {
 		kprof_count = NULL;
 		kprof_count_freeze(s);
 	} else {
@@ -1175,15 +1176,10 @@ static int kprof_count_nl_notify(struct notifier_block *nb, unsigned long action
 	}
 	mutex_unlock(&kprof_count_lock);
 	kprof_count_free(s);
-	return NOTIFY_DONE;
 }
 
-static struct notifier_block kprof_count_nl_notifier = {
-	.notifier_call = kprof_count_nl_notify,
-};
-
 /**
- * kprof_counting_init() - register the CPU hotplug and socket release hooks
+ * kprof_counting_init() - register the CPU hotplug hook
  *
  * Return: 0 or a negative errno.
  */
@@ -1196,12 +1192,6 @@ int __init kprof_counting_init(void)
 	if (ret < 0)
 		return ret;
 	kprof_count_hp_state = ret;
-
-	ret = netlink_register_notifier(&kprof_count_nl_notifier);
-	if (ret) {
-		cpuhp_remove_state_nocalls(kprof_count_hp_state);
-		return ret;
-	}
 	return 0;
 }
 
@@ -1210,7 +1200,6 @@ void kprof_counting_exit(void)
 {
 	struct kprof_count_session *s;
 
-	netlink_unregister_notifier(&kprof_count_nl_notifier);
 	mutex_lock(&kprof_count_lock);
 	s = kprof_count;
 	kprof_count = NULL;

@@ -5,6 +5,8 @@
 #ifndef _KPROF_COUNTING_H
 #define _KPROF_COUNTING_H
 
+#include <linux/types.h>
+
 struct genl_info;
 struct netlink_callback;
 struct seq_file;
@@ -19,6 +21,9 @@ int kprof_count_read_done(struct netlink_callback *cb);
 
 /* /sys/kernel/debug/kprof/counters (debugfs.c) */
 int kprof_counters_show(struct seq_file *m, void *v);
+
+struct net;
+void kprof_count_release(struct net *net, u32 portid);
 
 int kprof_counting_init(void);
 void kprof_counting_exit(void);

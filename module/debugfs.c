@@ -92,9 +92,10 @@ static void kprof_stats_agg(struct seq_file *m, const struct kprof_session_info 
 	seq_printf(m, "balance (aggregate): invocations %llu %s agg_samples %llu + lost %llu\n",
 		   total->invocations,
 		   total->invocations == total->agg_samples + total->lost_agg_full +
-					 total->lost_agg_reset ?
+					 total->lost_agg_reset + total->lost_recursion ?
 		   "==" : "!= (handlers in flight)",
-		   total->agg_samples, total->lost_agg_full + total->lost_agg_reset);
+		   total->agg_samples,
+		   total->lost_agg_full + total->lost_agg_reset + total->lost_recursion);
 }
 
 static int kprof_stats_show(struct seq_file *m, void *v)
@@ -126,14 +127,20 @@ static int kprof_stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "balance: invocations %llu %s samples %llu + lost %llu\n",
 			   total.invocations,
 			   total.invocations == total.samples + total.lost_full +
-						total.lost_too_big ?
+						total.lost_too_big + total.lost_recursion ?
 			   "==" : "!= (handlers in flight)",
-			   total.samples, total.lost_full + total.lost_too_big);
+			   total.samples,
+			   total.lost_full + total.lost_too_big + total.lost_recursion);
 	if (si.flags & KPROF_SESSION_F_AGGREGATE)
 		kprof_stats_agg(m, &si, &total);
 	if (total.filtered)
 		seq_printf(m, "filtered: %llu hits dropped by tracepoint filters\n",
 			   total.filtered);
+	if (total.lost_recursion)
+		seq_printf(m, "lost_recursion: %llu hits inside kprof's own sampling path\n",
+			   total.lost_recursion);
+	seq_printf(m, "nested: %llu records committed inside another writer's record\n",
+		   total.nested);
 	return 0;
 }
 

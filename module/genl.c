@@ -19,6 +19,7 @@
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/netlink.h>
+#include <linux/notifier.h>
 #include <linux/slab.h>
 #include <linux/utsname.h>
 #include <net/genetlink.h>
@@ -221,7 +222,10 @@ static int kprof_nl_put_stats(struct sk_buff *msg, const struct kprof_stats_snap
 	    kprof_nl_put_u64(msg, KPROF_STATS_A_AGG_USED, st->agg_used, KPROF_STATS_A_PAD) ||
 	    kprof_nl_put_u64(msg, KPROF_STATS_A_AGG_CAPACITY, st->agg_capacity,
 			     KPROF_STATS_A_PAD) ||
-	    kprof_nl_put_u64(msg, KPROF_STATS_A_FILTERED, st->filtered, KPROF_STATS_A_PAD)) {
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_FILTERED, st->filtered, KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_LOST_RECURSION, st->lost_recursion,
+			     KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_NESTED, st->nested, KPROF_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -535,6 +539,12 @@ static int kprof_nl_start_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = kprof_nl_parse_start(info, cfg);
 	if (ret)
 		goto out_free;
+	if (cfg->flags & KPROF_SESSION_F_OWNED) {
+		/* genetlink runs the request in the sender's context */
+		cfg->owner_net = genl_info_net(info);
+		cfg->owner_portid = info->snd_portid;
+		cfg->owner_pid = task_tgid_nr(current);
+	}
 
 	/* allocate the reply first: a started session must be reported */
 	msg = kprof_nl_reply_new(info, &hdr);
@@ -703,7 +713,8 @@ static int kprof_nl_status_doit(struct sk_buff *skb, struct genl_info *info)
 	     nla_put_u32(msg, KPROF_A_SESSION_FLAGS, si.flags) ||
 	     nla_put_u32(msg, KPROF_A_SESSION_BUFFER_SIZE, si.buffer_size) ||
 	     nla_put_u64_64bit(msg, KPROF_A_SESSION_MMAP_STRIDE, si.stride, KPROF_A_PAD) ||
-	     kprof_nl_put_stats(msg, &si.totals, -1)))
+	     kprof_nl_put_stats(msg, &si.totals, -1) ||
+	     nla_put_u32(msg, KPROF_A_SESSION_OWNER_PID, si.owner_pid)))
 		goto out_cancel;
 
 	genlmsg_end(msg, hdr);
@@ -909,12 +920,42 @@ static struct genl_family kprof_nl_family __ro_after_init = {
 	.pre_doit	= kprof_nl_pre_doit,
 };
 
+/*
+ * A netlink socket is going away (closed, or its process exited or was
+ * killed): end the sessions it owns.  The one owner of NETLINK_URELEASE
+ * for every kind of session.
+ */
+static int kprof_nl_release_notify(struct notifier_block *nb, unsigned long action,
+				   void *data)
+{
+	struct netlink_notify *n = data;
+
+	if (action != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
+		return NOTIFY_DONE;
+	kprof_session_release(n->net, n->portid);
+	kprof_count_release(n->net, n->portid);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kprof_nl_release_notifier = {
+	.notifier_call = kprof_nl_release_notify,
+};
+
 int __init kprof_nl_init(void)
 {
-	return genl_register_family(&kprof_nl_family);
+	int ret;
+
+	ret = netlink_register_notifier(&kprof_nl_release_notifier);
+	if (ret)
+		return ret;
+	ret = genl_register_family(&kprof_nl_family);
+	if (ret)
+		netlink_unregister_notifier(&kprof_nl_release_notifier);
+	return ret;
 }
 
 void kprof_nl_exit(void)
 {
 	genl_unregister_family(&kprof_nl_family);
+	netlink_unregister_notifier(&kprof_nl_release_notifier);
 }

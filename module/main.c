@@ -83,8 +83,8 @@ static int __init kprof_init(void)
 
 	/*
 	 * ORDER: sessions (tracepoint lookup, CPU hotplug state), counting
-	 * (its CPU hotplug state, netlink socket release hook), debugfs,
-	 * char device, netlink; kprof_exit() undoes it backwards.
+	 * (its CPU hotplug state), debugfs, char device, netlink (the socket
+	 * release hook, then the family); kprof_exit() undoes it backwards.
 	 */
 	ret = kprof_session_init();
 	if (ret)

@@ -30,6 +30,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "guard.h"
 #include "probes.h"
 #include "session.h"
 
@@ -71,7 +72,8 @@ struct kprof_probe {
 	bool registered;
 };
 
-static bool kprof_probe_wanted(struct kprof_event *kev)
+/* Does this hit concern the session?  Context: preemption disabled. */
+static notrace bool kprof_probe_wanted(struct kprof_event *kev)
 {
 	struct kprof_session *s = kev->session;
 
@@ -80,20 +82,67 @@ static bool kprof_probe_wanted(struct kprof_event *kev)
 		kprof_pidset_has(s, task_tgid_nr(current));
 }
 
-static int kprof_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
-{
-	struct kprof_probe *p = container_of(kp, struct kprof_probe, kp);
+NOKPROBE_SYMBOL(kprof_probe_wanted);
 
-	if (!kprof_probe_wanted(p->kev))
-		return 0;
-	this_cpu_inc(*p->hits);
-	kprof_sample(p->kev, regs, 1, NULL, false);
+static notrace void kprof_func_count(struct kprof_probe *p, unsigned long ip)
+{
+	struct kprof_func_count *t = p->funcs[smp_processor_id()];
+	u32 i, slot = hash_long(ip, 32) % KPROF_FUNC_SLOTS;
+
+	for (i = 0; i < KPROF_FUNC_SLOTS; i++, slot = (slot + 1) % KPROF_FUNC_SLOTS) {
+		unsigned long cur = READ_ONCE(t[slot].ip);
+
+		if (!cur)
+			cur = cmpxchg(&t[slot].ip, 0, ip) ?: ip;
+		if (cur == ip) {
+			local64_inc(&t[slot].hits);
+			return;
+		}
+	}
+}
+
+NOKPROBE_SYMBOL(kprof_func_count);
+
+/*
+ * A probe hit, behind the entry guard: counted and sampled, or counted as
+ * lost to recursion when a kprof handler already runs at this level.
+ * Context: preemption disabled.
+ */
+static notrace void kprof_probe_hit(struct kprof_probe *p, struct pt_regs *regs,
+				    unsigned long ip)
+{
+	int level = kprof_guard_enter();
+
+	if (unlikely(level < 0)) {
+		if (kprof_probe_wanted(p->kev))
+			kprof_sample_recursion(p->kev);
+		return;
+	}
+	if (kprof_probe_wanted(p->kev)) {
+		this_cpu_inc(*p->hits);
+		if (ip)
+			kprof_func_count(p, ip);
+		kprof_sample(p->kev, regs, 1, NULL, false, level);
+	}
+	kprof_guard_exit(level);
+}
+
+NOKPROBE_SYMBOL(kprof_probe_hit);
+
+/*
+ * Runs from the int3 handler (in_nmi()) or, optimized, from a jump in the
+ * probed code's own context; kprobes already refuses a kprobe hit inside
+ * another kprobe's handler (counted in its nmissed).
+ */
+static notrace int kprof_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	kprof_probe_hit(container_of(kp, struct kprof_probe, kp), regs, 0);
 	return 0;
 }
 
 NOKPROBE_SYMBOL(kprof_kprobe_pre);
 
-static int kprof_lat_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static notrace int kprof_lat_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct kprof_probe *p = container_of(get_kretprobe(ri), struct kprof_probe, rp);
 
@@ -105,7 +154,7 @@ static int kprof_lat_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(kprof_lat_entry);
 
-static int kprof_lat_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+static notrace int kprof_lat_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct kprof_probe *p = container_of(get_kretprobe(ri), struct kprof_probe, rp);
 	struct kprof_hist *h = this_cpu_ptr(p->hist);
@@ -129,34 +178,23 @@ static int kprof_lat_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(kprof_lat_return);
 
-static void kprof_func_count(struct kprof_probe *p, unsigned long ip)
-{
-	struct kprof_func_count *t = p->funcs[smp_processor_id()];
-	u32 i, slot = hash_long(ip, 32) % KPROF_FUNC_SLOTS;
-
-	for (i = 0; i < KPROF_FUNC_SLOTS; i++, slot = (slot + 1) % KPROF_FUNC_SLOTS) {
-		unsigned long cur = READ_ONCE(t[slot].ip);
-
-		if (!cur)
-			cur = cmpxchg(&t[slot].ip, 0, ip) ?: ip;
-		if (cur == ip) {
-			local64_inc(&t[slot].hits);
-			return;
-		}
-	}
-}
-
+/*
+ * ftrace calls this without its own recursion protection (no
+ * FTRACE_OPS_FL_RECURSION): kprof's guard is the protection, and counts
+ * what it refuses.  The callback may be called preemptible, so preemption
+ * goes off first: the guard and the rings are per CPU.
+ */
 static void notrace kprof_ftrace_func(unsigned long ip, unsigned long parent_ip,
 				      struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
 	struct kprof_probe *p = container_of(ops, struct kprof_probe, ops);
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 
-	if (!regs || !kprof_probe_wanted(p->kev))
+	if (!regs)
 		return;
-	this_cpu_inc(*p->hits);
-	kprof_func_count(p, ip);
-	kprof_sample(p->kev, regs, 1, NULL, false);
+	preempt_disable_notrace();
+	kprof_probe_hit(p, regs, ip);
+	preempt_enable_notrace();
 }
 
 static void kprof_probe_free(struct kprof_probe *p)

@@ -26,6 +26,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
+#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
@@ -234,10 +235,17 @@ struct page *kprof_ring_page(struct kprof_buffers *bufs, unsigned long pgoff)
 }
 
 /*
- * Publish data_head once the outermost writer on this CPU commits.  An
- * interrupting writer that reserved after we read head is seen by the
- * re-check and published by this loop.  Same scheme as perf's
- * perf_output_put_handle().
+ * Publish data_head once the outermost writer on this CPU commits, as
+ * perf_output_put_handle() does.  Only the outermost writer (nest == 1)
+ * writes data_head; a nested one just leaves.  Two orders matter:
+ *
+ *  - data_head is published before nest drops to 0.  Were it the other way
+ *    round, an interrupting writer could see nest == 0, publish its newer
+ *    head, and our stale store would then move data_head backwards.
+ *  - nest drops to 0 before head is read again.  A writer that reserved
+ *    after our read of head either saw nest > 0 (and left publishing to
+ *    us: the re-read catches it, and we go round again) or saw nest == 0
+ *    (and published its own head, which is newer than ours).
  */
 static void kprof_ring_commit(struct kprof_ring *ring)
 {
@@ -245,22 +253,26 @@ static void kprof_ring_commit(struct kprof_ring *ring)
 	long nest = local_read(&ring->nest);
 
 	if (nest > 1) {
+		local64_inc(&ring->stats.nested);
 		local_set(&ring->nest, nest - 1);
 		return;
 	}
 again:
+	/* the load of head comes after nest was raised (reserve, or below) */
 	barrier();
 	head = local_read(&ring->head);
-	barrier();
-	local_set(&ring->nest, 0);
-	barrier();
+	/* an interrupt may move head on from here: the re-check below sees it */
 	smp_wmb(); /* B, matches C */
 	WRITE_ONCE(ring->page->data_head, head);
+	/* publish the head before dropping nest, or a newer one may be overwritten */
 	barrier();
-	local_set(&ring->nest, 1);
-	if (unlikely(head != local_read(&ring->head)))
-		goto again;
 	local_set(&ring->nest, 0);
+	/* nest is 0 before head is validated, so the last nested update is seen */
+	barrier();
+	if (unlikely(head != local_read(&ring->head))) {
+		local_set(&ring->nest, 1);
+		goto again;
+	}
 
 	if (head - ring->wakeup_head >= ring->bufs->watermark) {
 		ring->wakeup_head = head;
@@ -384,6 +396,8 @@ int kprof_ring_write(struct kprof_ring *ring, const void *rec, u32 len)
 	return 0;
 }
 
+NOKPROBE_SYMBOL(kprof_ring_write);
+
 /**
  * kprof_ring_lost() - count a sample that could not be stored
  * @ring: this CPU's ring
@@ -397,28 +411,22 @@ void kprof_ring_lost(struct kprof_ring *ring, enum kprof_lost_cause cause)
 	local64_inc(&ring->lost_pending[cause]);
 }
 
+NOKPROBE_SYMBOL(kprof_ring_lost);
+
 /**
  * kprof_ring_scratch() - this context's scratch space on this CPU
  * @ring: this CPU's ring
+ * @level: the context level the caller's guard holds (kprof_guard_enter())
  *
- * Writers nest only across context levels (task, softirq, hardirq, NMI),
- * so one buffer per level is never used twice at once.
+ * The guard lets one writer per context level (task, softirq, hardirq,
+ * NMI) build a record at a time, so one buffer per level is never used
+ * twice at once.
  *
- * Context: any, on @ring's own CPU.
+ * Context: any, on @ring's own CPU, inside kprof_guard_enter() at @level.
  * Return: KPROF_RECORD_MAX bytes, 8-byte aligned.
  */
-void *kprof_ring_scratch(struct kprof_ring *ring)
+void *kprof_ring_scratch(struct kprof_ring *ring, int level)
 {
-	int level;
-
-	if (in_nmi())
-		level = 3;
-	else if (in_hardirq())
-		level = 2;
-	else if (in_serving_softirq())
-		level = 1;
-	else
-		level = 0;
 	return ring->scratch[level];
 }
 
@@ -448,6 +456,8 @@ void kprof_ring_stats(struct kprof_ring *ring, struct kprof_stats_snapshot *st)
 	st->lost_agg_full = local64_read(&c->lost[KPROF_LOST_AGG_FULL]);
 	st->lost_agg_reset = local64_read(&c->lost[KPROF_LOST_AGG_RESET]);
 	st->filtered = local64_read(&c->filtered);
+	st->lost_recursion = local64_read(&c->lost[KPROF_LOST_RECURSION]);
+	st->nested = local64_read(&c->nested);
 	st->agg_used = 0;
 	st->agg_capacity = 0;
 }
@@ -480,4 +490,6 @@ void kprof_stats_add(struct kprof_stats_snapshot *sum, const struct kprof_stats_
 	sum->agg_used += one->agg_used;
 	sum->agg_capacity += one->agg_capacity;
 	sum->filtered += one->filtered;
+	sum->lost_recursion += one->lost_recursion;
+	sum->nested += one->nested;
 }

@@ -13,6 +13,8 @@
 #include <asm/local64.h>
 #include <uapi/linux/kprof.h>
 
+#include "guard.h"
+
 /* Largest record: a sample with full kernel and user chains. */
 #define KPROF_SAMPLE_FIXED	56
 #define KPROF_RECORD_MAX	(KPROF_SAMPLE_FIXED + 2 * KPROF_MAX_STACK_DEPTH * 8 + \
@@ -24,8 +26,9 @@
  *
  * Written only on their own CPU, possibly by nested writers (an NMI
  * interrupting an interrupt handler), hence local64_t.  The balance
- * invocations == samples + lost[FULL] + lost[TOO_BIG] holds once no handler
- * is running.
+ * invocations == samples + lost[FULL] + lost[TOO_BIG] + lost[RECURSION]
+ * holds once no handler is running.  @nested counts the records committed
+ * while another writer on the CPU was between its reserve and its commit.
  */
 struct kprof_cpu_stats {
 	local64_t invocations;
@@ -42,6 +45,7 @@ struct kprof_cpu_stats {
 	local64_t ustack_fault;
 	local64_t agg_samples;
 	local64_t filtered;
+	local64_t nested;
 };
 
 /**
@@ -70,10 +74,9 @@ struct kprof_stats_snapshot {
 	u64 agg_used;
 	u64 agg_capacity;
 	u64 filtered;
+	u64 lost_recursion;
+	u64 nested;
 };
-
-/* Per-CPU scratch space for building a record, one per context level. */
-#define KPROF_CTX_LEVELS	4	/* task, softirq, hardirq, NMI */
 
 /**
  * struct kprof_ring - one CPU's buffer
@@ -141,7 +144,7 @@ bool kprof_buffers_readable(struct kprof_buffers *bufs, bool *empty);
 
 void kprof_ring_stats(struct kprof_ring *ring, struct kprof_stats_snapshot *st);
 void kprof_stats_add(struct kprof_stats_snapshot *sum, const struct kprof_stats_snapshot *one);
-void *kprof_ring_scratch(struct kprof_ring *ring);
+void *kprof_ring_scratch(struct kprof_ring *ring, int level);
 
 int kprof_ring_write(struct kprof_ring *ring, const void *rec, u32 len);
 void kprof_ring_lost(struct kprof_ring *ring, enum kprof_lost_cause cause);

@@ -9,6 +9,11 @@
  * session's stack depth).  In each mode (stream, aggregate) every
  * invocation ends as exactly one stored or one lost sample, so that
  * invocations == stored + lost always balances.
+ *
+ * Every caller holds the entry guard (guard.h) for its context level; a
+ * hit refused by the guard is counted by kprof_sample_recursion().  This
+ * file is built without the ftrace hook (Kbuild) and its entry points are
+ * kprobe-blacklisted: the sampling path cannot be probed into itself.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,7 +29,10 @@
 #include "agg.h"
 #include "compat.h"
 #include "filter.h"
+#include "guard.h"
 #include "session.h"
+
+DEFINE_PER_CPU(struct kprof_guard, kprof_guard);
 
 /* The fixed part of a SAMPLE record; see the uapi header. */
 struct kprof_sample {
@@ -175,21 +183,50 @@ static void kprof_throttle_record(struct kprof_ring *ring, struct kprof_event *k
 }
 
 /**
+ * kprof_sample_recursion() - count a hit the entry guard refused
+ * @kev: the event that was hit
+ *
+ * The hit is an invocation that ends lost (KPROF_LOST_RECURSION), in both
+ * modes' balances; a stream session reports it in a LOST record.  Only
+ * this CPU's counters are touched, with local64 operations, which are safe
+ * against the interrupted writer.
+ *
+ * Context: any, with preemption disabled.
+ */
+void kprof_sample_recursion(struct kprof_event *kev)
+{
+	struct kprof_session *s = kev->session;
+	struct kprof_ring *ring = s->bufs->rings[smp_processor_id()];
+
+	if (unlikely(!ring))
+		return;
+	local64_inc(&ring->stats.invocations);
+	if (s->cfg.flags & KPROF_SESSION_F_STREAM)
+		kprof_ring_lost(ring, KPROF_LOST_RECURSION);
+	else
+		local64_inc(&ring->stats.lost[KPROF_LOST_RECURSION]);
+}
+
+NOKPROBE_SYMBOL(kprof_sample_recursion);
+
+/**
  * kprof_sample() - take one sample: store it, aggregate it, or count it lost
  * @kev: the event
  * @regs: the interrupted (or probed) registers
  * @period: events the sample stands for
  * @raw: a tracepoint's raw record, or NULL
  * @throttled: the perf core throttled the event at this sample
+ * @level: the context level of the caller's guard (kprof_guard_enter())
  *
  * The one sampling path of every kind of event: perf counters (through
  * kprof_overflow()), kprobes and ftrace probes.
  *
  * Context: NMI, hard or soft interrupt, or task context with preemption
- * disabled.  NMI-safe: no locks, no allocation, bounded time.
+ * disabled, inside kprof_guard_enter().  NMI-safe: no locks, no
+ * allocation, bounded time.
  */
 void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
-		  struct perf_raw_record *raw, bool throttled)
+		  struct perf_raw_record *raw, bool throttled, int level)
 {
 	struct kprof_session *s = kev->session;
 	struct kprof_session_config *cfg = &s->cfg;
@@ -218,7 +255,7 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 	if (unlikely(throttled))
 		kprof_throttle_record(ring, kev, t0);
 
-	rec = kprof_ring_scratch(ring);
+	rec = kprof_ring_scratch(ring, level);
 	rec->time = t0;
 	rec->ip = instruction_pointer(regs);
 	rec->period = period;
@@ -295,13 +332,20 @@ NOKPROBE_SYMBOL(kprof_sample);
 void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs)
 {
+	struct kprof_event *kev = event->overflow_handler_context;
 	struct perf_raw_record *raw = NULL;
+	int level;
 
+	level = kprof_guard_enter();
+	if (unlikely(level < 0)) {
+		kprof_sample_recursion(kev);
+		return;
+	}
 	/* a tracepoint's record: perf's own, never a copy-on-output fragment */
 	if ((data->sample_flags & PERF_SAMPLE_RAW) && data->raw && !data->raw->frag.copy)
 		raw = data->raw;
-	kprof_sample(event->overflow_handler_context, regs, data->period, raw,
-		     kprof_event_throttled(event));
+	kprof_sample(kev, regs, data->period, raw, kprof_event_throttled(event), level);
+	kprof_guard_exit(level);
 }
 
 NOKPROBE_SYMBOL(kprof_overflow);

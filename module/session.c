@@ -32,6 +32,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/fs.h>
 #include <linux/netlink.h>
+#include <net/net_namespace.h>
 #include <linux/pid.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -525,6 +526,34 @@ out_unlock:
 }
 
 /**
+ * kprof_session_release() - a netlink socket is closing: stop what it owns
+ * @net: the socket's network namespace
+ * @portid: its port
+ *
+ * A session started with KPROF_SESSION_F_OWNED ends with its owner's
+ * socket, as perf's events end with their file descriptors: a killed
+ * `kprofctl record` leaves nothing sampling.
+ *
+ * Context: process context (the NETLINK_URELEASE notifier); takes
+ * kprof_core.lock.
+ */
+void kprof_session_release(struct net *net, u32 portid)
+{
+	struct kprof_session *s;
+
+	mutex_lock(&kprof_core.lock);
+	s = kprof_session;
+	if (kprof_core.state == KPROF_STATE_RUNNING &&
+	    (s->cfg.flags & KPROF_SESSION_F_OWNED) &&
+	    s->cfg.owner_portid == portid && net_eq(s->cfg.owner_net, net)) {
+		pr_debug("session %llu: its owner's socket closed, stopping\n", s->id);
+		kprof_session_quiesce(s);
+		WRITE_ONCE(kprof_core.state, KPROF_STATE_STOPPED);
+	}
+	mutex_unlock(&kprof_core.lock);
+}
+
+/**
  * kprof_session_current() - the current session, running or stopped
  *
  * Context: kprof_core.lock held.
@@ -623,6 +652,7 @@ bool kprof_session_info(struct kprof_session_info *info)
 		info->nr_tasks = s->nr_tasks;
 		info->start_ns = s->start_ns;
 		info->agg_entries = s->agg ? s->cfg.agg_entries : 0;
+		info->owner_pid = (s->cfg.flags & KPROF_SESSION_F_OWNED) ? s->cfg.owner_pid : 0;
 		kprof_session_totals(s, &info->totals);
 	}
 	mutex_unlock(&kprof_core.lock);

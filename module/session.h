@@ -53,6 +53,9 @@ struct kprof_session_config {
 	u32 stack_depth;
 	u32 watermark;
 	u32 agg_entries;
+	struct net *owner_net;	/* with KPROF_SESSION_F_OWNED: the owner's socket */
+	u32 owner_portid;
+	pid_t owner_pid;	/* the owner's process, for STATUS */
 	struct cpumask *cpus;	/* kzalloc(cpumask_size()), owned */
 	unsigned int nr_pids;
 	pid_t pids[KPROF_MAX_PIDS];
@@ -162,6 +165,7 @@ struct kprof_session_info {
 	unsigned int nr_tasks;
 	u64 start_ns;
 	u32 agg_entries;
+	u32 owner_pid;
 	struct kprof_stats_snapshot totals;
 };
 
@@ -176,6 +180,8 @@ int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
 int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 			struct netlink_ext_ack *extack);
 int kprof_session_stop(struct netlink_ext_ack *extack);
+struct net;
+void kprof_session_release(struct net *net, u32 portid);
 struct kprof_session *kprof_session_current(void);
 bool kprof_session_info(struct kprof_session_info *info);
 int kprof_session_cpu_stats(unsigned int cpu, u64 *id, struct kprof_stats_snapshot *st);
@@ -189,7 +195,8 @@ void kprof_session_exit(void);
 /* sample.c */
 struct perf_raw_record;
 void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
-		  struct perf_raw_record *raw, bool throttled);
+		  struct perf_raw_record *raw, bool throttled, int level);
+void kprof_sample_recursion(struct kprof_event *kev);
 void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs);
 

@@ -62,17 +62,19 @@ static int decoder__record(struct kp_decoder *d, const struct kprof_record_heade
 	case KP_DATA_REC_STATS: {
 		const struct kp_rec_stats *st = (const void *)h;
 
-		/* v[2] lost_full, v[3] lost_too_big */
+		/* v[2] lost_full, v[3] lost_too_big, and lost_recursion (ABI 1.1) */
 		if (st->cpu == KP_DATA_STATS_TOTAL && st->nr >= 4) {
 			d->has_stats = true;
-			d->lost_stats = st->v[2] + st->v[3];
+			d->lost_stats = st->v[2] + st->v[3] + kp_rec_stats__lost_recursion(st);
 		}
 		/* an aggregated profile: the samples the tables lost */
 		if (st->cpu == KP_DATA_STATS_TOTAL && st->nr >= KP_DATA_STATS_AGG_NR &&
-		    d->info.version >= KP_DATA_VERSION_AGG)
+		    d->info.version >= KP_DATA_VERSION_AGG &&
+		    (d->info.session.flags & KPROF_SESSION_F_AGGREGATE))
 			d->lost_stats =
 				st->v[KPROF_STATS_A_LOST_AGG_FULL - KPROF_STATS_A_INVOCATIONS] +
-				st->v[KPROF_STATS_A_LOST_AGG_RESET - KPROF_STATS_A_INVOCATIONS];
+				st->v[KPROF_STATS_A_LOST_AGG_RESET - KPROF_STATS_A_INVOCATIONS] +
+				kp_rec_stats__lost_recursion(st);
 		return 0;
 	}
 	}

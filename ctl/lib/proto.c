@@ -48,6 +48,7 @@ static const char * const kp_attr_names[KPROF_A_MAX + 1] = {
 	[KPROF_A_STATS]			= "KPROF_A_STATS",
 	[KPROF_A_SESSION_AGG_ENTRIES]	= "KPROF_A_SESSION_AGG_ENTRIES",
 	[KPROF_A_AGG_ENTRY]		= "KPROF_A_AGG_ENTRY",
+	[KPROF_A_SESSION_OWNER_PID]	= "KPROF_A_SESSION_OWNER_PID",
 };
 
 static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
@@ -72,6 +73,8 @@ static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_AGG_USED]	= "KPROF_STATS_A_AGG_USED",
 	[KPROF_STATS_A_AGG_CAPACITY]	= "KPROF_STATS_A_AGG_CAPACITY",
 	[KPROF_STATS_A_FILTERED]	= "KPROF_STATS_A_FILTERED",
+	[KPROF_STATS_A_LOST_RECURSION]	= "KPROF_STATS_A_LOST_RECURSION",
+	[KPROF_STATS_A_NESTED]		= "KPROF_STATS_A_NESTED",
 };
 
 static const char * const kp_stat_names[KP_STATS_NR] = {
@@ -139,6 +142,7 @@ static const struct nla_policy kp_reply_policy[KPROF_A_MAX + 1] = {
 	[KPROF_A_STATS]			= { .type = NLA_NESTED },
 	[KPROF_A_SESSION_AGG_ENTRIES]	= { .type = NLA_U32 },
 	[KPROF_A_AGG_ENTRY]		= { .type = NLA_NESTED },
+	[KPROF_A_SESSION_OWNER_PID]	= { .type = NLA_U32 },
 };
 
 /* Every KPROF_STATS_A_* counter is a u64; CPU a u32. */
@@ -164,7 +168,17 @@ static const struct nla_policy kp_stats_policy[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_AGG_USED]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_AGG_CAPACITY]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_FILTERED]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_LOST_RECURSION]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_NESTED]		= { .type = NLA_U64 },
 };
+
+const char *kp_stats__recursion_note(const struct kp_stats *st, char *buf, size_t len)
+{
+	if (!st->lost_recursion)
+		return "";
+	snprintf(buf, len, ", %" PRIu64 " recursion", st->lost_recursion);
+	return buf;
+}
 
 const char *kp_attr__name(int type)
 {
@@ -310,6 +324,12 @@ static int kp_stats__parse_nest(struct nlattr *nest, struct kp_stats *st,
 	st->has_filtered = tb[KPROF_STATS_A_FILTERED];
 	if (st->has_filtered)
 		st->filtered = nla_get_u64(tb[KPROF_STATS_A_FILTERED]);
+	/* ABI 1.1: absent from older modules, and then 0 */
+	if (tb[KPROF_STATS_A_LOST_RECURSION])
+		st->lost_recursion = nla_get_u64(tb[KPROF_STATS_A_LOST_RECURSION]);
+	st->has_nested = tb[KPROF_STATS_A_NESTED];
+	if (st->has_nested)
+		st->nested = nla_get_u64(tb[KPROF_STATS_A_NESTED]);
 	st->has_cpu = tb[KPROF_STATS_A_CPU];
 	if (st->has_cpu)
 		st->cpu = nla_get_u32(tb[KPROF_STATS_A_CPU]);
@@ -371,6 +391,9 @@ int kp_status__parse(const struct nlmsghdr *nlh, struct kp_status_info *st,
 		st->buffer_size = nla_get_u32(tb[KPROF_A_SESSION_BUFFER_SIZE]);
 	if (tb[KPROF_A_SESSION_MMAP_STRIDE])
 		st->mmap_stride = nla_get_u64(tb[KPROF_A_SESSION_MMAP_STRIDE]);
+	st->has_owner = tb[KPROF_A_SESSION_OWNER_PID];
+	if (st->has_owner)
+		st->owner_pid = nla_get_u32(tb[KPROF_A_SESSION_OWNER_PID]);
 	if (tb[KPROF_A_STATS]) {
 		ret = kp_stats__parse_nest(tb[KPROF_A_STATS], &st->stats, err);
 		if (ret)

@@ -75,28 +75,43 @@ struct kp_stats {
 	uint64_t	agg[KP_AGG_STATS_NR];
 	bool		has_filtered;		/* filtered came with the reply */
 	uint64_t	filtered;		/* tracepoint hits a filter dropped */
+	uint64_t	lost_recursion;		/* hits inside kprof's sampling path (ABI 1.1) */
+	bool		has_nested;		/* nested came with the reply (ABI 1.1) */
+	uint64_t	nested;			/* records committed inside another's */
 };
 
 /* "invocations", "lost_full", ... (the attribute names in lower case). */
 const char *kp_stat__name(unsigned int i);
 
-/* The module's invariant: invocations == samples + lost_full + lost_too_big. */
+/* Samples the stream lost: lost_full + lost_too_big + lost_recursion. */
+static inline uint64_t kp_stats__lost(const struct kp_stats *st)
+{
+	return st->v[KP_STAT_LOST_FULL] + st->v[KP_STAT_LOST_TOO_BIG] + st->lost_recursion;
+}
+
+/*
+ * ", N recursion" when the module refused hits inside its own sampling path,
+ * else "": the tail of the "lost (...)" lists of status, stop and record.
+ */
+const char *kp_stats__recursion_note(const struct kp_stats *st, char *buf, size_t len);
+
+/* The module's invariant: invocations == samples + lost_full + lost_too_big + lost_recursion. */
 static inline bool kp_stats__balanced(const struct kp_stats *st)
 {
-	return st->v[KP_STAT_INVOCATIONS] ==
-	       st->v[KP_STAT_SAMPLES] + st->v[KP_STAT_LOST_FULL] + st->v[KP_STAT_LOST_TOO_BIG];
+	return st->v[KP_STAT_INVOCATIONS] == st->v[KP_STAT_SAMPLES] + kp_stats__lost(st);
 }
 
 /* "agg_samples", "lost_agg_full", ... */
 const char *kp_agg_stat__name(unsigned int i);
 
-/* Samples the tables lost: lost_agg_full + lost_agg_reset. */
+/* Samples the tables lost: lost_agg_full + lost_agg_reset + lost_recursion. */
 static inline uint64_t kp_stats__agg_lost(const struct kp_stats *st)
 {
-	return st->agg[KP_AGG_STAT_LOST_FULL] + st->agg[KP_AGG_STAT_LOST_RESET];
+	return st->agg[KP_AGG_STAT_LOST_FULL] + st->agg[KP_AGG_STAT_LOST_RESET] +
+	       st->lost_recursion;
 }
 
-/* Aggregation's invariant: invocations == agg_samples + lost_agg_full + lost_agg_reset. */
+/* Aggregation's invariant: invocations == agg_samples + kp_stats__agg_lost(). */
 static inline bool kp_stats__agg_balanced(const struct kp_stats *st)
 {
 	return st->v[KP_STAT_INVOCATIONS] == st->agg[KP_AGG_STAT_SAMPLES] + kp_stats__agg_lost(st);
@@ -116,6 +131,8 @@ struct kp_status_info {
 	uint32_t	session_flags;
 	uint32_t	buffer_size;
 	uint64_t	mmap_stride;
+	bool		has_owner;		/* owner_pid came with the reply (ABI 1.1) */
+	uint32_t	owner_pid;		/* 0: detached */
 	bool		has_stats;
 	struct kp_stats	stats;			/* totals */
 };

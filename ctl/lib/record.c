@@ -88,7 +88,9 @@ int kp_record__check(const struct kprof_record_header *h, const struct kp_record
 	case KPROF_RECORD_LOST: {
 		const struct kp_rec_lost *l = (const void *)h;
 
-		if (l->cause != KPROF_LOST_FULL && l->cause != KPROF_LOST_TOO_BIG)
+		/* the causes a stream reports; the aggregation ones never reach a ring */
+		if (l->cause != KPROF_LOST_FULL && l->cause != KPROF_LOST_TOO_BIG &&
+		    l->cause != KPROF_LOST_RECURSION)
 			BAD("LOST with unknown cause %u", l->cause);
 		break;
 	}
@@ -157,8 +159,21 @@ void kp_rec_stats__fill(struct kp_rec_stats_buf *s, uint32_t cpu, const struct k
 	s->rec.header.type = KP_DATA_REC_STATS;
 	s->rec.cpu = cpu;
 	s->rec.nr = agg ? KP_DATA_STATS_AGG_NR : KP_STATS_NR;
-	s->rec.header.size = sizeof(s->rec) + s->rec.nr * sizeof(uint64_t);
 	memcpy(s->v, st->v, sizeof(st->v));
 	for (i = 0; agg && i < KP_AGG_STATS_NR; i++)
 		s->v[KP_DATA_STATS_AGG + i] = st->agg[i];
+	if (st->has_nested) {
+		s->rec.nr = KP_DATA_STATS_EXT_NR;
+		s->v[KP_DATA_STATS_IDX(KPROF_STATS_A_FILTERED)] = st->filtered;
+		s->v[KP_DATA_STATS_IDX(KPROF_STATS_A_LOST_RECURSION)] = st->lost_recursion;
+		s->v[KP_DATA_STATS_IDX(KPROF_STATS_A_NESTED)] = st->nested;
+	}
+	s->rec.header.size = sizeof(s->rec) + s->rec.nr * sizeof(uint64_t);
+}
+
+uint64_t kp_rec_stats__lost_recursion(const struct kp_rec_stats *st)
+{
+	unsigned int i = KP_DATA_STATS_IDX(KPROF_STATS_A_LOST_RECURSION);
+
+	return st->nr > i ? st->v[i] : 0;
 }

@@ -92,10 +92,14 @@ struct kp_rec_mmap {
 /*
  * Statistics: v[i] is KPROF_STATS_A_INVOCATIONS + i, as in enum kp_stat;
  * the aggregation counters, when present, from v[KP_DATA_STATS_AGG]
- * (v[13], KPROF_STATS_A_PAD's place, is 0).
+ * (v[13], KPROF_STATS_A_PAD's place, is 0).  From an ABI 1.1 module, every
+ * counter up to KPROF_STATS_A_NESTED (nr = KP_DATA_STATS_EXT_NR), the
+ * aggregation ones 0 for a stream.
  */
-#define KP_DATA_STATS_AGG	(KPROF_STATS_A_AGG_SAMPLES - KPROF_STATS_A_INVOCATIONS)
-#define KP_DATA_STATS_AGG_NR	(KPROF_STATS_A_AGG_CAPACITY - KPROF_STATS_A_INVOCATIONS + 1)
+#define KP_DATA_STATS_IDX(attr)	((attr) - KPROF_STATS_A_INVOCATIONS)
+#define KP_DATA_STATS_AGG	KP_DATA_STATS_IDX(KPROF_STATS_A_AGG_SAMPLES)
+#define KP_DATA_STATS_AGG_NR	(KP_DATA_STATS_IDX(KPROF_STATS_A_AGG_CAPACITY) + 1)
+#define KP_DATA_STATS_EXT_NR	(KP_DATA_STATS_IDX(KPROF_STATS_A_NESTED) + 1)
 
 struct kp_rec_stats {
 	struct kprof_record_header	header;
@@ -107,17 +111,21 @@ struct kp_rec_stats {
 /* A STATS record with room for every counter this kprofctl writes. */
 struct kp_rec_stats_buf {
 	struct kp_rec_stats	rec;
-	uint64_t		v[KP_DATA_STATS_AGG_NR];
+	uint64_t		v[KP_DATA_STATS_EXT_NR];
 };
 
 struct kp_stats;
 
 /*
  * Fill @s from @st for CPU @cpu (or KP_DATA_STATS_TOTAL): the stream
- * counters, and with @agg the aggregation counters too.
+ * counters, with @agg the aggregation counters too, and the ABI 1.1 ones
+ * (filtered, lost_recursion, nested) when the module sent them.
  */
 void kp_rec_stats__fill(struct kp_rec_stats_buf *s, uint32_t cpu, const struct kp_stats *st,
 			bool agg);
+
+/* lost_recursion of a STATS record: 0 in records of ABI 1.0 modules. */
+uint64_t kp_rec_stats__lost_recursion(const struct kp_rec_stats *st);
 
 struct kp_rec_finished {
 	struct kprof_record_header	header;

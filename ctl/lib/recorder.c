@@ -63,6 +63,7 @@ void kp_summary__add(struct kp_summary *sum, const struct kprof_record_header *r
 
 		for (i = 0; i < st->nr && i < KP_STATS_NR; i++)
 			v.v[i] = st->v[i];
+		v.lost_recursion = kp_rec_stats__lost_recursion(st);
 		if (st->cpu == KP_DATA_STATS_TOTAL) {
 			sum->totals = v;
 			sum->has_totals = st->nr >= KP_STATS_NR;
@@ -96,6 +97,8 @@ bool kp_summary__print(const struct kp_summary *sum, FILE *fp)
 	const struct kp_stats *t = &sum->totals;
 	uint64_t lost_full = sum->lost[KPROF_LOST_FULL];
 	uint64_t lost_big = sum->lost[KPROF_LOST_TOO_BIG];
+	uint64_t lost_rec = sum->lost[KPROF_LOST_RECURSION];
+	char rec[48] = "";
 	bool ok = true;
 
 	fprintf(fp, P "Woken up %" PRIu64 " times to write data ]\n", sum->wakeups);
@@ -104,14 +107,17 @@ bool kp_summary__print(const struct kp_summary *sum, FILE *fp)
 	if (sum->has_totals) {
 		lost_full = t->v[KP_STAT_LOST_FULL];
 		lost_big = t->v[KP_STAT_LOST_TOO_BIG];
+		lost_rec = t->lost_recursion;
 	}
-	fprintf(fp, P "Lost %" PRIu64 " samples: %" PRIu64 " buffer full, %" PRIu64 " too big ]\n",
-		lost_full + lost_big, lost_full, lost_big);
+	if (lost_rec)
+		snprintf(rec, sizeof(rec), ", %" PRIu64 " recursion", lost_rec);
+	fprintf(fp, P "Lost %" PRIu64 " samples: %" PRIu64 " buffer full, %" PRIu64 " too big%s ]\n",
+		lost_full + lost_big + lost_rec, lost_full, lost_big, rec);
 	if (sum->has_totals) {
 		ok = kp_stats__balanced(t);
 		fprintf(fp, P "Balance: %" PRIu64 " invocations = %" PRIu64 " stored + %" PRIu64
 			" lost: %s ]\n", t->v[KP_STAT_INVOCATIONS], t->v[KP_STAT_SAMPLES],
-			lost_full + lost_big, ok ? "ok" : "MISMATCH");
+			lost_full + lost_big + lost_rec, ok ? "ok" : "MISMATCH");
 		if (sum->unbalanced_cpus) {
 			fprintf(fp, P "WARNING: %u CPUs do not balance ]\n", sum->unbalanced_cpus);
 			ok = false;
@@ -255,6 +261,9 @@ int kp_recorder__start(struct kp_recorder *r, struct kp_err *err)
 	r->ctx.nr_events = r->session.nr_events;
 	r->ctx.max_depth = r->session.stack_depth;
 
+	/* ABI 1.1 modules end an owned session when our socket closes */
+	if (r->owned && KPROF_ABI_VERSION_MINOR(r->ver.abi) >= 1)
+		r->session.flags |= KPROF_SESSION_F_OWNED;
 	ret = kp_nl__start(r->nl, &r->session, &r->start, err);
 	if (ret)
 		return ret;
@@ -328,7 +337,8 @@ static void progress(struct kp_recorder *r, uint64_t now, bool last)
 		" lost ]%s", tty ? "\r\033[K" : "", r->cmd,
 		(uint64_t)((now - r->info.start_time) / NSEC_PER_SEC),
 		kp_data_writer__bytes(r->w) / 1048576.0, r->sum.samples,
-		r->sum.lost[KPROF_LOST_FULL] + r->sum.lost[KPROF_LOST_TOO_BIG], tty ? "" : "\n");
+		r->sum.lost[KPROF_LOST_FULL] + r->sum.lost[KPROF_LOST_TOO_BIG] +
+		r->sum.lost[KPROF_LOST_RECURSION], tty ? "" : "\n");
 	fflush(stderr);
 }
 

@@ -34,7 +34,7 @@ struct kp_summary {
 	uint64_t	records;		/* records written, all types */
 	uint64_t	file_bytes;
 	uint64_t	samples;
-	uint64_t	lost[3];		/* by enum kprof_lost_cause */
+	uint64_t	lost[__KPROF_LOST_MAX];	/* by enum kprof_lost_cause */
 	uint64_t	lost_records;
 	uint64_t	throttles;
 	uint64_t	sideband;		/* COMM, EXIT, FORK, MMAP from the kernel */
@@ -66,6 +66,7 @@ struct kp_recorder {
 	const char		*output;
 	int			verbose;
 	bool			progress;	/* print progress every second */
+	bool			owned;		/* the session ends with our socket */
 	struct kp_session	session;
 	enum kp_target		target;
 	struct kp_nl		*nl;		/* after the version handshake */

@@ -240,6 +240,7 @@ char *kp_session_flags__format(uint32_t flags, char *buf, size_t len)
 {
 	static const char * const names[] = {
 		"kernel-stack", "user-stack", "inherit", "system-wide", "stream", "aggregate",
+		"owned",
 	};
 	size_t pos = 0, i;
 	int n;

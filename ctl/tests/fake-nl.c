@@ -198,6 +198,14 @@ static void fake_put_stats(struct nl_msg *msg, const struct kp_stats *st)
 		if (nla_put_u64(msg, KPROF_STATS_A_FILTERED, st->filtered) < 0)
 			abort();
 	}
+	if (st->has_nested) {	/* an ABI 1.1 module */
+		if ((nlmsg_hdr(msg)->nlmsg_len + NLA_HDRLEN) % 8 &&
+		    nla_put(msg, KPROF_STATS_A_PAD, 0, NULL) < 0)
+			abort();
+		if (nla_put_u64(msg, KPROF_STATS_A_LOST_RECURSION, st->lost_recursion) < 0 ||
+		    nla_put_u64(msg, KPROF_STATS_A_NESTED, st->nested) < 0)
+			abort();
+	}
 	nla_nest_end(msg, nest);
 }
 

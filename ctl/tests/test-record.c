@@ -206,7 +206,7 @@ static void test_record(void)
 	ok(!strstr(r.err, "WARNING"), "record: no warning");
 	ok(fake.start_req.nr_pids == 1 && fake.start_req.pids[0] > 0 &&
 	   fake.start_req.flags == (KPROF_SESSION_F_INHERIT | KPROF_SESSION_F_KERNEL_STACK |
-				    KPROF_SESSION_F_USER_STACK) &&
+				    KPROF_SESSION_F_USER_STACK | KPROF_SESSION_F_OWNED) &&
 	   fake.start_req.buffer_size == 8192 && fake.start_req.freq == 4000 &&
 	   !strcmp(fake.start_req.events[0].name, "cpu-clock"),
 	   "record: START with the command's PID, inherit, -g");
@@ -223,7 +223,7 @@ static void test_record(void)
 	   "dump: the vDSO image stored (%u bytes)", vdso_size);
 	ok(strstr(r.out, "# header_size: ") && strstr(r.out, "# flags: 0x1 (finished)\n") &&
 	   strstr(r.out, "# session_id: 1\n# nr_cpus: 2\n") &&
-	   strstr(r.out, "# session_flags: 0x7 (kernel-stack|user-stack|inherit)\n") &&
+	   strstr(r.out, "# session_flags: 0x47 (kernel-stack|user-stack|inherit|owned)\n") &&
 	   strstr(r.out, "# freq: 4000\n# period: 0\n# buffer_size: 8192\n# stack_depth: 127\n") &&
 	   strstr(r.out, "# cpus: all\n") && strstr(r.out, "# module: 0.1.0\n") &&
 	   strstr(r.out, "# cmdline: kprofctl record -o ") &&
@@ -420,7 +420,8 @@ static void test_record_targets(void)
 	ok(r.rc == 0 && strstr(r.err, "[ kprof record: Balance: 3 invocations = 2 stored + 1 lost: ok ]\n") &&
 	   strstr(r.err, "[ kprof record: Side-band: 2 synthesized, 1 from the kernel, 0 lost ]\n"),
 	   "record -a: SIGINT stops it cleanly, with the summary");
-	ok(fake.nr_stops == 1 && fake.start_req.flags == KPROF_SESSION_F_SYSTEM_WIDE &&
+	ok(fake.nr_stops == 1 &&
+	   fake.start_req.flags == (KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_OWNED) &&
 	   fake.start_req.freq == 99 && !fake.start_req.nr_pids, "record -a: system-wide, stopped");
 	run_free(&r);
 	kprofctl(&r, "dump", "-i", out, NULL);
@@ -439,8 +440,49 @@ static void test_record_targets(void)
 	ok(r.rc == 0 && strstr(r.err, "kprofctl: record: the profiled processes have exited\n") &&
 	   strstr(r.err, "Balance: 3 invocations"), "record -p: ends when the process is gone");
 	ok(fake.start_req.nr_pids == 1 && fake.start_req.pids[0] == 55 &&
-	   fake.start_req.flags == KPROF_SESSION_F_INHERIT && fake.nr_stops == 1,
-	   "record -p: the PID, inherit, stopped");
+	   fake.start_req.flags == (KPROF_SESSION_F_INHERIT | KPROF_SESSION_F_OWNED) &&
+	   fake.nr_stops == 1, "record -p: the PID, inherit, stopped");
+	run_free(&r);
+
+	/* ABI 1.1 counters: recursion losses balance, and the file keeps them. */
+	fake_setup();
+	fake.stats.v[KP_STAT_INVOCATIONS] = 5;
+	fake.stats.has_nested = true;
+	fake.stats.lost_recursion = 2;
+	fake.stats.nested = 7;
+	fake.cpu_stats[0].v[KP_STAT_INVOCATIONS] = 4;
+	fake.cpu_stats[0].has_nested = true;
+	fake.cpu_stats[0].lost_recursion = 2;
+	fake.cpu_stats[1].has_nested = true;
+	kprofctl(&r, "record", "-a", "-o", out, "--buffer-size", "8K", "--", "true", NULL);
+	ok(r.rc == 0 &&
+	   strstr(r.err, "[ kprof record: Lost 3 samples: 1 buffer full, 0 too big, 2 recursion ]\n") &&
+	   strstr(r.err, "[ kprof record: Balance: 5 invocations = 2 stored + 3 lost: ok ]\n") &&
+	   !strstr(r.err, "WARNING"), "record: recursion losses in the summary and the balance");
+	run_free(&r);
+	kprofctl(&r, "dump", "-i", out, NULL);
+	ok(r.rc == 0 && strstr(r.out, " cpu=total nr=22 invocations=5 samples=2 lost_full=1 ") &&
+	   strstr(r.out, " filtered=0 lost_recursion=2 nested=7\n") &&
+	   strstr(r.out, " cpu=0 nr=22 invocations=4 "),
+	   "dump: STATS of an ABI 1.1 module keep lost_recursion and nested (nr=22)");
+	run_free(&r);
+	kprofctl(&r, "report", "-i", out, "--stdio", NULL);
+	ok(r.rc == 0 && strstr(r.out, "# Total Lost Samples: 3\n"),
+	   "report: the recursion losses among the lost samples");
+	run_free(&r);
+
+	/* An ABI 1.0 module knows no owned sessions: the flag is not sent. */
+	tmpdir__write(root, "proc/55/task/55/comm", "server\n");
+	tmpdir__write(root, "proc/55/maps", "00400000-00500000 r-xp 00000000 fd:01 7 /usr/sbin/server\n");
+	fake_setup();
+	fake.abi = KPROF_ABI_MAJOR << 16;
+	fake.no_abi_check = true;
+	fake.on_start = kill_pid_55;
+	tick_ns = fake.now_ns;
+	kp_clock_ns = ticking_clock;
+	kprofctl(&r, "record", "-p", "55", "-o", out, "--buffer-size", "8K", NULL);
+	ok(r.rc == 0 && fake.start_req.flags == KPROF_SESSION_F_INHERIT,
+	   "record -p, ABI 1.0 module: no owned flag (flags 0x%x)", fake.start_req.flags);
 	run_free(&r);
 
 	/* Stopped by someone else: no STOP, the totals from STATUS. */

@@ -60,7 +60,7 @@ static void test_format(void)
 {
 	char buf[64];
 
-	is_str(kp_fmt_abi(buf, sizeof(buf), KPROF_ABI_VERSION), "1.0", "abi: ours");
+	is_str(kp_fmt_abi(buf, sizeof(buf), KPROF_ABI_VERSION), "1.1", "abi: ours");
 	is_str(kp_fmt_abi(buf, sizeof(buf), (2 << 16) | 13), "2.13", "abi: 2.13");
 	is_str(kp_fmt_abi(buf, sizeof(buf), 0xffffffff), "65535.65535", "abi: max");
 

@@ -25,7 +25,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		0
+#define KPROF_ABI_MINOR		1
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -91,7 +91,13 @@ enum {
 #define KPROF_SESSION_F_SYSTEM_WIDE	(1U << 3) /* per-CPU counters on KPROF_A_SESSION_CPUS */
 #define KPROF_SESSION_F_STREAM		(1U << 4) /* records into the rings (default) */
 #define KPROF_SESSION_F_AGGREGATE	(1U << 5) /* counts into in-kernel stack tables */
-#define KPROF_SESSION_F_ALL		0x3fU	/* non-ABI: the flags this ABI knows */
+/*
+ * (ABI 1.1) The session belongs to the netlink socket that started it and
+ * stops when that socket closes (its owner exited, was killed, or closed
+ * it).  Without it the session is detached: it runs until STOP.
+ */
+#define KPROF_SESSION_F_OWNED		(1U << 6)
+#define KPROF_SESSION_F_ALL		0x7fU	/* non-ABI: the flags this ABI knows */
 
 /* KPROF_A_SESSION_AGG_ENTRIES: entries per CPU, a power of two. */
 #define KPROF_AGG_MIN_ENTRIES		64
@@ -198,6 +204,7 @@ enum {
 	KPROF_A_COUNT,			/* nest (kprof-count); repeated in COUNT_START */
 	KPROF_A_COUNT_FLAGS,		/* u32: KPROF_COUNT_F_* */
 	KPROF_A_HIST,			/* nest (kprof-hist): one latency histogram */
+	KPROF_A_SESSION_OWNER_PID,	/* u32 (1.1): process that owns the session, 0: detached */
 
 	/* private: non-ABI */
 	__KPROF_A_MAX,
@@ -226,7 +233,10 @@ enum {
  * one CPU per message in the STATS dump.  For every CPU and in total, once
  * the session has stopped, each of its modes balances on its own:
  *	stream:		invocations == samples + lost_full + lost_too_big
+ *			+ lost_recursion
  *	aggregate:	invocations == agg_samples + lost_agg_full + lost_agg_reset
+ *			+ lost_recursion
+ * (lost_recursion is absent from ABI 1.0 modules: read it as 0.)
  */
 enum {
 	KPROF_STATS_A_CPU = 1,		/* u32: CPU (absent in totals) */
@@ -250,6 +260,8 @@ enum {
 	KPROF_STATS_A_AGG_USED,		/* u64: table entries in use */
 	KPROF_STATS_A_AGG_CAPACITY,	/* u64: table entries */
 	KPROF_STATS_A_FILTERED,		/* u64: hits a filter dropped (not invocations) */
+	KPROF_STATS_A_LOST_RECURSION,	/* u64 (1.1): hits inside kprof's own sampling path */
+	KPROF_STATS_A_NESTED,		/* u64 (1.1): records committed inside another's write */
 
 	/* private: non-ABI */
 	__KPROF_STATS_A_MAX,
@@ -506,6 +518,7 @@ enum kprof_lost_cause {
 	KPROF_LOST_TOO_BIG,		/* the record exceeded the buffer's limit */
 	KPROF_LOST_AGG_FULL,		/* aggregation: no free entry or frame pool full */
 	KPROF_LOST_AGG_RESET,		/* aggregation: the table was being reset */
+	KPROF_LOST_RECURSION,		/* (1.1) the hit came from kprof's own sampling path */
 
 	/* private: non-ABI */
 	__KPROF_LOST_MAX,
