@@ -8,6 +8,7 @@
 #define _KPROF_COMPAT_H
 
 #include <linux/perf_event.h>
+#include <linux/security.h>
 
 /*
  * hw_perf_event.interrupts is set to this when the core throttles an event
@@ -18,6 +19,25 @@
 static inline bool kprof_event_throttled(struct perf_event *event)
 {
 	return READ_ONCE(event->hw.interrupts) == KPROF_PERF_MAX_INTERRUPTS;
+}
+
+/*
+ * Kernel lockdown (security_locked_down(), exported since 5.4): refuse what
+ * the kernel's own interfaces refuse at the current level: kprobes and
+ * kretprobes as tracefs's kprobe_events does (LOCKDOWN_KPROBES), function
+ * tracing as tracefs does (LOCKDOWN_TRACEFS).  On 6.1 both belong to the
+ * confidentiality level (include/linux/security.h: after
+ * LOCKDOWN_INTEGRITY_MAX).
+ * Returns 0 or -EPERM.
+ */
+static inline int kprof_lockdown_kprobes(void)
+{
+	return security_locked_down(LOCKDOWN_KPROBES);
+}
+
+static inline int kprof_lockdown_ftrace(void)
+{
+	return security_locked_down(LOCKDOWN_TRACEFS);
 }
 
 #endif /* _KPROF_COMPAT_H */

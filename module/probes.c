@@ -30,6 +30,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "guard.h"
 #include "probes.h"
 #include "session.h"
@@ -218,6 +219,23 @@ static int kprof_probe_start(struct kprof_event *kev, struct netlink_ext_ack *ex
 	struct kprof_probe *p;
 	unsigned int cpu;
 	int ret;
+
+	/* what tracefs refuses under lockdown, kprof refuses too */
+	if (kev->cfg.type == KPROF_TYPE_FTRACE) {
+		ret = kprof_lockdown_ftrace();
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,
+					    "kprof: function tracing refused: kernel locked down");
+			return ret;
+		}
+	} else {
+		ret = kprof_lockdown_kprobes();
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,
+					    "kprof: kprobes refused: kernel locked down");
+			return ret;
+		}
+	}
 
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)

@@ -35,7 +35,7 @@ void kp_err__set_remote(struct kp_err *err, int errnum, const char *extack)
 	err->errnum = errnum;
 	if (extack)
 		snprintf(err->extack, sizeof(err->extack), "%s", extack);
-	if (errnum == EPERM || errnum == EACCES)
+	if ((errnum == EPERM || errnum == EACCES) && !strstr(err->extack, "locked down"))
 		/* the kernel's message usually names the capability already */
 		hint = strstr(err->extack, "CAP_PERFMON") ? " (try sudo)" : " " KP_CAP_HINT;
 	snprintf(err->msg, sizeof(err->msg), "%s%s%s%s", strerror(errnum),
