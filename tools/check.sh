@@ -179,6 +179,29 @@ for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 	wait "${guest_pid[$kind]}"
 	echo $? > "$logs/guest-$kind.rc"
 done
+# Hostile input that could crash an unguarded module: one guest boot per
+# case, so that one crash cannot hide another (kprof_hostile_test.sh).
+for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
+	[ -n "${guest_rel[$kind]:-}" ] || continue
+	ko=$top/build/kmod/${guest_rel[$kind]}/kprof.ko
+	for c in $(selftests/kprof/kprof_hostile_test.sh --list); do
+		log=$logs/hostile-$kind-$c.log
+		tools/kprof-vm --kernel "$kind" --timeout 300 --log "$logs/console-$kind-$c.log" \
+			-- tools/guest-selftests.sh "$ko" kprof_hostile_test.sh "$c" > "$log" 2>&1
+		rc=$?
+		echo "# hostile: $kind kernel, $c"
+		count_tap "$log" "$kind: hostile $c: "
+		if ! grep -qE '^# (not )?ok ' "$log"; then
+			result fail "$kind: hostile $c: the guest ran the case"
+		fi
+		if [ $rc = 0 ]; then
+			result ok "$kind: hostile $c: guest boot completed, kernel log clean"
+		else
+			result fail "$kind: hostile $c: guest boot completed, kernel log clean (rc=$rc)"
+			grep -A40 'kprof-vm:' "$log" | head -60 | sed 's/^/#   /'
+		fi
+	done
+done
 for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 	[ -n "${guest_pid[$kind]:-}" ] || continue
 	rc=$(cat "$logs/guest-$kind.rc")

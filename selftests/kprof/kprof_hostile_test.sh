@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Hostile privileged input, one case per guest boot: each case could take
+# the kernel down on an unguarded module, and a crash must not hide the
+# next one.  tools/check.sh boots one guest per case; the rig's kernel log
+# scan fails the boot on any splat.  Prints KTAP; needs KPROFCTL and
+# KPROF_KO (tools/guest-selftests.sh sets them).
+#
+# Usage: kprof_hostile_test.sh CASE        (kprof_hostile_test.sh --list)
+#
+#   ftrace-unwinder  -g with an ftrace probe on the ORC unwinder the
+#                    sampling path calls: recursion, refused and counted
+#   ftrace-self      -g with an ftrace probe on kprof's own functions
+#   kprobe-nofault   -g with a kprobe on copy_from_user_nmi(), which the user
+#                    chain walk calls: a nested hit, never a torn record
+#   owner-killed     SIGKILL a recording: its session ends with its socket,
+#                    and the next recording starts
+#   lockdown         raise kernel lockdown at run time: at integrity all
+#                    events work; at confidentiality kprobes and function
+#                    tracing are refused (as tracefs refuses them, 6.1 puts
+#                    both reasons there), counters still work
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
+tmp=$(mktemp -d /tmp/kprof-hostile.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+cases="ftrace-unwinder ftrace-self kprobe-nofault owner-killed lockdown"
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n $1"; }
+check() {	# check DESC CONDITION...
+	local desc=$1
+
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+# a counter of "kprofctl status --json": "name":N in the session's stats
+stat_of() {
+	sed -n "s/.*\"stats\":{[^}]*\"$2\":\([0-9]*\).*/\1/p" "$1"
+}
+
+if [ "${1:-}" = --list ]; then
+	echo "$cases"
+	exit 0
+fi
+case=${1:?usage: kprof_hostile_test.sh CASE}
+
+echo "TAP version 13"
+if ! grep -q '^kprof ' /proc/modules; then
+	insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
+fi
+"$kprofctl" stop >/dev/null 2>&1
+
+# record_probe DESC EVENT: record -g with cpu-clock at 4999 Hz and EVENT,
+# system-wide, around a program that makes system calls and page faults.
+record_probe() {
+	local desc=$1 ev=$2 rc
+
+	"$kprofctl" record -e cpu-clock -F 4999 -e "$ev" -g -a -o "$tmp/rec.data" \
+		-- "$here/progs/sysread" 3000 >"$tmp/rec.out" 2>"$tmp/rec.err"
+	rc=$?
+	sed 's/^/# /' "$tmp/rec.err"
+	check "$desc: record exits 0 and the balance holds (rc=$rc)" \
+		grep -q 'Balance: .* ok' "$tmp/rec.err"
+	"$kprofctl" status --json >"$tmp/status.json" 2>&1
+	"$kprofctl" report -i "$tmp/rec.data" --stdio >"$tmp/report.out" 2>&1
+	rc=$?
+	head -n 20 "$tmp/report.out" | sed 's/^/# /'
+	check "$desc: every record decodes (report rc=$rc)" [ $rc = 0 ]
+	check "$desc: no torn record" \
+		bash -c "! grep -q 'corrupt' '$tmp/report.out' '$tmp/rec.err'"
+	"$kprofctl" dump -i "$tmp/rec.data" >"$tmp/dump.out" 2>&1
+	check "$desc: dump reads every record (rc=$?)" [ $? = 0 ]
+}
+
+case $case in
+ftrace-unwinder)
+	echo "1..5"
+	record_probe "ftrace:unwind_next_frame -g" "ftrace:unwind_next_frame"
+	rec=$(stat_of "$tmp/status.json" lost_recursion)
+	check "the unwinder's own hits are counted as recursion (lost_recursion=${rec:-none})" \
+		[ "${rec:-0}" -gt 0 ]
+	;;
+ftrace-self)
+	echo "1..4"
+	record_probe "ftrace:kprof_* -g" "ftrace:kprof_*"
+	;;
+kprobe-nofault)
+	echo "1..5"
+	record_probe "kprobe:copy_from_user_nmi -g" "kprobe:copy_from_user_nmi"
+	hits=$(grep -c 'kprobe:copy_from_user_nmi' "$tmp/dump.out")
+	rec=$(stat_of "$tmp/status.json" lost_recursion)
+	echo "# copy_from_user_nmi: $hits records, lost_recursion=${rec:-none}"
+	check "copy_from_user_nmi hits are stored or counted (records=$hits, recursion=${rec:-0})" \
+		[ $((hits + ${rec:-0})) -gt 0 ]
+	;;
+owner-killed)
+	echo "1..4"
+	"$kprofctl" record -e cpu-clock -F 999 -g -a -o "$tmp/killed.data" -- sleep 60 \
+		>"$tmp/killed.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		"$kprofctl" status >"$tmp/st1" 2>&1
+		grep -q '^owner: *pid' "$tmp/st1" && break
+		sleep 0.1
+	done
+	sed 's/^/# /' "$tmp/st1"
+	check "a running record's session names its owner" grep -q "^owner: *pid $pid " "$tmp/st1"
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	state=
+	for _ in $(seq 50); do
+		state=$("$kprofctl" status --json | sed -n 's/^{"state":"\([a-z]*\)".*/\1/p')
+		[ "$state" != running ] && break
+		sleep 0.1
+	done
+	check "SIGKILLed record: its session stopped (state=$state)" [ "$state" = stopped ]
+	"$kprofctl" record -e cpu-clock -F 999 -o "$tmp/next.data" -- sleep 0.2 \
+		>"$tmp/next.out" 2>&1
+	rc=$?
+	sed 's/^/# /' "$tmp/next.out"
+	check "the next record starts and balances (rc=$rc)" grep -q 'Balance: .* ok' "$tmp/next.out"
+	"$kprofctl" start -a -F 99 -o "$tmp/detached.data" >"$tmp/start.out" 2>&1
+	"$kprofctl" status >"$tmp/st2" 2>&1
+	"$kprofctl" stop >/dev/null 2>&1
+	sed 's/^/# /' "$tmp/st2"
+	check "a started session is detached: it outlives kprofctl start" \
+		grep -q '^owner: *none (detached' "$tmp/st2"
+	;;
+lockdown)
+	echo "1..6"
+	lock=/sys/kernel/security/lockdown
+	mountpoint -q /sys/kernel/security || mount -t securityfs none /sys/kernel/security
+	sed 's/^/# lockdown: /' "$lock"
+	# record_refused DESC EVENT PATTERN: refused with a one-line message
+	record_refused() {
+		"$kprofctl" record -e "$2" -o "$tmp/l.data" -- true >"$tmp/l.out" 2>&1
+		local rc=$?
+		sed 's/^/# /' "$tmp/l.out"
+		check "$1 (rc=$rc)" bash -c "[ $rc != 0 ] && grep -q '$3' '$tmp/l.out'"
+	}
+	record_works() {
+		"$kprofctl" record -e "$2" -o "$tmp/l.data" -- "$here/progs/tp_prog" read 100 \
+			>"$tmp/l.out" 2>&1
+		local rc=$?
+		sed 's/^/# /' "$tmp/l.out"
+		check "$1 (rc=$rc)" bash -c "[ $rc = 0 ] && grep -q 'Balance: .* ok' '$tmp/l.out'"
+	}
+	echo integrity > "$lock"
+	record_works "integrity: a kprobe still works, as kprobe_events does" kprobe:ksys_read
+	record_works "integrity: function tracing still works" ftrace:ksys_read
+	record_works "integrity: cpu-clock still works" cpu-clock
+	echo confidentiality > "$lock"
+	sed 's/^/# lockdown: /' "$lock"
+	record_refused "confidentiality: function tracing is refused, naming lockdown" \
+		ftrace:ksys_read 'function tracing refused: kernel locked down$'
+	record_refused "confidentiality: a kprobe is refused, naming lockdown" kprobe:ksys_read \
+		'kprobes refused: kernel locked down$'
+	record_works "confidentiality: cpu-clock still works" cpu-clock
+	;;
+*)
+	echo "Bail out! unknown case $case (one of: $cases)"
+	exit 1
+	;;
+esac
+"$kprofctl" stop >/dev/null 2>&1
+exit 0
