@@ -6,6 +6,8 @@
 #   make                 kprof.ko (against KDIR) and ctl/kprofctl
 #   make check           deps, builds, checkpatch, host tests, guest selftests
 #                        on the generic and PREEMPT_RT 6.1 kernels
+#   make check-quick     the same on the generic guest only, without fuzzing, the
+#                        browser test and the hostile cases (for iteration)
 #   make demo            deps, build, boot a guest and run kprofctl there
 #   make test-rig        the QEMU rig's self-test (boots five guests)
 #   make bench           kprof (stream, aggregate) vs perf record: overhead, memory,
@@ -45,7 +47,7 @@ KSFT_DIR	:= $(KSRC_DIR)/tools/testing/selftests
 CHECKPATCH_FILES := $(wildcard module/*.[ch]) include/uapi/linux/kprof.h
 
 .PHONY: all module ctl clean deps check demo checkpatch selftests ksrc \
-	modules-test test-host test-rig bench fuzz help
+	modules-test test-host test-rig bench fuzz help check-quick
 
 all: module ctl
 
@@ -99,6 +101,9 @@ bench: deps
 
 check: deps
 	@$(CURDIR)/tools/check.sh
+
+check-quick: deps
+	@KPROF_CHECK_KERNELS=generic KPROF_CHECK_QUICK=1 $(CURDIR)/tools/check.sh
 
 demo: deps
 	@$(CURDIR)/tools/demo.sh

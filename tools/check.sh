@@ -8,7 +8,9 @@
 # Every step reports TAP-style results; the last line is the summary
 # "N passed, N failed, N skipped".  Logs go to build/check/.
 #
-# Environment: KPROF_CHECK_KERNELS (default "generic rt") picks the guests.
+# Environment: KPROF_CHECK_KERNELS (default "generic rt") picks the guests;
+# KPROF_CHECK_QUICK=1 (make check-quick) leaves out the fuzzing, the browser
+# test and the hostile cases' guest boots.
 
 set -uo pipefail
 
@@ -94,6 +96,23 @@ step() {	# step NAME LOG CMD...: one result from a command's exit status
 	fi
 }
 
+# guest_results LOG RC NAME: the TAP results of one guest boot, that it ran
+# tests at all, and the rig's verdict (exit status, kernel log scan).
+guest_results() {
+	local log=$1 rc=$2 name=$3
+
+	count_tap "$log" "$name: "
+	if ! grep -qE '^# (not )?ok ' "$log"; then
+		result fail "$name: the guest ran tests"
+	fi
+	if [ "$rc" = 0 ]; then
+		result ok "$name: guest run completed, kernel log clean"
+	else
+		result fail "$name: guest run completed, kernel log clean (rc=$rc)"
+		grep -A40 'kprof-vm:' "$log" | head -60 | sed 's/^/#   /'
+	fi
+}
+
 t0=$(date +%s)
 
 # --- builds -------------------------------------------------------------
@@ -138,20 +157,23 @@ if [ $ctl_rc != 0 ] && ! grep -q '^  FAIL' "$logs/ctl-test.log"; then
 	result fail "ctl: unit tests build and run"
 	tail -n 20 "$logs/ctl-test.log" | sed 's/^/#   /'
 fi
-# fuzzing the data reader and the ELF symbolizer, briefly (make fuzz: longer)
-ctl/fuzz/run.sh 15 > "$logs/fuzz.log" 2>&1
-count_plain_tap "$logs/fuzz.log" "fuzz: "
-if ! grep -qE '^(not )?ok ' "$logs/fuzz.log"; then
-	result fail "fuzz: targets built and ran"
-	tail -n 20 "$logs/fuzz.log" | sed 's/^/#   /'
-fi
+quick=${KPROF_CHECK_QUICK:-0}
+if [ "$quick" != 1 ]; then
+	# fuzzing the data reader and the ELF symbolizer, briefly (make fuzz: longer)
+	ctl/fuzz/run.sh 15 > "$logs/fuzz.log" 2>&1
+	count_plain_tap "$logs/fuzz.log" "fuzz: "
+	if ! grep -qE '^(not )?ok ' "$logs/fuzz.log"; then
+		result fail "fuzz: targets built and ran"
+		tail -n 20 "$logs/fuzz.log" | sed 's/^/#   /'
+	fi
 
-# the flame graph SVG: well-formed, and its search and zoom in headless Chromium
-tools/test-flamegraph-browser.sh > "$logs/flame-browser.log" 2>&1
-count_plain_tap "$logs/flame-browser.log" "flamegraph: "
-if ! grep -qE '^(not )?ok ' "$logs/flame-browser.log"; then
-	result fail "flamegraph: browser test ran"
-	tail -n 20 "$logs/flame-browser.log" | sed 's/^/#   /'
+	# the flame graph SVG: well-formed, and its search and zoom in headless Chromium
+	tools/test-flamegraph-browser.sh > "$logs/flame-browser.log" 2>&1
+	count_plain_tap "$logs/flame-browser.log" "flamegraph: "
+	if ! grep -qE '^(not )?ok ' "$logs/flame-browser.log"; then
+		result fail "flamegraph: browser test ran"
+		tail -n 20 "$logs/flame-browser.log" | sed 's/^/#   /'
+	fi
 fi
 if [ -x tools/test-kprof-vm.sh ]; then
 	tools/test-kprof-vm.sh --host-only > "$logs/rig-host.log" 2>&1
@@ -182,7 +204,7 @@ done
 # Hostile input that could crash an unguarded module: one guest boot per
 # case, so that one crash cannot hide another (kprof_hostile_test.sh).
 for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
-	[ -n "${guest_rel[$kind]:-}" ] || continue
+	[ "$quick" != 1 ] && [ -n "${guest_rel[$kind]:-}" ] || continue
 	ko=$top/build/kmod/${guest_rel[$kind]}/kprof.ko
 	for c in $(selftests/kprof/kprof_hostile_test.sh --list); do
 		log=$logs/hostile-$kind-$c.log
@@ -190,33 +212,13 @@ for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 			-- tools/guest-selftests.sh "$ko" kprof_hostile_test.sh "$c" > "$log" 2>&1
 		rc=$?
 		echo "# hostile: $kind kernel, $c"
-		count_tap "$log" "$kind: hostile $c: "
-		if ! grep -qE '^# (not )?ok ' "$log"; then
-			result fail "$kind: hostile $c: the guest ran the case"
-		fi
-		if [ $rc = 0 ]; then
-			result ok "$kind: hostile $c: guest boot completed, kernel log clean"
-		else
-			result fail "$kind: hostile $c: guest boot completed, kernel log clean (rc=$rc)"
-			grep -A40 'kprof-vm:' "$log" | head -60 | sed 's/^/#   /'
-		fi
+		guest_results "$log" "$rc" "$kind: hostile $c"
 	done
 done
 for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 	[ -n "${guest_pid[$kind]:-}" ] || continue
-	rc=$(cat "$logs/guest-$kind.rc")
-	log=$logs/guest-$kind.log
 	echo "# guest: $kind kernel (${guest_rel[$kind]})"
-	count_tap "$log" "$kind: "
-	if ! grep -qE '^# (not )?ok ' "$log"; then
-		result fail "$kind: the guest ran tests"
-	fi
-	if [ $rc = 0 ]; then
-		result ok "$kind: guest run completed, kernel log clean"
-	else
-		result fail "$kind: guest run completed, kernel log clean (rc=$rc)"
-		grep -A40 'kprof-vm:' "$log" | head -60 | sed 's/^/#   /'
-	fi
+	guest_results "$logs/guest-$kind.log" "$(cat "$logs/guest-$kind.rc")" "$kind"
 done
 
 echo "# make check took $(( $(date +%s) - t0 )) s; logs in build/check/"
