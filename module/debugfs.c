@@ -91,11 +91,9 @@ static void kprof_stats_agg(struct seq_file *m, const struct kprof_session_info 
 	kprof_stats_agg_row(m, "all", total);
 	seq_printf(m, "balance (aggregate): invocations %llu %s agg_samples %llu + lost %llu\n",
 		   total->invocations,
-		   total->invocations == total->agg_samples + total->lost_agg_full +
-					 total->lost_agg_reset + total->lost_recursion ?
+		   total->invocations == total->agg_samples + kprof_stats_agg_lost(total) ?
 		   "==" : "!= (handlers in flight)",
-		   total->agg_samples,
-		   total->lost_agg_full + total->lost_agg_reset + total->lost_recursion);
+		   total->agg_samples, kprof_stats_agg_lost(total));
 }
 
 static int kprof_stats_show(struct seq_file *m, void *v)
@@ -126,11 +124,9 @@ static int kprof_stats_show(struct seq_file *m, void *v)
 	if (si.flags & KPROF_SESSION_F_STREAM)
 		seq_printf(m, "balance: invocations %llu %s samples %llu + lost %llu\n",
 			   total.invocations,
-			   total.invocations == total.samples + total.lost_full +
-						total.lost_too_big + total.lost_recursion ?
+			   total.invocations == total.samples + kprof_stats_lost(&total) ?
 			   "==" : "!= (handlers in flight)",
-			   total.samples,
-			   total.lost_full + total.lost_too_big + total.lost_recursion);
+			   total.samples, kprof_stats_lost(&total));
 	if (si.flags & KPROF_SESSION_F_AGGREGATE)
 		kprof_stats_agg(m, &si, &total);
 	if (total.filtered)

@@ -3,8 +3,10 @@
  * kprof - the entry guard of every probe path.
  *
  * Each handler that can reach the sampling path (the perf overflow handler,
- * the kprobe and ftrace handlers, the side-band hooks) enters through
- * kprof_guard_enter() and leaves through kprof_guard_exit().  The guard is
+ * the kprobe and ftrace handlers) enters through kprof_guard_enter() and
+ * leaves through kprof_guard_exit().  The side-band hooks do not: they
+ * build their records on their own stack, not in the per-level scratch
+ * space, and the ring takes nested writers.  The guard is
  * a per-CPU flag per context level (task, softirq, hardirq, NMI), as perf's
  * recursion context is (kernel/events/internal.h, get_recursion_context()).
  *

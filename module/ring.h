@@ -142,6 +142,17 @@ void kprof_buffers_put(struct kprof_buffers *bufs);
 void kprof_buffers_stop(struct kprof_buffers *bufs);
 bool kprof_buffers_readable(struct kprof_buffers *bufs, bool *empty);
 
+/* What each mode lost: the right-hand sides of its balance (uapi header). */
+static inline u64 kprof_stats_lost(const struct kprof_stats_snapshot *st)
+{
+	return st->lost_full + st->lost_too_big + st->lost_recursion;
+}
+
+static inline u64 kprof_stats_agg_lost(const struct kprof_stats_snapshot *st)
+{
+	return st->lost_agg_full + st->lost_agg_reset + st->lost_recursion;
+}
+
 void kprof_ring_stats(struct kprof_ring *ring, struct kprof_stats_snapshot *st);
 void kprof_stats_add(struct kprof_stats_snapshot *sum, const struct kprof_stats_snapshot *one);
 void *kprof_ring_scratch(struct kprof_ring *ring, int level);

@@ -501,6 +501,14 @@ out_unlock:
 	return ret;
 }
 
+/* Stop the running session; it stays as the current one.  kprof_core.lock held. */
+static void kprof_session_end_locked(void)
+{
+	lockdep_assert_held(&kprof_core.lock);
+	kprof_session_quiesce(kprof_session);
+	WRITE_ONCE(kprof_core.state, KPROF_STATE_STOPPED);
+}
+
 /**
  * kprof_session_stop() - stop the running session
  * @extack: for error messages
@@ -518,8 +526,7 @@ int kprof_session_stop(struct netlink_ext_ack *extack)
 		ret = -ENOENT;
 		goto out_unlock;
 	}
-	kprof_session_quiesce(kprof_session);
-	WRITE_ONCE(kprof_core.state, KPROF_STATE_STOPPED);
+	kprof_session_end_locked();
 out_unlock:
 	mutex_unlock(&kprof_core.lock);
 	return ret;
@@ -547,8 +554,7 @@ void kprof_session_release(struct net *net, u32 portid)
 	    (s->cfg.flags & KPROF_SESSION_F_OWNED) &&
 	    s->cfg.owner_portid == portid && net_eq(s->cfg.owner_net, net)) {
 		pr_debug("session %llu: its owner's socket closed, stopping\n", s->id);
-		kprof_session_quiesce(s);
-		WRITE_ONCE(kprof_core.state, KPROF_STATE_STOPPED);
+		kprof_session_end_locked();
 	}
 	mutex_unlock(&kprof_core.lock);
 }
