@@ -333,9 +333,7 @@ int cmd_latency(int argc, const char **argv)
 	signals = true;
 	latency_signal = 0;
 
-	/* ABI 1.1 modules end an owned session when our socket closes */
-	if (KPROF_ABI_VERSION_MINOR(ver.abi) >= 1)
-		s->flags |= KPROF_SESSION_F_OWNED;
+	kp_session__own(s, ver.abi);
 	if (kp_nl__start(nl, s, &info, &err))
 		goto out_err;
 	started = true;

@@ -172,11 +172,11 @@ static const struct nla_policy kp_stats_policy[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_NESTED]		= { .type = NLA_U64 },
 };
 
-const char *kp_stats__recursion_note(const struct kp_stats *st, char *buf, size_t len)
+const char *kp_fmt_recursion(uint64_t n, char *buf, size_t len)
 {
-	if (!st->lost_recursion)
+	if (!n)
 		return "";
-	snprintf(buf, len, ", %" PRIu64 " recursion", st->lost_recursion);
+	snprintf(buf, len, ", %" PRIu64 " recursion", n);
 	return buf;
 }
 

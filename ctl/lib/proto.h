@@ -90,10 +90,11 @@ static inline uint64_t kp_stats__lost(const struct kp_stats *st)
 }
 
 /*
- * ", N recursion" when the module refused hits inside its own sampling path,
- * else "": the tail of the "lost (...)" lists of status, stop and record.
+ * ", N recursion" for N hits the module refused inside its own sampling
+ * path, "" for none: the tail of the "lost (...)" lists of status, stop and
+ * record.
  */
-const char *kp_stats__recursion_note(const struct kp_stats *st, char *buf, size_t len);
+const char *kp_fmt_recursion(uint64_t n, char *buf, size_t len);
 
 /* The module's invariant: invocations == samples + lost_full + lost_too_big + lost_recursion. */
 static inline bool kp_stats__balanced(const struct kp_stats *st)

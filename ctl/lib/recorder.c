@@ -98,7 +98,7 @@ bool kp_summary__print(const struct kp_summary *sum, FILE *fp)
 	uint64_t lost_full = sum->lost[KPROF_LOST_FULL];
 	uint64_t lost_big = sum->lost[KPROF_LOST_TOO_BIG];
 	uint64_t lost_rec = sum->lost[KPROF_LOST_RECURSION];
-	char rec[48] = "";
+	char rec[48];
 	bool ok = true;
 
 	fprintf(fp, P "Woken up %" PRIu64 " times to write data ]\n", sum->wakeups);
@@ -109,10 +109,9 @@ bool kp_summary__print(const struct kp_summary *sum, FILE *fp)
 		lost_big = t->v[KP_STAT_LOST_TOO_BIG];
 		lost_rec = t->lost_recursion;
 	}
-	if (lost_rec)
-		snprintf(rec, sizeof(rec), ", %" PRIu64 " recursion", lost_rec);
 	fprintf(fp, P "Lost %" PRIu64 " samples: %" PRIu64 " buffer full, %" PRIu64 " too big%s ]\n",
-		lost_full + lost_big + lost_rec, lost_full, lost_big, rec);
+		lost_full + lost_big + lost_rec, lost_full, lost_big,
+		kp_fmt_recursion(lost_rec, rec, sizeof(rec)));
 	if (sum->has_totals) {
 		ok = kp_stats__balanced(t);
 		fprintf(fp, P "Balance: %" PRIu64 " invocations = %" PRIu64 " stored + %" PRIu64
@@ -261,9 +260,8 @@ int kp_recorder__start(struct kp_recorder *r, struct kp_err *err)
 	r->ctx.nr_events = r->session.nr_events;
 	r->ctx.max_depth = r->session.stack_depth;
 
-	/* ABI 1.1 modules end an owned session when our socket closes */
-	if (r->owned && KPROF_ABI_VERSION_MINOR(r->ver.abi) >= 1)
-		r->session.flags |= KPROF_SESSION_F_OWNED;
+	if (r->owned)
+		kp_session__own(&r->session, r->ver.abi);
 	ret = kp_nl__start(r->nl, &r->session, &r->start, err);
 	if (ret)
 		return ret;

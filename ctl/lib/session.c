@@ -236,6 +236,12 @@ static int parse_mode(struct kp_session *s, const struct kp_session_opts *o, str
 	return 0;
 }
 
+void kp_session__own(struct kp_session *s, uint32_t module_abi)
+{
+	if (KPROF_ABI_VERSION_MINOR(module_abi) >= 1)
+		s->flags |= KPROF_SESSION_F_OWNED;
+}
+
 char *kp_session_flags__format(uint32_t flags, char *buf, size_t len)
 {
 	static const char * const names[] = {

@@ -156,6 +156,13 @@ int kp_parse_agg_entries(const char *s, uint32_t *entries, struct kp_err *err);
 /* "stream", "aggregate", "both" from KPROF_SESSION_F_STREAM/AGGREGATE (none: stream). */
 const char *kp_session_mode__name(uint32_t flags);
 
+/*
+ * Make @s end when our netlink socket closes (KPROF_SESSION_F_OWNED), when
+ * the module's ABI (@module_abi, from the version handshake) knows owned
+ * sessions: 1.1 and later.
+ */
+void kp_session__own(struct kp_session *s, uint32_t module_abi);
+
 /* "4M", "8K", "12345": the shortest exact spelling of @bytes. */
 char *kp_fmt_size(char *buf, size_t len, uint64_t bytes);
 
