@@ -438,6 +438,42 @@ static void test_stored(void)
 			raw, 64, why, sizeof(why)) &&
 	   !strcmp(why, "sched:sched_switch: its print format names a field it does not have"),
 	   "a print format naming a field the format has not: refused");
+	/* ... dies of SIGFPE folding "ATOM / ATOM" whose right side reads as 0,
+	 * and reads sizeof() after freeing it */
+	{
+		static const char * const bad[] = {
+			"R/C->prev_pid, 2", "1 / 0, 2", "1/(0), 2", "1/0x0, 2", "5 % C, 2", "1 / sizeof(int), 2",
+		};
+		static const char * const bad_sizeof[] = {
+			"REC->prev_pid + sizeof(int), 2", "sizeof(int), 2", "REC->prev_pid * sizeof(long), 2",
+		};
+		static const char * const good[] = {
+			"REC->prev_pid / 2, 2", "REC->prev_pid % 1000L, 2", "(REC->prev_pid) / (4), 2",
+		};
+		char fmt[512];
+		unsigned int k;
+
+		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			snprintf(fmt, sizeof(fmt), SW_HEAD "\tfield:int prev_pid;\toffset:24;\tsize:4;"
+				 "\tsigned:1;\n\nprint fmt: \"%%d %%d %%s\", %s, \"a/0\"\n", bad[k]);
+			ok(!decode_with(s, 0, fmt, raw, 64, why, sizeof(why)) &&
+			   !strcmp(why, "sched:sched_switch: its print format divides by zero or by a bare word"),
+			   "print format '%s': refused (%s)", bad[k], why);
+		}
+		for (k = 0; k < sizeof(bad_sizeof) / sizeof(bad_sizeof[0]); k++) {
+			snprintf(fmt, sizeof(fmt), SW_HEAD "\tfield:int prev_pid;\toffset:24;\tsize:4;"
+				 "\tsigned:1;\n\nprint fmt: \"%%d %%d %%s\", %s, \"sizeof\"\n", bad_sizeof[k]);
+			ok(!decode_with(s, 0, fmt, raw, 64, why, sizeof(why)) &&
+			   !strcmp(why, "sched:sched_switch: its print format uses sizeof"),
+			   "print format '%s': refused (%s)", bad_sizeof[k], why);
+		}
+		for (k = 0; k < sizeof(good) / sizeof(good[0]); k++) {
+			snprintf(fmt, sizeof(fmt), SW_HEAD "\tfield:int prev_pid;\toffset:24;\tsize:4;"
+				 "\tsigned:1;\n\nprint fmt: \"%%d %%d %%s\", %s, \"a/0\"\n", good[k]);
+			ok(decode_with(s, 0, fmt, raw, 64, why, sizeof(why)) != NULL,
+			   "print format '%s': decodes (%s)", good[k], why);
+		}
+	}
 	is_str(decode_with(s, 0, SW_HEAD "\tfield:int prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n\n"
 			   "print fmt: \"%s\", __print_hex(REC->prev_pid, 100000)\n", raw, 64, why, sizeof(why)),
 	       "prev_pid=42", "__print_hex() of 100000 bytes: the fields instead");
