@@ -94,6 +94,11 @@ static void status__print_session(const struct kp_status_info *st)
 		       " lost: %s\n", t->v[KP_STAT_INVOCATIONS], t->agg[KP_AGG_STAT_SAMPLES],
 		       kp_stats__agg_lost(t), kp_stats__agg_balanced(t) ? "ok" : "MISMATCH");
 	}
+	if (st->has_maps)
+		printf("kept maps: %" PRIu64 " mappings of %" PRIu64 " gone processes, %" PRIu64
+		       " lost, %" PRIu64 " processes not followed, %" PRIu64 " unattributable\n",
+		       st->maps.kept, st->maps.procs, st->maps.lost, st->maps.lost_pids,
+		       st->maps.unowned);
 	if (streams(st->session_flags)) {
 		printf("side-band: %" PRIu64 " records, %" PRIu64 " lost\n", t->v[KP_STAT_SIDEBAND],
 		       t->v[KP_STAT_SIDEBAND_LOST]);
@@ -209,6 +214,15 @@ static int status__print_json(const struct kp_version_info *v,
 			status__json_stats(&w, "stats", &st->stats);
 		else
 			json__null(&w, "stats");
+		if (st->has_maps) {
+			json__begin_object(&w, "kept_maps");
+			json__u64(&w, "kept", st->maps.kept);
+			json__u64(&w, "procs", st->maps.procs);
+			json__u64(&w, "lost", st->maps.lost);
+			json__u64(&w, "lost_pids", st->maps.lost_pids);
+			json__u64(&w, "unowned", st->maps.unowned);
+			json__end_object(&w);
+		}
 		if (verbose) {
 			json__begin_array(&w, "cpus");
 			for (i = 0; i < nr_cpus; i++)

@@ -119,8 +119,9 @@ static int save_profile(struct kp_nl *nl, const char *cmd, const char *output,
 	if (ret)
 		return ret;
 	fprintf(stderr, "[ kprof stop: Wrote %.3f MB %s (%zu stacks, %" PRIu64
-		" samples, %zu processes, %u gone) ]\n", sum.file_bytes / 1048576.0, output,
-		sum.nr_keys, sum.samples, sum.nr_pids, sum.nr_vanished);
+		" samples, %zu processes, %u gone, %u of them with kept mappings) ]\n",
+		sum.file_bytes / 1048576.0, output, sum.nr_keys, sum.samples, sum.nr_pids,
+		sum.nr_vanished, sum.nr_vanished_named);
 	return 0;
 }
 

@@ -133,8 +133,9 @@ static bool kprof_agg_same(struct kprof_agg_cpu *t, const struct kprof_agg_entry
  *
  * Context: any, NMI included, on @t's own CPU.  No locks, no allocation,
  * at most KPROF_AGG_PROBES probes.
- * Return: 0 when counted; -ENOSPC when the table or its pool is full;
- * -EBUSY while a reset clears the table.
+ * Return: 0 when counted in an existing entry, 1 when counted in a new one;
+ * -ENOSPC when the table or its pool is full; -EBUSY while a reset clears
+ * the table.
  */
 int kprof_agg_add(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
 		  const u64 *ips, u16 nr_kernel, u16 nr_user)
@@ -188,7 +189,7 @@ int kprof_agg_add(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
 		local_inc(&t->used);
 		/* release matches readers' acquire: the entry is complete */
 		smp_store_release(&e->state, KPROF_AGG_VALID);
-		return 0;
+		return 1;
 	}
 	return -ENOSPC;
 }

@@ -30,6 +30,7 @@
 #include "agg.h"
 #include "aggread.h"
 #include "kprof.h"
+#include "procmap.h"
 #include "session.h"
 
 /* The session's tables, or NULL; kprof_core.lock held. */
@@ -59,15 +60,23 @@ static struct mm_struct *kprof_agg_mm(u32 pid)
 	return mm;
 }
 
-/* "dso+0xoffset" of a user address, or "[unknown]"; mmap lock held. */
-static int kprof_agg_user_name(char *buf, size_t len, struct mm_struct *mm, u64 addr)
+/*
+ * "dso+0xoffset" of a user address of entry @e: from the process's mm
+ * while it lives (mmap lock held), else from the mappings the session
+ * kept when it exited or exec'd (procmap.c), else "[unknown]".
+ */
+static int kprof_agg_user_name(char *buf, size_t len, struct mm_struct *mm,
+			       const struct kprof_session *s,
+			       const struct kprof_agg_entry *e, u64 addr)
 {
 	struct vm_area_struct *vma = mm ? vma_lookup(mm, addr) : NULL;
+	int n;
 
-	if (!vma || !vma->vm_file)
-		return scnprintf(buf, len, "[unknown]");
-	return scnprintf(buf, len, "%pD+0x%llx", vma->vm_file,
-			 addr - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT));
+	if (vma && vma->vm_file)
+		return scnprintf(buf, len, "%pD+0x%llx", vma->vm_file,
+				 addr - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT));
+	n = kprof_procmap_name(s->procmap, e->pid, e->comm, addr, buf, len);
+	return n ? n : scnprintf(buf, len, "[unknown]");
 }
 
 /* --- report: hottest leaf functions per event ---------------------------- */
@@ -94,8 +103,8 @@ static int kprof_agg_row_cmp(const void *a, const void *b)
 #define KPROF_REPORT_ROWS_PER_EVENT	100
 
 /* The report row of an entry: its event, command and leaf function. */
-static void kprof_agg_leaf_row(const struct kprof_agg_entry *e, const u64 *f,
-			       struct kprof_agg_row *row)
+static void kprof_agg_leaf_row(const struct kprof_session *s, const struct kprof_agg_entry *e,
+			       const u64 *f, struct kprof_agg_row *row)
 {
 	struct mm_struct *mm;
 
@@ -111,7 +120,7 @@ static void kprof_agg_leaf_row(const struct kprof_agg_entry *e, const u64 *f,
 	mm = kprof_agg_mm(e->pid);
 	if (mm)
 		mmap_read_lock(mm);
-	kprof_agg_user_name(row->sym, sizeof(row->sym), mm, f[0]);
+	kprof_agg_user_name(row->sym, sizeof(row->sym), mm, s, e, f[0]);
 	if (mm) {
 		mmap_read_unlock(mm);
 		mmput(mm);
@@ -190,7 +199,7 @@ int kprof_agg_report_show(struct seq_file *m, void *v)
 
 			if (!e || e->event >= s->nr_events || (!e->nr_kernel && !e->nr_user))
 				continue;
-			kprof_agg_leaf_row(e, kprof_agg_frames(t, e), &row);
+			kprof_agg_leaf_row(s, e, kprof_agg_frames(t, e), &row);
 			totals[e->event] += row.count;
 			kprof_agg_row_merge(rows, &nr_rows, max_rows, index, mask, &row);
 			cond_resched();
@@ -317,7 +326,7 @@ static int kprof_agg_folded_show(struct seq_file *m, void *v)
 			mmap_read_lock(mm);
 		/* outermost first: user frames from the last, then kernel */
 		for (i = e->nr_kernel + e->nr_user - 1; i >= e->nr_kernel; i--) {
-			kprof_agg_user_name(name, sizeof(name), mm, f[i]);
+			kprof_agg_user_name(name, sizeof(name), mm, s, e, f[i]);
 			seq_printf(m, ";%s", name);
 		}
 		if (mm) {
@@ -413,6 +422,55 @@ int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		pos++;
 	}
 	cb->args[0] = pos;
+	ret = skb->len;
+out_unlock:
+	mutex_unlock(&kprof_core.lock);
+	return ret;
+}
+
+/**
+ * kprof_procmap_dump() - AGG_MAPS: the kept mappings from the cursor on
+ * @skb: the message buffer
+ * @cb: the dump; args[0] is the next mapping, args[1] the session id
+ * @put: fills one mapping's message
+ *
+ * Mappings not yet named are skipped: a work item names them shortly after
+ * their process went.
+ *
+ * Context: process context; takes kprof_core.lock.
+ * Return: the length of @skb, 0 when done, or a negative errno.
+ */
+int kprof_procmap_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		       int (*put)(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
+				  const struct kprof_procmap_info *map))
+{
+	struct kprof_procmap_info map;
+	struct kprof_session *s;
+	u32 i = cb->args[0];
+	int ret = 0;
+
+	mutex_lock(&kprof_core.lock);
+	s = kprof_session_current();
+	if (!s || !s->procmap) {
+		if (!cb->args[0] && !cb->args[1]) {
+			if (s)
+				NL_SET_ERR_MSG(cb->extack, "kprof: the session does not aggregate");
+			else
+				NL_SET_ERR_MSG(cb->extack, "kprof: no session");
+			ret = s ? -EOPNOTSUPP : -ENOENT;
+		}
+		goto out_unlock;
+	}
+	if (cb->args[1] && cb->args[1] != s->id) {
+		cb->seq = 1;
+		genl_dump_check_consistent(cb, NULL);
+		goto out_unlock;
+	}
+	cb->args[1] = s->id;
+	for (; kprof_procmap_get(s->procmap, i, &map, true); i++)
+		if (map.path && put(skb, cb, s->id, &map))
+			break;
+	cb->args[0] = i;
 	ret = skb->len;
 out_unlock:
 	mutex_unlock(&kprof_core.lock);

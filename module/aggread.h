@@ -19,4 +19,9 @@ int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			      unsigned int cpu, const struct kprof_agg_entry *e,
 			      const u64 *frames));
 
+struct kprof_procmap_info;
+int kprof_procmap_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		       int (*put)(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
+				  const struct kprof_procmap_info *map));
+
 #endif /* _KPROF_AGGREAD_H */

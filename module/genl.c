@@ -30,6 +30,7 @@
 #include "probes.h"
 #include "counting.h"
 #include "kprof.h"
+#include "procmap.h"
 #include "session.h"
 
 /* genl_ops.internal_flags: the operation configures kprof or reads data. */
@@ -687,6 +688,25 @@ static int kprof_nl_stats_dumpit(struct sk_buff *skb, struct netlink_callback *c
 	return skb->len;
 }
 
+/* KPROF_A_SESSION_MAPS of STATUS. */
+static int kprof_nl_put_maps(struct sk_buff *msg, const struct kprof_procmap_stats *st)
+{
+	struct nlattr *nest = nla_nest_start(msg, KPROF_A_SESSION_MAPS);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (kprof_nl_put_u64(msg, KPROF_MAPS_A_PROCS, st->procs, KPROF_MAPS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_MAPS_A_KEPT, st->kept, KPROF_MAPS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_MAPS_A_LOST, st->lost, KPROF_MAPS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_MAPS_A_LOST_PIDS, st->lost_pids, KPROF_MAPS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_MAPS_A_UNOWNED, st->unowned, KPROF_MAPS_A_PAD)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
 static int kprof_nl_status_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kprof_session_info si;
@@ -714,7 +734,8 @@ static int kprof_nl_status_doit(struct sk_buff *skb, struct genl_info *info)
 	     nla_put_u32(msg, KPROF_A_SESSION_BUFFER_SIZE, si.buffer_size) ||
 	     nla_put_u64_64bit(msg, KPROF_A_SESSION_MMAP_STRIDE, si.stride, KPROF_A_PAD) ||
 	     kprof_nl_put_stats(msg, &si.totals, -1) ||
-	     nla_put_u32(msg, KPROF_A_SESSION_OWNER_PID, si.owner_pid)))
+	     nla_put_u32(msg, KPROF_A_SESSION_OWNER_PID, si.owner_pid) ||
+	     (si.has_maps && kprof_nl_put_maps(msg, &si.maps))))
 		goto out_cancel;
 
 	genlmsg_end(msg, hdr);
@@ -760,6 +781,43 @@ static int kprof_nl_agg_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	if (kprof_nl_dump_refused(cb))
 		return -EPERM;
 	return kprof_agg_dump(skb, cb, kprof_nl_agg_put);
+}
+
+/* One AGG_MAPS message; non-zero when @skb is full. */
+static int kprof_nl_map_put(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
+			    const struct kprof_procmap_info *map)
+{
+	struct nlattr *nest;
+	void *hdr;
+
+	hdr = kprof_nl_dump_msg(skb, cb, KPROF_CMD_AGG_MAPS, id);
+	if (!hdr)
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, KPROF_A_AGG_MAP);
+	if (!nest ||
+	    nla_put_u32(skb, KPROF_MAP_A_PID, map->pid) ||
+	    nla_put_string(skb, KPROF_MAP_A_COMM, map->comm) ||
+	    kprof_nl_put_u64(skb, KPROF_MAP_A_START, map->start, KPROF_MAP_A_PAD) ||
+	    kprof_nl_put_u64(skb, KPROF_MAP_A_LEN, map->len, KPROF_MAP_A_PAD) ||
+	    kprof_nl_put_u64(skb, KPROF_MAP_A_PGOFF, map->pgoff, KPROF_MAP_A_PAD) ||
+	    kprof_nl_put_u64(skb, KPROF_MAP_A_DEV, map->dev, KPROF_MAP_A_PAD) ||
+	    kprof_nl_put_u64(skb, KPROF_MAP_A_INO, map->ino, KPROF_MAP_A_PAD) ||
+	    nla_put_string(skb, KPROF_MAP_A_PATH, map->path))
+		goto out_cancel;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+
+out_cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int kprof_nl_agg_maps_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	if (kprof_nl_dump_refused(cb))
+		return -EPERM;
+	return kprof_procmap_dump(skb, cb, kprof_nl_map_put);
 }
 
 /* One HIST_DUMP message; non-zero when @skb is full. */
@@ -905,6 +963,12 @@ static const struct genl_ops kprof_nl_ops[] = {
 		.cmd		= KPROF_CMD_HIST_DUMP,
 		.start		= kprof_nl_stats_start,
 		.dumpit		= kprof_nl_hist_dumpit,
+		.internal_flags	= KPROF_NL_PERFMON,
+	},
+	{
+		.cmd		= KPROF_CMD_AGG_MAPS,
+		.start		= kprof_nl_stats_start,
+		.dumpit		= kprof_nl_agg_maps_dumpit,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 };

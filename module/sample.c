@@ -30,6 +30,7 @@
 #include "compat.h"
 #include "filter.h"
 #include "guard.h"
+#include "procmap.h"
 #include "session.h"
 
 DEFINE_PER_CPU(struct kprof_guard, kprof_guard);
@@ -306,11 +307,15 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 	if (cfg->flags & KPROF_SESSION_F_AGGREGATE) {
 		ret = kprof_agg_add(s->agg->cpus[ring->cpu], kev->index, rec->pid, task->comm,
 				    rec->ips, rec->nr_kernel, rec->nr_user);
-		if (likely(!ret))
+		if (likely(ret >= 0)) {
 			local64_inc(&ring->stats.agg_samples);
-		else	/* not a stream loss: no LOST record */
+			/* a new key with user frames: keep its process's mappings */
+			if (ret > 0 && rec->nr_user)
+				kprof_procmap_note_pid(s->procmap, rec->pid);
+		} else {	/* not a stream loss: no LOST record */
 			local64_inc(&ring->stats.lost[ret == -EBUSY ? KPROF_LOST_AGG_RESET :
 							     KPROF_LOST_AGG_FULL]);
+		}
 	}
 
 	dt = ktime_get_mono_fast_ns() - t0;

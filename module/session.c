@@ -43,6 +43,7 @@
 #include "agg.h"
 #include "kprof.h"
 #include "probes.h"
+#include "procmap.h"
 #include "session.h"
 
 /* Threads of the PIDs that one per-task session follows. */
@@ -372,6 +373,7 @@ static void kprof_session_free(struct kprof_session *s)
 	for (i = 0; i < s->nr_events; i++)
 		kfree(s->events[i].percpu);
 	kprof_agg_free(s->agg);
+	kprof_procmap_free(s->procmap);
 	kprof_probes_free(s);
 	if (s->bufs)
 		kprof_buffers_put(s->bufs);
@@ -393,6 +395,7 @@ static void kprof_session_quiesce(struct kprof_session *s)
 		kprof_system_wide_stop(s);
 	else
 		kprof_per_task_release(s);
+	kprof_procmap_stop(s->procmap);
 	if (s->sideband_on)
 		kprof_sideband_stop(s);
 	else
@@ -463,6 +466,15 @@ int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 			ret = -ENOMEM;
 			goto out_free;
 		}
+		s->procmap = kprof_procmap_alloc();
+		if (!s->procmap) {
+			NL_SET_ERR_MSG(extack, "kprof: cannot allocate the kept mappings");
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		ret = kprof_procmap_start(s->procmap, extack);
+		if (ret)
+			goto out_free;
 	}
 
 	/* side-band names what a stream reader decodes; tables are named live */
@@ -660,6 +672,8 @@ bool kprof_session_info(struct kprof_session_info *info)
 		info->agg_entries = s->agg ? s->cfg.agg_entries : 0;
 		info->owner_pid = (s->cfg.flags & KPROF_SESSION_F_OWNED) ? s->cfg.owner_pid : 0;
 		kprof_session_totals(s, &info->totals);
+		info->has_maps = s->procmap;
+		kprof_procmap_stats(s->procmap, &info->maps);
 	}
 	mutex_unlock(&kprof_core.lock);
 	return s;

@@ -11,6 +11,7 @@
 #include <linux/workqueue.h>
 #include <uapi/linux/kprof.h>
 
+#include "procmap.h"
 #include "ring.h"
 
 struct netlink_ext_ack;
@@ -146,6 +147,7 @@ struct kprof_session {
 	struct work_struct mmap_work;
 	bool sideband_on;
 	struct kprof_agg *agg;
+	struct kprof_procmap *procmap;
 };
 
 /**
@@ -167,6 +169,8 @@ struct kprof_session_info {
 	u32 agg_entries;
 	u32 owner_pid;
 	struct kprof_stats_snapshot totals;
+	bool has_maps;
+	struct kprof_procmap_stats maps;
 };
 
 /* The running session, for the side-band hooks; NULL when none. */

@@ -44,6 +44,7 @@
 #include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
 
+#include "pidset.h"
 #include "session.h"
 
 struct kprof_comm_record {
@@ -87,51 +88,25 @@ struct kprof_mmap_record {
 
 /* --- the set of processes a per-task session follows --------------------- */
 
-static u32 kprof_pid_hash(u32 tgid)
-{
-	return (tgid * 2654435761U) % KPROF_PIDSET_SLOTS;
-}
-
 /**
  * kprof_pidset_add() - follow a process's side-band
  * @s: the session
  * @tgid: the process
  *
- * Lock-free (cmpxchg into an open-addressing table); safe in any context.
- * Return: false when the table is full.
+ * Lock-free; safe in any context.
+ * Return: false when the set is full.
  */
 bool kprof_pidset_add(struct kprof_session *s, u32 tgid)
 {
-	u32 i, slot = kprof_pid_hash(tgid);
-
-	for (i = 0; i < KPROF_PIDSET_SLOTS; i++, slot = (slot + 1) % KPROF_PIDSET_SLOTS) {
-		u32 old = READ_ONCE(s->pidset[slot]);
-
-		if (old == tgid)
-			return true;
-		if (!old) {
-			old = cmpxchg(&s->pidset[slot], 0, tgid);
-			if (!old || old == tgid)
-				return true;
-		}
-	}
+	if (kprof_pidset_insert(s->pidset, KPROF_PIDSET_SLOTS, tgid))
+		return true;
 	WRITE_ONCE(s->pidset_full, true);
 	return false;
 }
 
 bool kprof_pidset_has(struct kprof_session *s, u32 tgid)
 {
-	u32 i, slot = kprof_pid_hash(tgid);
-
-	for (i = 0; i < KPROF_PIDSET_SLOTS; i++, slot = (slot + 1) % KPROF_PIDSET_SLOTS) {
-		u32 v = READ_ONCE(s->pidset[slot]);
-
-		if (v == tgid)
-			return true;
-		if (!v)
-			return false;
-	}
-	return false;
+	return kprof_pidset_lookup(s->pidset, KPROF_PIDSET_SLOTS, tgid);
 }
 
 static bool kprof_sideband_wanted(struct kprof_session *s, u32 tgid)

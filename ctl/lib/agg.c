@@ -403,11 +403,85 @@ static const char *pid_comm(const struct kp_rec_agg * const *recs, size_t nr, ui
 	return "";
 }
 
+/* The kept mappings of gone processes (KPROF_CMD_AGG_MAPS), as MMAP records. */
+struct kept_maps {
+	struct kp_rec_mmap	**recs;
+	size_t			nr, cap;
+};
+
+static int kept_map(const struct kp_agg_map *m, void *arg, struct kp_err *err)
+{
+	struct kept_maps *k = arg;
+	size_t len = strlen(m->path), size = sizeof(struct kp_rec_mmap) + ((len + 1 + 7) & ~7UL);
+	struct kp_rec_mmap *r;
+
+	if (size > KP_RECORD_MAX_SIZE)
+		return 0;
+	if (k->nr == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 64;
+		void *n = realloc(k->recs, cap * sizeof(*k->recs));
+
+		if (!n)
+			goto nomem;
+		k->recs = n;
+		k->cap = cap;
+	}
+	r = calloc(1, size);
+	if (!r)
+		goto nomem;
+	r->header.type = KPROF_RECORD_MMAP;
+	r->header.size = size;
+	r->pid = m->pid;
+	r->tid = m->pid;
+	r->start = m->start;
+	r->len = m->len;
+	r->pgoff = m->pgoff;
+	memcpy(r->filename, m->path, len);
+	k->recs[k->nr++] = r;
+	return 0;
+nomem:
+	kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+	return -ENOMEM;
+}
+
+static void kept_maps__free(struct kept_maps *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr; i++)
+		free(k->recs[i]);
+	free(k->recs);
+}
+
+/* The kept mappings of @pid, gone, dated @now; counted in @sst. */
+static int write_kept_maps(struct kp_data_writer *w, const struct kept_maps *k, uint32_t pid,
+			   uint64_t now, struct kp_synth_stats *sst, uint32_t *nr_named,
+			   struct kp_err *err)
+{
+	bool any = false;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < k->nr; i++) {
+		if (k->recs[i]->pid != pid)
+			continue;
+		k->recs[i]->time = now;
+		ret = kp_data_writer__write(w, &k->recs[i]->header, err);
+		if (ret)
+			return ret;
+		sst->nr_mmaps++;
+		any = true;
+	}
+	*nr_named += any;
+	return 0;
+}
+
 static int write_profile(const char *path, const struct kp_data_info *info, struct kp_agg *a,
 			 const struct kp_stats *cpus, unsigned int nr_cpus,
-			 const struct kp_stats *totals, struct kp_agg_summary *sum,
-			 struct kp_err *err)
+			 const struct kp_stats *totals, const struct kept_maps *kept,
+			 struct kp_agg_summary *sum, struct kp_err *err)
 {
+	uint32_t nr_named = 0;
 	struct kp_rec_synth_done done = {
 		.header = { .type = KP_DATA_REC_SYNTH_DONE, .size = sizeof(done) },
 	};
@@ -447,6 +521,10 @@ static int write_profile(const char *path, const struct kp_data_info *info, stru
 
 			snprintf(c.comm, sizeof(c.comm), "%s", pid_comm(recs, nr_recs, pids[i]));
 			ret = kp_data_writer__write(aw.w, &c.header, err);
+			/* its mappings, kept by the module when it went */
+			if (!ret)
+				ret = write_kept_maps(aw.w, kept, pids[i], now, &sst, &nr_named,
+						      err);
 		}
 	}
 	done.nr_processes = sst.nr_processes;
@@ -470,6 +548,7 @@ static int write_profile(const char *path, const struct kp_data_info *info, stru
 		sum->samples = kp_agg__samples(a);
 		sum->nr_pids = nr_pids;
 		sum->nr_vanished = sst.nr_vanished;
+		sum->nr_vanished_named = nr_named;
 	}
 	kp_data_writer__delete(aw.w);
 	free(pids);
@@ -483,6 +562,7 @@ int kp_agg__save_profile(struct kp_nl *nl, const char *path, const struct kp_agg
 	struct kp_stats *cpus = NULL;
 	struct kp_data_info *info;
 	unsigned int nr_cpus = 0;
+	struct kept_maps kept = { 0 };
 	struct kp_agg *a = NULL;
 	struct kp_err warn;
 	int ret;
@@ -515,6 +595,8 @@ int kp_agg__save_profile(struct kp_nl *nl, const char *path, const struct kp_agg
 		goto out;
 	}
 	ret = kp_agg__fetch(a, nl, err);
+	if (!ret)
+		ret = kp_nl__agg_maps(nl, kept_map, &kept, err);
 	if (ret)
 		goto out;
 	/* A dump interrupted by a new session would mix two sessions. */
@@ -546,8 +628,9 @@ int kp_agg__save_profile(struct kp_nl *nl, const char *path, const struct kp_agg
 	/* the session runs on this kernel: its vDSO names [vdso] frames */
 	info->vdso = kp_vdso__self(&info->vdso_size);
 	ret = write_profile(path, info, a, cpus, nr_cpus, sum->has_totals ? &sum->totals : NULL,
-			    sum, err);
+			    &kept, sum, err);
 out:
+	kept_maps__free(&kept);
 	free(cpus);
 	kp_agg__delete(a);
 	free(info);

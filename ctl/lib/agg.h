@@ -102,6 +102,7 @@ struct kp_agg_summary {
 	uint64_t		samples;	/* their counts, added up */
 	size_t			nr_pids;
 	uint32_t		nr_vanished;	/* pids no longer in /proc */
+	uint32_t		nr_vanished_named; /* ... with mappings the module kept */
 	bool			known_session;	/* events from 'kprofctl start' */
 	bool			has_totals;
 	struct kp_stats		totals;

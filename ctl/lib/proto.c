@@ -49,6 +49,8 @@ static const char * const kp_attr_names[KPROF_A_MAX + 1] = {
 	[KPROF_A_SESSION_AGG_ENTRIES]	= "KPROF_A_SESSION_AGG_ENTRIES",
 	[KPROF_A_AGG_ENTRY]		= "KPROF_A_AGG_ENTRY",
 	[KPROF_A_SESSION_OWNER_PID]	= "KPROF_A_SESSION_OWNER_PID",
+	[KPROF_A_AGG_MAP]		= "KPROF_A_AGG_MAP",
+	[KPROF_A_SESSION_MAPS]		= "KPROF_A_SESSION_MAPS",
 };
 
 static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
@@ -143,6 +145,8 @@ static const struct nla_policy kp_reply_policy[KPROF_A_MAX + 1] = {
 	[KPROF_A_SESSION_AGG_ENTRIES]	= { .type = NLA_U32 },
 	[KPROF_A_AGG_ENTRY]		= { .type = NLA_NESTED },
 	[KPROF_A_SESSION_OWNER_PID]	= { .type = NLA_U32 },
+	[KPROF_A_AGG_MAP]		= { .type = NLA_NESTED },
+	[KPROF_A_SESSION_MAPS]		= { .type = NLA_NESTED },
 };
 
 /* Every KPROF_STATS_A_* counter is a u64; CPU a u32. */
@@ -359,6 +363,57 @@ int kp_version__parse(const struct nlmsghdr *nlh, struct kp_version_info *v,
 	return 0;
 }
 
+static const char *kp_maps_attr__name(int type)
+{
+	static const char * const names[KPROF_MAPS_A_MAX + 1] = {
+		[KPROF_MAPS_A_PROCS]	= "KPROF_MAPS_A_PROCS",
+		[KPROF_MAPS_A_KEPT]	= "KPROF_MAPS_A_KEPT",
+		[KPROF_MAPS_A_LOST]	= "KPROF_MAPS_A_LOST",
+		[KPROF_MAPS_A_LOST_PIDS] = "KPROF_MAPS_A_LOST_PIDS",
+		[KPROF_MAPS_A_UNOWNED]	= "KPROF_MAPS_A_UNOWNED",
+		[KPROF_MAPS_A_PAD]	= "KPROF_MAPS_A_PAD",
+	};
+
+	if (type > 0 && type <= KPROF_MAPS_A_MAX && names[type])
+		return names[type];
+	return "unknown attribute";
+}
+
+static const struct nla_policy kp_maps_policy[KPROF_MAPS_A_MAX + 1] = {
+	[KPROF_MAPS_A_PROCS]	= { .type = NLA_U64 },
+	[KPROF_MAPS_A_KEPT]	= { .type = NLA_U64 },
+	[KPROF_MAPS_A_LOST]	= { .type = NLA_U64 },
+	[KPROF_MAPS_A_LOST_PIDS] = { .type = NLA_U64 },
+	[KPROF_MAPS_A_UNOWNED]	= { .type = NLA_U64 },
+	[KPROF_MAPS_A_PAD]	= { .type = NLA_UNSPEC },
+};
+
+static int kp_maps__parse_nest(struct nlattr *nest, struct kp_maps_stats *m, struct kp_err *err)
+{
+	static const int required[] = {
+		KPROF_MAPS_A_PROCS, KPROF_MAPS_A_KEPT, KPROF_MAPS_A_LOST,
+		KPROF_MAPS_A_LOST_PIDS, KPROF_MAPS_A_UNOWNED, 0
+	};
+	struct nlattr *tb[KPROF_MAPS_A_MAX + 1];
+	int ret;
+
+	ret = nla_parse_nested(tb, KPROF_MAPS_A_MAX, nest, NULL);
+	if (ret < 0) {
+		kp_err__set(err, EBADMSG, MALFORMED "KPROF_A_SESSION_MAPS: %s", nl_geterror(ret));
+		return -EBADMSG;
+	}
+	ret = kp_attrs__check(tb, KPROF_MAPS_A_MAX, kp_maps_policy, kp_maps_attr__name,
+			      required, err);
+	if (ret)
+		return ret;
+	m->procs = nla_get_u64(tb[KPROF_MAPS_A_PROCS]);
+	m->kept = nla_get_u64(tb[KPROF_MAPS_A_KEPT]);
+	m->lost = nla_get_u64(tb[KPROF_MAPS_A_LOST]);
+	m->lost_pids = nla_get_u64(tb[KPROF_MAPS_A_LOST_PIDS]);
+	m->unowned = nla_get_u64(tb[KPROF_MAPS_A_UNOWNED]);
+	return 0;
+}
+
 int kp_status__parse(const struct nlmsghdr *nlh, struct kp_status_info *st,
 		     struct kp_err *err)
 {
@@ -399,6 +454,12 @@ int kp_status__parse(const struct nlmsghdr *nlh, struct kp_status_info *st,
 		if (ret)
 			return ret;
 		st->has_stats = true;
+	}
+	if (tb[KPROF_A_SESSION_MAPS]) {
+		ret = kp_maps__parse_nest(tb[KPROF_A_SESSION_MAPS], &st->maps, err);
+		if (ret)
+			return ret;
+		st->has_maps = true;
 	}
 	return 0;
 }
@@ -892,6 +953,126 @@ int kp_nl__agg_dump(struct kp_nl *nl, kp_agg_entry_fn fn, void *arg, struct kp_e
 	else if (ret == -EOPNOTSUPP && !d->failed)
 		kp_err__set(err, EOPNOTSUPP,
 			    "the session does not aggregate: start it with --mode aggregate or both");
+	free(d);
+	return ret;
+}
+
+/* ---- KPROF_CMD_AGG_MAPS ---- */
+
+static const char *kp_map_attr__name(int type)
+{
+	static const char * const names[KPROF_MAP_A_MAX + 1] = {
+		[KPROF_MAP_A_PID]	= "KPROF_MAP_A_PID",
+		[KPROF_MAP_A_COMM]	= "KPROF_MAP_A_COMM",
+		[KPROF_MAP_A_START]	= "KPROF_MAP_A_START",
+		[KPROF_MAP_A_LEN]	= "KPROF_MAP_A_LEN",
+		[KPROF_MAP_A_PGOFF]	= "KPROF_MAP_A_PGOFF",
+		[KPROF_MAP_A_DEV]	= "KPROF_MAP_A_DEV",
+		[KPROF_MAP_A_INO]	= "KPROF_MAP_A_INO",
+		[KPROF_MAP_A_PATH]	= "KPROF_MAP_A_PATH",
+		[KPROF_MAP_A_PAD]	= "KPROF_MAP_A_PAD",
+	};
+
+	if (type > 0 && type <= KPROF_MAP_A_MAX && names[type])
+		return names[type];
+	return "unknown attribute";
+}
+
+static const struct nla_policy kp_map_policy[KPROF_MAP_A_MAX + 1] = {
+	[KPROF_MAP_A_PID]	= { .type = NLA_U32 },
+	[KPROF_MAP_A_COMM]	= { .type = NLA_STRING },
+	[KPROF_MAP_A_START]	= { .type = NLA_U64 },
+	[KPROF_MAP_A_LEN]	= { .type = NLA_U64 },
+	[KPROF_MAP_A_PGOFF]	= { .type = NLA_U64 },
+	[KPROF_MAP_A_DEV]	= { .type = NLA_U64 },
+	[KPROF_MAP_A_INO]	= { .type = NLA_U64 },
+	[KPROF_MAP_A_PATH]	= { .type = NLA_STRING },
+	[KPROF_MAP_A_PAD]	= { .type = NLA_UNSPEC },
+};
+
+int kp_agg_map__parse_msg(const struct nlmsghdr *nlh, struct kp_agg_map *m, struct kp_err *err)
+{
+	static const int required[] = { KPROF_A_AGG_MAP, 0 };
+	static const int map_required[] = {
+		KPROF_MAP_A_PID, KPROF_MAP_A_COMM, KPROF_MAP_A_START, KPROF_MAP_A_LEN,
+		KPROF_MAP_A_PGOFF, KPROF_MAP_A_DEV, KPROF_MAP_A_INO, KPROF_MAP_A_PATH, 0
+	};
+	struct nlattr *tb[KPROF_A_MAX + 1], *mtb[KPROF_MAP_A_MAX + 1];
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	ret = kp_reply__parse(nlh, KPROF_CMD_AGG_MAPS, tb, required, err);
+	if (ret)
+		return ret;
+	if (tb[KPROF_A_SESSION_ID])
+		m->session_id = nla_get_u64(tb[KPROF_A_SESSION_ID]);
+	ret = nla_parse_nested(mtb, KPROF_MAP_A_MAX, tb[KPROF_A_AGG_MAP], NULL);
+	if (ret < 0) {
+		kp_err__set(err, EBADMSG, MALFORMED "KPROF_A_AGG_MAP: %s", nl_geterror(ret));
+		return -EBADMSG;
+	}
+	ret = kp_attrs__check(mtb, KPROF_MAP_A_MAX, kp_map_policy, kp_map_attr__name,
+			      map_required, err);
+	if (ret)
+		return ret;
+	m->pid = nla_get_u32(mtb[KPROF_MAP_A_PID]);
+	kp_copy_string(m->comm, sizeof(m->comm), mtb[KPROF_MAP_A_COMM]);
+	m->start = nla_get_u64(mtb[KPROF_MAP_A_START]);
+	m->len = nla_get_u64(mtb[KPROF_MAP_A_LEN]);
+	m->pgoff = nla_get_u64(mtb[KPROF_MAP_A_PGOFF]);
+	m->dev = nla_get_u64(mtb[KPROF_MAP_A_DEV]);
+	m->ino = nla_get_u64(mtb[KPROF_MAP_A_INO]);
+	kp_copy_string(m->path, sizeof(m->path), mtb[KPROF_MAP_A_PATH]);
+	if (!m->len || m->start + m->len < m->start || !m->path[0]) {
+		kp_err__set(err, EBADMSG, MALFORMED "kept mapping %#" PRIx64 "+%#" PRIx64 " of pid %u",
+			    m->start, m->len, m->pid);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+struct kp_agg_maps_dump {
+	kp_agg_map_fn	fn;
+	void		*arg;
+	bool		failed;		/* a reply, not the module, failed */
+	struct kp_agg_map map;
+};
+
+static int kp_agg_maps__reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *err)
+{
+	struct kp_agg_maps_dump *d = arg;
+	int ret;
+
+	ret = kp_agg_map__parse_msg(nlh, &d->map, err);
+	if (!ret)
+		ret = d->fn(&d->map, d->arg, err);
+	d->failed = ret;
+	return ret;
+}
+
+int kp_nl__agg_maps(struct kp_nl *nl, kp_agg_map_fn fn, void *arg, struct kp_err *err)
+{
+	struct kp_agg_maps_dump *d;
+	struct nl_msg *msg;
+	int ret;
+
+	d = malloc(sizeof(*d));
+	if (!d) {
+		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	d->fn = fn;
+	d->arg = arg;
+	d->failed = false;
+	msg = kp_request__new_flags(nl, KPROF_CMD_AGG_MAPS, NLM_F_DUMP, err);
+	if (!msg) {
+		free(d);
+		return -ENOMEM;
+	}
+	ret = kp_nl__request(nl, msg, kp_agg_maps__reply, d, err);
+	/* unknown to a module before ABI 1.2 (EOPNOTSUPP), or not aggregating */
+	if (ret == -EOPNOTSUPP && !d->failed)
+		ret = 0;
 	free(d);
 	return ret;
 }

@@ -118,6 +118,15 @@ static inline bool kp_stats__agg_balanced(const struct kp_stats *st)
 	return st->v[KP_STAT_INVOCATIONS] == st->agg[KP_AGG_STAT_SAMPLES] + kp_stats__agg_lost(st);
 }
 
+/* KPROF_A_SESSION_MAPS: the mappings an aggregating session kept (1.2) */
+struct kp_maps_stats {
+	uint64_t	procs;			/* processes whose mappings were kept */
+	uint64_t	kept;			/* mappings kept */
+	uint64_t	lost;			/* mappings not kept: no room */
+	uint64_t	lost_pids;		/* processes not followed: no room */
+	uint64_t	unowned;		/* address spaces freed outside their process */
+};
+
 /* KPROF_CMD_STATUS reply */
 struct kp_status_info {
 	uint32_t	state;			/* enum kprof_state */
@@ -136,6 +145,8 @@ struct kp_status_info {
 	uint32_t	owner_pid;		/* 0: detached */
 	bool		has_stats;
 	struct kp_stats	stats;			/* totals */
+	bool		has_maps;		/* an aggregating session (ABI 1.2) */
+	struct kp_maps_stats maps;
 };
 
 /* KPROF_CMD_START reply */
@@ -253,5 +264,27 @@ typedef int (*kp_agg_entry_fn)(const struct kp_agg_entry *e, void *arg, struct k
  * err->msg saying so; a dump that fails midway reports the module's error.
  */
 int kp_nl__agg_dump(struct kp_nl *nl, kp_agg_entry_fn fn, void *arg, struct kp_err *err);
+
+/* One KPROF_CMD_AGG_MAPS message: a kept mapping of a process that is gone. */
+struct kp_agg_map {
+	uint64_t	session_id;
+	uint32_t	pid;
+	char		comm[16];
+	uint64_t	start;
+	uint64_t	len;
+	uint64_t	pgoff;
+	uint64_t	dev;			/* new_encode_dev() */
+	uint64_t	ino;
+	char		path[4096];		/* or "[vdso]" */
+};
+
+typedef int (*kp_agg_map_fn)(const struct kp_agg_map *m, void *arg, struct kp_err *err);
+
+int kp_agg_map__parse_msg(const struct nlmsghdr *nlh, struct kp_agg_map *m, struct kp_err *err);
+/*
+ * Every kept mapping of the current session, to @fn.  A module older than
+ * ABI 1.2 keeps none: 0 with no call.
+ */
+int kp_nl__agg_maps(struct kp_nl *nl, kp_agg_map_fn fn, void *arg, struct kp_err *err);
 
 #endif /* KPROFCTL_PROTO_H */

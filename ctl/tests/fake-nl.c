@@ -479,6 +479,50 @@ static void fake_agg_put(struct nl_msg *msg, int type, const void *data, int len
 		abort();
 }
 
+/* The AGG_MAPS dump: one message per kept mapping, as kprof.ko sends them. */
+static int fake_agg_maps(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_reply_fn fn,
+			 void *arg, struct kp_err *err)
+{
+	struct nlattr *nest;
+	struct nl_msg *msg;
+	unsigned int i;
+	int ret = 0;
+
+	fake.nr_map_dumps++;
+	if (!(req->nlmsg_flags & NLM_F_DUMP))
+		return fake_error(EOPNOTSUPP, NULL, err);
+	if (!fake.privileged)
+		return fake_error(EPERM, "kprof: CAP_PERFMON or CAP_SYS_ADMIN required", err);
+	if (!fake.session_id || fake.status.state == KPROF_STATE_IDLE)
+		return fake_done_error(ENOENT, "kprof: no session", err);
+	if (!(fake.session_flags & KPROF_SESSION_F_AGGREGATE))
+		return fake_done_error(EOPNOTSUPP, "kprof: the session does not aggregate", err);
+	for (i = 0; !ret && i < fake.nr_maps; i++) {
+		const struct fake_agg_map *m = &fake.maps[i];
+
+		msg = nlmsg_alloc();
+		if (!msg || !genlmsg_put(msg, 0, 42, nl->family, 0, NLM_F_MULTI,
+					 KPROF_CMD_AGG_MAPS, KPROF_FAMILY_VERSION))
+			abort();
+		fake_put_u64(msg, KPROF_A_SESSION_ID, fake.session_id);
+		nest = nla_nest_start(msg, KPROF_A_AGG_MAP);
+		if (!nest || nla_put_u32(msg, KPROF_MAP_A_PID, m->pid) ||
+		    nla_put_string(msg, KPROF_MAP_A_COMM, m->comm) ||
+		    nla_put_u64(msg, KPROF_MAP_A_START, m->start) ||
+		    nla_put_u64(msg, KPROF_MAP_A_LEN, m->len) ||
+		    nla_put_u64(msg, KPROF_MAP_A_PGOFF, m->pgoff) ||
+		    nla_put_u64(msg, KPROF_MAP_A_DEV, m->dev) ||
+		    nla_put_u64(msg, KPROF_MAP_A_INO, m->ino) ||
+		    nla_put_string(msg, KPROF_MAP_A_PATH, m->path))
+			abort();
+		nla_nest_end(msg, nest);
+		if (fn)
+			ret = fn(nlmsg_hdr(msg), arg, err);
+		nlmsg_free(msg);
+	}
+	return ret;
+}
+
 /* The AGG_DUMP: one message per entry, each passed to @fn, as kprof.ko does. */
 static int fake_agg_dump(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_reply_fn fn,
 			 void *arg, struct kp_err *err)
@@ -592,6 +636,9 @@ int kp_nl__request(struct kp_nl *nl, struct nl_msg *msg, kp_nl_reply_fn fn,
 		goto out;
 	case KPROF_CMD_AGG_DUMP:
 		ret = fake_agg_dump(nl, nlh, fn, arg, err);
+		goto out;
+	case KPROF_CMD_AGG_MAPS:
+		ret = fake_agg_maps(nl, nlh, fn, arg, err);
 		goto out;
 	case KPROF_CMD_HIST_DUMP:
 		/* 'kprofctl latency': no call timed, no histogram */

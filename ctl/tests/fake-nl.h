@@ -8,6 +8,11 @@
 #ifndef KPROFCTL_FAKE_NL_H
 #define KPROFCTL_FAKE_NL_H
 
+/* The ABI version kprofctl and the fake module speak, as text: "1.2". */
+#define KP_TEST_STR_(x)	#x
+#define KP_TEST_STR(x)	KP_TEST_STR_(x)
+#define KP_TEST_ABI	KP_TEST_STR(KPROF_ABI_MAJOR) "." KP_TEST_STR(KPROF_ABI_MINOR)
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -93,6 +98,16 @@ struct fake_kprof {
 	int			agg_bad_attr;	/* this KPROF_AGG_A_* with 3 extra bytes */
 	int			agg_omit_attr;	/* leave this KPROF_AGG_A_* out */
 	int			nr_agg_dumps;
+
+	/* KPROF_CMD_AGG_MAPS (ABI 1.2): the mappings kept of gone processes */
+	struct fake_agg_map {
+		uint32_t	pid;
+		const char	*comm;
+		uint64_t	start, len, pgoff, dev, ino;
+		const char	*path;
+	} maps[4];
+	unsigned int		nr_maps;
+	int			nr_map_dumps;
 };
 
 extern struct fake_kprof fake;

@@ -507,8 +507,16 @@ static void test_stop_save(void)
 	run_free(&r);
 	fake_agg_session();
 	fake.session_id = 1;
+	/* the module kept the gone process's mapping (and one of a pid not in the tables) */
+	fake.maps[0] = (struct fake_agg_map) { 99, "gone", 0x400000, 0x2000, 0x1000, 0x801, 1234,
+					       "/usr/bin/gone" };
+	fake.maps[1] = (struct fake_agg_map) { 7, "other", 0x500000, 0x1000, 0, 0x801, 99,
+					       "/usr/bin/other" };
+	fake.nr_maps = 2;
 	kprofctl(&r, "stop", "-o", out, NULL);
-	snprintf(want, sizeof(want), " %s (3 stacks, 26 samples, 2 processes, 1 gone) ]\n", out);
+	snprintf(want, sizeof(want),
+		 " %s (3 stacks, 26 samples, 2 processes, 1 gone, 1 of them with kept mappings) ]\n",
+		 out);
 	ok(r.rc == 0 && strstr(r.err, "[ kprof stop: session 1 stopped: 26 samples aggregated, 4 lost (3 table full, 1 during reset), 5 of 32768 entries used ]\n"
 					"[ kprof stop: Aggregate balance: 30 invocations = 26 aggregated + 4 lost: ok ]\n"
 					"[ kprof stop: Wrote ") && strstr(r.err, want) &&
@@ -532,8 +540,11 @@ static void test_stop_save(void)
 	ok(strstr(r.out, ": COMM misc=0x0 time=864000000000000 pid=42 tid=42 exec=0 comm=\"hot\"\n") &&
 	   strstr(r.out, ": MMAP misc=0x0 time=864000000000000 pid=42 tid=42 start=0x55555555a000 len=0x1000 pgoff=0x0 filename=\"/usr/bin/hot\"\n") &&
 	   strstr(r.out, ": COMM misc=0x0 time=864000000000000 pid=99 tid=99 exec=0 comm=\"gone\"\n") &&
-	   strstr(r.out, ": SYNTH_DONE misc=0x0 time=864000000000000 nr_processes=1 nr_threads=1 nr_mmaps=1 nr_vanished=1\n"),
-	   "the profile: side-band from /proc for the live pid, from the tables for the gone one");
+	   strstr(r.out, ": MMAP misc=0x0 time=864000000000000 pid=99 tid=99 start=0x400000 len=0x2000 pgoff=0x1000 filename=\"/usr/bin/gone\"\n") &&
+	   !strstr(r.out, "/usr/bin/other") &&
+	   strstr(r.out, ": SYNTH_DONE misc=0x0 time=864000000000000 nr_processes=1 nr_threads=1 nr_mmaps=2 nr_vanished=1\n"),
+	   "the profile: side-band from /proc for the live pid, from the tables and the kept mappings for the gone one");
+	ok(fake.nr_map_dumps == 1, "stop -o: the kept mappings read once");
 	ok(strstr(r.out, ": AGG misc=0x0 event=0 pid=42 comm=\"hot\" count=16 nr_entries=3 nr_kernel=0 nr_user=3\n"
 			 "... chain: nr=3\n"
 			 ".....  0: 0x000055555555a000 [u]\n") &&
@@ -546,7 +557,7 @@ static void test_stop_save(void)
 	   strstr(r.out, " ustack_fault=0 agg_samples=13 lost_agg_full=1 lost_agg_reset=1 agg_used=3 agg_capacity=16384\n") &&
 	   strstr(r.out, ": STATS misc=0x0 cpu=total nr=19 invocations=30 ") &&
 	   strstr(r.out, "agg_samples=26 lost_agg_full=3 lost_agg_reset=1 agg_used=5 agg_capacity=32768\n") &&
-	   strstr(r.out, ": FINISHED ") && strstr(r.out, "# end: 11 records\n"),
+	   strstr(r.out, ": FINISHED ") && strstr(r.out, "# end: 12 records\n"),
 	   "the profile: STATS with the aggregation counters, finished");
 	run_free(&r);
 	kprofctl(&r, "dump", "--json", "-i", out, NULL);

@@ -20,7 +20,7 @@
 #include "run-kprofctl.h"
 #include "tap.h"
 
-#define VERSION_LINE	"kprofctl " KPROF_VERSION " (ABI 1.1)\n"
+#define VERSION_LINE	"kprofctl " KPROF_VERSION " (ABI " KP_TEST_ABI ")\n"
 
 static void test_dispatch(void)
 {
@@ -161,7 +161,7 @@ static void test_options(void)
 
 static const char status_text[] =
 	"state:     idle\n"
-	"module:    kprof.ko 0.1.0 (ABI 1.1) on 6.1.0-test\n"
+	"module:    kprof.ko 0.1.0 (ABI " KP_TEST_ABI ") on 6.1.0-test\n"
 	"cpus:      4 possible, 4 online\n"
 	"sessions:  0 started\n"
 	"readers:   0 open\n"
@@ -221,7 +221,7 @@ static void test_status(void)
 	kprofctl(&r, "status", "--json", NULL);
 	is_int(r.rc, 0, "status --json: exit 0");
 	is_str(r.out, "{\"state\":\"idle\",\"state_id\":1,\"release\":\"0.1.0-\\\"rc\\\"\\n\","
-		      "\"abi\":{\"major\":1,\"minor\":1},\"kernel\":\"6.1.0-test\","
+		      "\"abi\":{\"major\":1,\"minor\":" KP_TEST_STR(KPROF_ABI_MINOR) "},\"kernel\":\"6.1.0-test\","
 		      "\"cpus_possible\":4,\"cpus_online\":4,\"sessions\":0,\"readers\":0,"
 		      "\"loaded_ns\":18446744073709551615,\"uptime_ns\":null,\"session\":null}\n",
 	       "status --json: one escaped JSON object");
@@ -252,7 +252,7 @@ static void test_status(void)
 	fake.release = "2.0.0";
 	kprofctl(&r, "status", NULL);
 	is_int(r.rc, 1, "status, ABI mismatch: exit 1");
-	is_str(r.err, "kprofctl: status: ABI mismatch: kprofctl " KPROF_VERSION " uses ABI 1.1 "
+	is_str(r.err, "kprofctl: status: ABI mismatch: kprofctl " KPROF_VERSION " uses ABI " KP_TEST_ABI " "
 		      "but kprof.ko 2.0.0 uses ABI 2.0; install matching versions\n",
 	       "status, ABI mismatch: names both versions");
 	ok(fake.last_cmd == KPROF_CMD_VERSION, "status, ABI mismatch: STATUS not sent");
@@ -276,6 +276,7 @@ static void test_status(void)
 
 static void test_version(void)
 {
+	char want[96];
 	struct run r;
 
 	fake_kprof__reset();
@@ -288,25 +289,26 @@ static void test_version(void)
 	kprofctl(&r, "version", "--json", NULL);
 	is_int(r.rc, 0, "version --json, not loaded: exit 0");
 	is_str(r.out, "{\"kprofctl\":{\"version\":\"" KPROF_VERSION "\",\"abi\":{\"major\":1,"
-		      "\"minor\":1}},\"loaded\":false,\"module\":null}\n",
+		      "\"minor\":" KP_TEST_STR(KPROF_ABI_MINOR) "}},\"loaded\":false,\"module\":null}\n",
 	       "version --json, not loaded");
 	run_free(&r);
 
 	fake_kprof__reset();
 	kprofctl(&r, "version", NULL);
 	is_int(r.rc, 0, "version: exit 0");
-	is_str(r.out, VERSION_LINE "kprof.ko 0.1.0 (ABI 1.1) on 6.1.0-test\n", "version: output");
+	is_str(r.out, VERSION_LINE "kprof.ko 0.1.0 (ABI " KP_TEST_ABI ") on 6.1.0-test\n",
+	       "version: output");
 	ok(fake.saw_abi && fake.saw_client, "version: sends ABI and client name");
 	run_free(&r);
 	kprofctl(&r, "-v", NULL);
-	ok(r.rc == 0 && !strcmp(r.out, VERSION_LINE "kprof.ko 0.1.0 (ABI 1.1) on 6.1.0-test\n"),
+	ok(r.rc == 0 && !strcmp(r.out, VERSION_LINE "kprof.ko 0.1.0 (ABI " KP_TEST_ABI ") on 6.1.0-test\n"),
 	   "-v: same as version");
 	run_free(&r);
 	kprofctl(&r, "--debug", "--version", "--json", NULL);
 	is_int(r.rc, 0, "--debug --version --json: exit 0");
 	is_str(r.out, "{\"kprofctl\":{\"version\":\"" KPROF_VERSION "\",\"abi\":{\"major\":1,"
-		      "\"minor\":1}},\"loaded\":true,\"module\":{\"release\":\"0.1.0\","
-		      "\"abi\":{\"major\":1,\"minor\":1},\"kernel\":\"6.1.0-test\"}}\n",
+		      "\"minor\":" KP_TEST_STR(KPROF_ABI_MINOR) "}},\"loaded\":true,\"module\":{\"release\":\"0.1.0\","
+		      "\"abi\":{\"major\":1,\"minor\":" KP_TEST_STR(KPROF_ABI_MINOR) "},\"kernel\":\"6.1.0-test\"}}\n",
 	       "--version --json, loaded");
 	run_free(&r);
 
@@ -314,8 +316,9 @@ static void test_version(void)
 	fake.abi = KPROF_ABI_VERSION + 2;
 	fake.privileged = false;
 	kprofctl(&r, "version", NULL);
-	ok(r.rc == 0 && strstr(r.out, "kprof.ko 0.1.0 (ABI 1.3) on 6.1.0-test\n"),
-	   "version: newer minor, unprivileged");
+	snprintf(want, sizeof(want), "kprof.ko 0.1.0 (ABI %d.%d) on 6.1.0-test\n",
+		 KPROF_ABI_MAJOR, KPROF_ABI_MINOR + 2);
+	ok(r.rc == 0 && strstr(r.out, want), "version: newer minor, unprivileged");
 	run_free(&r);
 
 	fake_kprof__reset();
@@ -325,7 +328,7 @@ static void test_version(void)
 	is_int(r.rc, 1, "version, ABI mismatch: exit 1");
 	is_str(r.out, VERSION_LINE "kprof.ko 3.1.0 (ABI 3.1) on 6.1.0-test\n",
 	       "version, ABI mismatch: both versions on stdout");
-	is_str(r.err, "kprofctl: version: ABI mismatch: kprofctl " KPROF_VERSION " uses ABI 1.1 "
+	is_str(r.err, "kprofctl: version: ABI mismatch: kprofctl " KPROF_VERSION " uses ABI " KP_TEST_ABI " "
 		      "but kprof.ko 3.1.0 uses ABI 3.1; install matching versions\n",
 	       "version, ABI mismatch: one error line");
 	run_free(&r);

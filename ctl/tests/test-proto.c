@@ -173,14 +173,14 @@ static void test_handshake(void)
 	fake.abi = (KPROF_ABI_MAJOR + 1) << 16 | 3;
 	fake.release = "9.0.0";
 	is_int(kp_nl__hello(nl, &v, &err), -EPROTO, "hello: refused major");
-	is_str(err.msg, "ABI mismatch: kprofctl " KPROF_VERSION " uses ABI 1.1 but kprof.ko "
+	is_str(err.msg, "ABI mismatch: kprofctl " KPROF_VERSION " uses ABI " KP_TEST_ABI " but kprof.ko "
 			"9.0.0 uses ABI 2.3; install matching versions", "hello: names both versions");
 	is_str(v.release, "9.0.0", "hello: module version learned");
 
 	/* An old module accepting any ABI: kprofctl checks itself. */
 	fake.no_abi_check = true;
 	is_int(kp_nl__hello(nl, &v, &err), -EPROTO, "hello: unchecked major");
-	is_str(err.msg, "ABI mismatch: kprofctl " KPROF_VERSION " uses ABI 1.1 but kprof.ko "
+	is_str(err.msg, "ABI mismatch: kprofctl " KPROF_VERSION " uses ABI " KP_TEST_ABI " but kprof.ko "
 			"9.0.0 uses ABI 2.3; install matching versions",
 	       "hello: client-side check names both versions");
 
@@ -188,7 +188,7 @@ static void test_handshake(void)
 	fake.no_abi_check = false;
 	fake.refuse_all = true;
 	is_int(kp_nl__hello(nl, &v, &err), -EPROTO, "hello: refused, probe refused too");
-	is_str(err.msg, "ABI mismatch: kprof.ko refused kprofctl " KPROF_VERSION " (ABI 1.1): "
+	is_str(err.msg, "ABI mismatch: kprof.ko refused kprofctl " KPROF_VERSION " (ABI " KP_TEST_ABI "): "
 			"client ABI 1.x is not supported, kprof.ko has 2.3",
 	       "hello: extack of the refusal");
 	ok(!v.release[0], "hello: module version unknown");

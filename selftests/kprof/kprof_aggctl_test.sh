@@ -31,10 +31,10 @@ skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 diag() { sed 's/^/# /' "$@"; }
 
-# The top symbol of comm hot's user frames in 'kprofctl report ARGS'.
+# The top symbol of comm hot's (or $comm's) user frames in 'kprofctl report ARGS'.
 top_user_symbol() {
-	"$kprofctl" report "$@" --comms hot -U --sort symbol >"$tmp/report.out" 2>"$tmp/report.err" ||
-		return 1
+	"$kprofctl" report "$@" --comms "${comm:-hot}" -U --sort symbol >"$tmp/report.out" \
+		2>"$tmp/report.err" || return 1
 	sed -n 's/^ *[0-9.]*%  *\[\.\] \([^ ]*\).*/\1/p' "$tmp/report.out" | head -n 1
 }
 
@@ -55,7 +55,7 @@ refused() {
 }
 
 echo "TAP version 13"
-echo "1..19"
+echo "1..25"
 
 # A freshly loaded module: an earlier test may have left a stopped session.
 if grep -q '^kprof ' /proc/modules; then
@@ -127,6 +127,32 @@ else
 	diag "$tmp/flame.err"
 fi
 
+# --- a process that is gone: the module kept its mappings -----------------------
+# (a copy of hot under another name, run to completion while the session runs)
+cp "$hot" "$tmp/gone"
+"$tmp/gone" 1500 >/dev/null
+sleep 0.5	# the work item names the kept mappings
+"$kprofctl" status --json >"$tmp/st-gone.json" 2>&1
+kept=$(sed -n 's/.*"kept_maps":{"kept":\([0-9]*\),"procs":\([0-9]*\).*/\1 \2/p' "$tmp/st-gone.json")
+check "status: the exited process's mappings are kept (kept, procs: ${kept:-none})" \
+	"[ -n '$kept' ] && [ \$(echo $kept | cut -d' ' -f2) -ge 1 ]"
+"$kprofctl" status | grep '^kept maps' | diag
+if [ -r "$debugfs/report" ]; then
+	cat "$debugfs/report" >"$tmp/debugfs-gone.out" 2>&1
+	check "debugfs report: the gone process's frames read dso+0xOFFSET, not [unknown]" \
+		"grep -qE ' gone +\[\.\] $tmp/gone\+0x[0-9a-f]+' '$tmp/debugfs-gone.out'"
+	grep -E ' gone ' "$tmp/debugfs-gone.out" | head -n 5 | diag
+else
+	skip "debugfs report: the gone process's frames" "no debugfs"
+fi
+sym=$(comm=gone top_user_symbol --live)
+check "report --live: the gone process's top user symbol is hot_leaf ($sym)" \
+	"[ '$sym' = hot_leaf ]"
+[ "$sym" = hot_leaf ] || diag "$tmp/report.out" "$tmp/report.err"
+"$kprofctl" folded --live >"$tmp/folded-gone.out" 2>&1
+check "folded --live: the gone process's stacks are named" \
+	"grep -qE '^gone;.*main;.*hot_outer;hot_middle;hot_leaf(;|\$| )' '$tmp/folded-gone.out'"
+
 # --- stop -o while hot still runs, so that its mappings are saved --------------
 "$kprofctl" stop -o "$tmp/agg.data" >"$tmp/stop.out" 2>&1
 rc=$?
@@ -142,6 +168,11 @@ check "dump: a valid version 4 file (AGG records, the vDSO image)" \
 sym=$(top_user_symbol -i "$tmp/agg.data")
 check "report -i the saved profile: the same top symbol, hot gone" "[ '$sym' = hot_leaf ]"
 [ "$sym" = hot_leaf ] || diag "$tmp/report.out" "$tmp/report.err"
+sym=$(comm=gone top_user_symbol -i "$tmp/agg.data")
+check "report -i the saved profile: the process gone before stop is named too ($sym)" \
+	"[ '$sym' = hot_leaf ]"
+check "stop -o: the gone process was written with its kept mappings" \
+	"grep -qE 'gone, [1-9][0-9]* of them with kept mappings' '$tmp/stop.out'"
 
 # --- the counts: the stopped session's tables stay readable ---------------------
 "$kprofctl" folded --live >"$tmp/folded2.out" 2>"$tmp/folded2.err"

@@ -25,7 +25,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		1
+#define KPROF_ABI_MINOR		2
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -66,6 +66,7 @@ enum {
 	KPROF_CMD_COUNT_READ,	/* dump: the counting session's counts; CAP_PERFMON */
 	KPROF_CMD_COUNT_STOP,	/* do: stop the counting session; CAP_PERFMON */
 	KPROF_CMD_HIST_DUMP,	/* dump: latency histograms; CAP_PERFMON */
+	KPROF_CMD_AGG_MAPS,	/* dump (1.2): kept mappings of exited processes; CAP_PERFMON */
 
 	/* private: non-ABI */
 	__KPROF_CMD_MAX,
@@ -205,6 +206,8 @@ enum {
 	KPROF_A_COUNT_FLAGS,		/* u32: KPROF_COUNT_F_* */
 	KPROF_A_HIST,			/* nest (kprof-hist): one latency histogram */
 	KPROF_A_SESSION_OWNER_PID,	/* u32 (1.1): process that owns the session, 0: detached */
+	KPROF_A_AGG_MAP,		/* nest (kprof-map) (1.2): one kept mapping */
+	KPROF_A_SESSION_MAPS,		/* nest (kprof-maps) (1.2): what the kept mappings hold */
 
 	/* private: non-ABI */
 	__KPROF_A_MAX,
@@ -321,6 +324,44 @@ enum {
 	/* private: non-ABI */
 	__KPROF_AGG_A_MAX,
 	KPROF_AGG_A_MAX = (__KPROF_AGG_A_MAX - 1)
+};
+
+/*
+ * Attributes nested in KPROF_A_AGG_MAP (1.2).  An aggregating session keeps
+ * the executable file mappings (and the vDSO) of every process with a
+ * counted user stack when the process's address space goes away (exit, or
+ * exec: then with the name it had before), so its frames can be named
+ * after it is gone.  Bounded: KPROF_MAPS_* of the session's
+ * KPROF_A_SESSION_MAPS count what could not be kept.
+ */
+enum {
+	KPROF_MAP_A_PID = 1,		/* u32: process (tgid) */
+	KPROF_MAP_A_COMM,		/* string: its name while the mapping existed */
+	KPROF_MAP_A_START,		/* u64: first address */
+	KPROF_MAP_A_LEN,		/* u64: bytes */
+	KPROF_MAP_A_PGOFF,		/* u64: file offset of START, bytes */
+	KPROF_MAP_A_DEV,		/* u64: device of the file (new_encode_dev) */
+	KPROF_MAP_A_INO,		/* u64: inode of the file */
+	KPROF_MAP_A_PATH,		/* string: the file's path, or "[vdso]" */
+	KPROF_MAP_A_PAD,
+
+	/* private: non-ABI */
+	__KPROF_MAP_A_MAX,
+	KPROF_MAP_A_MAX = (__KPROF_MAP_A_MAX - 1)
+};
+
+/* Attributes nested in KPROF_A_SESSION_MAPS (STATUS, 1.2). */
+enum {
+	KPROF_MAPS_A_PROCS = 1,		/* u64: processes whose mappings were kept */
+	KPROF_MAPS_A_KEPT,		/* u64: mappings kept */
+	KPROF_MAPS_A_LOST,		/* u64: mappings not kept: no room */
+	KPROF_MAPS_A_LOST_PIDS,		/* u64: processes not followed: no room */
+	KPROF_MAPS_A_UNOWNED,		/* u64: address spaces freed by no process of theirs */
+	KPROF_MAPS_A_PAD,
+
+	/* private: non-ABI */
+	__KPROF_MAPS_A_MAX,
+	KPROF_MAPS_A_MAX = (__KPROF_MAPS_A_MAX - 1)
 };
 
 /* Attributes nested in KPROF_A_HIST: one latency event, summed over CPUs. */
