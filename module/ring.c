@@ -34,6 +34,7 @@
 #include <linux/vmalloc.h>
 
 #include "ring.h"
+#include "testseam.h"
 
 static void kprof_ring_flush_lost(struct kprof_ring *ring, bool final);
 
@@ -390,6 +391,7 @@ int kprof_ring_write(struct kprof_ring *ring, const void *rec, u32 len)
 
 	if (kprof_ring_reserve(ring, len, KPROF_LOST_HEADROOM, &offset))
 		return -ENOSPC;
+	kprof_test_write_delay();
 	kprof_ring_copy(ring, offset, rec, len);
 	local64_add(len, &ring->stats.bytes);
 	kprof_ring_commit(ring);
