@@ -36,6 +36,7 @@
 #include <linux/vmalloc.h>
 
 #include "agg.h"
+#include "compat.h"
 
 /**
  * kprof_agg_bytes() - kernel memory of one CPU's table
@@ -53,8 +54,8 @@ static void kprof_agg_cpu_free(struct kprof_agg_cpu *t)
 {
 	if (!t)
 		return;
-	vfree(t->entries);
-	vfree(t->pool);
+	kvfree(t->entries);
+	kvfree(t->pool);
 	kfree(t);
 }
 
@@ -71,7 +72,7 @@ struct kprof_agg *kprof_agg_alloc(const struct cpumask *cpus, u32 nr_entries)
 	struct kprof_agg *agg;
 	unsigned int cpu;
 
-	agg = kzalloc(struct_size(agg, cpus, nr_cpu_ids), GFP_KERNEL);
+	agg = kzalloc(struct_size(agg, cpus, nr_cpu_ids), KPROF_GFP);
 	if (!agg)
 		return NULL;
 	agg->nr_cpus = nr_cpu_ids;
@@ -80,15 +81,16 @@ struct kprof_agg *kprof_agg_alloc(const struct cpumask *cpus, u32 nr_entries)
 	for_each_cpu(cpu, cpus) {
 		struct kprof_agg_cpu *t;
 
-		t = kzalloc_node(sizeof(*t), GFP_KERNEL, cpu_to_node(cpu));
+		t = kzalloc_node(sizeof(*t), KPROF_GFP, cpu_to_node(cpu));
 		if (!t)
 			goto out_free;
 		agg->cpus[cpu] = t;
 		t->nr_entries = nr_entries;
 		t->pool_size = nr_entries * KPROF_AGG_FRAMES_PER_ENTRY;
-		t->entries = vzalloc_node(array_size(nr_entries, sizeof(*t->entries)),
-					  cpu_to_node(cpu));
-		t->pool = vmalloc_node(array_size(t->pool_size, sizeof(u64)), cpu_to_node(cpu));
+		t->entries = kvzalloc_node(array_size(nr_entries, sizeof(*t->entries)), KPROF_GFP,
+					   cpu_to_node(cpu));
+		t->pool = kvmalloc_node(array_size(t->pool_size, sizeof(u64)), KPROF_GFP,
+					cpu_to_node(cpu));
 		if (!t->entries || !t->pool)
 			goto out_free;
 		local_set(&t->pool_used, 0);

@@ -29,6 +29,7 @@
 
 #include "agg.h"
 #include "aggread.h"
+#include "compat.h"
 #include "kprof.h"
 #include "procmap.h"
 #include "session.h"
@@ -79,6 +80,18 @@ static int kprof_agg_user_name(char *buf, size_t len, struct mm_struct *mm,
 	return n ? n : scnprintf(buf, len, "[unknown]");
 }
 
+/*
+ * A kernel frame's name (%ps).  One with no symbol would print as its
+ * address: "[unknown]" instead when the reader may not see kernel
+ * addresses (kptr_restrict, as /proc/kallsyms applies it).
+ */
+static void kprof_agg_kernel_name(char *buf, size_t len, u64 ip, bool kptr)
+{
+	scnprintf(buf, len, "%ps", (void *)(unsigned long)ip);
+	if (!kptr && !strncmp(buf, "0x", 2))
+		strscpy(buf, "[unknown]", len);
+}
+
 /* --- report: hottest leaf functions per event ---------------------------- */
 
 struct kprof_agg_row {
@@ -104,7 +117,7 @@ static int kprof_agg_row_cmp(const void *a, const void *b)
 
 /* The report row of an entry: its event, command and leaf function. */
 static void kprof_agg_leaf_row(const struct kprof_session *s, const struct kprof_agg_entry *e,
-			       const u64 *f, struct kprof_agg_row *row)
+			       const u64 *f, bool kptr, struct kprof_agg_row *row)
 {
 	struct mm_struct *mm;
 
@@ -114,7 +127,7 @@ static void kprof_agg_leaf_row(const struct kprof_session *s, const struct kprof
 	memcpy(row->comm, e->comm, sizeof(row->comm));
 	if (e->nr_kernel) {
 		row->kernel = true;
-		scnprintf(row->sym, sizeof(row->sym), "%ps", (void *)(unsigned long)f[0]);
+		kprof_agg_kernel_name(row->sym, sizeof(row->sym), f[0], kptr);
 		return;
 	}
 	mm = kprof_agg_mm(e->pid);
@@ -168,6 +181,7 @@ int kprof_agg_report_show(struct seq_file *m, void *v)
 	struct kprof_session *s;
 	struct kprof_agg *agg;
 	unsigned int cpu, ev, shown = 0;
+	bool kptr = kprof_kptr_visible();
 	int ret = 0;
 	u32 slot;
 
@@ -182,8 +196,8 @@ int kprof_agg_report_show(struct seq_file *m, void *v)
 			max_rows += local_read(&agg->cpus[cpu]->used);
 	max_rows = max_rows ? max_rows : 1;
 	mask = roundup_pow_of_two(max_rows * 2) - 1;
-	rows = kvcalloc(max_rows, sizeof(*rows), GFP_KERNEL);
-	index = kvcalloc(mask + 1, sizeof(*index), GFP_KERNEL);
+	rows = kvcalloc(max_rows, sizeof(*rows), KPROF_GFP);
+	index = kvcalloc(mask + 1, sizeof(*index), KPROF_GFP);
 	if (!rows || !index) {
 		ret = -ENOMEM;
 		goto out_unlock;
@@ -199,7 +213,7 @@ int kprof_agg_report_show(struct seq_file *m, void *v)
 
 			if (!e || e->event >= s->nr_events || (!e->nr_kernel && !e->nr_user))
 				continue;
-			kprof_agg_leaf_row(s, e, kprof_agg_frames(t, e), &row);
+			kprof_agg_leaf_row(s, e, kprof_agg_frames(t, e), kptr, &row);
 			totals[e->event] += row.count;
 			kprof_agg_row_merge(rows, &nr_rows, max_rows, index, mask, &row);
 			cond_resched();
@@ -286,7 +300,7 @@ static void *kprof_agg_folded_find(struct seq_file *m, loff_t *pos)
 	struct kprof_agg_entry *e = kprof_agg_find(pos, &t);
 
 	if (e)
-		m->private = t;
+		((struct kprof_agg_folded_iter *)m->private)->t = t;
 	return e;
 }
 
@@ -309,8 +323,9 @@ static void kprof_agg_folded_stop(struct seq_file *m, void *v)
 
 static int kprof_agg_folded_show(struct seq_file *m, void *v)
 {
+	struct kprof_agg_folded_iter *it = m->private;
 	struct kprof_agg_entry *e = v;
-	struct kprof_agg_cpu *t = m->private;
+	struct kprof_agg_cpu *t = it->t;
 	const u64 *f = kprof_agg_frames(t, e);
 	struct kprof_session *s = kprof_session_current();
 	struct mm_struct *mm = NULL;
@@ -334,8 +349,10 @@ static int kprof_agg_folded_show(struct seq_file *m, void *v)
 			mmput(mm);
 		}
 	}
-	for (i = e->nr_kernel - 1; i >= 0; i--)
-		seq_printf(m, ";%ps_[k]", (void *)(unsigned long)f[i]);
+	for (i = e->nr_kernel - 1; i >= 0; i--) {
+		kprof_agg_kernel_name(name, sizeof(name), f[i], it->kptr);
+		seq_printf(m, ";%s_[k]", name);
+	}
 	seq_printf(m, " %llu\n", (u64)local64_read(&e->count));
 	return 0;
 }
@@ -391,8 +408,15 @@ int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	struct kprof_session *s;
 	struct kprof_agg *agg;
 	loff_t pos = cb->args[0];
+	u64 *hidden = NULL;
 	int ret = 0;
 
+	/* kernel frames as /proc/kallsyms would show them: zero when hidden */
+	if (!kprof_kptr_visible()) {
+		hidden = kmalloc_array(2 * KPROF_MAX_STACK_DEPTH, sizeof(u64), KPROF_GFP);
+		if (!hidden)
+			return -ENOMEM;
+	}
 	mutex_lock(&kprof_core.lock);
 	agg = kprof_agg_current(&s);
 	if (!agg) {
@@ -416,8 +440,17 @@ int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	for (;;) {
 		struct kprof_agg_cpu *t;
 		struct kprof_agg_entry *e = kprof_agg_find(&pos, &t);
+		const u64 *f;
 
-		if (!e || put(skb, cb, s->id, pos >> 32, e, kprof_agg_frames(t, e)))
+		if (!e)
+			break;
+		f = kprof_agg_frames(t, e);
+		if (hidden) {
+			memset(hidden, 0, e->nr_kernel * sizeof(u64));
+			memcpy(hidden + e->nr_kernel, f + e->nr_kernel, e->nr_user * sizeof(u64));
+			f = hidden;
+		}
+		if (put(skb, cb, s->id, pos >> 32, e, f))
 			break;
 		pos++;
 	}
@@ -425,6 +458,7 @@ int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	ret = skb->len;
 out_unlock:
 	mutex_unlock(&kprof_core.lock);
+	kfree(hidden);
 	return ret;
 }
 

@@ -7,8 +7,20 @@
 
 #include <linux/netlink.h>
 #include <linux/seq_file.h>
+#include <linux/types.h>
 
+struct kprof_agg_cpu;
 struct kprof_agg_entry;
+
+/**
+ * struct kprof_agg_folded_iter - a reader of the debugfs folded file
+ * @t: the table of the entry being shown
+ * @kptr: the reader may see kernel addresses (kptr_restrict)
+ */
+struct kprof_agg_folded_iter {
+	struct kprof_agg_cpu *t;
+	bool kptr;
+};
 
 int kprof_agg_report_show(struct seq_file *m, void *v);
 extern const struct seq_operations kprof_agg_folded_sops;

@@ -7,8 +7,15 @@
 #ifndef _KPROF_COMPAT_H
 #define _KPROF_COMPAT_H
 
+#include <linux/gfp.h>
 #include <linux/perf_event.h>
 #include <linux/security.h>
+
+/*
+ * Allocations on request paths: a failure is an errno with an extack for
+ * the client (ENOMEM), not a warn_alloc() stack dump in the kernel log.
+ */
+#define KPROF_GFP	(GFP_KERNEL | __GFP_NOWARN)
 
 /*
  * hw_perf_event.interrupts is set to this when the core throttles an event
@@ -38,6 +45,17 @@ static inline int kprof_lockdown_kprobes(void)
 static inline int kprof_lockdown_ftrace(void)
 {
 	return security_locked_down(LOCKDOWN_TRACEFS);
+}
+
+int kprof_sysctl_int(const char *path, int def);
+bool kprof_kptr_visible(void);
+
+/* kernel.perf_event_max_sample_rate; the kernel's default if unreadable. */
+static inline u32 kprof_max_sample_rate(void)
+{
+	int rate = kprof_sysctl_int("/proc/sys/kernel/perf_event_max_sample_rate", 100000);
+
+	return rate > 0 ? rate : 100000;
 }
 
 #endif /* _KPROF_COMPAT_H */

@@ -30,9 +30,8 @@
  * Locking, outermost first:
  *
  *	kprof_count_lock		the session: start, stop, read, free
- *	  cpu_hotplug_lock		(perf takes it to create task counters)
- *	    kprof_count_hp_lock		system-wide counters vs CPU hotplug
- *	      perf's ctx->mutex
+ *	  kprof_cpu_target::lock	system-wide counters vs CPU hotplug (target.c)
+ *	    perf's event_mutex, ctx->mutex
  *
  * Nothing here runs in atomic context: a counter that does not sample has
  * no overflow handler to run.
@@ -56,9 +55,11 @@
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 
-#include "kprof.h"
+#include "compat.h"
 #include "counting.h"
+#include "kprof.h"
 #include "session.h"
+#include "target.h"
 
 /* Threads of the PIDs that one per-task counting session follows. */
 #define KPROF_COUNT_MAX_TASKS	4096
@@ -87,6 +88,7 @@ struct kprof_count_ctr {
  * @name: as the user spelled it
  * @attr: its request attribute, for error messages; during COUNT_START only
  * @error: positive errno when perf cannot count the event at all
+ * @tried: a CPU's counter was attempted (system-wide start)
  * @ctrs: per CPU (nr_cpu_ids of them, system-wide) or per thread (nr_tasks)
  */
 struct kprof_count_event {
@@ -96,6 +98,7 @@ struct kprof_count_event {
 	char name[KPROF_EVENT_NAME_MAX];
 	const struct nlattr *attr;
 	int error;
+	bool tried;
 	struct kprof_count_ctr *ctrs;
 };
 
@@ -115,6 +118,7 @@ struct kprof_count_event {
  * @stop_ns: CLOCK_MONOTONIC at stop; 0 while running
  * @nr_events: entries of @events
  * @events: the events
+ * @target: the per-CPU counters following CPU hotplug (system-wide)
  */
 struct kprof_count_session {
 	u64 id;
@@ -131,6 +135,7 @@ struct kprof_count_session {
 	u64 stop_ns;
 	unsigned int nr_events;
 	struct kprof_count_event events[KPROF_MAX_EVENTS];
+	struct kprof_cpu_target target;
 };
 
 /* What COUNT_START asks for beyond the session itself. */
@@ -144,11 +149,6 @@ static DEFINE_MUTEX(kprof_count_lock);
 /* The current session, counting or stopped; under kprof_count_lock. */
 static struct kprof_count_session *kprof_count;
 static u64 kprof_count_last_id;
-
-static DEFINE_MUTEX(kprof_count_hp_lock);
-/* The counting system-wide session, for the hotplug callbacks. */
-static struct kprof_count_session *kprof_count_hp;
-static int kprof_count_hp_state;
 
 /* perf stat's list: errors that mean "this event cannot be counted here". */
 static bool kprof_count_unsupported(int err)
@@ -251,54 +251,60 @@ static void kprof_count_set_error(struct netlink_ext_ack *extack,
 
 /* --- system-wide counters and CPU hotplug -------------------------------- */
 
-/* Counters of every countable event on @cpu.  Called with kprof_count_hp_lock. */
-static void kprof_count_cpu_online(struct kprof_count_session *s, unsigned int cpu)
+/*
+ * Counters of every countable event on @cpu; the target's lock held.
+ * Starting, an event that perf cannot count on the first CPU tried is
+ * marked unsupported and not tried further, one refused on a later CPU
+ * only misses that CPU, and any other error fails the start.  After
+ * hotplug, errors only skip the CPU.
+ */
+static int kprof_count_target_online(struct kprof_cpu_target *t, unsigned int cpu,
+				     bool starting, struct netlink_ext_ack *extack)
 {
+	struct kprof_count_session *s = container_of(t, struct kprof_count_session, target);
 	struct perf_event *event;
 	unsigned int i;
+	int err;
 
 	for (i = 0; i < s->nr_events; i++) {
 		struct kprof_count_event *ev = &s->events[i];
 		struct kprof_count_ctr *c = &ev->ctrs[cpu];
+		bool first = !ev->tried;
 
 		if (ev->error || c->event)
 			continue;
+		ev->tried = true;
 		event = kprof_count_create(s, ev, cpu, NULL);
-		if (IS_ERR(event)) {
-			c->error = -PTR_ERR(event);
-			pr_warn("cannot count %s on CPU %u: %d\n", ev->name, cpu, c->error);
+		if (!IS_ERR(event)) {
+			c->error = 0;
+			c->event = event;
+			if (!starting)
+				perf_event_enable(event);
 			continue;
 		}
-		c->error = 0;
-		c->event = event;
-		perf_event_enable(event);
+		err = -PTR_ERR(event);
+		if (starting && !kprof_count_unsupported(err)) {
+			kprof_count_set_error(extack, ev, err);
+			return -err;
+		}
+		if (starting && first)
+			ev->error = err;
+		else
+			c->error = err;
+		if (!starting)
+			pr_warn("cannot count %s on CPU %u: %d\n", ev->name, cpu, err);
 	}
 	cpumask_set_cpu(cpu, s->cpus_seen);
+	return 0;
 }
 
-static int kprof_count_hp_online(unsigned int cpu)
+static void kprof_count_target_offline(struct kprof_cpu_target *t, unsigned int cpu)
 {
-	struct kprof_count_session *s;
-
-	mutex_lock(&kprof_count_hp_lock);
-	s = kprof_count_hp;
-	if (s && cpumask_test_cpu(cpu, s->cpus))
-		kprof_count_cpu_online(s, cpu);
-	mutex_unlock(&kprof_count_hp_lock);
-	return 0;	/* never keep a CPU from coming up */
-}
-
-static int kprof_count_hp_offline(unsigned int cpu)
-{
-	struct kprof_count_session *s;
+	struct kprof_count_session *s = container_of(t, struct kprof_count_session, target);
 	unsigned int i;
 
-	mutex_lock(&kprof_count_hp_lock);
-	s = kprof_count_hp;
-	for (i = 0; s && i < s->nr_events; i++)
+	for (i = 0; i < s->nr_events; i++)
 		kprof_count_ctr_retire(&s->events[i].ctrs[cpu]);
-	mutex_unlock(&kprof_count_hp_lock);
-	return 0;
 }
 
 /**
@@ -306,71 +312,36 @@ static int kprof_count_hp_offline(unsigned int cpu)
  * @s: the new session
  * @extack: for error messages
  *
- * An event that perf cannot count on the first CPU is marked unsupported
- * and not tried further; one refused on a later CPU only misses that CPU.
- *
  * Context: process context, kprof_count_lock held.
  * Return: 0, -ENODEV when no requested CPU is online, or perf's error.
  */
 static int kprof_count_system_wide_start(struct kprof_count_session *s,
 					 struct netlink_ext_ack *extack)
 {
-	struct perf_event *event;
 	unsigned int i, cpu;
-	int ret = 0;
+	int ret;
 
-	cpus_read_lock();
-	mutex_lock(&kprof_count_hp_lock);
-	cpumask_and(s->cpus_seen, s->cpus, cpu_online_mask);
-	if (cpumask_empty(s->cpus_seen)) {
+	if (!cpumask_intersects(s->cpus, cpu_online_mask)) {
 		NL_SET_ERR_MSG(extack, "kprof: none of the requested CPUs is online");
-		ret = -ENODEV;
-		goto out_unlock;
+		return -ENODEV;
 	}
-	for (i = 0; i < s->nr_events; i++) {
-		struct kprof_count_event *ev = &s->events[i];
-		bool first = true;
-
-		for_each_cpu(cpu, s->cpus_seen) {
-			event = kprof_count_create(s, ev, cpu, NULL);
-			if (!IS_ERR(event)) {
-				ev->ctrs[cpu].event = event;
-				first = false;
-				continue;
-			}
-			ret = -PTR_ERR(event);
-			if (!kprof_count_unsupported(ret)) {
-				kprof_count_set_error(extack, ev, ret);
-				ret = -ret;
-				goto out_release;
-			}
-			if (first) {
-				ev->error = ret;
-				ret = 0;
-				break;
-			}
-			ev->ctrs[cpu].error = ret;
-			ret = 0;
-		}
+	ret = kprof_cpu_target_init(&s->target, s->cpus, kprof_count_target_online,
+				    kprof_count_target_offline);
+	if (ret)
+		return ret;
+	ret = kprof_cpu_target_start(&s->target, extack);
+	if (ret) {
+		kprof_cpu_target_stop(&s->target);
+		return ret;
 	}
+	/* created disabled: every CPU starts at once */
+	mutex_lock(&s->target.lock);
 	for (i = 0; i < s->nr_events; i++)
-		for_each_cpu(cpu, s->cpus_seen)
+		for_each_cpu(cpu, s->target.covered)
 			if (s->events[i].ctrs[cpu].event)
 				perf_event_enable(s->events[i].ctrs[cpu].event);
-	kprof_count_hp = s;
-	goto out_unlock;
-
-out_release:
-	for (i = 0; i < s->nr_events; i++)
-		for_each_cpu(cpu, s->cpus_seen)
-			if (s->events[i].ctrs[cpu].event) {
-				perf_event_release_kernel(s->events[i].ctrs[cpu].event);
-				s->events[i].ctrs[cpu].event = NULL;
-			}
-out_unlock:
-	mutex_unlock(&kprof_count_hp_lock);
-	cpus_read_unlock();
-	return ret;
+	mutex_unlock(&s->target.lock);
+	return 0;
 }
 
 /* --- per-task counters ----------------------------------------------------- */
@@ -396,7 +367,7 @@ static int kprof_count_per_task_start(struct kprof_count_session *s,
 	struct perf_event *event;
 	int ret = 0;
 
-	req->tasks = kvcalloc(KPROF_COUNT_MAX_TASKS, sizeof(*req->tasks), GFP_KERNEL);
+	req->tasks = kvcalloc(KPROF_COUNT_MAX_TASKS, sizeof(*req->tasks), KPROF_GFP);
 	if (!req->tasks)
 		return -ENOMEM;
 	for (i = 0; i < s->nr_pids; i++) {
@@ -409,7 +380,7 @@ static int kprof_count_per_task_start(struct kprof_count_session *s,
 	}
 	for (i = 0; i < s->nr_events; i++) {
 		s->events[i].ctrs = kvcalloc(s->nr_tasks, sizeof(struct kprof_count_ctr),
-					     GFP_KERNEL);
+					     KPROF_GFP);
 		if (!s->events[i].ctrs)
 			return -ENOMEM;
 	}
@@ -470,6 +441,7 @@ static void kprof_count_free(struct kprof_count_session *s)
 
 	if (!s)
 		return;
+	kprof_cpu_target_destroy(&s->target);
 	for (i = 0; i < s->nr_events; i++)
 		kvfree(s->events[i].ctrs);
 	free_cpumask_var(s->cpus_seen);
@@ -510,23 +482,20 @@ static void kprof_count_freeze(struct kprof_count_session *s)
 
 	if (!s->running)
 		return;
-	if (system_wide) {
-		cpus_read_lock();
-		mutex_lock(&kprof_count_hp_lock);
-		if (kprof_count_hp == s)
-			kprof_count_hp = NULL;
-	}
+	if (system_wide)
+		mutex_lock(&s->target.lock);
 	for (i = 0; i < s->nr_events; i++)
 		for (n = 0; n < kprof_count_nr_ctrs(s); n++)
 			if (s->events[i].ctrs[n].event)
 				perf_event_disable(s->events[i].ctrs[n].event);
+	if (system_wide) {
+		mutex_unlock(&s->target.lock);
+		/* retires every CPU's counters; no hotplug work after it */
+		kprof_cpu_target_stop(&s->target);
+	}
 	for (i = 0; i < s->nr_events; i++)
 		for (n = 0; n < kprof_count_nr_ctrs(s); n++)
 			kprof_count_ctr_retire(&s->events[i].ctrs[n]);
-	if (system_wide) {
-		mutex_unlock(&kprof_count_hp_lock);
-		cpus_read_unlock();
-	}
 	s->running = false;
 	s->stop_ns = ktime_get_ns();
 }
@@ -597,7 +566,7 @@ static int kprof_count_parse(struct genl_info *info, struct kprof_count_session 
 		if (ret)
 			return ret;
 	}
-	scratch = kmalloc(sizeof(*scratch), GFP_KERNEL);
+	scratch = kmalloc(sizeof(*scratch), KPROF_GFP);
 	if (!scratch)
 		return -ENOMEM;
 	ret = 0;
@@ -632,12 +601,12 @@ static struct kprof_count_session *kprof_count_alloc(void)
 {
 	struct kprof_count_session *s;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = kzalloc(sizeof(*s), KPROF_GFP);
 	if (!s)
 		return NULL;
-	if (!zalloc_cpumask_var(&s->cpus, GFP_KERNEL))
+	if (!zalloc_cpumask_var(&s->cpus, KPROF_GFP))
 		goto out_free;
-	if (!zalloc_cpumask_var(&s->cpus_seen, GFP_KERNEL))
+	if (!zalloc_cpumask_var(&s->cpus_seen, KPROF_GFP))
 		goto out_free_cpus;
 	return s;
 
@@ -722,7 +691,7 @@ int kprof_count_start_doit(struct sk_buff *skb, struct genl_info *info)
 	int ret;
 
 	s = kprof_count_alloc();
-	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	req = kzalloc(sizeof(*req), KPROF_GFP);
 	if (!s || !req) {
 		ret = -ENOMEM;
 		goto out_free;
@@ -732,7 +701,7 @@ int kprof_count_start_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out_free;
 
 	/* allocate the reply first: a started session must be reported */
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, KPROF_GFP);
 	if (!msg) {
 		ret = -ENOMEM;
 		goto out_free;
@@ -756,7 +725,7 @@ int kprof_count_start_doit(struct sk_buff *skb, struct genl_info *info)
 	if (kprof_count_system_wide(s)) {
 		for (i = 0; i < s->nr_events; i++) {
 			s->events[i].ctrs = kvcalloc(nr_cpu_ids, sizeof(struct kprof_count_ctr),
-						     GFP_KERNEL);
+						     KPROF_GFP);
 			if (!s->events[i].ctrs) {
 				ret = -ENOMEM;
 				goto out_unlock;
@@ -853,7 +822,7 @@ int kprof_count_stop_doit(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int ret = 0;
 
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, KPROF_GFP);
 	if (!msg)
 		return -ENOMEM;
 	hdr = kprof_count_msg_put(msg, info->nlhdr, info->snd_portid, 0, info->genlhdr->cmd);
@@ -927,7 +896,7 @@ struct kprof_count_snapshot {
  * @cpu: the CPU (system-wide), or -1 for the sum of a per-task session
  * @r: where to store it
  *
- * Context: kprof_count_lock held; kprof_count_hp_lock too when system-wide.
+ * Context: kprof_count_lock held; the target's lock too when system-wide.
  */
 static void kprof_count_read_event(const struct kprof_count_session *s, unsigned int i,
 				   int cpu, struct kprof_count_reading *r)
@@ -952,7 +921,7 @@ static void kprof_count_read_event(const struct kprof_count_session *s, unsigned
 }
 
 /* Fill @snap with every count of @s; the caller holds kprof_count_lock. */
-static void kprof_count_read_all(const struct kprof_count_session *s,
+static void kprof_count_read_all(struct kprof_count_session *s,
 				 struct kprof_count_snapshot *snap)
 {
 	unsigned int i, cpu, n = 0;
@@ -966,18 +935,18 @@ static void kprof_count_read_all(const struct kprof_count_session *s,
 		snap->nr = n;
 		return;
 	}
-	mutex_lock(&kprof_count_hp_lock);
+	mutex_lock(&s->target.lock);
 	for (i = 0; i < s->nr_events; i++)
 		for_each_cpu(cpu, s->cpus_seen)
 			kprof_count_read_event(s, i, cpu, &snap->r[n++]);
-	mutex_unlock(&kprof_count_hp_lock);
+	mutex_unlock(&s->target.lock);
 	snap->nr = n;
 }
 
 /* Readings a snapshot of @s needs room for; kprof_count_lock held. */
 static unsigned int kprof_count_nr_readings(const struct kprof_count_session *s)
 {
-	/* cpus_seen only grows under kprof_count_hp_lock: count all possible */
+	/* cpus_seen only grows under the target's lock: count all possible */
 	return s->nr_events * (kprof_count_system_wide(s) ? num_possible_cpus() : 1);
 }
 
@@ -1012,7 +981,7 @@ int kprof_count_read_start(struct netlink_callback *cb)
 		ret = 0;
 		goto out_unlock;
 	}
-	snap = kvzalloc(struct_size(snap, r, kprof_count_nr_readings(s)), GFP_KERNEL);
+	snap = kvzalloc(struct_size(snap, r, kprof_count_nr_readings(s)), KPROF_GFP);
 	if (!snap) {
 		ret = -ENOMEM;
 		goto out_unlock;
@@ -1139,7 +1108,7 @@ int kprof_counters_show(struct seq_file *m, void *v)
 		}
 		goto out_unlock;
 	}
-	mutex_lock(&kprof_count_hp_lock);
+	mutex_lock(&s->target.lock);
 	for (i = 0; i < s->nr_events; i++) {
 		for_each_cpu(cpu, s->cpus_seen) {
 			kprof_count_read_event(s, i, cpu, &r);
@@ -1147,7 +1116,7 @@ int kprof_counters_show(struct seq_file *m, void *v)
 			kprof_counters_row(m, s->events[i].name, name, &r);
 		}
 	}
-	mutex_unlock(&kprof_count_hp_lock);
+	mutex_unlock(&s->target.lock);
 out_unlock:
 	mutex_unlock(&kprof_count_lock);
 	return 0;
@@ -1185,13 +1154,6 @@ void kprof_count_release(struct net *net, u32 portid)
  */
 int __init kprof_counting_init(void)
 {
-	int ret;
-
-	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "kprof/count:online",
-					kprof_count_hp_online, kprof_count_hp_offline);
-	if (ret < 0)
-		return ret;
-	kprof_count_hp_state = ret;
 	return 0;
 }
 
@@ -1207,5 +1169,4 @@ void kprof_counting_exit(void)
 		kprof_count_freeze(s);
 	mutex_unlock(&kprof_count_lock);
 	kprof_count_free(s);
-	cpuhp_remove_state_nocalls(kprof_count_hp_state);
 }

@@ -25,6 +25,7 @@
 #include <linux/utsname.h>
 
 #include "aggread.h"
+#include "compat.h"
 #include "counting.h"
 #include "kprof.h"
 #include "probes.h"
@@ -214,9 +215,16 @@ KPROF_PRIV_SHOW_FOPS(counters);
 
 static int kprof_folded_open(struct inode *inode, struct file *file)
 {
+	struct kprof_agg_folded_iter *it;
+
 	if (!kprof_privileged())
 		return -EPERM;
-	return seq_open(file, &kprof_agg_folded_sops);
+	it = __seq_open_private(file, &kprof_agg_folded_sops, sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	/* kernel addresses as /proc/kallsyms shows them to this opener */
+	it->kptr = kprof_kptr_visible();
+	return 0;
 }
 
 static const struct file_operations kprof_folded_fops = {
@@ -224,7 +232,7 @@ static const struct file_operations kprof_folded_fops = {
 	.open		= kprof_folded_open,
 	.read		= seq_read,
 	.llseek		= seq_lseek,
-	.release	= seq_release,
+	.release	= seq_release_private,
 };
 
 static int kprof_reset_open(struct inode *inode, struct file *file)

@@ -26,10 +26,11 @@
 
 #include "agg.h"
 #include "aggread.h"
-#include "filter.h"
-#include "probes.h"
+#include "compat.h"
 #include "counting.h"
+#include "filter.h"
 #include "kprof.h"
+#include "probes.h"
 #include "procmap.h"
 #include "session.h"
 
@@ -138,7 +139,7 @@ static struct sk_buff *kprof_nl_reply_new(struct genl_info *info, void **hdr)
 {
 	struct sk_buff *msg;
 
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, KPROF_GFP);
 	if (!msg)
 		return NULL;
 
@@ -232,25 +233,6 @@ static int kprof_nl_put_stats(struct sk_buff *msg, const struct kprof_stats_snap
 	}
 	nla_nest_end(msg, nest);
 	return 0;
-}
-
-/* kernel.perf_event_max_sample_rate; the kernel's default if unreadable. */
-static u32 kprof_max_sample_rate(void)
-{
-	char buf[24] = "";
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-	u32 rate;
-
-	f = filp_open("/proc/sys/kernel/perf_event_max_sample_rate", O_RDONLY, 0);
-	if (IS_ERR(f))
-		return 100000;
-	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
-	filp_close(f, NULL);
-	if (n <= 0 || kstrtou32(strim(buf), 10, &rate))
-		return 100000;
-	return rate;
 }
 
 /**
@@ -529,10 +511,10 @@ static int kprof_nl_start_doit(struct sk_buff *skb, struct genl_info *info)
 	u64 id;
 	int ret;
 
-	cfg = kvzalloc(sizeof(*cfg), GFP_KERNEL);
+	cfg = kvzalloc(sizeof(*cfg), KPROF_GFP);
 	if (!cfg)
 		return -ENOMEM;
-	cfg->cpus = kzalloc(cpumask_size(), GFP_KERNEL);
+	cfg->cpus = kzalloc(cpumask_size(), KPROF_GFP);
 	if (!cfg->cpus) {
 		ret = -ENOMEM;
 		goto out_free;
@@ -858,7 +840,7 @@ static int kprof_nl_hist_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 
 	if (kprof_nl_dump_refused(cb))
 		return -EPERM;
-	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	h = kzalloc(sizeof(*h), KPROF_GFP);
 	if (!h)
 		return -ENOMEM;
 	mutex_lock(&kprof_core.lock);

@@ -13,6 +13,7 @@
 #include "counting.h"
 #include "kprof.h"
 #include "session.h"
+#include "target.h"
 
 struct kprof_core kprof_core = {
 	.lock = __MUTEX_INITIALIZER(kprof_core.lock),
@@ -82,13 +83,17 @@ static int __init kprof_init(void)
 	kprof_core.loaded_ns = ktime_get_ns();
 
 	/*
-	 * ORDER: sessions (tracepoint lookup, CPU hotplug state), counting
-	 * (its CPU hotplug state), debugfs, char device, netlink (the socket
-	 * release hook, then the family); kprof_exit() undoes it backwards.
+	 * ORDER: the CPU hotplug state (target.c), sessions (tracepoint
+	 * lookup), counting, debugfs, char device, netlink (the socket release
+	 * hook, then the family); kprof_exit() undoes it backwards.
 	 */
-	ret = kprof_session_init();
+	ret = kprof_target_init();
 	if (ret)
 		return ret;
+
+	ret = kprof_session_init();
+	if (ret)
+		goto out_target_exit;
 
 	ret = kprof_counting_init();
 	if (ret)
@@ -118,6 +123,8 @@ out_counting_exit:
 	kprof_counting_exit();
 out_session_exit:
 	kprof_session_exit();
+out_target_exit:
+	kprof_target_exit();
 	return ret;
 }
 
@@ -128,6 +135,7 @@ static void __exit kprof_exit(void)
 	kprof_debugfs_exit();
 	kprof_counting_exit();
 	kprof_session_exit();
+	kprof_target_exit();
 	pr_info("unloaded\n");
 }
 

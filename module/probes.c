@@ -237,18 +237,18 @@ static int kprof_probe_start(struct kprof_event *kev, struct netlink_ext_ack *ex
 		}
 	}
 
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	p = kzalloc(sizeof(*p), KPROF_GFP);
 	if (!p)
 		return -ENOMEM;
 	p->kev = kev;
-	p->hits = alloc_percpu(u64);
+	p->hits = alloc_percpu_gfp(u64, KPROF_GFP);
 	if (!p->hits) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
 
 	if (kev->cfg.type == KPROF_TYPE_LATENCY) {
-		p->hist = alloc_percpu(struct kprof_hist);
+		p->hist = alloc_percpu_gfp(struct kprof_hist, KPROF_GFP);
 		if (!p->hist) {
 			ret = -ENOMEM;
 			goto out_free;
@@ -276,13 +276,13 @@ static int kprof_probe_start(struct kprof_event *kev, struct netlink_ext_ack *ex
 			goto out_free;
 		}
 	} else {
-		p->funcs = kcalloc(nr_cpu_ids, sizeof(*p->funcs), GFP_KERNEL);
+		p->funcs = kcalloc(nr_cpu_ids, sizeof(*p->funcs), KPROF_GFP);
 		if (!p->funcs) {
 			ret = -ENOMEM;
 			goto out_free;
 		}
 		for_each_possible_cpu(cpu) {
-			p->funcs[cpu] = kvcalloc(KPROF_FUNC_SLOTS, sizeof(**p->funcs), GFP_KERNEL);
+			p->funcs[cpu] = kvcalloc(KPROF_FUNC_SLOTS, sizeof(**p->funcs), KPROF_GFP);
 			if (!p->funcs[cpu]) {
 				ret = -ENOMEM;
 				goto out_free;
@@ -390,7 +390,7 @@ static void kprof_probe_show_funcs(struct seq_file *m, struct kprof_probe *p)
 	} *sum;
 	unsigned int cpu, slot, i;
 
-	sum = kvcalloc(KPROF_FUNC_SLOTS, sizeof(*sum), GFP_KERNEL);
+	sum = kvcalloc(KPROF_FUNC_SLOTS, sizeof(*sum), KPROF_GFP);
 	if (!sum)
 		return;
 	for_each_possible_cpu(cpu) {
@@ -450,7 +450,7 @@ static void kprof_probe_show_hist(struct seq_file *m, struct kprof_probe *p)
 	unsigned int b, first = KPROF_HIST_BUCKETS, last = 0;
 	u64 peak = 0;
 
-	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	h = kzalloc(sizeof(*h), KPROF_GFP);
 	if (!h || !kprof_probe_hist(p->kev, h))
 		goto out_free;
 	for (b = 0; b < KPROF_HIST_BUCKETS; b++) {

@@ -43,6 +43,7 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
+#include "compat.h"
 #include "pidset.h"
 #include "procmap.h"
 #include "session.h"
@@ -267,7 +268,7 @@ static void kprof_procmap_name_one(struct kprof_procmap_vma *v, char *buf)
 		if (buf) {
 			p = d_path(&file->f_path, buf, PATH_MAX);
 			if (!IS_ERR(p))
-				path = kstrdup(p, GFP_KERNEL);
+				path = kstrdup(p, KPROF_GFP);
 		}
 		v->dev = new_encode_dev(inode->i_sb->s_dev);
 		v->ino = inode->i_ino;
@@ -281,7 +282,7 @@ static void kprof_procmap_name_one(struct kprof_procmap_vma *v, char *buf)
 static void kprof_procmap_drain(struct kprof_procmap *pm)
 {
 	u32 i, used = min_t(u32, atomic_read(&pm->used), KPROF_PROCMAP_VMAS);
-	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	char *buf = kmalloc(PATH_MAX, KPROF_GFP);
 
 	for (i = 0; i < used; i++) {
 		struct kprof_procmap_vma *v = &pm->vmas[i];
@@ -306,11 +307,11 @@ static void kprof_procmap_work(struct work_struct *work)
  */
 struct kprof_procmap *kprof_procmap_alloc(void)
 {
-	struct kprof_procmap *pm = vzalloc(sizeof(*pm));
+	struct kprof_procmap *pm = __vmalloc(sizeof(*pm), KPROF_GFP | __GFP_ZERO);
 
 	if (!pm)
 		return NULL;
-	pm->root_prefix = kzalloc(PATH_MAX, GFP_KERNEL);
+	pm->root_prefix = kzalloc(PATH_MAX, KPROF_GFP);
 	if (!pm->root_prefix) {
 		vfree(pm);
 		return NULL;
@@ -446,7 +447,7 @@ static const char *kprof_procmap_root_prefix(struct kprof_procmap *pm)
 	pm->root_prefix[0] = '\0';
 
 	rw.root = &root;
-	rw.buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	rw.buf = kmalloc(PATH_MAX, KPROF_GFP);
 	if (!rw.buf)
 		return NULL;
 	rw.path = NULL;

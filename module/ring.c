@@ -33,6 +33,7 @@
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "ring.h"
 #include "testseam.h"
 
@@ -59,12 +60,15 @@ static struct kprof_ring *kprof_ring_alloc(struct kprof_buffers *bufs, unsigned 
 	struct kprof_ring *ring;
 	int i;
 
-	ring = kvzalloc_node(sizeof(*ring), GFP_KERNEL, cpu_to_node(cpu));
+	ring = kvzalloc_node(sizeof(*ring), KPROF_GFP, cpu_to_node(cpu));
 	if (!ring)
 		return NULL;
 
-	/* vmalloc_user() zeroes: no stale kernel data reaches userspace. */
-	ring->page = vmalloc_user(PAGE_SIZE + bufs->data_size);
+	/*
+	 * Zeroed: no stale kernel data reaches userspace.  The mapping faults
+	 * its pages in one by one (chardev.c), so no VM_USERMAP is needed.
+	 */
+	ring->page = __vmalloc(PAGE_SIZE + bufs->data_size, KPROF_GFP | __GFP_ZERO);
 	if (!ring->page) {
 		kvfree(ring);
 		return NULL;
@@ -108,7 +112,7 @@ struct kprof_buffers *kprof_buffers_alloc(u64 session_id, const struct cpumask *
 
 	BUILD_BUG_ON(sizeof(struct kprof_mmap_page) > PAGE_SIZE);
 
-	bufs = kzalloc(struct_size(bufs, rings, nr_cpu_ids), GFP_KERNEL);
+	bufs = kzalloc(struct_size(bufs, rings, nr_cpu_ids), KPROF_GFP);
 	if (!bufs)
 		return NULL;
 

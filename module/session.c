@@ -9,9 +9,10 @@
  * the final statistics.
  *
  * Targets:
- *  - system-wide: one counter per (event, CPU) on the session's CPUs; CPUs
- *    that come online later get theirs from the hotplug callback, CPUs that
- *    go offline lose theirs (perf detaches them anyway).
+ *  - system-wide: one counter per (event, CPU) on the session's CPUs,
+ *    following CPU hotplug through target.c: CPUs that come online get
+ *    theirs from its work item, CPUs that go offline lose theirs (perf
+ *    detaches them anyway).
  *  - per-task: one counter per (event, thread) of each PID, inherited by
  *    children with KPROF_SESSION_F_INHERIT.  Samples go to the ring of the
  *    CPU the task runs on.
@@ -19,12 +20,11 @@
  * Lock order (never taken by the sampling path):
  *
  *	kprof_core.lock			session configuration
- *	  cpu_hotplug_lock		cpus_read_lock()
- *	    kprof_hp_lock		kprof_hp_session and its per-CPU counters
- *	      perf_event_context::mutex	inside perf
+ *	  kprof_cpu_target::lock	the per-CPU counters (target.c)
+ *	    event_mutex, perf_event_context::mutex	inside perf
  *
- * The hotplug callbacks run with cpu_hotplug_lock held and take only
- * kprof_hp_lock.
+ * No counter is created or released under cpu_hotplug_lock: a tracepoint
+ * counter takes event_mutex, which ranks above it (target.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -41,10 +41,12 @@
 #include <linux/vmalloc.h>
 
 #include "agg.h"
+#include "compat.h"
 #include "kprof.h"
 #include "probes.h"
 #include "procmap.h"
 #include "session.h"
+#include "target.h"
 
 /* Threads of the PIDs that one per-task session follows. */
 #define KPROF_MAX_TASKS		4096
@@ -53,11 +55,6 @@ struct kprof_session __rcu *kprof_active;
 
 /* The current (running or stopped) session; under kprof_core.lock. */
 static struct kprof_session *kprof_session;
-
-static DEFINE_MUTEX(kprof_hp_lock);
-/* The running system-wide session, for the hotplug callbacks. */
-static struct kprof_session *kprof_hp_session;
-static int kprof_hp_state;
 
 static void kprof_attr_init(struct perf_event_attr *attr, struct kprof_session *s,
 			    struct kprof_event *kev, bool per_task, bool disabled)
@@ -122,7 +119,7 @@ static struct perf_event *kprof_counter_create(struct kprof_session *s,
 
 /* --- system-wide counters and CPU hotplug ------------------------------- */
 
-/* Called with kprof_hp_lock held. */
+/* Called with the target's lock held. */
 static int kprof_cpu_counters_create(struct kprof_session *s, unsigned int cpu,
 				     bool disabled, struct netlink_ext_ack *extack)
 {
@@ -142,7 +139,7 @@ static int kprof_cpu_counters_create(struct kprof_session *s, unsigned int cpu,
 	return 0;
 }
 
-/* Called with kprof_hp_lock held. */
+/* Called with the target's lock held. */
 static void kprof_cpu_counters_release(struct kprof_session *s, unsigned int cpu)
 {
 	unsigned int i;
@@ -157,75 +154,58 @@ static void kprof_cpu_counters_release(struct kprof_session *s, unsigned int cpu
 	}
 }
 
-static int kprof_cpu_online(unsigned int cpu)
+static int kprof_target_online(struct kprof_cpu_target *t, unsigned int cpu, bool starting,
+			       struct netlink_ext_ack *extack)
 {
-	struct kprof_session *s;
+	struct kprof_session *s = container_of(t, struct kprof_session, target);
+	int ret = kprof_cpu_counters_create(s, cpu, starting, extack);
 
-	mutex_lock(&kprof_hp_lock);
-	s = kprof_hp_session;
-	if (s && cpumask_test_cpu(cpu, s->cfg.cpus) &&
-	    kprof_cpu_counters_create(s, cpu, false, NULL))
-		pr_warn("cannot resume sampling on CPU %u\n", cpu);
-	mutex_unlock(&kprof_hp_lock);
-	return 0;	/* never block a CPU from coming up */
+	if (ret) {
+		kprof_cpu_counters_release(s, cpu);
+		if (!starting)
+			pr_warn("cannot resume sampling on CPU %u: %d\n", cpu, ret);
+	}
+	return ret;
 }
 
-static int kprof_cpu_offline(unsigned int cpu)
+static void kprof_target_offline(struct kprof_cpu_target *t, unsigned int cpu)
 {
-	mutex_lock(&kprof_hp_lock);
-	if (kprof_hp_session)
-		kprof_cpu_counters_release(kprof_hp_session, cpu);
-	mutex_unlock(&kprof_hp_lock);
-	return 0;
+	kprof_cpu_counters_release(container_of(t, struct kprof_session, target), cpu);
 }
 
 static int kprof_system_wide_start(struct kprof_session *s, struct netlink_ext_ack *extack)
 {
 	unsigned int i, cpu;
-	int ret = 0;
+	int ret;
 
 	for (i = 0; i < s->nr_events; i++) {
 		s->events[i].percpu = kcalloc(nr_cpu_ids, sizeof(struct perf_event *),
-					      GFP_KERNEL);
+					      KPROF_GFP);
 		if (!s->events[i].percpu)
 			return -ENOMEM;
 	}
-
-	cpus_read_lock();
-	mutex_lock(&kprof_hp_lock);
-	for_each_cpu_and(cpu, s->cfg.cpus, cpu_online_mask) {
-		ret = kprof_cpu_counters_create(s, cpu, true, extack);
-		if (ret)
-			goto out_release;
+	ret = kprof_cpu_target_init(&s->target, s->cfg.cpus, kprof_target_online,
+				    kprof_target_offline);
+	if (ret)
+		return ret;
+	ret = kprof_cpu_target_start(&s->target, extack);
+	if (ret) {
+		kprof_cpu_target_stop(&s->target);
+		return ret;
 	}
-	for_each_cpu_and(cpu, s->cfg.cpus, cpu_online_mask)
+	/* created disabled: every CPU starts at once */
+	mutex_lock(&s->target.lock);
+	for_each_cpu(cpu, s->target.covered)
 		for (i = 0; i < s->nr_events; i++)
 			if (s->events[i].percpu[cpu])
 				perf_event_enable(s->events[i].percpu[cpu]);
-	kprof_hp_session = s;
-	mutex_unlock(&kprof_hp_lock);
-	cpus_read_unlock();
+	mutex_unlock(&s->target.lock);
 	return 0;
-
-out_release:
-	for_each_possible_cpu(cpu)
-		kprof_cpu_counters_release(s, cpu);
-	mutex_unlock(&kprof_hp_lock);
-	cpus_read_unlock();
-	return ret;
 }
 
 static void kprof_system_wide_stop(struct kprof_session *s)
 {
-	unsigned int cpu;
-
-	cpus_read_lock();
-	mutex_lock(&kprof_hp_lock);
-	kprof_hp_session = NULL;
-	for_each_possible_cpu(cpu)
-		kprof_cpu_counters_release(s, cpu);
-	mutex_unlock(&kprof_hp_lock);
-	cpus_read_unlock();
+	kprof_cpu_target_stop(&s->target);
 }
 
 /* --- per-task counters -------------------------------------------------- */
@@ -318,7 +298,7 @@ static int kprof_per_task_start(struct kprof_session *s, struct netlink_ext_ack 
 	unsigned int i, e, live = 0;
 	int ret;
 
-	s->tasks = kvcalloc(KPROF_MAX_TASKS, sizeof(*s->tasks), GFP_KERNEL);
+	s->tasks = kvcalloc(KPROF_MAX_TASKS, sizeof(*s->tasks), KPROF_GFP);
 	if (!s->tasks)
 		return -ENOMEM;
 	for (i = 0; i < s->cfg.nr_pids; i++) {
@@ -328,7 +308,7 @@ static int kprof_per_task_start(struct kprof_session *s, struct netlink_ext_ack 
 	}
 
 	s->task_events = kvcalloc(s->nr_tasks * s->nr_events, sizeof(*s->task_events),
-				  GFP_KERNEL);
+				  KPROF_GFP);
 	if (!s->task_events)
 		return -ENOMEM;
 
@@ -372,6 +352,7 @@ static void kprof_session_free(struct kprof_session *s)
 
 	for (i = 0; i < s->nr_events; i++)
 		kfree(s->events[i].percpu);
+	kprof_cpu_target_destroy(&s->target);
 	kprof_agg_free(s->agg);
 	kprof_procmap_free(s->procmap);
 	kprof_probes_free(s);
@@ -428,7 +409,7 @@ int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 		goto out_unlock;
 	}
 
-	s = kvzalloc(sizeof(*s), GFP_KERNEL);
+	s = kvzalloc(sizeof(*s), KPROF_GFP);
 	if (!s) {
 		ret = -ENOMEM;
 		goto out_unlock;
@@ -615,18 +596,7 @@ void kprof_session_totals(struct kprof_session *s, struct kprof_stats_snapshot *
 
 int __init kprof_session_init(void)
 {
-	int ret;
-
-	ret = kprof_sideband_init();
-	if (ret)
-		return ret;
-
-	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "kprof:online",
-					kprof_cpu_online, kprof_cpu_offline);
-	if (ret < 0)
-		return ret;
-	kprof_hp_state = ret;
-	return 0;
+	return kprof_sideband_init();
 }
 
 /* Stop and free everything; the module is going away. */
@@ -640,7 +610,6 @@ void kprof_session_exit(void)
 	kprof_session = NULL;
 	WRITE_ONCE(kprof_core.state, KPROF_STATE_IDLE);
 	mutex_unlock(&kprof_core.lock);
-	cpuhp_remove_state_nocalls(kprof_hp_state);
 }
 
 /**

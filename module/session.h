@@ -13,6 +13,7 @@
 
 #include "procmap.h"
 #include "ring.h"
+#include "target.h"
 
 struct netlink_ext_ack;
 struct nlattr;
@@ -148,6 +149,7 @@ struct kprof_session {
 	bool sideband_on;
 	struct kprof_agg *agg;
 	struct kprof_procmap *procmap;
+	struct kprof_cpu_target target;
 };
 
 /**

@@ -44,6 +44,7 @@
 #include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "pidset.h"
 #include "session.h"
 
@@ -393,7 +394,7 @@ static void kprof_mmap_work(struct work_struct *work)
 	struct kprof_mmap_record *rec;
 
 	/* without memory the notes are still consumed, and their files put */
-	rec = kmalloc(KPROF_MMAP_WORK_BUF, GFP_KERNEL);
+	rec = kmalloc(KPROF_MMAP_WORK_BUF, KPROF_GFP);
 	kprof_mmap_drain(s, rec);
 	kfree(rec);
 }
@@ -432,12 +433,12 @@ int kprof_sideband_start(struct kprof_session *s, struct netlink_ext_ack *extack
 	unsigned int cpu, i;
 	int ret;
 
-	s->mmap_queues = kcalloc(nr_cpu_ids, sizeof(*s->mmap_queues), GFP_KERNEL);
+	s->mmap_queues = kcalloc(nr_cpu_ids, sizeof(*s->mmap_queues), KPROF_GFP);
 	if (!s->mmap_queues)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		s->mmap_queues[cpu] = kvzalloc_node(sizeof(*s->mmap_queues[cpu]),
-						    GFP_KERNEL, cpu_to_node(cpu));
+						    KPROF_GFP, cpu_to_node(cpu));
 		if (!s->mmap_queues[cpu]) {
 			ret = -ENOMEM;
 			goto out_free;

@@ -54,7 +54,6 @@ static noinline u8 kprof_test_read_past(const u8 *buf, size_t i)
 
 static int kprof_test_plant_set(const char *val, const struct kernel_param *kp)
 {
-	volatile u8 sink;
 	size_t n = 8;
 	u8 *buf;
 
@@ -64,9 +63,8 @@ static int kprof_test_plant_set(const char *val, const struct kernel_param *kp)
 	if (!buf)
 		return -ENOMEM;
 	pr_info("test_plant_bug: reading one byte past an %zu-byte buffer\n", n);
-	sink = kprof_test_read_past(buf, n);
+	pr_info("test_plant_bug: read 0x%02x\n", kprof_test_read_past(buf, n));
 	kfree(buf);
-	(void)sink;
 	return 0;
 }
 
