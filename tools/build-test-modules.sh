@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build kprof.ko once per test kernel (Debian's generic and PREEMPT_RT 6.1),
-# each in build/kmod/<release>/ so that neither build clobbers the other:
-# their vermagic differs.  The build directory mirrors the sources through
+# Build kprof.ko once per test kernel (Debian's generic and PREEMPT_RT 6.1,
+# and the debug kernel of tools/debug-kernel/, built first when absent),
+# each in build/kmod/<release>/ so that no build clobbers another: their
+# vermagic differs.  The build directory mirrors the sources through
 # symlinks; kbuild writes the objects beside them.
 #
-# Usage: tools/build-test-modules.sh [generic|rt|RELEASE]...
+# Usage: tools/build-test-modules.sh [generic|rt|debug|RELEASE]...
 # Prints "<release> <path to kprof.ko>" per kernel on stdout.
 
 set -euo pipefail
@@ -23,6 +24,10 @@ release_of() {
 	rt)
 		img=$(ls /boot/vmlinuz-*-rt-amd64 2>/dev/null | sort -V | tail -n 1)
 		;;
+	debug)
+		make -s -C "$("$top/tools/debug-kernel/build.sh")" kernelrelease
+		return
+		;;
 	*)
 		echo "$kind"
 		return
@@ -37,6 +42,7 @@ release_of() {
 for kind in "$@"; do
 	rel=$(release_of "$kind")
 	kdir=/usr/src/linux-headers-$rel
+	[ "$kind" = debug ] && kdir=$("$top/tools/debug-kernel/build.sh")
 	[ -d "$kdir" ] || { echo "build-test-modules: $kdir missing (make deps)" >&2; exit 1; }
 
 	out=$top/build/kmod/$rel

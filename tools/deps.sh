@@ -9,7 +9,7 @@ set -eu
 PKGS="build-essential pkg-config kmod \
 linux-headers-amd64 linux-image-amd64 \
 linux-headers-rt-amd64 linux-image-rt-amd64 \
-linux-source-6.1 \
+linux-source-6.1 bison flex bc libssl-dev \
 qemu-system-x86 busybox-static cpio xz-utils zstd linux-perf \
 libnl-3-dev libnl-genl-3-dev libelf-dev libtraceevent-dev libiberty-dev \
 clang libclang-rt-14-dev \

@@ -6,9 +6,16 @@
 # the module's whole life.  Prints TAP; exits 0 when it ran to the end.
 #
 # Usage: tools/guest-selftests.sh PATH/TO/kprof.ko [TEST [ARGS...]]
+#        tools/guest-selftests.sh PATH/TO/kprof.ko --tests "TEST[:ARG...] ..."
 #
 # With TEST (a program of selftests/kprof/), only that test runs, its TAP
-# lines prefixed as the kselftest runner prefixes them.
+# lines prefixed as the kselftest runner prefixes them; --tests runs the
+# named ones in turn (a ':' separates a test from its arguments).
+#
+# On a kernel with kmemleak (the debug guest), its records are cleared
+# before the first test and scanned twice after the final unload: a new
+# report is a failure (TAP, and kmemleak's own "new suspected memory
+# leaks" line, which the rig's log scan catches).
 
 set -u
 
@@ -20,18 +27,33 @@ export KPROFCTL=$top/ctl/kprofctl
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
+kmemleak=/sys/kernel/debug/kmemleak
+[ -w "$kmemleak" ] && echo clear > "$kmemleak"
+
 echo "# kernel $(uname -r), $(nproc) CPUs, module $ko"
-if [ $# -gt 0 ]; then
-	test=$1
-	shift
+# run_one N TEST [ARGS...]: one test, its TAP prefixed, "ok N" for it
+run_one() {
+	local i=$1 test=$2 rc
+
+	shift 2
 	echo "# selftests: kprof: $test $*"
 	"$top/selftests/kprof/$test" "$@" 2>&1 | sed 's/^/# /'
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" = 0 ]; then
-		echo "ok 1 selftests: kprof: $test $*"
+		echo "ok $i selftests: kprof: $test $*"
 	else
-		echo "not ok 1 selftests: kprof: $test $* # exit=$rc"
+		echo "not ok $i selftests: kprof: $test $* # exit=$rc"
 	fi
+}
+if [ "${1:-}" = --tests ]; then
+	i=0
+	for t in $2; do
+		i=$((i + 1))
+		# shellcheck disable=SC2086
+		run_one $i ${t//:/ }
+	done
+elif [ $# -gt 0 ]; then
+	run_one 1 "$@"
 elif ! make -s -C "$top/selftests/kprof" run_tests \
 	KSFT_DIR="$top/build/ksrc/tools/testing/selftests"; then
 	echo "# not ok 1 make run_tests"
@@ -43,6 +65,19 @@ if grep -q '^kprof ' /proc/modules; then
 		echo "# ok 1 final rmmod kprof"
 	else
 		echo "# not ok 1 final rmmod kprof"
+	fi
+fi
+if [ -w "$kmemleak" ]; then
+	# two scans: an object is reported once it looked unreferenced twice
+	echo scan > "$kmemleak"
+	sleep 1
+	echo scan > "$kmemleak"
+	leaks=$(grep -c '^unreferenced object' "$kmemleak")
+	if [ "$leaks" = 0 ]; then
+		echo "# ok 1 kmemleak: no new leak after the final rmmod"
+	else
+		echo "# not ok 1 kmemleak: $leaks new suspected leaks"
+		head -n 60 "$kmemleak" | sed 's/^/#   /'
 	fi
 fi
 # Results travel as TAP; a non-zero status is left to the rig (timeout,

@@ -60,6 +60,18 @@ check "scan: lockdep circular locking" scan 126 'WARNING: possible circular lock
 check "scan: hung task" scan 126 'INFO: task kworker/0:1:12 blocked for more than 120 seconds.'
 check "scan: RCU stall" scan 126 'rcu: INFO: rcu_sched self-detected stall on CPU'
 check "scan: list corruption" scan 126 'list_add corruption. next->prev should be prev'
+check "scan: kmemleak's scan summary" scan 126 \
+	'[   40.2] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)'
+check "scan: an injected allocation failure's stack dump inside the marked window passes" \
+	scan 0 '[    9.0] kprof-vm: fault-injection begin: START stream' \
+	'[    9.1] kprof_fault_tes: vmalloc error: size 8192, vm_struct allocation failed' \
+	'[    9.1] Call Trace:' '[    9.2] kprof-vm: fault-injection end: START stream'
+check "scan: inside the window a KASAN report still fails" \
+	scan 126 '[    9.0] kprof-vm: fault-injection begin: START stream' \
+	'[    9.1] BUG: KASAN: use-after-free in kprof_session_free+0x1/0x2' '[    9.1] Call Trace:'
+check "scan: a stack dump after the window fails" \
+	scan 126 '[    9.0] kprof-vm: fault-injection begin: x' '[    9.2] kprof-vm: fault-injection end: x' \
+	'[    9.3] Call Trace:'
 
 finish() {
 	echo "1..$n"

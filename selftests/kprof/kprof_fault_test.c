@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Allocation failures on kprof's setup paths, one site at a time: with
+ * failslab and fail_page_alloc armed for this task only (fail-nth), START
+ * (stream, aggregate, with tracepoint/kprobe/ftrace probes) and COUNT_START
+ * are sent with the Nth fault-injection point failing, for N = 1, 2, ...
+ * until the request succeeds with no fault left to inject.  Each failure
+ * must give a clean errno and leave nothing running; the module must work
+ * afterwards.  Leaks are kmemleak's job (tools/guest-selftests.sh scans
+ * after the final rmmod).
+ *
+ * Needs a kernel with CONFIG_FAULT_INJECTION_DEBUG_FS, FAILSLAB and
+ * FAIL_PAGE_ALLOC (the debug guest); skips elsewhere.  The kernel's own
+ * warn_alloc() reports of injected failures (vmalloc and module_alloc
+ * inside the kernel's own code) fall in a window marked in the kernel log,
+ * in which tools/kprof-vm does not count a bare stack dump as a splat;
+ * every other report (KASAN, lockdep, BUG, WARNING) still is one.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "kprof_ring.h"
+
+#define FAULT_DIR	"/sys/kernel/debug"
+#define MAX_SITES	4000
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -EIO;
+}
+
+static void kmsg(const char *s)
+{
+	write_str("/dev/kmsg", s);
+}
+
+/* Arm failslab and fail_page_alloc for fail-nth: GFP_KERNEL too, quietly. */
+static int arm(void)
+{
+	static const char * const knobs[][2] = {
+		{ FAULT_DIR "/failslab/ignore-gfp-wait", "N" },
+		{ FAULT_DIR "/failslab/verbose", "0" },
+		{ FAULT_DIR "/fail_page_alloc/ignore-gfp-wait", "N" },
+		{ FAULT_DIR "/fail_page_alloc/ignore-gfp-highmem", "N" },
+		{ FAULT_DIR "/fail_page_alloc/min-order", "0" },
+		{ FAULT_DIR "/fail_page_alloc/verbose", "0" },
+	};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		ret = write_str(knobs[i][0], knobs[i][1]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* fail-nth of this thread: the calls left before the fault, 0 once it fired. */
+static int fail_nth_fd = -1;
+
+static int set_fail_nth(unsigned int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", n);
+
+	return pwrite(fail_nth_fd, buf, len, 0) == len ? 0 : -errno;
+}
+
+static long get_fail_nth(void)
+{
+	char buf[16] = "";
+
+	if (pread(fail_nth_fd, buf, sizeof(buf) - 1, 0) <= 0)
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+FIXTURE(fault) {
+	int fd;
+	int family;
+};
+
+FIXTURE_SETUP(fault)
+{
+	int ret = kt_ensure_loaded();
+
+	ASSERT_EQ(0, ret) TH_LOG("cannot load %s: %s", kt_ko_path(), strerror(-ret));
+	if (access(FAULT_DIR "/failslab", F_OK) || access(FAULT_DIR "/fail_page_alloc", F_OK))
+		SKIP(return, "no failslab/fail_page_alloc in this kernel");
+	ASSERT_EQ(0, arm());
+	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fail_nth_fd);
+	self->fd = kt_nl_open();
+	ASSERT_LE(0, self->fd);
+	self->family = kt_family(self->fd, KPROF_FAMILY_NAME);
+	ASSERT_LT(0, self->family);
+	kt_stop_any(self->fd, self->family);
+}
+
+FIXTURE_TEARDOWN(fault)
+{
+	if (fail_nth_fd < 0)
+		return;
+	set_fail_nth(0);
+	kt_stop_any(self->fd, self->family);
+	close(self->fd);
+	close(fail_nth_fd);
+	fail_nth_fd = -1;
+}
+
+typedef void (*build_fn)(struct kt_msg *m, int family);
+
+/*
+ * Send @build's request with the Nth injection point failing, N = 1, 2, ...
+ * Returns the number of points that failed it before it went through with
+ * none left; every failure must be a clean errno with nothing left running.
+ */
+static int stop_req(FIXTURE_DATA(fault) *self, uint8_t cmd, struct kt_msg *started)
+{
+	struct kt_msg s;
+
+	kt_msg_init(&s, self->family, cmd, KPROF_FAMILY_VERSION);
+	if (cmd == KPROF_CMD_COUNT_STOP && started->tb[KPROF_A_SESSION_ID])
+		kt_put_u64(&s, KPROF_A_SESSION_ID, kt_u64(started->tb[KPROF_A_SESSION_ID]));
+	return kt_transact(self->fd, &s);
+}
+
+static int walk(struct __test_metadata *_metadata, FIXTURE_DATA(fault) *self,
+		build_fn build, uint8_t stop_cmd, const char *what)
+{
+	int sites = 0, fallbacks = 0, acks_lost = 0, n, ret;
+	struct kt_msg m;
+	char line[128];
+	long left;
+
+	snprintf(line, sizeof(line), "kprof-vm: fault-injection begin: %s\n", what);
+	kmsg(line);
+	for (n = 1; n <= MAX_SITES; n++) {
+		build(&m, self->family);
+		ASSERT_EQ(0, set_fail_nth(n));
+		ret = kt_transact(self->fd, &m);
+		left = get_fail_nth();
+		set_fail_nth(0);
+		if (left > 0) {
+			/* no fault was left to inject: the request must have worked */
+			ASSERT_EQ(0, ret) TH_LOG("%s: with no fault injected: %s (%s)", what,
+						 strerror(-ret), m.extack);
+			break;
+		}
+		sites++;
+		/*
+		 * Started: the failed allocation had a fallback, or it was
+		 * netlink's ACK after the reply (the reply came, then recv()
+		 * reports ENOBUFS): it runs, and stops.
+		 */
+		if (!ret || m.tb[KPROF_A_SESSION_ID]) {
+			fallbacks++;
+			EXPECT_EQ(0, stop_req(self, stop_cmd, &m))
+				TH_LOG("%s: fault %d: cannot stop", what, n);
+			continue;
+		}
+		EXPECT_TRUE(ret == -ENOMEM || ret == -ENOBUFS || ret == -EAGAIN)
+			TH_LOG("%s: fault %d: unexpected %s (%s)", what, n, strerror(-ret), m.extack);
+		/*
+		 * Nothing half-started: no running session to stop.  Except
+		 * when the fault hit netlink's own ACK after a start that
+		 * worked: netlink then sets ENOBUFS on the socket, which
+		 * recv() reports before the queued reply.
+		 */
+		if (!stop_req(self, stop_cmd, &m)) {
+			acks_lost++;
+			EXPECT_EQ(-ENOBUFS, ret)
+				TH_LOG("%s: fault %d: a failed start (%s) left a session running",
+				       what, n, strerror(-ret));
+		}
+	}
+	snprintf(line, sizeof(line), "kprof-vm: fault-injection end: %s\n", what);
+	kmsg(line);
+	ASSERT_GE(MAX_SITES, n) TH_LOG("%s: still failing after %d faults", what, MAX_SITES);
+	EXPECT_EQ(0, stop_req(self, stop_cmd, &m));
+	TH_LOG("%s: %d injection points failed in turn (%d with a fallback, %d netlink ACKs lost)",
+	       what, sites, fallbacks, acks_lost);
+	return sites;
+}
+
+static void stream_start(struct kt_msg *m, int family)
+{
+	kt_start_init(m, family, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_STREAM |
+		      KPROF_SESSION_F_KERNEL_STACK | KPROF_SESSION_F_USER_STACK, 99,
+		      KPROF_MIN_BUFFER_SIZE);
+	kt_put_event(m, &kt_cpu_clock);
+}
+
+static void aggregate_start(struct kt_msg *m, int family)
+{
+	kt_start_init(m, family, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_AGGREGATE |
+		      KPROF_SESSION_F_KERNEL_STACK | KPROF_SESSION_F_USER_STACK, 99, 0);
+	kt_put_u32(m, KPROF_A_SESSION_AGG_ENTRIES, KPROF_AGG_MIN_ENTRIES);
+	kt_put_event(m, &kt_cpu_clock);
+}
+
+static void put_probe(struct kt_msg *m, uint32_t type, const char *name, const char *symbol)
+{
+	struct nlattr *n = kt_nest_start(m, KPROF_A_SESSION_EVENT);
+
+	kt_put_u32(m, KPROF_EV_A_TYPE, type);
+	kt_put_u64(m, KPROF_EV_A_CONFIG, 0);
+	kt_put_str(m, KPROF_EV_A_NAME, name);
+	kt_put_str(m, KPROF_EV_A_SYMBOL, symbol);
+	kt_nest_end(m, n);
+}
+
+static void probes_start(struct kt_msg *m, int family)
+{
+	kt_start_init(m, family, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_STREAM, 99,
+		      KPROF_MIN_BUFFER_SIZE);
+	put_probe(m, KPROF_TYPE_KPROBE, "kprobe:ksys_read", "ksys_read");
+	put_probe(m, KPROF_TYPE_FTRACE, "ftrace:vfs_read", "vfs_read");
+	put_probe(m, KPROF_TYPE_LATENCY, "latency:ksys_write", "ksys_write");
+}
+
+static void count_start(struct kt_msg *m, int family)
+{
+	kt_msg_init(m, family, KPROF_CMD_COUNT_START, KPROF_FAMILY_VERSION);
+	kt_put_u32(m, KPROF_A_SESSION_FLAGS, KPROF_SESSION_F_SYSTEM_WIDE);
+	kt_put_event(m, &kt_cpu_clock);
+}
+
+/* Each path has at least one allocation per possible CPU and a few more. */
+static int min_sites(void)
+{
+	return sysconf(_SC_NPROCESSORS_CONF) + 3;
+}
+
+TEST_F_TIMEOUT(fault, start_stream_every_site, 900)
+{
+	EXPECT_LE(min_sites(), walk(_metadata, self, stream_start, KPROF_CMD_STOP, "START stream"));
+}
+
+TEST_F_TIMEOUT(fault, start_aggregate_every_site, 900)
+{
+	EXPECT_LE(min_sites(), walk(_metadata, self, aggregate_start, KPROF_CMD_STOP,
+				    "START aggregate"));
+}
+
+TEST_F_TIMEOUT(fault, start_probes_every_site, 900)
+{
+	EXPECT_LE(4, walk(_metadata, self, probes_start, KPROF_CMD_STOP, "START probes"));
+}
+
+TEST_F_TIMEOUT(fault, count_start_every_site, 900)
+{
+	EXPECT_LE(min_sites(), walk(_metadata, self, count_start, KPROF_CMD_COUNT_STOP,
+				    "COUNT_START"));
+}
+
+TEST_F(fault, module_works_afterwards)
+{
+	struct kt_msg m;
+
+	stream_start(&m, self->family);
+	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
+	usleep(100000);
+	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
+}
+
+TEST_HARNESS_MAIN
