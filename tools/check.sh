@@ -221,6 +221,42 @@ for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 	guest_results "$logs/guest-$kind.log" "$(cat "$logs/guest-$kind.rc")" "$kind"
 done
 
+# --- the debug kernel: KASAN, lockdep, kmemleak, fault injection -----------
+# Built once per machine outside the clone (tools/debug-kernel/build.sh);
+# a named subset of the selftests that reaches every netlink command, event
+# type and mode, plus the allocation-failure walk that needs its failslab.
+debug_tests="kprof_load_test kprof_genl_test kprof_dev_test kprof_session_test kprof_agg_test
+kprof_count_test kprof_probe_test kprof_fault_test kprof_aggctl_test.sh"
+if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
+	echo "# guest: debug kernel (KASAN, lockdep, kmemleak, fault injection)"
+	tools/debug-kernel/build.sh --print >/dev/null 2>&1 ||
+		echo "# building the debug kernel once: about 40 minutes on 2 cores (progress in build/check/kmod-debug.log)"
+	if built=$(tools/build-test-modules.sh debug 2> "$logs/kmod-debug.log") &&
+	   ! grep -qE '(warning|error):' "$logs/kmod-debug.log"; then
+		read -r rel ko <<< "$built"
+		result ok "debug: the debug kernel and kprof.ko for $rel"
+		# the log scan must catch a KASAN report: plant one
+		tools/kprof-vm --kernel debug --timeout 300 --log "$logs/console-debug-planted.log" \
+			-- sh -c "insmod $ko && echo kasan > /sys/module/kprof/parameters/test_plant_bug; rmmod kprof" \
+			> "$logs/debug-planted.log" 2>&1
+		rc=$?
+		if [ $rc = 126 ] && grep -q 'BUG: KASAN: slab-out-of-bounds in kprof_test_read_past' \
+			"$logs/debug-planted.log"; then
+			result ok "debug: the log scan fails a run with a planted KASAN report"
+		else
+			result fail "debug: the log scan fails a run with a planted KASAN report (rc=$rc)"
+			tail -n 20 "$logs/debug-planted.log" | sed 's/^/#   /'
+		fi
+		tools/kprof-vm --kernel debug --timeout 1500 --log "$logs/console-debug.log" \
+			-- tools/guest-selftests.sh "$ko" --tests "$(echo $debug_tests)" \
+			> "$logs/guest-debug.log" 2>&1
+		guest_results "$logs/guest-debug.log" $? "debug"
+	else
+		result fail "debug: the debug kernel and kprof.ko"
+		tail -n 20 "$logs/kmod-debug.log" | sed 's/^/#   /'
+	fi
+fi
+
 echo "# make check took $(( $(date +%s) - t0 )) s; logs in build/check/"
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "# failed:"

@@ -55,7 +55,7 @@ refused() {
 }
 
 echo "TAP version 13"
-echo "1..25"
+echo "1..27"
 
 # A freshly loaded module: an earlier test may have left a stopped session.
 if grep -q '^kprof ' /proc/modules; then
@@ -152,6 +152,18 @@ check "report --live: the gone process's top user symbol is hot_leaf ($sym)" \
 "$kprofctl" folded --live >"$tmp/folded-gone.out" 2>&1
 check "folded --live: the gone process's stacks are named" \
 	"grep -qE '^gone;.*main;.*hot_outer;hot_middle;hot_leaf(;|\$| )' '$tmp/folded-gone.out'"
+
+# --- kptr_restrict=2: no kernel address leaves the module ----------------------
+kptr=$(cat /proc/sys/kernel/kptr_restrict)
+echo 2 > /proc/sys/kernel/kptr_restrict
+cat "$debugfs/folded" >"$tmp/folded-kptr.out" 2>&1
+"$kprofctl" folded --live >"$tmp/live-kptr.out" 2>&1
+echo "$kptr" > /proc/sys/kernel/kptr_restrict
+check "kptr_restrict=2: debugfs folded has kernel names, no kernel address" \
+	"grep -q '_\[k\]' '$tmp/folded-kptr.out' && ! grep -qi '0xffffffff' '$tmp/folded-kptr.out'"
+check "kptr_restrict=2: AGG_DUMP sends no kernel address (folded --live)" \
+	"[ -s '$tmp/live-kptr.out' ] && ! grep -qi 'ffffffff' '$tmp/live-kptr.out'"
+grep '_\[k\]' "$tmp/live-kptr.out" | head -n 3 | diag
 
 # --- stop -o while hot still runs, so that its mappings are saved --------------
 "$kprofctl" stop -o "$tmp/agg.data" >"$tmp/stop.out" 2>&1

@@ -141,15 +141,39 @@ static void sleep_100_times(void)
 			_exit(3);
 }
 
-/* The parent's side of sleep_100_times(), until the child is done. */
-static void pong_100_times(void)
+/* Wait (up to 2 s) until @pid sleeps: it is then switched out. */
+static void wait_sleeping(pid_t pid)
+{
+	char path[64], buf[256], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (int i = 0; i < 2000; i++) {
+		FILE *fp = fopen(path, "re");
+		size_t n = fp ? fread(buf, 1, sizeof(buf) - 1, fp) : 0;
+
+		if (fp)
+			fclose(fp);
+		buf[n] = '\0';
+		p = strrchr(buf, ')');	/* "pid (comm) S ..." */
+		if (!p || (p[1] == ' ' && p[2] == 'S'))
+			return;
+		usleep(1000);
+	}
+}
+
+/*
+ * The parent's side of sleep_100_times(), until the child is done: each
+ * pong only once the child sleeps for it, so that each round is a switch
+ * however slow the kernel (a debug kernel under TCG is).
+ */
+static void pong_100_times(pid_t child)
 {
 	char c;
 
 	for (int i = 0; i < 100; i++) {
 		if (read(ping_fd[0], &c, 1) != 1)
 			return;
-		usleep(1000);
+		wait_sleeping(child);
 		if (write(pong_fd[1], &c, 1) != 1)
 			return;
 	}
@@ -234,7 +258,7 @@ TEST_F(probe, sched_switch_raw_fields)
 	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
 	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
 	kt_go(gofd);
-	pong_100_times();
+	pong_100_times(c.pid);
 	while (waitpid(c.pid, NULL, WNOHANG) == 0) {
 		kt_reader_poll(&r, 50);
 		kt_reader_drain(&r, &t, check_switch, &c);
@@ -279,7 +303,7 @@ TEST_F(probe, filter_keeps_only_matching_records)
 	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
 	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
 	kt_go(gofd);
-	pong_100_times();
+	pong_100_times(c.pid);
 	while (waitpid(c.pid, NULL, WNOHANG) == 0) {
 		kt_reader_poll(&r, 50);
 		kt_reader_drain(&r, &t, check_switch, &c);
