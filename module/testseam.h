@@ -7,6 +7,7 @@
 
 #include <linux/compiler.h>
 #include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/timekeeping.h>
 #include <asm/processor.h>
 
