@@ -202,11 +202,19 @@ for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 	echo $? > "$logs/guest-$kind.rc"
 done
 # Hostile input that could crash an unguarded module: one guest boot per
-# case, so that one crash cannot hide another (kprof_hostile_test.sh).
+# such case, so that one crash cannot hide another (kprof_hostile_test.sh);
+# the cases that cannot crash share one boot, in --list order (lockdown,
+# which cannot be lowered again, last).
+crash_cases=" ftrace-unwinder ftrace-self kprobe-nofault "
 for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 	[ "$quick" != 1 ] && [ -n "${guest_rel[$kind]:-}" ] || continue
 	ko=$top/build/kmod/${guest_rel[$kind]}/kprof.ko
+	rest=
 	for c in $(selftests/kprof/kprof_hostile_test.sh --list); do
+		if [ "${crash_cases/ $c /}" = "$crash_cases" ]; then
+			rest="$rest kprof_hostile_test.sh:$c"
+			continue
+		fi
 		log=$logs/hostile-$kind-$c.log
 		tools/kprof-vm --kernel "$kind" --timeout 300 --log "$logs/console-$kind-$c.log" \
 			-- tools/guest-selftests.sh "$ko" kprof_hostile_test.sh "$c" > "$log" 2>&1
@@ -214,6 +222,12 @@ for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 		echo "# hostile: $kind kernel, $c"
 		guest_results "$log" "$rc" "$kind: hostile $c"
 	done
+	log=$logs/hostile-$kind-rest.log
+	tools/kprof-vm --kernel "$kind" --timeout 400 --log "$logs/console-$kind-rest.log" \
+		-- tools/guest-selftests.sh "$ko" --tests "${rest# }" > "$log" 2>&1
+	rc=$?
+	echo "# hostile: $kind kernel,${rest//kprof_hostile_test.sh:/ }"
+	guest_results "$log" "$rc" "$kind: hostile (the cases that cannot crash)"
 done
 for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 	[ -n "${guest_pid[$kind]:-}" ] || continue
@@ -237,7 +251,7 @@ if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
 		read -r rel ko <<< "$built"
 		result ok "debug: the debug kernel and kprof.ko for $rel"
 		# the log scan must catch a KASAN report: plant one
-		tools/kprof-vm --kernel debug --timeout 300 --log "$logs/console-debug-planted.log" \
+		tools/kprof-vm --kernel debug --smp 2 --timeout 300 --log "$logs/console-debug-planted.log" \
 			-- sh -c "insmod $ko && echo kasan > /sys/module/kprof/parameters/test_plant_bug; rmmod kprof" \
 			> "$logs/debug-planted.log" 2>&1
 		rc=$?
@@ -248,7 +262,7 @@ if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
 			result fail "debug: the log scan fails a run with a planted KASAN report (rc=$rc)"
 			tail -n 20 "$logs/debug-planted.log" | sed 's/^/#   /'
 		fi
-		tools/kprof-vm --kernel debug --timeout 1500 --log "$logs/console-debug.log" \
+		tools/kprof-vm --kernel debug --smp 2 --timeout 1500 --log "$logs/console-debug.log" \
 			-- tools/guest-selftests.sh "$ko" --tests "$(echo $debug_tests)" \
 			> "$logs/guest-debug.log" 2>&1
 		guest_results "$logs/guest-debug.log" $? "debug"
