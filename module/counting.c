@@ -969,7 +969,7 @@ int kprof_count_read_start(struct netlink_callback *cb)
 	struct kprof_count_session *s;
 	int ret = 0;
 
-	if (!kprof_nl_capable(cb->skb)) {
+	if (!kprof_nl_admit(info->op.cmd, cb->skb, true)) {
 		cb->args[1] = -EPERM;
 		return 0;
 	}

@@ -11,6 +11,7 @@
  *	reset	writing 1 empties the aggregation tables (0200)
  *	probes	the session's kprobes and ftrace probes and their hits (0400)
  *	counters the counting session's counts, per event and CPU (0400)
+ *	netlink	requests past policy validation per command: handled, refused (0400)
  *
  * Files that expose profiling state also check the kprof privilege on open,
  * so that a relaxed debugfs mount does not widen access.
@@ -213,6 +214,8 @@ KPROF_PRIV_SHOW_FOPS(agg_report);
 KPROF_PRIV_SHOW_FOPS(probes);
 KPROF_PRIV_SHOW_FOPS(counters);
 
+KPROF_PRIV_SHOW_FOPS(netlink);
+
 static int kprof_folded_open(struct inode *inode, struct file *file)
 {
 	struct kprof_agg_folded_iter *it;
@@ -278,6 +281,7 @@ int __init kprof_debugfs_init(void)
 	debugfs_create_file("reset", 0200, root, NULL, &kprof_reset_fops);
 	debugfs_create_file("probes", 0400, root, NULL, &kprof_probes_fops);
 	debugfs_create_file("counters", 0400, root, NULL, &kprof_counters_fops);
+	debugfs_create_file("netlink", 0400, root, NULL, &kprof_netlink_fops);
 	return 0;
 }
 

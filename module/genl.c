@@ -20,6 +20,7 @@
 #include <linux/kernel.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/utsname.h>
 #include <net/genetlink.h>
@@ -112,16 +113,70 @@ static struct genl_family kprof_nl_family;
  *
  * Return: true for CAP_PERFMON or CAP_SYS_ADMIN in the initial namespace.
  */
-bool kprof_nl_capable(const struct sk_buff *skb)
+static bool kprof_nl_capable(const struct sk_buff *skb)
 {
 	return netlink_capable(skb, CAP_PERFMON) ||
 	       netlink_capable(skb, CAP_SYS_ADMIN);
 }
 
+/*
+ * Requests that got past the genetlink core's policy validation, by
+ * command: handed to the handler, or refused for want of the privilege.
+ * Read from debugfs ("netlink"); the netlink fuzzer asserts that its
+ * messages reach every handler.
+ */
+static atomic_long_t kprof_nl_handled[KPROF_CMD_MAX + 1];
+static atomic_long_t kprof_nl_refused[KPROF_CMD_MAX + 1];
+
+static const char * const kprof_nl_cmd_names[KPROF_CMD_MAX + 1] = {
+	[KPROF_CMD_VERSION]	= "VERSION",
+	[KPROF_CMD_STATUS]	= "STATUS",
+	[KPROF_CMD_START]	= "START",
+	[KPROF_CMD_STOP]	= "STOP",
+	[KPROF_CMD_STATS]	= "STATS",
+	[KPROF_CMD_AGG_DUMP]	= "AGG_DUMP",
+	[KPROF_CMD_AGG_RESET]	= "AGG_RESET",
+	[KPROF_CMD_COUNT_START]	= "COUNT_START",
+	[KPROF_CMD_COUNT_READ]	= "COUNT_READ",
+	[KPROF_CMD_COUNT_STOP]	= "COUNT_STOP",
+	[KPROF_CMD_HIST_DUMP]	= "HIST_DUMP",
+	[KPROF_CMD_AGG_MAPS]	= "AGG_MAPS",
+};
+
+/**
+ * kprof_nl_admit() - the privilege check of every operation, and its count
+ * @cmd: the command, as validated by the genetlink core
+ * @skb: the request
+ * @perfmon: does the command need the kprof privilege?
+ *
+ * Return: true when the request may go on to its handler.
+ */
+bool kprof_nl_admit(u8 cmd, const struct sk_buff *skb, bool perfmon)
+{
+	bool ok = !perfmon || kprof_nl_capable(skb);
+
+	if (cmd <= KPROF_CMD_MAX)
+		atomic_long_inc(ok ? &kprof_nl_handled[cmd] : &kprof_nl_refused[cmd]);
+	return ok;
+}
+
+/* debugfs "netlink": per command, requests handled and refused. */
+int kprof_netlink_show(struct seq_file *m, void *v)
+{
+	unsigned int cmd;
+
+	seq_printf(m, "%-12s %12s %12s\n", "command", "handled", "refused");
+	for (cmd = 1; cmd <= KPROF_CMD_MAX; cmd++)
+		seq_printf(m, "%-12s %12ld %12ld\n", kprof_nl_cmd_names[cmd],
+			   atomic_long_read(&kprof_nl_handled[cmd]),
+			   atomic_long_read(&kprof_nl_refused[cmd]));
+	return 0;
+}
+
 static int kprof_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
 			     struct genl_info *info)
 {
-	if ((ops->internal_flags & KPROF_NL_PERFMON) && !kprof_nl_capable(skb)) {
+	if (!kprof_nl_admit(ops->cmd, skb, ops->internal_flags & KPROF_NL_PERFMON)) {
 		GENL_SET_ERR_MSG(info, "kprof: CAP_PERFMON or CAP_SYS_ADMIN required");
 		return -EPERM;
 	}
@@ -618,7 +673,9 @@ static void *kprof_nl_dump_msg(struct sk_buff *skb, struct netlink_callback *cb,
 
 static int kprof_nl_stats_start(struct netlink_callback *cb)
 {
-	if (!kprof_nl_capable(cb->skb))
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+
+	if (!kprof_nl_admit(info->op.cmd, cb->skb, true))
 		cb->args[KPROF_NL_DUMP_REFUSED] = 1;
 	return 0;
 }

@@ -241,7 +241,7 @@ done
 # type and mode, plus the allocation-failure walk that needs its failslab;
 # about 9 minutes (the shell tests, slow there, run on the other kernels).
 debug_tests="kprof_load_test kprof_genl_test kprof_dev_test kprof_session_test kprof_agg_test
-kprof_count_test kprof_probe_test kprof_fault_test"
+kprof_count_test kprof_probe_test kprof_fault_test kprof_nlfuzz_test"
 if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
 	echo "# guest: debug kernel (KASAN, lockdep, kmemleak, fault injection)"
 	tools/debug-kernel/build.sh --print >/dev/null 2>&1 ||
@@ -250,22 +250,38 @@ if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
 	   ! grep -qE '(warning|error):' "$logs/kmod-debug.log"; then
 		read -r rel ko <<< "$built"
 		result ok "debug: the debug kernel and kprof.ko for $rel"
-		# the log scan must catch a KASAN report: plant one
-		tools/kprof-vm --kernel debug --smp 2 --timeout 300 --log "$logs/console-debug-planted.log" \
-			-- sh -c "insmod $ko && echo kasan > /sys/module/kprof/parameters/test_plant_bug; rmmod kprof" \
-			> "$logs/debug-planted.log" 2>&1
+		# One boot: the subset, then a planted KASAN bug that the log scan
+		# must catch.  The log up to the plant must be clean.
+		plant="echo 'kprof-check: the planted bug follows' > /dev/kmsg;
+			insmod $ko && echo kasan > /sys/module/kprof/parameters/test_plant_bug; rmmod kprof"
+		tools/kprof-vm --kernel debug --smp 2 --timeout 1500 --log "$logs/console-debug.log" \
+			-- sh -c "env KPROF_FUZZ_SESSIONS=30 KPROF_FUZZ_MIN=4000 \
+				tools/guest-selftests.sh $ko --tests '$(echo $debug_tests)'; $plant" \
+			> "$logs/guest-debug.log" 2>&1
 		rc=$?
-		if [ $rc = 126 ] && grep -q 'BUG: KASAN: slab-out-of-bounds in kprof_test_read_past' \
-			"$logs/debug-planted.log"; then
+		count_tap "$logs/guest-debug.log" "debug: "
+		grep -qE '^# (not )?ok ' "$logs/guest-debug.log" ||
+			result fail "debug: the guest ran tests"
+		# the guest's whole dmesg is kept (the run had a splat); else the console
+		kept=$(sed -n 's/.*run files kept in \(.*\)$/\1/p' "$logs/guest-debug.log" | tail -n 1)
+		klog=$logs/console-debug.log
+		[ -n "$kept" ] && [ -s "$kept/dmesg" ] && cp "$kept/dmesg" "$logs/dmesg-debug.log" &&
+			klog=$logs/dmesg-debug.log && rm -rf "$kept"
+		sed '/kprof-check: the planted bug follows/q' "$klog" > "$logs/console-debug-tests.log"
+		if grep -q 'kprof-check: the planted bug follows' "$logs/console-debug-tests.log" &&
+		   tools/kprof-vm --scan "$logs/console-debug-tests.log" > "$logs/debug-scan.log" 2>&1; then
+			result ok "debug: guest run completed, kernel log clean up to the planted bug"
+		else
+			result fail "debug: guest run completed, kernel log clean up to the planted bug (rc=$rc)"
+			head -n 60 "$logs/debug-scan.log" | sed 's/^/#   /'
+		fi
+		if [ $rc = 126 ] && sed '1,/kprof-check: the planted bug follows/d' "$klog" |
+			grep -q 'BUG: KASAN: slab-out-of-bounds in kprof_test_read_past'; then
 			result ok "debug: the log scan fails a run with a planted KASAN report"
 		else
 			result fail "debug: the log scan fails a run with a planted KASAN report (rc=$rc)"
-			tail -n 20 "$logs/debug-planted.log" | sed 's/^/#   /'
+			tail -n 20 "$logs/guest-debug.log" | sed 's/^/#   /'
 		fi
-		tools/kprof-vm --kernel debug --smp 2 --timeout 1500 --log "$logs/console-debug.log" \
-			-- tools/guest-selftests.sh "$ko" --tests "$(echo $debug_tests)" \
-			> "$logs/guest-debug.log" 2>&1
-		guest_results "$logs/guest-debug.log" $? "debug"
 	else
 		result fail "debug: the debug kernel and kprof.ko"
 		tail -n 20 "$logs/kmod-debug.log" | sed 's/^/#   /'
