@@ -241,7 +241,7 @@ done
 # type and mode, plus the allocation-failure walk that needs its failslab;
 # about 9 minutes (the shell tests, slow there, run on the other kernels).
 debug_tests="kprof_load_test kprof_genl_test kprof_dev_test kprof_session_test kprof_agg_test
-kprof_count_test kprof_probe_test kprof_fault_test kprof_nlfuzz_test"
+kprof_count_test kprof_probe_test kprof_fault_test kprof_nlfuzz_test kprof_stress_test"
 if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
 	echo "# guest: debug kernel (KASAN, lockdep, kmemleak, fault injection)"
 	tools/debug-kernel/build.sh --print >/dev/null 2>&1 ||
@@ -255,7 +255,7 @@ if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
 		plant="echo 'kprof-check: the planted bug follows' > /dev/kmsg;
 			insmod $ko && echo kasan > /sys/module/kprof/parameters/test_plant_bug; rmmod kprof"
 		tools/kprof-vm --kernel debug --smp 2 --timeout 1500 --log "$logs/console-debug.log" \
-			-- sh -c "env KPROF_FUZZ_SESSIONS=30 KPROF_FUZZ_MIN=4000 \
+			-- sh -c "env KPROF_FUZZ_SESSIONS=30 KPROF_FUZZ_MIN=4000 KPROF_STRESS_CYCLES=100 \
 				tools/guest-selftests.sh $ko --tests '$(echo $debug_tests)'; $plant" \
 			> "$logs/guest-debug.log" 2>&1
 		rc=$?

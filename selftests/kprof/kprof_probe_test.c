@@ -535,20 +535,6 @@ static void put_all_kinds(struct kt_msg *m, int switch_id)
 	kt_put_event(m, &kt_cpu_clock);
 }
 
-TEST_F_TIMEOUT(probe, start_stop_100_cycles_with_probes, 280)
-{
-	int id = tp_id("sched", "sched_switch");
-	struct kt_msg m;
-
-	for (int i = 0; i < 100; i++) {
-		kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE |
-			      KPROF_SESSION_F_KERNEL_STACK, 99, KPROF_MIN_BUFFER_SIZE);
-		put_all_kinds(&m, id);
-		ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("cycle %d: %s", i, m.extack);
-		ASSERT_EQ(0, kt_stop(self->fd, self->family, &m)) TH_LOG("cycle %d", i);
-	}
-}
-
 TEST_F(probe, rmmod_with_every_kind_of_probe)
 {
 	struct kt_msg m;

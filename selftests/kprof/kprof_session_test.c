@@ -629,28 +629,6 @@ TEST_F(session, sideband_follows_exec_fork_mmap_exit)
 
 /* --- lifecycle -------------------------------------------------------------- */
 
-/* each stop waits for RCU grace periods: slow under TCG, slower on RT */
-TEST_F_TIMEOUT(session, start_stop_200_cycles, 240)
-{
-	struct kt_msg m;
-	uint64_t last = 0;
-	int i;
-
-	for (i = 0; i < 200; i++) {
-		kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE |
-			      KPROF_SESSION_F_KERNEL_STACK, 999, KPROF_MIN_BUFFER_SIZE);
-		kt_put_event(&m, &kt_cpu_clock);
-		ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("cycle %d: %s", i, m.extack);
-		ASSERT_LT(last, kt_u64(m.tb[KPROF_A_SESSION_ID]));
-		last = kt_u64(m.tb[KPROF_A_SESSION_ID]);
-		ASSERT_EQ(0, kt_stop(self->fd, self->family, &m)) TH_LOG("cycle %d", i);
-		ASSERT_EQ(kt_stat(&m, KPROF_STATS_A_INVOCATIONS),
-			  kt_stat(&m, KPROF_STATS_A_SAMPLES) +
-			  kt_stat(&m, KPROF_STATS_A_LOST_FULL) +
-			  kt_stat(&m, KPROF_STATS_A_LOST_TOO_BIG));
-	}
-}
-
 static int write_str(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -963,23 +941,6 @@ TEST_F(session, refuse_unprivileged_start)
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == EPERM);
-}
-
-TEST_F(session, rmmod_during_session)
-{
-	struct kt_msg m;
-
-	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE |
-		      KPROF_SESSION_F_KERNEL_STACK, 999, 1 << 16);
-	kt_put_event(&m, &kt_cpu_clock);
-	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
-	kt_spin_ms(100);
-	/* no reader holds the device: unload must stop and free everything */
-	ASSERT_EQ(0, kt_unload());
-	ASSERT_FALSE(kt_kprof_loaded());
-	ASSERT_EQ(0, kt_load());
-	self->family = kt_family(self->fd, KPROF_FAMILY_NAME);
-	ASSERT_LT(0, self->family);
 }
 
 TEST_HARNESS_MAIN

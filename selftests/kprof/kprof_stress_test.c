@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stress: every kind of session (stream, aggregate, probes, latency,
+ * counting) through CPU hotplug and rmmod, and 500 start/stop cycles over
+ * all kinds with the kernel's unreclaimable slab plus vmalloc growth held
+ * under 256 KiB.
+ */
+#include <sched.h>
+#include <sys/mount.h>
+
+#include "kselftest_harness.h"
+#include "kprof_ring.h"
+
+#define KS_DEBUGFS	"/sys/kernel/debug/kprof"
+#define KS_CPU1		"/sys/devices/system/cpu/cpu1/online"
+
+enum ks_kind { KS_STREAM, KS_AGGREGATE, KS_PROBES, KS_LATENCY, KS_COUNTING, KS_NR_KINDS };
+
+static const char * const ks_kind_names[KS_NR_KINDS] = {
+	"stream", "aggregate", "probes", "latency", "counting",
+};
+
+static void ks_put_probe(struct kt_msg *m, uint32_t type, const char *name, const char *sym)
+{
+	struct nlattr *n = kt_nest_start(m, KPROF_A_SESSION_EVENT);
+
+	kt_put_u32(m, KPROF_EV_A_TYPE, type);
+	kt_put_u64(m, KPROF_EV_A_CONFIG, 0);
+	kt_put_str(m, KPROF_EV_A_NAME, name);
+	kt_put_str(m, KPROF_EV_A_SYMBOL, sym);
+	kt_nest_end(m, n);
+}
+
+/* Start a session of @kind on @fd; 0 or the error, extack in m->extack. */
+static int ks_start(int fd, int family, enum ks_kind kind, struct kt_msg *m)
+{
+	uint32_t flags = KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_KERNEL_STACK;
+
+	switch (kind) {
+	case KS_STREAM:
+		kt_start_init(m, family, flags, 999, 1 << 16);
+		kt_put_event(m, &kt_cpu_clock);
+		break;
+	case KS_AGGREGATE:
+		kt_start_init(m, family, flags | KPROF_SESSION_F_AGGREGATE, 999, 0);
+		kt_put_u32(m, KPROF_A_SESSION_AGG_ENTRIES, 1024);
+		kt_put_event(m, &kt_cpu_clock);
+		break;
+	case KS_PROBES:
+		kt_start_init(m, family, flags | KPROF_SESSION_F_AGGREGATE, 99, 0);
+		kt_put_u32(m, KPROF_A_SESSION_AGG_ENTRIES, 1024);
+		ks_put_probe(m, KPROF_TYPE_KPROBE, "kprobe:vfs_read", "vfs_read");
+		ks_put_probe(m, KPROF_TYPE_FTRACE, "ftrace:ksys_read", "ksys_read");
+		break;
+	case KS_LATENCY:
+		kt_start_init(m, family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 1 << 16);
+		ks_put_probe(m, KPROF_TYPE_LATENCY, "latency:do_nanosleep", "do_nanosleep");
+		break;
+	case KS_COUNTING:
+		kt_msg_init(m, family, KPROF_CMD_COUNT_START, KPROF_FAMILY_VERSION);
+		kt_put_u32(m, KPROF_A_SESSION_FLAGS, KPROF_SESSION_F_SYSTEM_WIDE);
+		kt_put_event(m, &kt_cpu_clock);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return kt_transact(fd, m);
+}
+
+static int ks_stop(int fd, int family, enum ks_kind kind, struct kt_msg *m)
+{
+	kt_msg_init(m, family, kind == KS_COUNTING ? KPROF_CMD_COUNT_STOP : KPROF_CMD_STOP,
+		    KPROF_FAMILY_VERSION);
+	return kt_transact(fd, m);
+}
+
+/*
+ * What a session of @kind has done on CPU @cpu (latency: on all CPUs, its
+ * histogram's count), from debugfs.
+ */
+static unsigned long long ks_progress(enum ks_kind kind, unsigned int cpu)
+{
+	unsigned long long v = 0, x;
+	char line[512], name[64], c[16];
+	FILE *fp;
+
+	fp = fopen(kind == KS_COUNTING ? KS_DEBUGFS "/counters" :
+		   kind == KS_LATENCY ? KS_DEBUGFS "/probes" : KS_DEBUGFS "/stats", "r");
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		switch (kind) {
+		case KS_COUNTING:
+			if (sscanf(line, "%63s %15s %llu", name, c, &x) == 3 &&
+			    strtoul(c, NULL, 10) == cpu && c[0] != '-')
+				v += x;
+			break;
+		case KS_LATENCY:
+			if (sscanf(line, " count %llu", &x) == 1)
+				v += x;
+			break;
+		default:
+			if (sscanf(line, "%15s %llu", c, &x) == 2 && c[0] >= '0' && c[0] <= '9' &&
+			    strtoul(c, NULL, 10) == cpu)
+				v = x;
+			break;
+		}
+	}
+	fclose(fp);
+	return v;
+}
+
+/* Work every kind sees: CPU time, read()s, short sleeps. */
+static void ks_work(unsigned int ms)
+{
+	struct timespec a, b, nap = { 0, 200000 };
+	int fd = open("/dev/zero", O_RDONLY);
+	char byte;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		for (volatile int i = 0; i < 20000; i++)
+			;
+		if (fd >= 0 && read(fd, &byte, 1) < 0)
+			break;
+		nanosleep(&nap, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+	if (fd >= 0)
+		close(fd);
+}
+
+static int ks_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	if (cpu >= 0) {
+		CPU_SET(cpu, &set);
+	} else {
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			CPU_SET(i, &set);
+	}
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+FIXTURE(stress) {
+	int fd;
+	int family;
+};
+
+FIXTURE_VARIANT(stress) {
+	enum ks_kind kind;
+};
+
+FIXTURE_VARIANT_ADD(stress, stream) { .kind = KS_STREAM };
+FIXTURE_VARIANT_ADD(stress, aggregate) { .kind = KS_AGGREGATE };
+FIXTURE_VARIANT_ADD(stress, probes) { .kind = KS_PROBES };
+FIXTURE_VARIANT_ADD(stress, latency) { .kind = KS_LATENCY };
+FIXTURE_VARIANT_ADD(stress, counting) { .kind = KS_COUNTING };
+
+FIXTURE_SETUP(stress)
+{
+	int ret = kt_ensure_loaded();
+
+	ASSERT_EQ(0, ret) TH_LOG("cannot load %s: %s", kt_ko_path(), strerror(-ret));
+	if (access("/sys/kernel/tracing/events", R_OK))
+		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	self->fd = kt_nl_open();
+	ASSERT_LE(0, self->fd);
+	self->family = kt_family(self->fd, KPROF_FAMILY_NAME);
+	ASSERT_LT(0, self->family);
+}
+
+FIXTURE_TEARDOWN(stress)
+{
+	struct kt_msg m;
+
+	kt_write_file(KS_CPU1, "1");
+	ks_pin(-1);
+	ks_stop(self->fd, self->family, variant->kind, &m);
+	close(self->fd);
+}
+
+/*
+ * CPU 1 goes offline and online three times while the session runs; then
+ * work pinned to CPU 1 must be seen again.
+ */
+TEST_F_TIMEOUT(stress, cpu_hotplug_during_session, 120)
+{
+	unsigned long long before, after;
+	struct kt_msg m;
+	int i;
+
+	if (access(KS_CPU1, W_OK))
+		SKIP(return, "CPU 1 cannot be taken offline here");
+	ASSERT_EQ(0, ks_start(self->fd, self->family, variant->kind, &m)) {
+		TH_LOG("%s START: %s", ks_kind_names[variant->kind], m.extack);
+	}
+	for (i = 0; i < 3; i++) {
+		ks_work(30);
+		ASSERT_EQ(0, kt_write_file(KS_CPU1, "0"));
+		ks_work(30);
+		ASSERT_EQ(0, kt_write_file(KS_CPU1, "1"));
+	}
+	before = ks_progress(variant->kind, 1);
+	ASSERT_EQ(0, ks_pin(1));
+	ks_work(300);
+	ASSERT_EQ(0, ks_pin(-1));
+	after = ks_progress(variant->kind, 1);
+	TH_LOG("%s: CPU 1 after three offline/online rounds: %llu -> %llu",
+	       ks_kind_names[variant->kind], before, after);
+	EXPECT_LT(before, after);
+	EXPECT_EQ(0, ks_stop(self->fd, self->family, variant->kind, &m)) {
+		TH_LOG("STOP: %s", m.extack);
+	}
+}
+
+/* rmmod with the session running stops and frees it; the module loads again. */
+TEST_F(stress, rmmod_during_session)
+{
+	struct kt_msg m;
+
+	ASSERT_EQ(0, ks_start(self->fd, self->family, variant->kind, &m)) {
+		TH_LOG("%s START: %s", ks_kind_names[variant->kind], m.extack);
+	}
+	ks_work(100);
+	ASSERT_EQ(0, kt_unload());
+	ASSERT_FALSE(kt_kprof_loaded());
+	ASSERT_EQ(0, kt_load());
+	self->family = kt_family(self->fd, KPROF_FAMILY_NAME);
+	ASSERT_LT(0, self->family);
+}
+
+/*
+ * SUnreclaim + VmallocUsed, in KiB, after the caches are dropped: the
+ * lowest of three readings 300 ms apart (RCU-deferred frees, per-CPU slab
+ * lists and the guest's own activity move it by a hundred KiB or so).
+ */
+static long ks_kernel_kib(void)
+{
+	long best = -1;
+
+	for (int i = 0; i < 3; i++) {
+		char line[128];
+		long v, sum = 0;
+		FILE *fp;
+
+		sync();
+		kt_write_file("/proc/sys/vm/drop_caches", "3");
+		usleep(300000);
+		fp = fopen("/proc/meminfo", "r");
+		if (!fp)
+			return -1;
+		while (fgets(line, sizeof(line), fp))
+			if (sscanf(line, "SUnreclaim: %ld", &v) == 1 ||
+			    sscanf(line, "VmallocUsed: %ld", &v) == 1)
+				sum += v;
+		fclose(fp);
+		if (best < 0 || sum < best)
+			best = sum;
+	}
+	return best;
+}
+
+FIXTURE(cycles) {
+	int fd;
+	int family;
+};
+
+FIXTURE_SETUP(cycles)
+{
+	ASSERT_EQ(0, kt_ensure_loaded());
+	if (access("/sys/kernel/tracing/events", R_OK))
+		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	self->fd = kt_nl_open();
+	ASSERT_LE(0, self->fd);
+	self->family = kt_family(self->fd, KPROF_FAMILY_NAME);
+	ASSERT_LT(0, self->family);
+}
+
+FIXTURE_TEARDOWN(cycles)
+{
+	close(self->fd);
+}
+
+/*
+ * 500 start/stop cycles, the five kinds in turn.  Each stop waits for RCU
+ * grace periods and probes patch kernel text: minutes under TCG.
+ */
+TEST_F_TIMEOUT(cycles, start_stop_500_cycles_no_growth, 500)
+{
+	const char *env = getenv("KPROF_STRESS_CYCLES");
+	unsigned int cycles = env && *env ? strtoul(env, NULL, 0) : 500;
+	long base = 0, end, during;
+	struct kt_msg m;
+	unsigned int i;
+
+	for (i = 0; i < cycles + 25; i++) {
+		enum ks_kind kind = i % KS_NR_KINDS;
+
+		if (i == 25)	/* caches and per-CPU pools warmed up */
+			base = ks_kernel_kib();
+		ASSERT_EQ(0, ks_start(self->fd, self->family, kind, &m)) {
+			TH_LOG("cycle %u, %s: %s", i, ks_kind_names[kind], m.extack);
+		}
+		ASSERT_EQ(0, ks_stop(self->fd, self->family, kind, &m)) {
+			TH_LOG("cycle %u, %s: %s", i, ks_kind_names[kind], m.extack);
+		}
+		/* every sample stored or counted as lost, by cause */
+		if (kind == KS_STREAM)
+			ASSERT_EQ(kt_stat(&m, KPROF_STATS_A_INVOCATIONS),
+				  kt_stat(&m, KPROF_STATS_A_SAMPLES) +
+				  kt_stat(&m, KPROF_STATS_A_LOST_FULL) +
+				  kt_stat(&m, KPROF_STATS_A_LOST_TOO_BIG) +
+				  kt_stat(&m, KPROF_STATS_A_LOST_RECURSION));
+		if (kind == KS_AGGREGATE)
+			ASSERT_EQ(kt_stat(&m, KPROF_STATS_A_INVOCATIONS),
+				  kt_stat(&m, KPROF_STATS_A_AGG_SAMPLES) +
+				  kt_stat(&m, KPROF_STATS_A_LOST_AGG_FULL) +
+				  kt_stat(&m, KPROF_STATS_A_LOST_AGG_RESET) +
+				  kt_stat(&m, KPROF_STATS_A_LOST_RECURSION));
+	}
+	end = ks_kernel_kib();
+	/* the instrument sees kprof: a 1 MiB ring per CPU */
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 1 << 20);
+	kt_put_event(&m, &kt_cpu_clock);
+	ASSERT_EQ(0, kt_transact(self->fd, &m));
+	during = ks_kernel_kib();
+	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
+	TH_LOG("%u cycles: SUnreclaim + VmallocUsed %ld KiB -> %ld KiB (%+ld KiB); "
+	       "%ld KiB with a stream session running", cycles, base, end, end - base, during);
+	ASSERT_LT(0, base);
+	EXPECT_GT(256, end - base);
+	EXPECT_LE(900 * (long)sysconf(_SC_NPROCESSORS_ONLN), during - end);
+}
+
+TEST_HARNESS_MAIN
