@@ -84,6 +84,8 @@ static const char *lost_cause(uint32_t cause)
 		return "agg_reset";
 	case KPROF_LOST_RECURSION:
 		return "recursion";
+	case KPROF_LOST_COST:
+		return "cost";
 	}
 	return "unknown";
 }
@@ -105,6 +107,8 @@ static const char *stat_name(unsigned int i, char *buf, size_t len)
 		return "lost_recursion";
 	if (i == KP_DATA_STATS_IDX(KPROF_STATS_A_NESTED))
 		return "nested";
+	if (i == KP_DATA_STATS_IDX(KPROF_STATS_A_LOST_COST))
+		return "lost_cost";
 	if (i < KP_DATA_STATS_AGG)
 		return NULL;
 	snprintf(buf, len, "stat%u", i);

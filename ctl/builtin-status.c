@@ -77,7 +77,7 @@ static void status__print_session(const struct kp_status_info *st)
 		printf("samples:   %" PRIu64 " stored, %" PRIu64 " lost (%" PRIu64 " buffer full, %"
 		       PRIu64 " too big%s), %" PRIu64 " throttled\n", t->v[KP_STAT_SAMPLES],
 		       kp_stats__lost(t), t->v[KP_STAT_LOST_FULL], t->v[KP_STAT_LOST_TOO_BIG],
-		       kp_fmt_recursion(t->lost_recursion, rec, sizeof(rec)), t->v[KP_STAT_THROTTLED]);
+		       kp_fmt_lost_tail(t->lost_recursion, t->lost_cost, rec, sizeof(rec)), t->v[KP_STAT_THROTTLED]);
 		printf("balance:   %" PRIu64 " invocations = %" PRIu64 " stored + %" PRIu64
 		       " lost: %s\n", t->v[KP_STAT_INVOCATIONS], t->v[KP_STAT_SAMPLES],
 		       kp_stats__lost(t),
@@ -89,7 +89,7 @@ static void status__print_session(const struct kp_status_info *st)
 		       " throttled\n", t->agg[KP_AGG_STAT_SAMPLES], t->agg[KP_AGG_STAT_USED],
 		       t->agg[KP_AGG_STAT_CAPACITY], kp_stats__agg_lost(t),
 		       t->agg[KP_AGG_STAT_LOST_FULL], t->agg[KP_AGG_STAT_LOST_RESET],
-		       kp_fmt_recursion(t->lost_recursion, rec, sizeof(rec)), t->v[KP_STAT_THROTTLED]);
+		       kp_fmt_lost_tail(t->lost_recursion, t->lost_cost, rec, sizeof(rec)), t->v[KP_STAT_THROTTLED]);
 		printf("balance:   %" PRIu64 " invocations = %" PRIu64 " aggregated + %" PRIu64
 		       " lost: %s\n", t->v[KP_STAT_INVOCATIONS], t->agg[KP_AGG_STAT_SAMPLES],
 		       kp_stats__agg_lost(t), kp_stats__agg_balanced(t) ? "ok" : "MISMATCH");
@@ -164,6 +164,7 @@ static void status__json_stats(struct json_writer *w, const char *key,
 	if (st->has_nested) {
 		json__u64(w, "lost_recursion", st->lost_recursion);
 		json__u64(w, "nested", st->nested);
+		json__u64(w, "lost_cost", st->lost_cost);
 	}
 	json__bool(w, "balanced", kp_stats__balanced(st));
 	json__end_object(w);

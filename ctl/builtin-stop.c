@@ -71,12 +71,12 @@ static bool wait_drainer(const char *cmd, const struct kp_drainer_info *d,
 static void print_totals(const struct kp_stop_info *stop)
 {
 	const struct kp_stats *t = &stop->stats;
-	char rec[48];
+	char rec[96];
 
 	fprintf(stderr, "[ kprof stop: session %" PRIu64 " stopped: %" PRIu64 " samples, %" PRIu64
 		" lost (%" PRIu64 " buffer full, %" PRIu64 " too big%s) ]\n", stop->session_id,
 		t->v[KP_STAT_SAMPLES], kp_stats__lost(t), t->v[KP_STAT_LOST_FULL],
-		t->v[KP_STAT_LOST_TOO_BIG], kp_fmt_recursion(t->lost_recursion, rec, sizeof(rec)));
+		t->v[KP_STAT_LOST_TOO_BIG], kp_fmt_lost_tail(t->lost_recursion, t->lost_cost, rec, sizeof(rec)));
 	fprintf(stderr, "[ kprof stop: Balance: %" PRIu64 " invocations = %" PRIu64 " stored + %"
 		PRIu64 " lost: %s ]\n", t->v[KP_STAT_INVOCATIONS], t->v[KP_STAT_SAMPLES],
 		kp_stats__lost(t), kp_stats__balanced(t) ? "ok" : "MISMATCH");
@@ -87,7 +87,7 @@ static bool print_agg_totals(const struct kp_stop_info *stop)
 {
 	const struct kp_stats *t = &stop->stats;
 	bool ok = kp_stats__agg_balanced(t);
-	char rec[48];
+	char rec[96];
 
 	if (!t->has_agg) {
 		fprintf(stderr, "[ kprof stop: session %" PRIu64 " stopped: no aggregation counters from kprof.ko ]\n",
@@ -98,7 +98,7 @@ static bool print_agg_totals(const struct kp_stop_info *stop)
 		PRIu64 " lost (%" PRIu64 " table full, %" PRIu64 " during reset%s), %" PRIu64
 		" of %" PRIu64 " entries used ]\n", stop->session_id, t->agg[KP_AGG_STAT_SAMPLES],
 		kp_stats__agg_lost(t), t->agg[KP_AGG_STAT_LOST_FULL],
-		t->agg[KP_AGG_STAT_LOST_RESET], kp_fmt_recursion(t->lost_recursion, rec, sizeof(rec)),
+		t->agg[KP_AGG_STAT_LOST_RESET], kp_fmt_lost_tail(t->lost_recursion, t->lost_cost, rec, sizeof(rec)),
 		t->agg[KP_AGG_STAT_USED],
 		t->agg[KP_AGG_STAT_CAPACITY]);
 	fprintf(stderr, "[ kprof stop: Aggregate balance: %" PRIu64 " invocations = %" PRIu64

@@ -175,7 +175,7 @@ static void kprof_agg_row_merge(struct kprof_agg_row *rows, u32 *nr_rows, u32 ma
 int kprof_agg_report_show(struct seq_file *m, void *v)
 {
 	u64 totals[KPROF_MAX_EVENTS] = {}, lost_full = 0, lost_reset = 0;
-	u64 lost_recursion = 0;
+	u64 lost_recursion = 0, lost_cost = 0;
 	struct kprof_agg_row *rows = NULL, row;
 	u32 *index = NULL, nr_rows = 0, max_rows = 0, mask;
 	struct kprof_session *s;
@@ -230,11 +230,12 @@ int kprof_agg_report_show(struct seq_file *m, void *v)
 		lost_full += st.lost_agg_full;
 		lost_reset += st.lost_agg_reset;
 		lost_recursion += st.lost_recursion;
+		lost_cost += st.lost_cost;
 	}
 	seq_printf(m, "# kprof report: session %llu, %s, %u entries per CPU\n", s->id,
 		   kprof_state_name(kprof_core.state), agg->nr_entries);
-	seq_printf(m, "# lost: %llu (table full), %llu (during reset), %llu (recursion)\n",
-		   lost_full, lost_reset, lost_recursion);
+	seq_printf(m, "# lost: %llu (table full), %llu (during reset), %llu (recursion), %llu (cost cap)\n",
+		   lost_full, lost_reset, lost_recursion, lost_cost);
 	for (ev = 0; ev < s->nr_events; ev++) {
 		unsigned int i;
 

@@ -137,6 +137,9 @@ static int kprof_stats_show(struct seq_file *m, void *v)
 	if (total.lost_recursion)
 		seq_printf(m, "lost_recursion: %llu hits inside kprof's own sampling path\n",
 			   total.lost_recursion);
+	if (total.lost_cost)
+		seq_printf(m, "lost_cost: %llu probe hits over the cost cap (probe_cost_max_percent)\n",
+			   total.lost_cost);
 	seq_printf(m, "nested: %llu records committed inside another writer's record\n",
 		   total.nested);
 	return 0;

@@ -282,7 +282,8 @@ static int kprof_nl_put_stats(struct sk_buff *msg, const struct kprof_stats_snap
 	    kprof_nl_put_u64(msg, KPROF_STATS_A_FILTERED, st->filtered, KPROF_STATS_A_PAD) ||
 	    kprof_nl_put_u64(msg, KPROF_STATS_A_LOST_RECURSION, st->lost_recursion,
 			     KPROF_STATS_A_PAD) ||
-	    kprof_nl_put_u64(msg, KPROF_STATS_A_NESTED, st->nested, KPROF_STATS_A_PAD)) {
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_NESTED, st->nested, KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_LOST_COST, st->lost_cost, KPROF_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}

@@ -464,6 +464,7 @@ void kprof_ring_stats(struct kprof_ring *ring, struct kprof_stats_snapshot *st)
 	st->filtered = local64_read(&c->filtered);
 	st->lost_recursion = local64_read(&c->lost[KPROF_LOST_RECURSION]);
 	st->nested = local64_read(&c->nested);
+	st->lost_cost = local64_read(&c->lost[KPROF_LOST_COST]);
 	st->agg_used = 0;
 	st->agg_capacity = 0;
 }
@@ -498,4 +499,5 @@ void kprof_stats_add(struct kprof_stats_snapshot *sum, const struct kprof_stats_
 	sum->filtered += one->filtered;
 	sum->lost_recursion += one->lost_recursion;
 	sum->nested += one->nested;
+	sum->lost_cost += one->lost_cost;
 }

@@ -26,8 +26,8 @@
  *
  * Written only on their own CPU, possibly by nested writers (an NMI
  * interrupting an interrupt handler), hence local64_t.  The balance
- * invocations == samples + lost[FULL] + lost[TOO_BIG] + lost[RECURSION]
- * holds once no handler is running.  @nested counts the records committed
+ * invocations == samples + lost[FULL] + lost[TOO_BIG] + lost[RECURSION] +
+ * lost[COST] holds once no handler is running.  @nested counts the records committed
  * while another writer on the CPU was between its reserve and its commit.
  */
 struct kprof_cpu_stats {
@@ -76,6 +76,7 @@ struct kprof_stats_snapshot {
 	u64 filtered;
 	u64 lost_recursion;
 	u64 nested;
+	u64 lost_cost;
 };
 
 /**
@@ -91,6 +92,8 @@ struct kprof_stats_snapshot {
  * @bufs: the set this ring belongs to
  * @cpu: the CPU it serves
  * @stats: the CPU's counters
+ * @cost_start: start of the probe cost window (kprof_sample())
+ * @cost_ns: probe handler time spent in that window
  * @scratch: where records are built before they are copied in
  */
 struct kprof_ring {
@@ -106,6 +109,8 @@ struct kprof_ring {
 	struct kprof_buffers *bufs;
 	unsigned int cpu;
 	struct kprof_cpu_stats stats;
+	local64_t cost_start;
+	local64_t cost_ns;
 	u64 scratch[KPROF_CTX_LEVELS][KPROF_SCRATCH_WORDS];
 };
 
@@ -145,12 +150,12 @@ bool kprof_buffers_readable(struct kprof_buffers *bufs, bool *empty);
 /* What each mode lost: the right-hand sides of its balance (uapi header). */
 static inline u64 kprof_stats_lost(const struct kprof_stats_snapshot *st)
 {
-	return st->lost_full + st->lost_too_big + st->lost_recursion;
+	return st->lost_full + st->lost_too_big + st->lost_recursion + st->lost_cost;
 }
 
 static inline u64 kprof_stats_agg_lost(const struct kprof_stats_snapshot *st)
 {
-	return st->lost_agg_full + st->lost_agg_reset + st->lost_recursion;
+	return st->lost_agg_full + st->lost_agg_reset + st->lost_recursion + st->lost_cost;
 }
 
 void kprof_ring_stats(struct kprof_ring *ring, struct kprof_stats_snapshot *st);

@@ -91,6 +91,13 @@ static inline bool kprof_event_is_probe(const struct kprof_event *kev)
 	       kev->cfg.type == KPROF_TYPE_LATENCY;
 }
 
+/* Events whose hits come from kernel code paths: under the probe cost cap. */
+static inline bool kprof_event_is_capped(const struct kprof_event *kev)
+{
+	return kev->cfg.type == KPROF_TYPE_KPROBE || kev->cfg.type == KPROF_TYPE_FTRACE ||
+	       kev->cfg.type == PERF_TYPE_TRACEPOINT;
+}
+
 /* Processes followed by a per-task session: lock-free open addressing. */
 #define KPROF_PIDSET_SLOTS	4096
 

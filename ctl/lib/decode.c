@@ -62,10 +62,11 @@ static int decoder__record(struct kp_decoder *d, const struct kprof_record_heade
 	case KP_DATA_REC_STATS: {
 		const struct kp_rec_stats *st = (const void *)h;
 
-		/* v[2] lost_full, v[3] lost_too_big, and lost_recursion (ABI 1.1) */
+		/* v[2] lost_full, v[3] lost_too_big, lost_recursion (1.1), lost_cost (1.3) */
 		if (st->cpu == KP_DATA_STATS_TOTAL && st->nr >= 4) {
 			d->has_stats = true;
-			d->lost_stats = st->v[2] + st->v[3] + kp_rec_stats__lost_recursion(st);
+			d->lost_stats = st->v[2] + st->v[3] + kp_rec_stats__lost_recursion(st) +
+					kp_rec_stats__lost_cost(st);
 		}
 		/* an aggregated profile: the samples the tables lost */
 		if (st->cpu == KP_DATA_STATS_TOTAL && st->nr >= KP_DATA_STATS_AGG_NR &&
@@ -74,7 +75,7 @@ static int decoder__record(struct kp_decoder *d, const struct kprof_record_heade
 			d->lost_stats =
 				st->v[KPROF_STATS_A_LOST_AGG_FULL - KPROF_STATS_A_INVOCATIONS] +
 				st->v[KPROF_STATS_A_LOST_AGG_RESET - KPROF_STATS_A_INVOCATIONS] +
-				kp_rec_stats__lost_recursion(st);
+				kp_rec_stats__lost_recursion(st) + kp_rec_stats__lost_cost(st);
 		return 0;
 	}
 	}

@@ -77,6 +77,7 @@ static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_FILTERED]	= "KPROF_STATS_A_FILTERED",
 	[KPROF_STATS_A_LOST_RECURSION]	= "KPROF_STATS_A_LOST_RECURSION",
 	[KPROF_STATS_A_NESTED]		= "KPROF_STATS_A_NESTED",
+	[KPROF_STATS_A_LOST_COST]	= "KPROF_STATS_A_LOST_COST",
 };
 
 static const char * const kp_stat_names[KP_STATS_NR] = {
@@ -174,13 +175,18 @@ static const struct nla_policy kp_stats_policy[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_FILTERED]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_LOST_RECURSION]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_NESTED]		= { .type = NLA_U64 },
+	[KPROF_STATS_A_LOST_COST]	= { .type = NLA_U64 },
 };
 
-const char *kp_fmt_recursion(uint64_t n, char *buf, size_t len)
+const char *kp_fmt_lost_tail(uint64_t recursion, uint64_t cost, char *buf, size_t len)
 {
-	if (!n)
-		return "";
-	snprintf(buf, len, ", %" PRIu64 " recursion", n);
+	int n = 0;
+
+	buf[0] = '\0';
+	if (recursion)
+		n = snprintf(buf, len, ", %" PRIu64 " recursion", recursion);
+	if (cost && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, ", %" PRIu64 " cost cap", cost);
 	return buf;
 }
 
@@ -331,6 +337,9 @@ static int kp_stats__parse_nest(struct nlattr *nest, struct kp_stats *st,
 	/* ABI 1.1: absent from older modules, and then 0 */
 	if (tb[KPROF_STATS_A_LOST_RECURSION])
 		st->lost_recursion = nla_get_u64(tb[KPROF_STATS_A_LOST_RECURSION]);
+	/* ABI 1.3 */
+	if (tb[KPROF_STATS_A_LOST_COST])
+		st->lost_cost = nla_get_u64(tb[KPROF_STATS_A_LOST_COST]);
 	st->has_nested = tb[KPROF_STATS_A_NESTED];
 	if (st->has_nested)
 		st->nested = nla_get_u64(tb[KPROF_STATS_A_NESTED]);

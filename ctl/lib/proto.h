@@ -76,6 +76,7 @@ struct kp_stats {
 	bool		has_filtered;		/* filtered came with the reply */
 	uint64_t	filtered;		/* tracepoint hits a filter dropped */
 	uint64_t	lost_recursion;		/* hits inside kprof's sampling path (ABI 1.1) */
+	uint64_t	lost_cost;		/* probe hits over the cost cap (ABI 1.3) */
 	bool		has_nested;		/* nested came with the reply (ABI 1.1) */
 	uint64_t	nested;			/* records committed inside another's */
 };
@@ -83,20 +84,21 @@ struct kp_stats {
 /* "invocations", "lost_full", ... (the attribute names in lower case). */
 const char *kp_stat__name(unsigned int i);
 
-/* Samples the stream lost: lost_full + lost_too_big + lost_recursion. */
+/* Samples the stream lost: lost_full + lost_too_big + lost_recursion + lost_cost. */
 static inline uint64_t kp_stats__lost(const struct kp_stats *st)
 {
-	return st->v[KP_STAT_LOST_FULL] + st->v[KP_STAT_LOST_TOO_BIG] + st->lost_recursion;
+	return st->v[KP_STAT_LOST_FULL] + st->v[KP_STAT_LOST_TOO_BIG] + st->lost_recursion +
+	       st->lost_cost;
 }
 
 /*
  * ", N recursion" for N hits the module refused inside its own sampling
- * path, "" for none: the tail of the "lost (...)" lists of status, stop and
- * record.
+ * path and ", M cost cap" for M probe hits over the cost cap, "" for none:
+ * the tail of the "lost (...)" lists of status, stop and record.
  */
-const char *kp_fmt_recursion(uint64_t n, char *buf, size_t len);
+const char *kp_fmt_lost_tail(uint64_t recursion, uint64_t cost, char *buf, size_t len);
 
-/* The module's invariant: invocations == samples + lost_full + lost_too_big + lost_recursion. */
+/* The module's invariant: invocations == samples + every lost cause of the stream. */
 static inline bool kp_stats__balanced(const struct kp_stats *st)
 {
 	return st->v[KP_STAT_INVOCATIONS] == st->v[KP_STAT_SAMPLES] + kp_stats__lost(st);
@@ -105,11 +107,11 @@ static inline bool kp_stats__balanced(const struct kp_stats *st)
 /* "agg_samples", "lost_agg_full", ... */
 const char *kp_agg_stat__name(unsigned int i);
 
-/* Samples the tables lost: lost_agg_full + lost_agg_reset + lost_recursion. */
+/* Samples the tables lost: lost_agg_full + lost_agg_reset + lost_recursion + lost_cost. */
 static inline uint64_t kp_stats__agg_lost(const struct kp_stats *st)
 {
 	return st->agg[KP_AGG_STAT_LOST_FULL] + st->agg[KP_AGG_STAT_LOST_RESET] +
-	       st->lost_recursion;
+	       st->lost_recursion + st->lost_cost;
 }
 
 /* Aggregation's invariant: invocations == agg_samples + kp_stats__agg_lost(). */

@@ -90,7 +90,7 @@ int kp_record__check(const struct kprof_record_header *h, const struct kp_record
 
 		/* the causes a stream reports; the aggregation ones never reach a ring */
 		if (l->cause != KPROF_LOST_FULL && l->cause != KPROF_LOST_TOO_BIG &&
-		    l->cause != KPROF_LOST_RECURSION)
+		    l->cause != KPROF_LOST_RECURSION && l->cause != KPROF_LOST_COST)
 			BAD("LOST with unknown cause %u", l->cause);
 		break;
 	}
@@ -167,6 +167,7 @@ void kp_rec_stats__fill(struct kp_rec_stats_buf *s, uint32_t cpu, const struct k
 		s->v[KP_DATA_STATS_IDX(KPROF_STATS_A_FILTERED)] = st->filtered;
 		s->v[KP_DATA_STATS_IDX(KPROF_STATS_A_LOST_RECURSION)] = st->lost_recursion;
 		s->v[KP_DATA_STATS_IDX(KPROF_STATS_A_NESTED)] = st->nested;
+		s->v[KP_DATA_STATS_IDX(KPROF_STATS_A_LOST_COST)] = st->lost_cost;
 	}
 	s->rec.header.size = sizeof(s->rec) + s->rec.nr * sizeof(uint64_t);
 }
@@ -174,6 +175,13 @@ void kp_rec_stats__fill(struct kp_rec_stats_buf *s, uint32_t cpu, const struct k
 uint64_t kp_rec_stats__lost_recursion(const struct kp_rec_stats *st)
 {
 	unsigned int i = KP_DATA_STATS_IDX(KPROF_STATS_A_LOST_RECURSION);
+
+	return st->nr > i ? st->v[i] : 0;
+}
+
+uint64_t kp_rec_stats__lost_cost(const struct kp_rec_stats *st)
+{
+	unsigned int i = KP_DATA_STATS_IDX(KPROF_STATS_A_LOST_COST);
 
 	return st->nr > i ? st->v[i] : 0;
 }

@@ -93,13 +93,14 @@ struct kp_rec_mmap {
  * Statistics: v[i] is KPROF_STATS_A_INVOCATIONS + i, as in enum kp_stat;
  * the aggregation counters, when present, from v[KP_DATA_STATS_AGG]
  * (v[13], KPROF_STATS_A_PAD's place, is 0).  From an ABI 1.1 module, every
- * counter up to KPROF_STATS_A_NESTED (nr = KP_DATA_STATS_EXT_NR), the
- * aggregation ones 0 for a stream.
+ * counter up to KPROF_STATS_A_NESTED, the aggregation ones 0 for a stream;
+ * from this kprofctl on, up to KPROF_STATS_A_LOST_COST (nr =
+ * KP_DATA_STATS_EXT_NR; 0 from modules before 1.3).
  */
 #define KP_DATA_STATS_IDX(attr)	((attr) - KPROF_STATS_A_INVOCATIONS)
 #define KP_DATA_STATS_AGG	KP_DATA_STATS_IDX(KPROF_STATS_A_AGG_SAMPLES)
 #define KP_DATA_STATS_AGG_NR	(KP_DATA_STATS_IDX(KPROF_STATS_A_AGG_CAPACITY) + 1)
-#define KP_DATA_STATS_EXT_NR	(KP_DATA_STATS_IDX(KPROF_STATS_A_NESTED) + 1)
+#define KP_DATA_STATS_EXT_NR	(KP_DATA_STATS_IDX(KPROF_STATS_A_LOST_COST) + 1)
 
 struct kp_rec_stats {
 	struct kprof_record_header	header;
@@ -126,6 +127,9 @@ void kp_rec_stats__fill(struct kp_rec_stats_buf *s, uint32_t cpu, const struct k
 
 /* lost_recursion of a STATS record: 0 in records of ABI 1.0 modules. */
 uint64_t kp_rec_stats__lost_recursion(const struct kp_rec_stats *st);
+
+/* lost_cost of a STATS record: 0 in records with fewer counters. */
+uint64_t kp_rec_stats__lost_cost(const struct kp_rec_stats *st);
 
 struct kp_rec_finished {
 	struct kprof_record_header	header;

@@ -64,6 +64,7 @@ void kp_summary__add(struct kp_summary *sum, const struct kprof_record_header *r
 		for (i = 0; i < st->nr && i < KP_STATS_NR; i++)
 			v.v[i] = st->v[i];
 		v.lost_recursion = kp_rec_stats__lost_recursion(st);
+		v.lost_cost = kp_rec_stats__lost_cost(st);
 		if (st->cpu == KP_DATA_STATS_TOTAL) {
 			sum->totals = v;
 			sum->has_totals = st->nr >= KP_STATS_NR;
@@ -98,7 +99,8 @@ bool kp_summary__print(const struct kp_summary *sum, FILE *fp)
 	uint64_t lost_full = sum->lost[KPROF_LOST_FULL];
 	uint64_t lost_big = sum->lost[KPROF_LOST_TOO_BIG];
 	uint64_t lost_rec = sum->lost[KPROF_LOST_RECURSION];
-	char rec[48];
+	uint64_t lost_cost = sum->lost[KPROF_LOST_COST];
+	char rec[96];
 	bool ok = true;
 
 	fprintf(fp, P "Woken up %" PRIu64 " times to write data ]\n", sum->wakeups);
@@ -108,15 +110,16 @@ bool kp_summary__print(const struct kp_summary *sum, FILE *fp)
 		lost_full = t->v[KP_STAT_LOST_FULL];
 		lost_big = t->v[KP_STAT_LOST_TOO_BIG];
 		lost_rec = t->lost_recursion;
+		lost_cost = t->lost_cost;
 	}
 	fprintf(fp, P "Lost %" PRIu64 " samples: %" PRIu64 " buffer full, %" PRIu64 " too big%s ]\n",
-		lost_full + lost_big + lost_rec, lost_full, lost_big,
-		kp_fmt_recursion(lost_rec, rec, sizeof(rec)));
+		lost_full + lost_big + lost_rec + lost_cost, lost_full, lost_big,
+		kp_fmt_lost_tail(lost_rec, lost_cost, rec, sizeof(rec)));
 	if (sum->has_totals) {
 		ok = kp_stats__balanced(t);
 		fprintf(fp, P "Balance: %" PRIu64 " invocations = %" PRIu64 " stored + %" PRIu64
 			" lost: %s ]\n", t->v[KP_STAT_INVOCATIONS], t->v[KP_STAT_SAMPLES],
-			lost_full + lost_big + lost_rec, ok ? "ok" : "MISMATCH");
+			lost_full + lost_big + lost_rec + lost_cost, ok ? "ok" : "MISMATCH");
 		if (sum->unbalanced_cpus) {
 			fprintf(fp, P "WARNING: %u CPUs do not balance ]\n", sum->unbalanced_cpus);
 			ok = false;
@@ -336,7 +339,7 @@ static void progress(struct kp_recorder *r, uint64_t now, bool last)
 		(uint64_t)((now - r->info.start_time) / NSEC_PER_SEC),
 		kp_data_writer__bytes(r->w) / 1048576.0, r->sum.samples,
 		r->sum.lost[KPROF_LOST_FULL] + r->sum.lost[KPROF_LOST_TOO_BIG] +
-		r->sum.lost[KPROF_LOST_RECURSION], tty ? "" : "\n");
+		r->sum.lost[KPROF_LOST_RECURSION] + r->sum.lost[KPROF_LOST_COST], tty ? "" : "\n");
 	fflush(stderr);
 }
 

@@ -203,7 +203,8 @@ static void fake_put_stats(struct nl_msg *msg, const struct kp_stats *st)
 		    nla_put(msg, KPROF_STATS_A_PAD, 0, NULL) < 0)
 			abort();
 		if (nla_put_u64(msg, KPROF_STATS_A_LOST_RECURSION, st->lost_recursion) < 0 ||
-		    nla_put_u64(msg, KPROF_STATS_A_NESTED, st->nested) < 0)
+		    nla_put_u64(msg, KPROF_STATS_A_NESTED, st->nested) < 0 ||
+		    nla_put_u64(msg, KPROF_STATS_A_LOST_COST, st->lost_cost) < 0)
 			abort();
 	}
 	nla_nest_end(msg, nest);

@@ -444,11 +444,12 @@ static void test_record_targets(void)
 	   fake.nr_stops == 1, "record -p: the PID, inherit, stopped");
 	run_free(&r);
 
-	/* ABI 1.1 counters: recursion losses balance, and the file keeps them. */
+	/* ABI 1.1 and 1.3 counters: recursion and cost losses balance, the file keeps them. */
 	fake_setup();
-	fake.stats.v[KP_STAT_INVOCATIONS] = 5;
+	fake.stats.v[KP_STAT_INVOCATIONS] = 6;
 	fake.stats.has_nested = true;
 	fake.stats.lost_recursion = 2;
+	fake.stats.lost_cost = 1;
 	fake.stats.nested = 7;
 	fake.cpu_stats[0].v[KP_STAT_INVOCATIONS] = 4;
 	fake.cpu_stats[0].has_nested = true;
@@ -456,19 +457,20 @@ static void test_record_targets(void)
 	fake.cpu_stats[1].has_nested = true;
 	kprofctl(&r, "record", "-a", "-o", out, "--buffer-size", "8K", "--", "true", NULL);
 	ok(r.rc == 0 &&
-	   strstr(r.err, "[ kprof record: Lost 3 samples: 1 buffer full, 0 too big, 2 recursion ]\n") &&
-	   strstr(r.err, "[ kprof record: Balance: 5 invocations = 2 stored + 3 lost: ok ]\n") &&
-	   !strstr(r.err, "WARNING"), "record: recursion losses in the summary and the balance");
+	   strstr(r.err, "[ kprof record: Lost 4 samples: 1 buffer full, 0 too big, 2 recursion, "
+		  "1 cost cap ]\n") &&
+	   strstr(r.err, "[ kprof record: Balance: 6 invocations = 2 stored + 4 lost: ok ]\n") &&
+	   !strstr(r.err, "WARNING"), "record: recursion and cost losses in the summary and the balance");
 	run_free(&r);
 	kprofctl(&r, "dump", "-i", out, NULL);
-	ok(r.rc == 0 && strstr(r.out, " cpu=total nr=22 invocations=5 samples=2 lost_full=1 ") &&
-	   strstr(r.out, " filtered=0 lost_recursion=2 nested=7\n") &&
-	   strstr(r.out, " cpu=0 nr=22 invocations=4 "),
-	   "dump: STATS of an ABI 1.1 module keep lost_recursion and nested (nr=22)");
+	ok(r.rc == 0 && strstr(r.out, " cpu=total nr=23 invocations=6 samples=2 lost_full=1 ") &&
+	   strstr(r.out, " filtered=0 lost_recursion=2 nested=7 lost_cost=1\n") &&
+	   strstr(r.out, " cpu=0 nr=23 invocations=4 "),
+	   "dump: STATS keep lost_recursion, nested (ABI 1.1) and lost_cost (1.3) (nr=23)");
 	run_free(&r);
 	kprofctl(&r, "report", "-i", out, "--stdio", NULL);
-	ok(r.rc == 0 && strstr(r.out, "# Total Lost Samples: 3\n"),
-	   "report: the recursion losses among the lost samples");
+	ok(r.rc == 0 && strstr(r.out, "# Total Lost Samples: 4\n"),
+	   "report: the recursion and cost losses among the lost samples");
 	run_free(&r);
 
 	/* An ABI 1.0 module knows no owned sessions: the flag is not sent. */

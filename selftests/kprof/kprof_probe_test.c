@@ -9,10 +9,13 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
+#include <sched.h>
+
 #include "kselftest_harness.h"
 #include "kprof_ring.h"
 
 #define TRACEFS "/sys/kernel/tracing/events"
+#define COST_PARAM "/sys/module/kprof/parameters/probe_cost_max_percent"
 
 struct field {
 	int offset, size;
@@ -82,12 +85,19 @@ FIXTURE_SETUP(probe)
 	self->family = kt_family(self->fd, KPROF_FAMILY_NAME);
 	ASSERT_LT(0, self->family);
 	kt_stop_any(self->fd, self->family);
+	/*
+	 * These tests count every hit: the cost cap off, since under TCG a
+	 * stack walk per context switch can take a quarter of a CPU
+	 * (cost_cap_bounds_probe_time tests the cap).
+	 */
+	ASSERT_EQ(0, kt_write_file(COST_PARAM, "100"));
 }
 
 FIXTURE_TEARDOWN(probe)
 {
 	kt_stop_any(self->fd, self->family);
 	close(self->fd);
+	kt_write_file(COST_PARAM, "25");
 }
 
 static int start(FIXTURE_DATA(probe) *self, struct kt_msg *m)
@@ -533,6 +543,76 @@ static void put_all_kinds(struct kt_msg *m, int switch_id)
 	put_probe(m, KPROF_TYPE_LATENCY, 0, "latency:vfs_read", "vfs_read", NULL, 0);
 	put_probe(m, KPROF_TYPE_LATENCY, 0, "latency:ksys_write", "ksys_write", NULL, 0);
 	kt_put_event(m, &kt_cpu_clock);
+}
+
+/* A kprobe and an ftrace probe with stacks on a read() loop, for @ms. */
+static void cost_run(struct __test_metadata *_metadata, FIXTURE_DATA(probe) *self,
+		     unsigned int ms, struct kt_msg *m, uint64_t *elapsed_ns)
+{
+	struct timespec a, b;
+	int fd = open("/dev/zero", O_RDONLY);
+	char c;
+
+	ASSERT_LE(0, fd);
+	kt_start_init(m, self->family, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_KERNEL_STACK |
+		      KPROF_SESSION_F_USER_STACK, 99, 1 << 20);
+	put_probe(m, KPROF_TYPE_KPROBE, 0, "kprobe:vfs_read", "vfs_read", NULL, 0);
+	put_probe(m, KPROF_TYPE_FTRACE, 0, "ftrace:ksys_read", "ksys_read", NULL, 0);
+	ASSERT_EQ(0, kt_transact(self->fd, m)) TH_LOG("%s", m->extack);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		for (int i = 0; i < 100; i++)
+			ASSERT_EQ(1, read(fd, &c, 1));
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+	*elapsed_ns = (b.tv_sec - a.tv_sec) * 1000000000ULL + b.tv_nsec - a.tv_nsec;
+	ASSERT_EQ(0, kt_stop(self->fd, self->family, m));
+	close(fd);
+}
+
+/*
+ * probe_cost_max_percent=2: the handler time of probe hits stays near 2 %
+ * of the time, the rest is counted as lost_cost and the balance holds;
+ * with the cap off (100) nothing is lost to it.
+ */
+TEST_F(probe, cost_cap_bounds_probe_time)
+{
+	uint64_t elapsed, inv, handler_ns, lost_cost;
+	struct kt_msg m;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	ASSERT_EQ(0, kt_write_file(COST_PARAM, "2"));
+	cost_run(_metadata, self, 600, &m, &elapsed);
+	inv = kt_stat(&m, KPROF_STATS_A_INVOCATIONS);
+	handler_ns = kt_stat(&m, KPROF_STATS_A_HANDLER_NS);
+	lost_cost = kt_stat(&m, KPROF_STATS_A_LOST_COST);
+	TH_LOG("cap 2 %%: %llu hits in %llu ms, %llu over the cap, handler %llu us (%.2f %%)",
+	       (unsigned long long)inv, (unsigned long long)elapsed / 1000000,
+	       (unsigned long long)lost_cost, (unsigned long long)handler_ns / 1000,
+	       100.0 * handler_ns / elapsed);
+	EXPECT_LT(0, lost_cost);
+	EXPECT_EQ(inv, kt_stat(&m, KPROF_STATS_A_SAMPLES) + kt_stat(&m, KPROF_STATS_A_LOST_FULL) +
+		  kt_stat(&m, KPROF_STATS_A_LOST_TOO_BIG) +
+		  kt_stat(&m, KPROF_STATS_A_LOST_RECURSION) + lost_cost);
+	/* 2 % per 10 ms window, plus the hit that crosses it in each window */
+	EXPECT_GT(elapsed * 5 / 100, handler_ns);
+
+	ASSERT_EQ(0, kt_write_file(COST_PARAM, "100"));
+	cost_run(_metadata, self, 300, &m, &elapsed);
+	handler_ns = kt_stat(&m, KPROF_STATS_A_HANDLER_NS);
+	TH_LOG("no cap: %llu hits, handler %.2f %% of the time",
+	       (unsigned long long)kt_stat(&m, KPROF_STATS_A_INVOCATIONS),
+	       100.0 * handler_ns / elapsed);
+	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_LOST_COST));
+	EXPECT_LT(elapsed * 5 / 100, handler_ns);
+	ASSERT_EQ(0, kt_write_file(COST_PARAM, "25"));
+	CPU_ZERO(&set);
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
 }
 
 TEST_F(probe, rmmod_with_every_kind_of_probe)

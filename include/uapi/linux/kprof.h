@@ -25,7 +25,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		2
+#define KPROF_ABI_MINOR		3
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -265,6 +265,7 @@ enum {
 	KPROF_STATS_A_FILTERED,		/* u64: hits a filter dropped (not invocations) */
 	KPROF_STATS_A_LOST_RECURSION,	/* u64 (1.1): hits inside kprof's own sampling path */
 	KPROF_STATS_A_NESTED,		/* u64 (1.1): records committed inside another's write */
+	KPROF_STATS_A_LOST_COST,	/* u64 (1.3): probe hits dropped by the cost cap */
 
 	/* private: non-ABI */
 	__KPROF_STATS_A_MAX,
@@ -560,6 +561,7 @@ enum kprof_lost_cause {
 	KPROF_LOST_AGG_FULL,		/* aggregation: no free entry or frame pool full */
 	KPROF_LOST_AGG_RESET,		/* aggregation: the table was being reset */
 	KPROF_LOST_RECURSION,		/* (1.1) the hit came from kprof's own sampling path */
+	KPROF_LOST_COST,		/* (1.3) the probe's time exceeded its cost cap */
 
 	/* private: non-ABI */
 	__KPROF_LOST_MAX,
