@@ -14,6 +14,12 @@
 #   ftrace-self      -g with an ftrace probe on kprof's own functions
 #   kprobe-nofault   -g with a kprobe on copy_from_user_nmi(), which the user
 #                    chain walk calls: a nested hit, never a torn record
+#   corpus           every kernel function the sampling path reaches, as the
+#                    function_graph tracer lists them under
+#                    perf_swevent_hrtimer() during a -g recording, probed
+#                    in turn by ftrace and by kprobe with -g: each records
+#                    whole records with the balance, or is refused with a
+#                    one-line reason naming the function
 #   owner-killed     SIGKILL a recording: its session ends with its socket,
 #                    and the next recording starts
 #   nested           task-context function-tracing records (ftrace:ksys_read,
@@ -40,7 +46,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
 tmp=$(mktemp -d /tmp/kprof-hostile.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-cases="ftrace-unwinder ftrace-self kprobe-nofault nested owner-killed lockdown"
+cases="ftrace-unwinder ftrace-self kprobe-nofault corpus nested owner-killed lockdown"
 
 n=0
 ok() { n=$((n + 1)); echo "ok $n $1"; }
@@ -177,6 +183,68 @@ owner-killed)
 	sed 's/^/# /' "$tmp/st2"
 	check "a started session is detached: it outlives kprofctl start" \
 		grep -q '^owner: *none (detached' "$tmp/st2"
+	;;
+corpus)
+	# The kernel functions kprof's sampling path reaches, listed by the
+	# function_graph tracer under perf_swevent_hrtimer() (cpu-clock's timer,
+	# which calls kprof_overflow(); kprof's own code is notrace and not
+	# listed, the kernel functions it calls are), during
+	# a cpu-clock -g recording; then each probed by ftrace and by kprobe,
+	# with -g and cpu-clock at 4999 Hz.  Each must record whole records with
+	# the balance (its own hits inside the path counted as recursion), or
+	# be refused with a one-line reason naming the function.
+	tr=/sys/kernel/tracing
+	mountpoint -q $tr || mount -t tracefs nodev $tr
+	echo nop > $tr/current_tracer
+	echo perf_swevent_hrtimer > $tr/set_graph_function
+	echo 8 > $tr/max_graph_depth
+	echo function_graph > $tr/current_tracer
+	"$kprofctl" record -e cpu-clock -F 999 -g -a -o "$tmp/graph.data" \
+		-- "$here/progs/sysread" 300 >/dev/null 2>&1
+	echo 0 > $tr/tracing_on
+	sed -n 's/.*| *\([A-Za-z_][A-Za-z0-9_.]*\)() *[{;].*/\1/p' $tr/trace |
+		grep -v '^perf_swevent_hrtimer$' | sort -u > "$tmp/corpus"
+	echo nop > $tr/current_tracer
+	echo > $tr/set_graph_function
+	echo 1 > $tr/tracing_on
+	nfunc=$(wc -l < "$tmp/corpus")
+	echo "1..$((2 * nfunc + 2))"
+	echo "# the sampling path reaches $nfunc traceable functions:" $(cat "$tmp/corpus")
+	check "function_graph lists the functions under kprof's handler ($nfunc)" [ "$nfunc" -gt 5 ]
+	check "the list holds the unwinder (unwind_next_frame)" grep -qx unwind_next_frame "$tmp/corpus"
+	# probe_one KIND FUNC: one TAP line
+	probe_one() {
+		local ev=$1:$2 rc out
+		"$kprofctl" record -e cpu-clock -F 4999 -e "$ev" -g -a -o "$tmp/c.data" \
+			-- "$here/progs/sysread" 150 >"$tmp/c.out" 2>"$tmp/c.err"
+		rc=$?
+		if [ $rc != 0 ]; then
+			out=$(grep -v '^\[ kprof' "$tmp/c.err" | head -n 3)
+			if [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
+			   printf '%s' "$out" | grep -q "$2"; then
+				ok "$ev -g: refused: $out"
+			else
+				not_ok "$ev -g: failed without a one-line reason naming $2 (rc=$rc)"
+				sed 's/^/# /' "$tmp/c.err"
+			fi
+			return
+		fi
+		"$kprofctl" report -i "$tmp/c.data" --stdio >"$tmp/c.rep" 2>&1
+		rc=$?
+		if grep -q 'Balance: .* ok' "$tmp/c.err" && [ $rc = 0 ] &&
+		   ! grep -q corrupt "$tmp/c.rep" "$tmp/c.err"; then
+			ok "$ev -g: recorded, balance ok, every record decodes ($(sed -n \
+				's/.*kprof record: Lost \(.*\) ]$/lost \1/p' "$tmp/c.err"))"
+		else
+			not_ok "$ev -g: recorded, balance ok, every record decodes (report rc=$rc)"
+			sed 's/^/# /' "$tmp/c.err"
+			head -n 5 "$tmp/c.rep" | sed 's/^/# /'
+		fi
+	}
+	while read -r f; do
+		probe_one ftrace "$f"
+		probe_one kprobe "$f"
+	done < "$tmp/corpus"
 	;;
 lockdown)
 	echo "1..6"
