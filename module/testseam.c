@@ -15,12 +15,23 @@
  *				debug guest's log scan must catch
  *				(tools/check.sh, the debug kernel).  Other
  *				values are refused.
+ *	test_nmi		writing N sends N NMIs to the writing CPU, one
+ *				at a time; kprof's NMI handler claims each and
+ *				calls kprof_test_nmi_target(), a function the
+ *				context matrix test probes (kprof_context_test.sh):
+ *				with no PMU in the test guests, nothing else
+ *				puts a probe in NMI context.  At most 10000.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <asm/apic.h>
+#include <asm/nmi.h>
 
 #include "testseam.h"
 
@@ -73,3 +84,83 @@ static const struct kernel_param_ops kprof_test_plant_ops = {
 };
 module_param_cb(test_plant_bug, &kprof_test_plant_ops, NULL, 0200);
 MODULE_PARM_DESC(test_plant_bug, "selftests only: \"kasan\" plants an out-of-bounds read");
+
+static atomic_t kprof_test_nmi_pending = ATOMIC_INIT(0);
+static atomic_t kprof_test_nmi_seen = ATOMIC_INIT(0);
+static DEFINE_MUTEX(kprof_test_nmi_lock);
+static bool kprof_test_nmi_registered;
+
+static unsigned long kprof_test_nmi_last_ip;
+
+/*
+ * Called in NMI context for each test NMI: what the context test probes.
+ * Its first instructions after the ftrace call are plain moves, so that
+ * kprobes can optimize a probe there.
+ */
+noinline void kprof_test_nmi_target(unsigned long ip)
+{
+	WRITE_ONCE(kprof_test_nmi_last_ip, ip);
+	atomic_inc(&kprof_test_nmi_seen);
+}
+
+static int kprof_test_nmi_handler(unsigned int cmd, struct pt_regs *regs)
+{
+	if (!atomic_add_unless(&kprof_test_nmi_pending, -1, 0))
+		return NMI_DONE;
+	kprof_test_nmi_target(instruction_pointer(regs));
+	return NMI_HANDLED;
+}
+
+/* One NMI to this CPU, and wait (1 ms at most) until it has been handled. */
+static int kprof_test_nmi_one(void)
+{
+	int seen = atomic_read(&kprof_test_nmi_seen);
+	unsigned int us;
+
+	atomic_inc(&kprof_test_nmi_pending);
+	preempt_disable();
+	apic->send_IPI_mask(cpumask_of(smp_processor_id()), NMI_VECTOR);
+	for (us = 0; us < 1000 && atomic_read(&kprof_test_nmi_seen) == seen; us++)
+		udelay(1);
+	preempt_enable();
+	if (atomic_read(&kprof_test_nmi_seen) != seen)
+		return 0;
+	atomic_add_unless(&kprof_test_nmi_pending, -1, 0);
+	return -ETIMEDOUT;
+}
+
+static int kprof_test_nmi_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n, i;
+	int ret = kstrtouint(val, 0, &n);
+
+	if (ret)
+		return ret;
+	if (n > 10000)
+		return -ERANGE;
+	mutex_lock(&kprof_test_nmi_lock);
+	if (!kprof_test_nmi_registered) {
+		ret = register_nmi_handler(NMI_LOCAL, kprof_test_nmi_handler, 0, "kprof_test");
+		kprof_test_nmi_registered = !ret;
+	}
+	for (i = 0; !ret && i < n; i++) {
+		ret = kprof_test_nmi_one();
+		cond_resched();
+	}
+	mutex_unlock(&kprof_test_nmi_lock);
+	return ret;
+}
+
+static const struct kernel_param_ops kprof_test_nmi_ops = {
+	.set	= kprof_test_nmi_set,
+};
+module_param_cb(test_nmi, &kprof_test_nmi_ops, NULL, 0200);
+MODULE_PARM_DESC(test_nmi, "selftests only: N NMIs to this CPU, each calling kprof_test_nmi_target()");
+
+/* Module exit: the NMI handler goes, if a test registered it. */
+void kprof_testseam_exit(void)
+{
+	if (kprof_test_nmi_registered)
+		unregister_nmi_handler(NMI_LOCAL, "kprof_test");
+	kprof_test_nmi_registered = false;
+}

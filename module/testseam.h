@@ -13,6 +13,9 @@
 
 extern unsigned int kprof_test_write_delay_ns;
 
+void kprof_test_nmi_target(unsigned long ip);
+void kprof_testseam_exit(void);
+
 /* Widen a task-context write's reserve-commit window, for the nesting test. */
 static __always_inline void kprof_test_write_delay(void)
 {
