@@ -40,7 +40,6 @@
 
 #include <linux/capability.h>
 #include <linux/cpu.h>
-#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -57,6 +56,7 @@
 
 #include "compat.h"
 #include "counting.h"
+#include "genl.h"
 #include "kprof.h"
 #include "session.h"
 #include "target.h"
@@ -307,6 +307,22 @@ static void kprof_count_target_offline(struct kprof_cpu_target *t, unsigned int 
 		kprof_count_ctr_retire(&s->events[i].ctrs[cpu]);
 }
 
+static void kprof_count_target_enable(struct kprof_cpu_target *t, unsigned int cpu)
+{
+	struct kprof_count_session *s = container_of(t, struct kprof_count_session, target);
+	unsigned int i;
+
+	for (i = 0; i < s->nr_events; i++)
+		if (s->events[i].ctrs[cpu].event)
+			perf_event_enable(s->events[i].ctrs[cpu].event);
+}
+
+static const struct kprof_cpu_target_ops kprof_count_target_ops = {
+	.online		= kprof_count_target_online,
+	.offline	= kprof_count_target_offline,
+	.enable		= kprof_count_target_enable,
+};
+
 /**
  * kprof_count_system_wide_start() - counters on the session's online CPUs
  * @s: the new session
@@ -318,30 +334,16 @@ static void kprof_count_target_offline(struct kprof_cpu_target *t, unsigned int 
 static int kprof_count_system_wide_start(struct kprof_count_session *s,
 					 struct netlink_ext_ack *extack)
 {
-	unsigned int i, cpu;
 	int ret;
 
 	if (!cpumask_intersects(s->cpus, cpu_online_mask)) {
 		NL_SET_ERR_MSG(extack, "kprof: none of the requested CPUs is online");
 		return -ENODEV;
 	}
-	ret = kprof_cpu_target_init(&s->target, s->cpus, kprof_count_target_online,
-				    kprof_count_target_offline);
+	ret = kprof_cpu_target_init(&s->target, s->cpus, &kprof_count_target_ops);
 	if (ret)
 		return ret;
-	ret = kprof_cpu_target_start(&s->target, extack);
-	if (ret) {
-		kprof_cpu_target_stop(&s->target);
-		return ret;
-	}
-	/* created disabled: every CPU starts at once */
-	mutex_lock(&s->target.lock);
-	for (i = 0; i < s->nr_events; i++)
-		for_each_cpu(cpu, s->target.covered)
-			if (s->events[i].ctrs[cpu].event)
-				perf_event_enable(s->events[i].ctrs[cpu].event);
-	mutex_unlock(&s->target.lock);
-	return 0;
+	return kprof_cpu_target_start(&s->target, extack);
 }
 
 /* --- per-task counters ----------------------------------------------------- */
@@ -502,14 +504,22 @@ static void kprof_count_freeze(struct kprof_count_session *s)
 
 /* --- COUNT_START ----------------------------------------------------------- */
 
+/* The scratch config of kprof_count_parse_event(), and where the events go. */
+struct kprof_count_parse_ctx {
+	struct kprof_event_config scratch;
+	struct kprof_count_session *s;
+};
+
 /*
- * One KPROF_A_SESSION_EVENT, parsed as START parses it into @scratch, then
- * held to what can be counted.
+ * One KPROF_A_SESSION_EVENT, parsed as START parses it, then held to what
+ * can be counted (kprof_nl_walk_events() callback).
  */
 static int kprof_count_parse_event(struct genl_info *info, const struct nlattr *nest,
-				   struct kprof_event_config *scratch,
-				   struct kprof_count_event *ev)
+				   unsigned int index, void *arg)
 {
+	struct kprof_count_parse_ctx *ctx = arg;
+	struct kprof_event_config *scratch = &ctx->scratch;
+	struct kprof_count_event *ev = &ctx->s->events[index];
 	int ret;
 
 	memset(scratch, 0, sizeof(*scratch));
@@ -539,10 +549,9 @@ static int kprof_count_parse(struct genl_info *info, struct kprof_count_session 
 			     struct kprof_count_req *req)
 {
 	struct nlattr **tb = info->attrs;
-	struct kprof_event_config *scratch;
-	struct nlattr *attr;
+	struct kprof_count_parse_ctx *ctx;
 	bool system_wide;
-	int rem, ret;
+	int ret;
 
 	s->flags = tb[KPROF_A_SESSION_FLAGS] ? nla_get_u32(tb[KPROF_A_SESSION_FLAGS]) : 0;
 	s->count_flags = tb[KPROF_A_COUNT_FLAGS] ? nla_get_u32(tb[KPROF_A_COUNT_FLAGS]) : 0;
@@ -566,34 +575,12 @@ static int kprof_count_parse(struct genl_info *info, struct kprof_count_session 
 		if (ret)
 			return ret;
 	}
-	scratch = kmalloc(sizeof(*scratch), KPROF_GFP);
-	if (!scratch)
+	ctx = kmalloc(sizeof(*ctx), KPROF_GFP);
+	if (!ctx)
 		return -ENOMEM;
-	ret = 0;
-
-	/* repeated attributes: info->attrs holds only the last of each */
-	nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem) {
-		switch (nla_type(attr)) {
-		case KPROF_A_SESSION_EVENT:
-			if (s->nr_events == KPROF_MAX_EVENTS) {
-				NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: too many events");
-				ret = -E2BIG;
-				goto out;
-			}
-			ret = kprof_count_parse_event(info, attr, scratch,
-						      &s->events[s->nr_events]);
-			if (ret)
-				goto out;
-			s->nr_events++;
-			break;
-		}
-	}
-	if (!s->nr_events) {
-		GENL_SET_ERR_MSG(info, "kprof: a session needs at least one event");
-		ret = -EINVAL;
-	}
-out:
-	kfree(scratch);
+	ctx->s = s;
+	ret = kprof_nl_walk_events(info, kprof_count_parse_event, ctx, &s->nr_events);
+	kfree(ctx);
 	return ret;
 }
 
@@ -617,47 +604,13 @@ out_free:
 	return NULL;
 }
 
-/**
- * kprof_count_msg_put() - start a kprof message answering the request @req
- * @skb: the message buffer
- * @req: the request; its type is the family's id
- * @portid: the requester's port
- * @flags: NLM_F_*
- * @cmd: the command, the request's
- *
- * genlmsg_put() without the family, which genl.c keeps to itself (6.1's
- * genl_info does not carry it).
- *
- * Return: the start of the attributes, or NULL when @skb is full.
- */
-static void *kprof_count_msg_put(struct sk_buff *skb, const struct nlmsghdr *req, u32 portid,
-				 int flags, u8 cmd)
-{
-	struct genlmsghdr *hdr;
-	struct nlmsghdr *nlh;
-
-	nlh = nlmsg_put(skb, portid, req->nlmsg_seq, req->nlmsg_type, GENL_HDRLEN, flags);
-	if (!nlh)
-		return NULL;
-	hdr = nlmsg_data(nlh);
-	hdr->cmd = cmd;
-	hdr->version = KPROF_FAMILY_VERSION;
-	hdr->reserved = 0;
-	return (char *)hdr + GENL_HDRLEN;
-}
-
-static int kprof_count_put_u64(struct sk_buff *msg, int type, u64 v)
-{
-	return nla_put_u64_64bit(msg, type, v, KPROF_COUNT_A_PAD);
-}
-
 /* The COUNT_START reply: the session's id and each event's fate. */
 static int kprof_count_fill_start(struct sk_buff *msg, const struct kprof_count_session *s)
 {
 	struct nlattr *nest;
 	unsigned int i;
 
-	if (nla_put_u64_64bit(msg, KPROF_A_SESSION_ID, s->id, KPROF_A_PAD))
+	if (kprof_nl_put_u64(msg, KPROF_A_SESSION_ID, s->id, KPROF_A_PAD))
 		return -EMSGSIZE;
 	for (i = 0; i < s->nr_events; i++) {
 		nest = nla_nest_start(msg, KPROF_A_COUNT);
@@ -701,14 +654,9 @@ int kprof_count_start_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out_free;
 
 	/* allocate the reply first: a started session must be reported */
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, KPROF_GFP);
+	msg = kprof_nl_reply_new(info, &hdr);
 	if (!msg) {
 		ret = -ENOMEM;
-		goto out_free;
-	}
-	hdr = kprof_count_msg_put(msg, info->nlhdr, info->snd_portid, 0, info->genlhdr->cmd);
-	if (!hdr) {
-		ret = -EMSGSIZE;
 		goto out_free;
 	}
 
@@ -822,14 +770,9 @@ int kprof_count_stop_doit(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int ret = 0;
 
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, KPROF_GFP);
+	msg = kprof_nl_reply_new(info, &hdr);
 	if (!msg)
 		return -ENOMEM;
-	hdr = kprof_count_msg_put(msg, info->nlhdr, info->snd_portid, 0, info->genlhdr->cmd);
-	if (!hdr) {
-		ret = -EMSGSIZE;
-		goto out_free;
-	}
 
 	mutex_lock(&kprof_count_lock);
 	s = kprof_count_lookup(info->attrs[KPROF_A_SESSION_ID], &ret);
@@ -840,7 +783,7 @@ int kprof_count_stop_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENOENT;
 	} else if (s) {
 		kprof_count_freeze(s);
-		ret = nla_put_u64_64bit(msg, KPROF_A_SESSION_ID, s->id, KPROF_A_PAD);
+		ret = kprof_nl_put_u64(msg, KPROF_A_SESSION_ID, s->id, KPROF_A_PAD);
 	}
 	mutex_unlock(&kprof_count_lock);
 	if (ret)
@@ -952,7 +895,7 @@ static unsigned int kprof_count_nr_readings(const struct kprof_count_session *s)
 
 /**
  * kprof_count_read_start() - start of the KPROF_CMD_COUNT_READ dump
- * @cb: the dump; cb->args[0] gets the snapshot, cb->args[1] a refusal
+ * @cb: the dump; cb->args[0] gets the snapshot, cb->args[1] why there is none
  *
  * Checks the privilege (pre_doit does not run for dumps) and reads every
  * count at once, so that the dump is consistent whatever its length.  A
@@ -969,10 +912,8 @@ int kprof_count_read_start(struct netlink_callback *cb)
 	struct kprof_count_session *s;
 	int ret = 0;
 
-	if (!kprof_nl_admit(info->op.cmd, cb->skb, true)) {
-		cb->args[1] = -EPERM;
-		return 0;
-	}
+	if (!kprof_nl_dump_admit(cb))
+		return 0;	/* the dumpit reports the refusal */
 
 	mutex_lock(&kprof_count_lock);
 	s = kprof_count_lookup(info->attrs[KPROF_A_SESSION_ID], &ret);
@@ -998,8 +939,6 @@ static int kprof_count_put_reading(struct sk_buff *skb, const struct kprof_count
 {
 	struct nlattr *nest;
 
-	if (nla_put_u64_64bit(skb, KPROF_A_SESSION_ID, snap->id, KPROF_A_PAD))
-		return -EMSGSIZE;
 	nest = nla_nest_start(skb, KPROF_A_COUNT);
 	if (!nest)
 		return -EMSGSIZE;
@@ -1010,9 +949,9 @@ static int kprof_count_put_reading(struct sk_buff *skb, const struct kprof_count
 	if (r->error) {
 		if (nla_put_u32(skb, KPROF_COUNT_A_ERROR, r->error))
 			return -EMSGSIZE;
-	} else if (kprof_count_put_u64(skb, KPROF_COUNT_A_VALUE, r->value) ||
-		   kprof_count_put_u64(skb, KPROF_COUNT_A_ENABLED, r->enabled) ||
-		   kprof_count_put_u64(skb, KPROF_COUNT_A_RUNNING, r->running)) {
+	} else if (kprof_nl_put_u64(skb, KPROF_COUNT_A_VALUE, r->value, KPROF_COUNT_A_PAD) ||
+		   kprof_nl_put_u64(skb, KPROF_COUNT_A_ENABLED, r->enabled, KPROF_COUNT_A_PAD) ||
+		   kprof_nl_put_u64(skb, KPROF_COUNT_A_RUNNING, r->running, KPROF_COUNT_A_PAD)) {
 		return -EMSGSIZE;
 	}
 	nla_nest_end(skb, nest);
@@ -1031,13 +970,14 @@ int kprof_count_read_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct kprof_count_snapshot *snap = (struct kprof_count_snapshot *)cb->args[0];
 	void *hdr;
 
+	if (kprof_nl_dump_refused(cb))
+		return -EPERM;
 	if (!snap) {
 		kprof_count_refusal_msg(cb->extack, cb->args[1]);
 		return cb->args[1];
 	}
 	for (; snap->pos < snap->nr; snap->pos++) {
-		hdr = kprof_count_msg_put(skb, cb->nlh, NETLINK_CB(cb->skb).portid, NLM_F_MULTI,
-					  KPROF_CMD_COUNT_READ);
+		hdr = kprof_nl_dump_msg(skb, cb, KPROF_CMD_COUNT_READ, snap->id);
 		if (!hdr)
 			break;
 		if (kprof_count_put_reading(skb, snap, &snap->r[snap->pos])) {
@@ -1145,16 +1085,6 @@ void kprof_count_release(struct net *net, u32 portid)
 	}
 	mutex_unlock(&kprof_count_lock);
 	kprof_count_free(s);
-}
-
-/**
- * kprof_counting_init() - register the CPU hotplug hook
- *
- * Return: 0 or a negative errno.
- */
-int __init kprof_counting_init(void)
-{
-	return 0;
 }
 
 /* Stop and free the session; the module is going away. */

@@ -25,7 +25,6 @@ int kprof_counters_show(struct seq_file *m, void *v);
 struct net;
 void kprof_count_release(struct net *net, u32 portid);
 
-int kprof_counting_init(void);
 void kprof_counting_exit(void);
 
 #endif /* _KPROF_COUNTING_H */

@@ -30,6 +30,7 @@
 #include "compat.h"
 #include "counting.h"
 #include "filter.h"
+#include "genl.h"
 #include "kprof.h"
 #include "probes.h"
 #include "procmap.h"
@@ -190,7 +191,7 @@ static int kprof_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
  *
  * Return: the message, or NULL when out of memory.
  */
-static struct sk_buff *kprof_nl_reply_new(struct genl_info *info, void **hdr)
+struct sk_buff *kprof_nl_reply_new(struct genl_info *info, void **hdr)
 {
 	struct sk_buff *msg;
 
@@ -236,7 +237,7 @@ out_cancel:
 	return -EMSGSIZE;
 }
 
-static int kprof_nl_put_u64(struct sk_buff *msg, int type, u64 v, int pad)
+int kprof_nl_put_u64(struct sk_buff *msg, int type, u64 v, int pad)
 {
 	return nla_put_u64_64bit(msg, type, v, pad);
 }
@@ -468,13 +469,58 @@ int kprof_nl_parse_target(struct genl_info *info, bool system_wide, pid_t *pids,
 	return 0;
 }
 
+/**
+ * kprof_nl_walk_events() - call @fn for each KPROF_A_SESSION_EVENT of @info
+ * @info: a START or COUNT_START request
+ * @fn: called with each event nest and its index, from 0
+ * @arg: passed to @fn
+ * @nr_events: set to the number of events
+ *
+ * The events are repeated attributes (info->attrs holds only the last):
+ * they are walked in the message.  At most KPROF_MAX_EVENTS, at least one.
+ *
+ * Return: 0, the first error of @fn, or -E2BIG / -EINVAL with an extack.
+ */
+int kprof_nl_walk_events(struct genl_info *info, kprof_nl_event_fn fn, void *arg,
+			 unsigned int *nr_events)
+{
+	struct nlattr *attr;
+	int rem, ret;
+
+	*nr_events = 0;
+	nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nla_type(attr) != KPROF_A_SESSION_EVENT)
+			continue;
+		if (*nr_events == KPROF_MAX_EVENTS) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: too many events");
+			return -E2BIG;
+		}
+		ret = fn(info, attr, *nr_events, arg);
+		if (ret)
+			return ret;
+		(*nr_events)++;
+	}
+	if (!*nr_events) {
+		GENL_SET_ERR_MSG(info, "kprof: a session needs at least one event");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int kprof_nl_start_event(struct genl_info *info, const struct nlattr *nest,
+				unsigned int index, void *arg)
+{
+	struct kprof_session_config *cfg = arg;
+
+	return kprof_nl_parse_event(info, nest, &cfg->events[index]);
+}
+
 /* Validate a START request into @cfg; everything not ABI-typed is checked here. */
 static int kprof_nl_parse_start(struct genl_info *info, struct kprof_session_config *cfg)
 {
 	struct nlattr **tb = info->attrs;
-	struct nlattr *attr;
 	bool system_wide;
-	int rem, ret;
+	int ret;
 
 	cfg->flags = tb[KPROF_A_SESSION_FLAGS] ? nla_get_u32(tb[KPROF_A_SESSION_FLAGS]) : 0;
 	system_wide = cfg->flags & KPROF_SESSION_F_SYSTEM_WIDE;
@@ -536,26 +582,7 @@ static int kprof_nl_parse_start(struct genl_info *info, struct kprof_session_con
 	if (ret)
 		return ret;
 
-	/* repeated attributes: info->attrs holds only the last of each */
-	nlmsg_for_each_attr(attr, info->nlhdr, GENL_HDRLEN, rem) {
-		switch (nla_type(attr)) {
-		case KPROF_A_SESSION_EVENT:
-			if (cfg->nr_events == KPROF_MAX_EVENTS) {
-				NL_SET_ERR_MSG_ATTR(info->extack, attr, "kprof: too many events");
-				return -E2BIG;
-			}
-			ret = kprof_nl_parse_event(info, attr, &cfg->events[cfg->nr_events]);
-			if (ret)
-				return ret;
-			cfg->nr_events++;
-			break;
-		}
-	}
-	if (!cfg->nr_events) {
-		GENL_SET_ERR_MSG(info, "kprof: a session needs at least one event");
-		return -EINVAL;
-	}
-	return 0;
+	return kprof_nl_walk_events(info, kprof_nl_start_event, cfg, &cfg->nr_events);
 }
 
 static int kprof_nl_start_doit(struct sk_buff *skb, struct genl_info *info)
@@ -650,7 +677,7 @@ out_free:
  * Return: the genetlink header for genlmsg_end() or genlmsg_cancel(), or
  * NULL when @skb is full (nothing is left in it).
  */
-static void *kprof_nl_dump_msg(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd, u64 id)
+void *kprof_nl_dump_msg(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd, u64 id)
 {
 	void *hdr;
 
@@ -672,16 +699,34 @@ static void *kprof_nl_dump_msg(struct sk_buff *skb, struct netlink_callback *cb,
  */
 #define KPROF_NL_DUMP_REFUSED	5
 
-static int kprof_nl_stats_start(struct netlink_callback *cb)
+/**
+ * kprof_nl_dump_admit() - the privilege check of a dump, in its .start
+ * @cb: the dump
+ *
+ * Counts the request (debugfs "netlink") and notes a refusal for
+ * kprof_nl_dump_refused().  The one way every kprof dump refuses.
+ *
+ * Return: true when the requester may read.
+ */
+bool kprof_nl_dump_admit(struct netlink_callback *cb)
 {
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 
-	if (!kprof_nl_admit(info->op.cmd, cb->skb, true))
-		cb->args[KPROF_NL_DUMP_REFUSED] = 1;
+	if (kprof_nl_admit(info->op.cmd, cb->skb, true))
+		return true;
+	cb->args[KPROF_NL_DUMP_REFUSED] = 1;
+	return false;
+}
+
+/* .start of the dumps that need nothing else before their first message */
+int kprof_nl_dump_start(struct netlink_callback *cb)
+{
+	kprof_nl_dump_admit(cb);
 	return 0;
 }
 
-static bool kprof_nl_dump_refused(struct netlink_callback *cb)
+/* In a dumpit: was the dump refused?  Then the extack says why (-EPERM). */
+bool kprof_nl_dump_refused(struct netlink_callback *cb)
 {
 	if (!cb->args[KPROF_NL_DUMP_REFUSED])
 		return false;
@@ -960,13 +1005,13 @@ static const struct genl_ops kprof_nl_ops[] = {
 	},
 	{
 		.cmd		= KPROF_CMD_STATS,
-		.start		= kprof_nl_stats_start,
+		.start		= kprof_nl_dump_start,
 		.dumpit		= kprof_nl_stats_dumpit,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 	{
 		.cmd		= KPROF_CMD_AGG_DUMP,
-		.start		= kprof_nl_stats_start,
+		.start		= kprof_nl_dump_start,
 		.dumpit		= kprof_nl_agg_dumpit,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
@@ -1001,13 +1046,13 @@ static const struct genl_ops kprof_nl_ops[] = {
 	},
 	{
 		.cmd		= KPROF_CMD_HIST_DUMP,
-		.start		= kprof_nl_stats_start,
+		.start		= kprof_nl_dump_start,
 		.dumpit		= kprof_nl_hist_dumpit,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 	{
 		.cmd		= KPROF_CMD_AGG_MAPS,
-		.start		= kprof_nl_stats_start,
+		.start		= kprof_nl_dump_start,
 		.dumpit		= kprof_nl_agg_maps_dumpit,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},

@@ -76,12 +76,6 @@ struct seq_file;
 struct sk_buff;
 struct task_struct;
 
-int kprof_nl_init(void);
-void kprof_nl_exit(void);
-bool kprof_nl_admit(u8 cmd, const struct sk_buff *skb, bool perfmon);
-int kprof_netlink_show(struct seq_file *m, void *v);
-int kprof_nl_parse_cpumask(const struct nlattr *attr, struct cpumask *mask,
-			   struct netlink_ext_ack *extack);
 int kprof_threads_get(pid_t nr, const struct nlattr *attr, struct task_struct **tasks,
 		      unsigned int *nr_tasks, unsigned int max, pid_t *tgid,
 		      struct netlink_ext_ack *extack);

@@ -11,6 +11,7 @@
 #include <linux/timekeeping.h>
 
 #include "counting.h"
+#include "genl.h"
 #include "kprof.h"
 #include "session.h"
 #include "target.h"
@@ -85,8 +86,9 @@ static int __init kprof_init(void)
 
 	/*
 	 * ORDER: the CPU hotplug state (target.c), sessions (tracepoint
-	 * lookup), counting, debugfs, char device, netlink (the socket release
-	 * hook, then the family); kprof_exit() undoes it backwards.
+	 * lookup), debugfs, char device, netlink (the socket release hook,
+	 * then the family); kprof_exit() undoes it backwards (and frees a
+	 * counting session, which needs nothing at load).
 	 */
 	ret = kprof_target_init();
 	if (ret)
@@ -96,13 +98,9 @@ static int __init kprof_init(void)
 	if (ret)
 		goto out_target_exit;
 
-	ret = kprof_counting_init();
-	if (ret)
-		goto out_session_exit;
-
 	ret = kprof_debugfs_init();
 	if (ret)
-		goto out_counting_exit;
+		goto out_session_exit;
 
 	ret = kprof_chardev_init();
 	if (ret)
@@ -120,8 +118,6 @@ out_chardev_exit:
 	kprof_chardev_exit();
 out_debugfs_exit:
 	kprof_debugfs_exit();
-out_counting_exit:
-	kprof_counting_exit();
 out_session_exit:
 	kprof_session_exit();
 out_target_exit:

@@ -29,7 +29,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpu.h>
-#include <linux/cpuhotplug.h>
 #include <linux/fs.h>
 #include <linux/netlink.h>
 #include <net/net_namespace.h>
@@ -173,9 +172,25 @@ static void kprof_target_offline(struct kprof_cpu_target *t, unsigned int cpu)
 	kprof_cpu_counters_release(container_of(t, struct kprof_session, target), cpu);
 }
 
+static void kprof_target_enable(struct kprof_cpu_target *t, unsigned int cpu)
+{
+	struct kprof_session *s = container_of(t, struct kprof_session, target);
+	unsigned int i;
+
+	for (i = 0; i < s->nr_events; i++)
+		if (s->events[i].percpu[cpu])
+			perf_event_enable(s->events[i].percpu[cpu]);
+}
+
+static const struct kprof_cpu_target_ops kprof_session_target_ops = {
+	.online		= kprof_target_online,
+	.offline	= kprof_target_offline,
+	.enable		= kprof_target_enable,
+};
+
 static int kprof_system_wide_start(struct kprof_session *s, struct netlink_ext_ack *extack)
 {
-	unsigned int i, cpu;
+	unsigned int i;
 	int ret;
 
 	for (i = 0; i < s->nr_events; i++) {
@@ -184,23 +199,10 @@ static int kprof_system_wide_start(struct kprof_session *s, struct netlink_ext_a
 		if (!s->events[i].percpu)
 			return -ENOMEM;
 	}
-	ret = kprof_cpu_target_init(&s->target, s->cfg.cpus, kprof_target_online,
-				    kprof_target_offline);
+	ret = kprof_cpu_target_init(&s->target, s->cfg.cpus, &kprof_session_target_ops);
 	if (ret)
 		return ret;
-	ret = kprof_cpu_target_start(&s->target, extack);
-	if (ret) {
-		kprof_cpu_target_stop(&s->target);
-		return ret;
-	}
-	/* created disabled: every CPU starts at once */
-	mutex_lock(&s->target.lock);
-	for_each_cpu(cpu, s->target.covered)
-		for (i = 0; i < s->nr_events; i++)
-			if (s->events[i].percpu[cpu])
-				perf_event_enable(s->events[i].percpu[cpu]);
-	mutex_unlock(&s->target.lock);
-	return 0;
+	return kprof_cpu_target_start(&s->target, extack);
 }
 
 static void kprof_system_wide_stop(struct kprof_session *s)

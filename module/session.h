@@ -185,11 +185,6 @@ struct kprof_session_info {
 /* The running session, for the side-band hooks; NULL when none. */
 extern struct kprof_session __rcu *kprof_active;
 
-struct genl_info;
-int kprof_nl_parse_target(struct genl_info *info, bool system_wide, pid_t *pids,
-			  const struct nlattr **pid_attrs, unsigned int *nr_pids);
-int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
-			 struct kprof_event_config *ev);
 int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 			struct netlink_ext_ack *extack);
 int kprof_session_stop(struct netlink_ext_ack *extack);

@@ -61,12 +61,12 @@ static void kprof_cpu_target_work(struct work_struct *work)
 		unsigned int gen = kprof_cpu_gen_of(cpu);
 
 		if (cpumask_test_cpu(cpu, t->covered) && (!up || t->gen[cpu] != gen)) {
-			t->offline(t, cpu);
+			t->ops->offline(t, cpu);
 			cpumask_clear_cpu(cpu, t->covered);
 		}
 		if (up && !cpumask_test_cpu(cpu, t->covered)) {
 			t->gen[cpu] = gen;
-			if (!t->online(t, cpu, false, NULL))
+			if (!t->ops->online(t, cpu, false, NULL))
 				cpumask_set_cpu(cpu, t->covered);
 		}
 	}
@@ -105,13 +105,12 @@ static int kprof_target_hp_offline(unsigned int cpu)
  * kprof_cpu_target_init() - prepare a target
  * @t: the target
  * @cpus: the CPUs to cover
- * @online: creates a CPU's counters
- * @offline: releases a CPU's counters
+ * @ops: the owner's per-CPU operations (static, outlives @t)
  *
  * Return: 0 or -ENOMEM.
  */
 int kprof_cpu_target_init(struct kprof_cpu_target *t, const struct cpumask *cpus,
-			  kprof_cpu_online_fn online, kprof_cpu_offline_fn offline)
+			  const struct kprof_cpu_target_ops *ops)
 {
 	t->gen = kcalloc(nr_cpu_ids, sizeof(*t->gen), GFP_KERNEL | __GFP_NOWARN);
 	if (!t->gen)
@@ -123,8 +122,7 @@ int kprof_cpu_target_init(struct kprof_cpu_target *t, const struct cpumask *cpus
 	}
 	mutex_init(&t->lock);
 	t->cpus = cpus;
-	t->online = online;
-	t->offline = offline;
+	t->ops = ops;
 	INIT_WORK(&t->work, kprof_cpu_target_work);
 	INIT_LIST_HEAD(&t->node);
 	t->hooked = false;
@@ -138,10 +136,11 @@ int kprof_cpu_target_init(struct kprof_cpu_target *t, const struct cpumask *cpus
  *
  * Hooked first, so that a CPU coming up meanwhile is covered by the work
  * item, which waits for @t->lock.  A CPU that goes down while its counters
- * are created (-ENODEV) is skipped.
+ * are created (-ENODEV) is skipped.  Once every CPU's counters exist, all
+ * are enabled at once.
  *
  * Context: process context; no hotplug lock held.
- * Return: 0, or the owner's error: then kprof_cpu_target_stop() undoes it.
+ * Return: 0, or the owner's error, with everything undone.
  */
 int kprof_cpu_target_start(struct kprof_cpu_target *t, struct netlink_ext_ack *extack)
 {
@@ -158,7 +157,7 @@ int kprof_cpu_target_start(struct kprof_cpu_target *t, struct netlink_ext_ack *e
 		if (!cpumask_test_cpu(cpu, &kprof_cpus_up))
 			continue;
 		t->gen[cpu] = kprof_cpu_gen_of(cpu);
-		ret = t->online(t, cpu, true, extack);
+		ret = t->ops->online(t, cpu, true, extack);
 		if (ret == -ENODEV && !cpumask_test_cpu(cpu, &kprof_cpus_up)) {
 			ret = 0;
 			continue;
@@ -167,7 +166,12 @@ int kprof_cpu_target_start(struct kprof_cpu_target *t, struct netlink_ext_ack *e
 			break;
 		cpumask_set_cpu(cpu, t->covered);
 	}
+	if (!ret)
+		for_each_cpu(cpu, t->covered)
+			t->ops->enable(t, cpu);
 	mutex_unlock(&t->lock);
+	if (ret)
+		kprof_cpu_target_stop(t);
 	return ret;
 }
 
@@ -194,7 +198,7 @@ void kprof_cpu_target_stop(struct kprof_cpu_target *t)
 
 	mutex_lock(&t->lock);
 	for_each_cpu(cpu, t->covered)
-		t->offline(t, cpu);
+		t->ops->offline(t, cpu);
 	cpumask_clear(t->covered);
 	mutex_unlock(&t->lock);
 }

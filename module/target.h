@@ -13,16 +13,24 @@
 struct kprof_cpu_target;
 struct netlink_ext_ack;
 
-/*
- * Create @cpu's counters.  @starting: from kprof_cpu_target_start(), which
- * fails with the error (create them disabled: the owner enables all CPUs
- * at once when it returns, and @extack names the problem); otherwise after
- * hotplug (create them enabled, @extack is NULL, the error only skips the
- * CPU).
+/**
+ * struct kprof_cpu_target_ops - what an owner does for one CPU
+ * @online: create @cpu's counters.  @starting: from kprof_cpu_target_start(),
+ *	which fails with the error (create them disabled: @enable starts every
+ *	CPU at once when all exist, and @extack names the problem); otherwise
+ *	after hotplug (create them enabled, @extack is NULL, the error only
+ *	skips the CPU).
+ * @offline: release @cpu's counters
+ * @enable: enable @cpu's counters created by a starting @online
+ *
+ * Each is called with the target's lock held.
  */
-typedef int (*kprof_cpu_online_fn)(struct kprof_cpu_target *t, unsigned int cpu,
-				   bool starting, struct netlink_ext_ack *extack);
-typedef void (*kprof_cpu_offline_fn)(struct kprof_cpu_target *t, unsigned int cpu);
+struct kprof_cpu_target_ops {
+	int (*online)(struct kprof_cpu_target *t, unsigned int cpu, bool starting,
+		      struct netlink_ext_ack *extack);
+	void (*offline)(struct kprof_cpu_target *t, unsigned int cpu);
+	void (*enable)(struct kprof_cpu_target *t, unsigned int cpu);
+};
 
 /**
  * struct kprof_cpu_target - a set of per-CPU counters kept on online CPUs
@@ -30,8 +38,7 @@ typedef void (*kprof_cpu_offline_fn)(struct kprof_cpu_target *t, unsigned int cp
  * @cpus: the CPUs to cover (the owner's mask, alive as long as @t is)
  * @covered: CPUs whose counters exist
  * @gen: per CPU, its hotplug generation when its counters were created
- * @online: create a CPU's counters; @lock held
- * @offline: release a CPU's counters; @lock held
+ * @ops: the owner's per-CPU operations
  * @work: follows hotplug, outside cpu_hotplug_lock
  * @node: on the list of hooked targets
  * @hooked: on that list
@@ -41,15 +48,14 @@ struct kprof_cpu_target {
 	const struct cpumask *cpus;
 	cpumask_var_t covered;
 	unsigned int *gen;
-	kprof_cpu_online_fn online;
-	kprof_cpu_offline_fn offline;
+	const struct kprof_cpu_target_ops *ops;
 	struct work_struct work;
 	struct list_head node;
 	bool hooked;
 };
 
 int kprof_cpu_target_init(struct kprof_cpu_target *t, const struct cpumask *cpus,
-			  kprof_cpu_online_fn online, kprof_cpu_offline_fn offline);
+			  const struct kprof_cpu_target_ops *ops);
 int kprof_cpu_target_start(struct kprof_cpu_target *t, struct netlink_ext_ack *extack);
 void kprof_cpu_target_stop(struct kprof_cpu_target *t);
 void kprof_cpu_target_destroy(struct kprof_cpu_target *t);
