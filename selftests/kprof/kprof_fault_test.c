@@ -210,24 +210,13 @@ static void aggregate_start(struct kt_msg *m, int family)
 	kt_put_event(m, &kt_cpu_clock);
 }
 
-static void put_probe(struct kt_msg *m, uint32_t type, const char *name, const char *symbol)
-{
-	struct nlattr *n = kt_nest_start(m, KPROF_A_SESSION_EVENT);
-
-	kt_put_u32(m, KPROF_EV_A_TYPE, type);
-	kt_put_u64(m, KPROF_EV_A_CONFIG, 0);
-	kt_put_str(m, KPROF_EV_A_NAME, name);
-	kt_put_str(m, KPROF_EV_A_SYMBOL, symbol);
-	kt_nest_end(m, n);
-}
-
 static void probes_start(struct kt_msg *m, int family)
 {
 	kt_start_init(m, family, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_STREAM, 99,
 		      KPROF_MIN_BUFFER_SIZE);
-	put_probe(m, KPROF_TYPE_KPROBE, "kprobe:ksys_read", "ksys_read");
-	put_probe(m, KPROF_TYPE_FTRACE, "ftrace:vfs_read", "vfs_read");
-	put_probe(m, KPROF_TYPE_LATENCY, "latency:ksys_write", "ksys_write");
+	kt_put_probe(m, KPROF_TYPE_KPROBE, 0, "kprobe:ksys_read", "ksys_read", NULL, 0);
+	kt_put_probe(m, KPROF_TYPE_FTRACE, 0, "ftrace:vfs_read", "vfs_read", NULL, 0);
+	kt_put_probe(m, KPROF_TYPE_LATENCY, 0, "latency:ksys_write", "ksys_write", NULL, 0);
 }
 
 static void count_start(struct kt_msg *m, int family)

@@ -153,6 +153,42 @@ static void kf_op(const struct nlattr *a, void *arg)
 	kf_nest_each(a, kf_op_attr, c);
 }
 
+/*
+ * Send @len bytes at @req (sequence number @seq) and read up to the ACK or
+ * the end of the dump, handing each answer of @seq to @fn when given.
+ * Return: the error (0 on success), -ETIMEDOUT when nothing came within
+ * the socket's timeout, or a socket error.
+ */
+static int kf_exchange(int fd, void *req, unsigned int len, uint32_t seq,
+		       void (*fn)(const struct nlmsghdr *nlh, void *arg), void *arg)
+{
+	static char rx[65536];
+
+	((struct nlmsghdr *)req)->nlmsg_seq = seq;
+	if (send(fd, req, len, 0) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = recv(fd, rx, sizeof(rx), 0);
+		struct nlmsghdr *nlh;
+		int left;
+
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		left = n;
+		for (nlh = (void *)rx; NLMSG_OK(nlh, left); nlh = NLMSG_NEXT(nlh, left)) {
+			if (nlh->nlmsg_seq != seq)
+				continue;
+			if (nlh->nlmsg_type == NLMSG_ERROR)
+				return ((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
+			if (nlh->nlmsg_type == NLMSG_DONE)
+				return nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(int)) ?
+				       *(int *)NLMSG_DATA(nlh) : 0;
+			if (fn)
+				fn(nlh, arg);
+		}
+	}
+}
+
 static int kf_get_family(int fd, struct kf_family *f)
 {
 	struct kt_msg m;
@@ -251,48 +287,33 @@ static void kf_op_pol(const struct nlattr *a, void *arg)
 	kf_nest_each(a, kf_op_pol_field, ctx);
 }
 
+/* One CTRL_CMD_GETPOLICY answer: op policies or a policy's attributes. */
+static void kf_policy_msg(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct nlattr *a = (const void *)((const char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
+	int alen = nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+
+	while (alen >= (int)NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= alen) {
+		if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_POLICY)
+			kf_nest_each(a, kf_pol_index, arg);
+		else if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_OP_POLICY)
+			kf_nest_each(a, kf_op_pol, arg);
+		alen -= NLA_ALIGN(a->nla_len);
+		a = (const void *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
+}
+
 /* CTRL_CMD_GETPOLICY for the family: every op's policy, then every policy. */
 static int kf_get_policy(int fd, struct kf_family *f)
 {
 	struct kf_pol_ctx ctx = { .f = f };
-	static char rx[65536];
 	struct kt_msg m;
 	uint16_t id = f->id;
 
 	kt_msg_init(&m, GENL_ID_CTRL, CTRL_CMD_GETPOLICY, 1);
 	m.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	kt_put(&m, CTRL_ATTR_FAMILY_ID, &id, sizeof(id));
-	if (send(fd, m.buf, m.nlh.nlmsg_len, 0) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = recv(fd, rx, sizeof(rx), 0);
-		struct nlmsghdr *nlh;
-		int len;
-
-		if (n < 0)
-			return -errno;
-		len = n;
-		for (nlh = (void *)rx; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
-			struct nlattr *a;
-			int alen;
-
-			if (nlh->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (nlh->nlmsg_type == NLMSG_ERROR)
-				return ((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
-			a = (void *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
-			alen = nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-			while (alen >= (int)NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
-			       a->nla_len <= alen) {
-				if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_POLICY)
-					kf_nest_each(a, kf_pol_index, &ctx);
-				else if ((a->nla_type & NLA_TYPE_MASK) == CTRL_ATTR_OP_POLICY)
-					kf_nest_each(a, kf_op_pol, &ctx);
-				alen -= NLA_ALIGN(a->nla_len);
-				a = (void *)((char *)a + NLA_ALIGN(a->nla_len));
-			}
-		}
-	}
+	return kf_exchange(fd, m.buf, m.nlh.nlmsg_len, 2, kf_policy_msg, &ctx);
 }
 
 static int kf_cmd_by_name(const char *name);
@@ -493,26 +514,19 @@ static void kf_value(struct kf_buf *m, const struct kf_family *f, unsigned int t
 	case NL_ATTR_TYPE_FLAG:
 		kf_put(m, type, data, kf_chance(95) ? 0 : 4);
 		return;
-	case NL_ATTR_TYPE_U8: case NL_ATTR_TYPE_S8:
-		v = kf_int_value(at, at->type == NL_ATTR_TYPE_S8, 8);
+	case NL_ATTR_TYPE_U8: case NL_ATTR_TYPE_U16: case NL_ATTR_TYPE_U32:
+	case NL_ATTR_TYPE_U64: case NL_ATTR_TYPE_S8: case NL_ATTR_TYPE_S16:
+	case NL_ATTR_TYPE_S32: case NL_ATTR_TYPE_S64: {
+		/* U8..U64 and S8..S64 are consecutive: 1 << (type - U8) bytes */
+		bool sign = at->type >= NL_ATTR_TYPE_S8;
+		unsigned int bytes = 1u << (at->type - (sign ? NL_ATTR_TYPE_S8 : NL_ATTR_TYPE_U8));
+
+		v = kf_int_value(at, sign, 8 * bytes);
 		memcpy(data, &v, sizeof(v));
-		kf_put(m, type, data, kf_chance(97) ? 1 : kf_below(9));
+		/* now and then a wrong length, which the policy must refuse */
+		kf_put(m, type, data, kf_chance(97) ? bytes : kf_below(12));
 		return;
-	case NL_ATTR_TYPE_U16: case NL_ATTR_TYPE_S16:
-		v = kf_int_value(at, at->type == NL_ATTR_TYPE_S16, 16);
-		memcpy(data, &v, sizeof(v));
-		kf_put(m, type, data, kf_chance(97) ? 2 : kf_below(9));
-		return;
-	case NL_ATTR_TYPE_U32: case NL_ATTR_TYPE_S32:
-		v = kf_int_value(at, at->type == NL_ATTR_TYPE_S32, 32);
-		memcpy(data, &v, sizeof(v));
-		kf_put(m, type, data, kf_chance(97) ? 4 : kf_below(9));
-		return;
-	case NL_ATTR_TYPE_U64: case NL_ATTR_TYPE_S64:
-		v = kf_int_value(at, at->type == NL_ATTR_TYPE_S64, 64);
-		memcpy(data, &v, sizeof(v));
-		kf_put(m, type, data, kf_chance(97) ? 8 : kf_below(12));
-		return;
+	}
 	case NL_ATTR_TYPE_STRING: case NL_ATTR_TYPE_NUL_STRING:
 		len = at->max_len ? at->max_len : 64;
 		if (len > sizeof(data) - 2)
@@ -870,36 +884,10 @@ static int kf_open(void)
 	return fd;
 }
 
-/*
- * Send @m and read up to its ACK or the end of its dump.  Return the error
- * (0 on success), -ETIMEDOUT when nothing came, or a socket error.
- */
+/* Send @m and read its answer: see kf_exchange(). */
 static int kf_send(int fd, struct kf_buf *m, uint32_t seq)
 {
-	static char rx[65536];
-	struct nlmsghdr *req = (void *)m->b;
-
-	req->nlmsg_seq = seq;
-	if (send(fd, m->b, m->len, 0) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = recv(fd, rx, sizeof(rx), 0);
-		struct nlmsghdr *nlh;
-		int len;
-
-		if (n < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
-		len = n;
-		for (nlh = (void *)rx; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
-			if (nlh->nlmsg_seq != seq)
-				continue;
-			if (nlh->nlmsg_type == NLMSG_ERROR)
-				return ((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
-			if (nlh->nlmsg_type == NLMSG_DONE)
-				return nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(int)) ?
-				       *(int *)NLMSG_DATA(nlh) : 0;
-		}
-	}
+	return kf_exchange(fd, m->b, m->len, seq, NULL, NULL);
 }
 
 static void kf_stop_all(int fd, const struct kf_family *f, uint32_t *seq)

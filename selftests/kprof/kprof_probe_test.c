@@ -106,21 +106,6 @@ static int start(FIXTURE_DATA(probe) *self, struct kt_msg *m)
 }
 
 /* An event nest with the probe attributes. */
-static void put_probe(struct kt_msg *m, uint32_t type, uint64_t config, const char *name,
-		      const char *symbol, const void *filter, size_t filter_len)
-{
-	struct nlattr *n = kt_nest_start(m, KPROF_A_SESSION_EVENT);
-
-	kt_put_u32(m, KPROF_EV_A_TYPE, type);
-	kt_put_u64(m, KPROF_EV_A_CONFIG, config);
-	kt_put_str(m, KPROF_EV_A_NAME, name);
-	if (symbol)
-		kt_put_str(m, KPROF_EV_A_SYMBOL, symbol);
-	if (filter)
-		kt_put(m, KPROF_EV_A_FILTER, filter, filter_len);
-	kt_nest_end(m, n);
-}
-
 /* A child that waits for go, then runs @fn. */
 static pid_t spawn(void (*fn)(void), int *go_fd)
 {
@@ -264,7 +249,7 @@ TEST_F(probe, sched_switch_raw_fields)
 	kt_start_init(&m, self->family, KPROF_SESSION_F_KERNEL_STACK, 0, 1 << 20);
 	kt_put_u64(&m, KPROF_A_SESSION_PERIOD, 1);
 	kt_put_u32(&m, KPROF_A_SESSION_PID, c.pid);
-	put_probe(&m, PERF_TYPE_TRACEPOINT, id, "sched:sched_switch", NULL, NULL, 0);
+	kt_put_probe(&m, PERF_TYPE_TRACEPOINT, id, "sched:sched_switch", NULL, NULL, 0);
 	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
 	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
 	kt_go(gofd);
@@ -308,7 +293,7 @@ TEST_F(probe, filter_keeps_only_matching_records)
 					      .offset = c.f_pid.offset, .value = c.pid };
 	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 0, 1 << 20);
 	kt_put_u64(&m, KPROF_A_SESSION_PERIOD, 1);
-	put_probe(&m, PERF_TYPE_TRACEPOINT, id, "sched:sched_switch", NULL, prog,
+	kt_put_probe(&m, PERF_TYPE_TRACEPOINT, id, "sched:sched_switch", NULL, prog,
 		  sizeof(prog[0]));
 	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
 	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
@@ -355,9 +340,9 @@ static void run_reads(struct __test_metadata *_metadata, FIXTURE_DATA(probe) *se
 	ASSERT_LT(0, c->pid);
 	kt_start_init(&m, self->family, KPROF_SESSION_F_KERNEL_STACK, 99, 1 << 20);
 	kt_put_u32(&m, KPROF_A_SESSION_PID, c->pid);
-	put_probe(&m, type, 0, sym, sym, NULL, 0);
+	kt_put_probe(&m, type, 0, sym, sym, NULL, 0);
 	if (lat)
-		put_probe(&m, KPROF_TYPE_LATENCY, 0, lat, lat, NULL, 0);
+		kt_put_probe(&m, KPROF_TYPE_LATENCY, 0, lat, lat, NULL, 0);
 	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
 	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
 	kt_go(gofd);
@@ -502,7 +487,7 @@ TEST_F(probe, latency_of_10ms_sleeps_lands_in_8_16ms)
 	ASSERT_LT(0, child);
 	kt_start_init(&m, self->family, 0, 99, 0);
 	kt_put_u32(&m, KPROF_A_SESSION_PID, child);
-	put_probe(&m, KPROF_TYPE_LATENCY, 0, "latency:hrtimer_nanosleep", "hrtimer_nanosleep",
+	kt_put_probe(&m, KPROF_TYPE_LATENCY, 0, "latency:hrtimer_nanosleep", "hrtimer_nanosleep",
 		  NULL, 0);
 	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
 	kt_go(gofd);
@@ -535,13 +520,13 @@ TEST_F(probe, latency_of_10ms_sleeps_lands_in_8_16ms)
 
 static void put_all_kinds(struct kt_msg *m, int switch_id)
 {
-	put_probe(m, PERF_TYPE_TRACEPOINT, switch_id, "sched:sched_switch", NULL, NULL, 0);
-	put_probe(m, KPROF_TYPE_KPROBE, 0, "kprobe:ksys_read", "ksys_read", NULL, 0);
+	kt_put_probe(m, PERF_TYPE_TRACEPOINT, switch_id, "sched:sched_switch", NULL, NULL, 0);
+	kt_put_probe(m, KPROF_TYPE_KPROBE, 0, "kprobe:ksys_read", "ksys_read", NULL, 0);
 	/* one function: patching ~80 vfs_* sites 100 times is minutes under TCG */
-	put_probe(m, KPROF_TYPE_FTRACE, 0, "ftrace:vfs_read", "vfs_read", NULL, 0);
+	kt_put_probe(m, KPROF_TYPE_FTRACE, 0, "ftrace:vfs_read", "vfs_read", NULL, 0);
 	/* a kretprobe on a function an ftrace_ops also traces */
-	put_probe(m, KPROF_TYPE_LATENCY, 0, "latency:vfs_read", "vfs_read", NULL, 0);
-	put_probe(m, KPROF_TYPE_LATENCY, 0, "latency:ksys_write", "ksys_write", NULL, 0);
+	kt_put_probe(m, KPROF_TYPE_LATENCY, 0, "latency:vfs_read", "vfs_read", NULL, 0);
+	kt_put_probe(m, KPROF_TYPE_LATENCY, 0, "latency:ksys_write", "ksys_write", NULL, 0);
 	kt_put_event(m, &kt_cpu_clock);
 }
 
@@ -556,8 +541,8 @@ static void cost_run(struct __test_metadata *_metadata, FIXTURE_DATA(probe) *sel
 	ASSERT_LE(0, fd);
 	kt_start_init(m, self->family, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_KERNEL_STACK |
 		      KPROF_SESSION_F_USER_STACK, 99, 1 << 20);
-	put_probe(m, KPROF_TYPE_KPROBE, 0, "kprobe:vfs_read", "vfs_read", NULL, 0);
-	put_probe(m, KPROF_TYPE_FTRACE, 0, "ftrace:ksys_read", "ksys_read", NULL, 0);
+	kt_put_probe(m, KPROF_TYPE_KPROBE, 0, "kprobe:vfs_read", "vfs_read", NULL, 0);
+	kt_put_probe(m, KPROF_TYPE_FTRACE, 0, "ftrace:ksys_read", "ksys_read", NULL, 0);
 	ASSERT_EQ(0, kt_transact(self->fd, m)) TH_LOG("%s", m->extack);
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	do {
@@ -637,7 +622,7 @@ TEST_F(probe, refuse_missing_function)
 	struct kt_msg m;
 
 	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
-	put_probe(&m, KPROF_TYPE_KPROBE, 0, "kprobe:no_such_fn", "no_such_function_kprof", NULL, 0);
+	kt_put_probe(&m, KPROF_TYPE_KPROBE, 0, "kprobe:no_such_fn", "no_such_function_kprof", NULL, 0);
 	EXPECT_GT(0, kt_transact(self->fd, &m));
 	EXPECT_NE(NULL, strstr(m.extack, "cannot probe")) TH_LOG("%s", m.extack);
 }
@@ -648,7 +633,7 @@ TEST_F(probe, refuse_blacklisted_function)
 
 	/* kprobes refuse their own machinery */
 	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
-	put_probe(&m, KPROF_TYPE_KPROBE, 0, "kprobe:kprobe_int3_handler", "kprobe_int3_handler",
+	kt_put_probe(&m, KPROF_TYPE_KPROBE, 0, "kprobe:kprobe_int3_handler", "kprobe_int3_handler",
 		  NULL, 0);
 	EXPECT_GT(0, kt_transact(self->fd, &m));
 	EXPECT_NE(NULL, strstr(m.extack, "cannot probe")) TH_LOG("%s", m.extack);
@@ -659,7 +644,7 @@ TEST_F(probe, refuse_glob_without_match)
 	struct kt_msg m;
 
 	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
-	put_probe(&m, KPROF_TYPE_FTRACE, 0, "ftrace:nomatch", "kprof_no_such_fn_*", NULL, 0);
+	kt_put_probe(&m, KPROF_TYPE_FTRACE, 0, "ftrace:nomatch", "kprof_no_such_fn_*", NULL, 0);
 	EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
 	EXPECT_STREQ("kprof: no traceable function matches the glob", m.extack);
 }
@@ -669,7 +654,7 @@ TEST_F(probe, refuse_unknown_tracepoint)
 	struct kt_msg m;
 
 	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
-	put_probe(&m, PERF_TYPE_TRACEPOINT, 999999, "x:y", NULL, NULL, 0);
+	kt_put_probe(&m, PERF_TYPE_TRACEPOINT, 999999, "x:y", NULL, NULL, 0);
 	EXPECT_GT(0, kt_transact(self->fd, &m));
 	EXPECT_NE(NULL, strstr(m.extack, "kprof:")) TH_LOG("%s", m.extack);
 }
@@ -685,7 +670,7 @@ TEST_F(probe, refuse_bad_filters)
 	bad[1] = (struct kprof_filter_insn){ .op = KPROF_FILTER_AND };
 	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 0, 0);
 	kt_put_u64(&m, KPROF_A_SESSION_PERIOD, 1);
-	put_probe(&m, PERF_TYPE_TRACEPOINT, id, "sched:sched_switch", NULL, bad, sizeof(bad));
+	kt_put_probe(&m, PERF_TYPE_TRACEPOINT, id, "sched:sched_switch", NULL, bad, sizeof(bad));
 	EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
 	EXPECT_STREQ("kprof: filter: stack underflow", m.extack);
 
@@ -693,14 +678,14 @@ TEST_F(probe, refuse_bad_filters)
 	bad[0].size = 3;
 	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 0, 0);
 	kt_put_u64(&m, KPROF_A_SESSION_PERIOD, 1);
-	put_probe(&m, PERF_TYPE_TRACEPOINT, id, "sched:sched_switch", NULL, bad, sizeof(bad[0]));
+	kt_put_probe(&m, PERF_TYPE_TRACEPOINT, id, "sched:sched_switch", NULL, bad, sizeof(bad[0]));
 	EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
 	EXPECT_STREQ("kprof: filter: bad field size", m.extack);
 
 	/* a filter on a counter */
 	bad[0].size = 4;
 	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
-	put_probe(&m, PERF_TYPE_SOFTWARE, 0, "cpu-clock", NULL, bad, sizeof(bad[0]));
+	kt_put_probe(&m, PERF_TYPE_SOFTWARE, 0, "cpu-clock", NULL, bad, sizeof(bad[0]));
 	EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
 	EXPECT_STREQ("kprof: filters apply to tracepoints only", m.extack);
 }

@@ -58,6 +58,23 @@ static inline void kt_put_event(struct kt_msg *m, const struct kt_event *ev)
 	kt_nest_end(m, n);
 }
 
+/* An event of any type: a probe's SYMBOL, a tracepoint's FILTER when given. */
+static inline void kt_put_probe(struct kt_msg *m, uint32_t type, uint64_t config,
+				const char *name, const char *symbol, const void *filter,
+				size_t filter_len)
+{
+	struct nlattr *n = kt_nest_start(m, KPROF_A_SESSION_EVENT);
+
+	kt_put_u32(m, KPROF_EV_A_TYPE, type);
+	kt_put_u64(m, KPROF_EV_A_CONFIG, config);
+	kt_put_str(m, KPROF_EV_A_NAME, name);
+	if (symbol)
+		kt_put_str(m, KPROF_EV_A_SYMBOL, symbol);
+	if (filter)
+		kt_put(m, KPROF_EV_A_FILTER, filter, filter_len);
+	kt_nest_end(m, n);
+}
+
 /* A START request with the common attributes; callers add targets. */
 static inline void kt_start_init(struct kt_msg *m, int family, uint32_t flags,
 				 uint32_t freq, uint32_t buffer_size)

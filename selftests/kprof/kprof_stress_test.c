@@ -20,17 +20,6 @@ static const char * const ks_kind_names[KS_NR_KINDS] = {
 	"stream", "aggregate", "probes", "latency", "counting",
 };
 
-static void ks_put_probe(struct kt_msg *m, uint32_t type, const char *name, const char *sym)
-{
-	struct nlattr *n = kt_nest_start(m, KPROF_A_SESSION_EVENT);
-
-	kt_put_u32(m, KPROF_EV_A_TYPE, type);
-	kt_put_u64(m, KPROF_EV_A_CONFIG, 0);
-	kt_put_str(m, KPROF_EV_A_NAME, name);
-	kt_put_str(m, KPROF_EV_A_SYMBOL, sym);
-	kt_nest_end(m, n);
-}
-
 /* Start a session of @kind on @fd; 0 or the error, extack in m->extack. */
 static int ks_start(int fd, int family, enum ks_kind kind, struct kt_msg *m)
 {
@@ -49,12 +38,12 @@ static int ks_start(int fd, int family, enum ks_kind kind, struct kt_msg *m)
 	case KS_PROBES:
 		kt_start_init(m, family, flags | KPROF_SESSION_F_AGGREGATE, 99, 0);
 		kt_put_u32(m, KPROF_A_SESSION_AGG_ENTRIES, 1024);
-		ks_put_probe(m, KPROF_TYPE_KPROBE, "kprobe:vfs_read", "vfs_read");
-		ks_put_probe(m, KPROF_TYPE_FTRACE, "ftrace:ksys_read", "ksys_read");
+		kt_put_probe(m, KPROF_TYPE_KPROBE, 0, "kprobe:vfs_read", "vfs_read", NULL, 0);
+		kt_put_probe(m, KPROF_TYPE_FTRACE, 0, "ftrace:ksys_read", "ksys_read", NULL, 0);
 		break;
 	case KS_LATENCY:
 		kt_start_init(m, family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 1 << 16);
-		ks_put_probe(m, KPROF_TYPE_LATENCY, "latency:do_nanosleep", "do_nanosleep");
+		kt_put_probe(m, KPROF_TYPE_LATENCY, 0, "latency:do_nanosleep", "do_nanosleep", NULL, 0);
 		break;
 	case KS_COUNTING:
 		kt_msg_init(m, family, KPROF_CMD_COUNT_START, KPROF_FAMILY_VERSION);
@@ -159,17 +148,23 @@ FIXTURE_VARIANT_ADD(stress, probes) { .kind = KS_PROBES };
 FIXTURE_VARIANT_ADD(stress, latency) { .kind = KS_LATENCY };
 FIXTURE_VARIANT_ADD(stress, counting) { .kind = KS_COUNTING };
 
-FIXTURE_SETUP(stress)
+/* Both fixtures: the module loaded, tracefs mounted, a socket and the family. */
+static void ks_setup(struct __test_metadata *_metadata, int *fd, int *family)
 {
 	int ret = kt_ensure_loaded();
 
 	ASSERT_EQ(0, ret) TH_LOG("cannot load %s: %s", kt_ko_path(), strerror(-ret));
 	if (access("/sys/kernel/tracing/events", R_OK))
 		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	self->fd = kt_nl_open();
-	ASSERT_LE(0, self->fd);
-	self->family = kt_family(self->fd, KPROF_FAMILY_NAME);
-	ASSERT_LT(0, self->family);
+	*fd = kt_nl_open();
+	ASSERT_LE(0, *fd);
+	*family = kt_family(*fd, KPROF_FAMILY_NAME);
+	ASSERT_LT(0, *family);
+}
+
+FIXTURE_SETUP(stress)
+{
+	ks_setup(_metadata, &self->fd, &self->family);
 }
 
 FIXTURE_TEARDOWN(stress)
@@ -270,13 +265,7 @@ FIXTURE(cycles) {
 
 FIXTURE_SETUP(cycles)
 {
-	ASSERT_EQ(0, kt_ensure_loaded());
-	if (access("/sys/kernel/tracing/events", R_OK))
-		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	self->fd = kt_nl_open();
-	ASSERT_LE(0, self->fd);
-	self->family = kt_family(self->fd, KPROF_FAMILY_NAME);
-	ASSERT_LT(0, self->family);
+	ks_setup(_metadata, &self->fd, &self->family);
 }
 
 FIXTURE_TEARDOWN(cycles)
