@@ -20,6 +20,7 @@
 #include <linux/module.h>
 #include <linux/poll.h>
 
+#include "chardev.h"
 #include "kprof.h"
 #include "session.h"
 

@@ -61,9 +61,6 @@
 #include "session.h"
 #include "target.h"
 
-/* Threads of the PIDs that one per-task counting session follows. */
-#define KPROF_COUNT_MAX_TASKS	4096
-
 /**
  * struct kprof_count_ctr - one counter: an event on one CPU or one thread
  * @event: the perf counter; NULL when there is none (now)
@@ -369,14 +366,14 @@ static int kprof_count_per_task_start(struct kprof_count_session *s,
 	struct perf_event *event;
 	int ret = 0;
 
-	req->tasks = kvcalloc(KPROF_COUNT_MAX_TASKS, sizeof(*req->tasks), KPROF_GFP);
+	req->tasks = kvcalloc(KPROF_MAX_TASKS, sizeof(*req->tasks), KPROF_GFP);
 	if (!req->tasks)
 		return -ENOMEM;
 	for (i = 0; i < s->nr_pids; i++) {
 		pid_t tgid;
 
 		ret = kprof_threads_get(req->pids[i], req->pid_attrs[i], req->tasks, &s->nr_tasks,
-					KPROF_COUNT_MAX_TASKS, &tgid, extack);
+					KPROF_MAX_TASKS, &tgid, extack);
 		if (ret)
 			return ret;
 	}
@@ -710,7 +707,7 @@ out_unlock:
 	mutex_unlock(&kprof_count_lock);
 out_free:
 	if (req && req->tasks) {
-		for (t = 0; t < KPROF_COUNT_MAX_TASKS && req->tasks[t]; t++)
+		for (t = 0; t < KPROF_MAX_TASKS && req->tasks[t]; t++)
 			put_task_struct(req->tasks[t]);
 		kvfree(req->tasks);
 	}

@@ -28,6 +28,7 @@
 #include "aggread.h"
 #include "compat.h"
 #include "counting.h"
+#include "debugfs.h"
 #include "genl.h"
 #include "kprof.h"
 #include "probes.h"

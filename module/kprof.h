@@ -63,21 +63,4 @@ void kprof_status_read(struct kprof_status *st);
 const char *kprof_state_name(u32 state);
 bool kprof_privileged(void);
 
-int kprof_debugfs_init(void);
-void kprof_debugfs_exit(void);
-
-int kprof_chardev_init(void);
-void kprof_chardev_exit(void);
-
-struct cpumask;
-struct netlink_ext_ack;
-struct nlattr;
-struct seq_file;
-struct sk_buff;
-struct task_struct;
-
-int kprof_threads_get(pid_t nr, const struct nlattr *attr, struct task_struct **tasks,
-		      unsigned int *nr_tasks, unsigned int max, pid_t *tgid,
-		      struct netlink_ext_ack *extack);
-
 #endif /* _KPROF_H */

@@ -10,7 +10,9 @@
 #include <linux/module.h>
 #include <linux/timekeeping.h>
 
+#include "chardev.h"
 #include "counting.h"
+#include "debugfs.h"
 #include "genl.h"
 #include "kprof.h"
 #include "session.h"

@@ -33,7 +33,9 @@
 #include "compat.h"
 #include "guard.h"
 #include "probes.h"
+#include "sample.h"
 #include "session.h"
+#include "sideband.h"
 
 /* per-CPU hit counts of an ftrace probe: open addressing on the function */
 #define KPROF_FUNC_SLOTS	(2 * KPROF_MAX_PROBE_FUNCS)

@@ -32,6 +32,7 @@
 #include "filter.h"
 #include "guard.h"
 #include "procmap.h"
+#include "sample.h"
 #include "session.h"
 
 DEFINE_PER_CPU(struct kprof_guard, kprof_guard);

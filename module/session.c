@@ -44,11 +44,10 @@
 #include "kprof.h"
 #include "probes.h"
 #include "procmap.h"
+#include "sample.h"
 #include "session.h"
+#include "sideband.h"
 #include "target.h"
-
-/* Threads of the PIDs that one per-task session follows. */
-#define KPROF_MAX_TASKS		4096
 
 struct kprof_session __rcu *kprof_active;
 
@@ -211,53 +210,6 @@ static void kprof_system_wide_stop(struct kprof_session *s)
 }
 
 /* --- per-task counters -------------------------------------------------- */
-
-/* Take a reference on every thread of the process @nr. */
-/**
- * kprof_threads_get() - take a reference on every thread of a process
- * @nr: a PID (or TID) in the caller's namespace
- * @attr: the attribute that named it, for error messages
- * @tasks: where to append the threads
- * @nr_tasks: entries of @tasks in use, updated
- * @max: room in @tasks
- * @tgid: set to the process's TGID
- * @extack: for error messages
- *
- * On -E2BIG the threads taken so far stay in @tasks for the caller to put.
- *
- * Return: 0, -ESRCH when there is no such process, -E2BIG past @max.
- */
-int kprof_threads_get(pid_t nr, const struct nlattr *attr, struct task_struct **tasks,
-		      unsigned int *nr_tasks, unsigned int max, pid_t *tgid,
-		      struct netlink_ext_ack *extack)
-{
-	struct task_struct *leader, *t;
-	struct pid *pid;
-	int ret = 0;
-
-	pid = find_get_pid(nr);
-	leader = pid ? get_pid_task(pid, PIDTYPE_TGID) : NULL;
-	put_pid(pid);
-	if (!leader) {
-		NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: no such process");
-		return -ESRCH;
-	}
-
-	rcu_read_lock();
-	for_each_thread(leader, t) {
-		if (*nr_tasks == max) {
-			NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: too many threads to follow");
-			ret = -E2BIG;
-			break;
-		}
-		get_task_struct(t);
-		tasks[(*nr_tasks)++] = t;
-	}
-	rcu_read_unlock();
-	*tgid = task_tgid_nr(leader);
-	put_task_struct(leader);
-	return ret;
-}
 
 /* The threads of process @nr, and the process into the session's pidset. */
 static int kprof_tasks_add(struct kprof_session *s, pid_t nr, const struct nlattr *attr,

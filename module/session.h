@@ -200,19 +200,4 @@ void kprof_session_totals(struct kprof_session *s, struct kprof_stats_snapshot *
 int kprof_session_init(void);
 void kprof_session_exit(void);
 
-/* sample.c */
-struct perf_raw_record;
-void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
-		  struct perf_raw_record *raw, bool throttled, int level);
-void kprof_sample_recursion(struct kprof_event *kev);
-void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
-		    struct pt_regs *regs);
-
-/* sideband.c */
-int kprof_sideband_init(void);
-int kprof_sideband_start(struct kprof_session *s, struct netlink_ext_ack *extack);
-void kprof_sideband_stop(struct kprof_session *s);
-bool kprof_pidset_add(struct kprof_session *s, u32 tgid);
-bool kprof_pidset_has(struct kprof_session *s, u32 tgid);
-
 #endif /* _KPROF_SESSION_H */

@@ -47,6 +47,7 @@
 #include "compat.h"
 #include "pidset.h"
 #include "session.h"
+#include "sideband.h"
 
 struct kprof_comm_record {
 	struct kprof_record_header header;

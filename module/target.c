@@ -24,6 +24,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpu.h>
+#include <linux/netlink.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/cpuhotplug.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -211,6 +216,54 @@ void kprof_cpu_target_destroy(struct kprof_cpu_target *t)
 	free_cpumask_var(t->covered);
 	kfree(t->gen);
 	t->gen = NULL;
+}
+
+/* --- per-task targets ------------------------------------------------- */
+
+/**
+ * kprof_threads_get() - take a reference on every thread of a process
+ * @nr: a PID (or TID) in the caller's namespace
+ * @attr: the attribute that named it, for error messages
+ * @tasks: where to append the threads
+ * @nr_tasks: entries of @tasks in use, updated
+ * @max: room in @tasks
+ * @tgid: set to the process's TGID
+ * @extack: for error messages
+ *
+ * On -E2BIG the threads taken so far stay in @tasks for the caller to put.
+ *
+ * Return: 0, -ESRCH when there is no such process, -E2BIG past @max.
+ */
+int kprof_threads_get(pid_t nr, const struct nlattr *attr, struct task_struct **tasks,
+		      unsigned int *nr_tasks, unsigned int max, pid_t *tgid,
+		      struct netlink_ext_ack *extack)
+{
+	struct task_struct *leader, *t;
+	struct pid *pid;
+	int ret = 0;
+
+	pid = find_get_pid(nr);
+	leader = pid ? get_pid_task(pid, PIDTYPE_TGID) : NULL;
+	put_pid(pid);
+	if (!leader) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: no such process");
+		return -ESRCH;
+	}
+
+	rcu_read_lock();
+	for_each_thread(leader, t) {
+		if (*nr_tasks == max) {
+			NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: too many threads to follow");
+			ret = -E2BIG;
+			break;
+		}
+		get_task_struct(t);
+		tasks[(*nr_tasks)++] = t;
+	}
+	rcu_read_unlock();
+	*tgid = task_tgid_nr(leader);
+	put_task_struct(leader);
+	return ret;
 }
 
 int __init kprof_target_init(void)

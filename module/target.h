@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kprof - per-CPU counters that follow CPU hotplug (target.c).
+ * kprof - the targets of sessions (target.c): per-CPU counters that follow
+ * CPU hotplug, and the threads of per-task sessions.
  */
 #ifndef _KPROF_TARGET_H
 #define _KPROF_TARGET_H
@@ -59,6 +60,18 @@ int kprof_cpu_target_init(struct kprof_cpu_target *t, const struct cpumask *cpus
 int kprof_cpu_target_start(struct kprof_cpu_target *t, struct netlink_ext_ack *extack);
 void kprof_cpu_target_stop(struct kprof_cpu_target *t);
 void kprof_cpu_target_destroy(struct kprof_cpu_target *t);
+
+/*
+ * Per-task targets: the threads of the PIDs one per-task session (sampling
+ * or counting) follows, at most KPROF_MAX_TASKS.
+ */
+#define KPROF_MAX_TASKS		4096
+
+struct nlattr;
+struct task_struct;
+int kprof_threads_get(pid_t nr, const struct nlattr *attr, struct task_struct **tasks,
+		      unsigned int *nr_tasks, unsigned int max, pid_t *tgid,
+		      struct netlink_ext_ack *extack);
 
 int kprof_target_init(void);
 void kprof_target_exit(void);

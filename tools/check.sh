@@ -141,6 +141,8 @@ for f in module/*.[ch] include/uapi/linux/kprof.h; do
 done
 step "netlink spec matches uapi header and genl.c" "$logs/spec.log" \
 	/usr/bin/python3 tools/check-spec.py
+step "module headers: each declares only its own .c file's functions" "$logs/headers.log" \
+	/usr/bin/python3 tools/check-headers.py
 
 # --- host unit tests ------------------------------------------------------
 echo "# host unit tests"

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprof - the one sampling path (sample.c): every kind of event's hits end
+ * in kprof_sample().
+ */
+#ifndef _KPROF_SAMPLE_H
+#define _KPROF_SAMPLE_H
+
+#include <linux/types.h>
+
+struct kprof_event;
+struct perf_event;
+struct perf_raw_record;
+struct perf_sample_data;
+struct pt_regs;
+
+void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
+		  struct perf_raw_record *raw, bool throttled, int level);
+void kprof_sample_recursion(struct kprof_event *kev);
+void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
+		    struct pt_regs *regs);
+
+#endif /* _KPROF_SAMPLE_H */
