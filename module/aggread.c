@@ -391,6 +391,35 @@ ssize_t kprof_agg_reset_write(struct file *file, const char __user *ubuf, size_t
 
 /* --- netlink -------------------------------------------------------------- */
 
+/*
+ * The session a part of an aggregation dump reads, @s when @aggregates.
+ * The first part without one fails (*@ret, extack); a part that finds a
+ * newer session than the earlier parts read ends the dump marked
+ * inconsistent.  Kept in cb->args[1].  kprof_core.lock held.
+ */
+static bool kprof_agg_dump_session(struct netlink_callback *cb, struct kprof_session *s,
+				   bool aggregates, int *ret)
+{
+	if (!s || !aggregates) {
+		if (!cb->args[0] && !cb->args[1]) {
+			if (s)
+				NL_SET_ERR_MSG(cb->extack, "kprof: the session does not aggregate");
+			else
+				NL_SET_ERR_MSG(cb->extack, "kprof: no session");
+			*ret = s ? -EOPNOTSUPP : -ENOENT;
+		}
+		return false;
+	}
+	if (cb->args[1] && cb->args[1] != s->id) {
+		/* a new session between two parts of the dump */
+		cb->seq = 1;
+		genl_dump_check_consistent(cb, NULL);
+		return false;
+	}
+	cb->args[1] = s->id;
+	return true;
+}
+
 /**
  * kprof_agg_dump() - AGG_DUMP: fill @skb with entries from the cursor on
  * @skb: the message buffer
@@ -420,24 +449,8 @@ int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	}
 	mutex_lock(&kprof_core.lock);
 	agg = kprof_agg_current(&s);
-	if (!agg) {
-		if (!cb->args[0] && !cb->args[1]) {
-			if (s)
-				NL_SET_ERR_MSG(cb->extack, "kprof: the session does not aggregate");
-			else
-				NL_SET_ERR_MSG(cb->extack, "kprof: no session");
-			ret = s ? -EOPNOTSUPP : -ENOENT;
-		}
+	if (!kprof_agg_dump_session(cb, s, !!agg, &ret))
 		goto out_unlock;
-	}
-	if (cb->args[1] && cb->args[1] != s->id) {
-		/* a new session between two parts of the dump */
-		cb->seq = 1;
-		genl_dump_check_consistent(cb, NULL);
-		goto out_unlock;
-	}
-	cb->args[1] = s->id;
-
 	for (;;) {
 		struct kprof_agg_cpu *t;
 		struct kprof_agg_entry *e = kprof_agg_find(&pos, &t);
@@ -486,22 +499,8 @@ int kprof_procmap_dump(struct sk_buff *skb, struct netlink_callback *cb,
 
 	mutex_lock(&kprof_core.lock);
 	s = kprof_session_current();
-	if (!s || !s->procmap) {
-		if (!cb->args[0] && !cb->args[1]) {
-			if (s)
-				NL_SET_ERR_MSG(cb->extack, "kprof: the session does not aggregate");
-			else
-				NL_SET_ERR_MSG(cb->extack, "kprof: no session");
-			ret = s ? -EOPNOTSUPP : -ENOENT;
-		}
+	if (!kprof_agg_dump_session(cb, s, s && s->procmap, &ret))
 		goto out_unlock;
-	}
-	if (cb->args[1] && cb->args[1] != s->id) {
-		cb->seq = 1;
-		genl_dump_check_consistent(cb, NULL);
-		goto out_unlock;
-	}
-	cb->args[1] = s->id;
 	for (; kprof_procmap_get(s->procmap, i, &map, true); i++)
 		if (map.path && put(skb, cb, s->id, &map))
 			break;
