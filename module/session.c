@@ -41,6 +41,7 @@
 
 #include "agg.h"
 #include "compat.h"
+#include "ktp.h"
 #include "kprof.h"
 #include "probes.h"
 #include "procmap.h"
@@ -550,7 +551,8 @@ void kprof_session_totals(struct kprof_session *s, struct kprof_stats_snapshot *
 
 int __init kprof_session_init(void)
 {
-	return kprof_sideband_init();
+	/* the tracepoints of the side-band and of the scheduler probes */
+	return kprof_ktp_init();
 }
 
 /* Stop and free everything; the module is going away. */

@@ -45,6 +45,7 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
+#include "ktp.h"
 #include "pidset.h"
 #include "session.h"
 #include "sideband.h"
@@ -193,25 +194,14 @@ static void kprof_tp_exit(void *data, struct task_struct *p)
 	kprof_sideband_write(s, &rec, sizeof(rec));
 }
 
-struct kprof_tp {
-	const char *name;
+/* the side-band's tracepoints and their probes, in registration order */
+static const struct {
+	enum kprof_ktp id;
 	void *probe;
-	struct tracepoint *tp;
+} kprof_sb_tps[] = {
+	{ KPROF_KTP_PROCESS_FORK, kprof_tp_fork },
+	{ KPROF_KTP_PROCESS_EXIT, kprof_tp_exit },
 };
-
-static struct kprof_tp kprof_tps[] = {
-	{ .name = "sched_process_fork",	.probe = kprof_tp_fork },
-	{ .name = "sched_process_exit",	.probe = kprof_tp_exit },
-};
-
-static void kprof_tp_lookup(struct tracepoint *tp, void *priv)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(kprof_tps); i++)
-		if (!strcmp(tp->name, kprof_tps[i].name))
-			kprof_tps[i].tp = tp;
-}
 
 /* --- MMAP: a kprobe on perf_event_mmap() and a work item ----------------- */
 
@@ -417,8 +407,7 @@ static void kprof_mmap_queues_free(struct kprof_session *s)
 static void kprof_tps_unregister(unsigned int n)
 {
 	while (n--)
-		tracepoint_probe_unregister(kprof_tps[n].tp, kprof_tps[n].probe, NULL);
-	tracepoint_synchronize_unregister();
+		kprof_ktp_unregister(kprof_sb_tps[n].id, kprof_sb_tps[n].probe, NULL);
 }
 
 /**
@@ -447,8 +436,8 @@ int kprof_sideband_start(struct kprof_session *s, struct netlink_ext_ack *extack
 	}
 	INIT_WORK(&s->mmap_work, kprof_mmap_work);
 
-	for (i = 0; i < ARRAY_SIZE(kprof_tps); i++) {
-		ret = tracepoint_probe_register(kprof_tps[i].tp, kprof_tps[i].probe, NULL);
+	for (i = 0; i < ARRAY_SIZE(kprof_sb_tps); i++) {
+		ret = kprof_ktp_register(kprof_sb_tps[i].id, kprof_sb_tps[i].probe, NULL);
 		if (ret) {
 			NL_SET_ERR_MSG(extack, "kprof: cannot hook a scheduler tracepoint");
 			goto out_unregister_tps;
@@ -494,23 +483,10 @@ void kprof_sideband_stop(struct kprof_session *s)
 	if (!s->sideband_on)
 		return;
 	unregister_kprobes(kprof_kps, ARRAY_SIZE(kprof_kps));	/* waits for running handlers */
-	kprof_tps_unregister(ARRAY_SIZE(kprof_tps));
+	kprof_tps_unregister(ARRAY_SIZE(kprof_sb_tps));
 	flush_work(&s->mmap_work);
 	kprof_mmap_work(&s->mmap_work);	/* notes queued after the last run */
 	kprof_mmap_queues_free(s);
 	s->sideband_on = false;
 }
 
-int __init kprof_sideband_init(void)
-{
-	unsigned int i;
-
-	for_each_kernel_tracepoint(kprof_tp_lookup, NULL);
-	for (i = 0; i < ARRAY_SIZE(kprof_tps); i++) {
-		if (!kprof_tps[i].tp) {
-			pr_err("tracepoint %s not found\n", kprof_tps[i].name);
-			return -ENOENT;
-		}
-	}
-	return 0;
-}

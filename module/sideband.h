@@ -11,7 +11,6 @@
 struct kprof_session;
 struct netlink_ext_ack;
 
-int kprof_sideband_init(void);
 int kprof_sideband_start(struct kprof_session *s, struct netlink_ext_ack *extack);
 void kprof_sideband_stop(struct kprof_session *s);
 bool kprof_pidset_add(struct kprof_session *s, u32 tgid);

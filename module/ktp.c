@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof - the kernel's tracepoints kprof hooks itself, found at load.
+ *
+ * Their probes run in the tracepoint's context (sched_switch with the
+ * runqueue lock held and interrupts off): each probe guards itself
+ * (guard.h) and does bounded, lock-free work.  Unregistering waits for
+ * the probes still running (tracepoint_synchronize_unregister()), so that
+ * no probe runs on freed state.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+
+#include "ktp.h"
+
+static const char * const kprof_ktp_names[KPROF_KTP_NR] = {
+	[KPROF_KTP_PROCESS_FORK]	= "sched_process_fork",
+	[KPROF_KTP_PROCESS_EXIT]	= "sched_process_exit",
+	[KPROF_KTP_SWITCH]		= "sched_switch",
+	[KPROF_KTP_WAKEUP]		= "sched_wakeup",
+	[KPROF_KTP_WAKEUP_NEW]		= "sched_wakeup_new",
+};
+
+static struct tracepoint *kprof_ktps[KPROF_KTP_NR];
+
+static void kprof_ktp_lookup(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < KPROF_KTP_NR; i++)
+		if (!strcmp(tp->name, kprof_ktp_names[i]))
+			kprof_ktps[i] = tp;
+}
+
+struct tracepoint *kprof_ktp(enum kprof_ktp id)
+{
+	return kprof_ktps[id];
+}
+
+/* Hook @probe (with @data) to tracepoint @id; 0 or a negative errno. */
+int kprof_ktp_register(enum kprof_ktp id, void *probe, void *data)
+{
+	return tracepoint_probe_register(kprof_ktps[id], probe, data);
+}
+
+/* Unhook @probe and wait until no CPU runs it. */
+void kprof_ktp_unregister(enum kprof_ktp id, void *probe, void *data)
+{
+	tracepoint_probe_unregister(kprof_ktps[id], probe, data);
+	tracepoint_synchronize_unregister();
+}
+
+/**
+ * kprof_ktp_init() - find every tracepoint kprof hooks
+ *
+ * Return: 0, or -ENOENT naming the first one the kernel does not have.
+ */
+int __init kprof_ktp_init(void)
+{
+	unsigned int i;
+
+	for_each_kernel_tracepoint(kprof_ktp_lookup, NULL);
+	for (i = 0; i < KPROF_KTP_NR; i++) {
+		if (!kprof_ktps[i]) {
+			pr_err("tracepoint %s not found\n", kprof_ktp_names[i]);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
