@@ -22,6 +22,7 @@
 #include <linux/kprof.h>
 
 #include "builtin.h"
+#include "lib/hist.h"
 #include "lib/nl.h"
 #include "lib/parse-options.h"
 #include "lib/proto.h"
@@ -47,156 +48,28 @@ static void latency__sighandler(int sig)
 	latency_signal = sig;
 }
 
-/* One function's histogram, summed over CPUs. */
-struct kp_latency_hist {
-	uint32_t	event;
-	uint64_t	count;
-	uint64_t	sum_ns;
-	uint64_t	max_ns;
-	uint64_t	missed;
-	uint64_t	buckets[KPROF_HIST_BUCKETS];
-};
-
-struct latency_dump {
-	struct kp_latency_hist	*hists;
-	unsigned int		nr;		/* events of the session */
-};
-
-static int latency__reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *err)
-{
-	struct latency_dump *d = arg;
-	struct nlattr *tb[KPROF_A_MAX + 1], *nest, *a;
-	struct kp_latency_hist h = { 0 };
-	bool has_event = false;
-	int rem;
-
-	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, KPROF_A_MAX, NULL) < 0)
-		goto bad;
-	nest = tb[KPROF_A_HIST];
-	if (!nest)
-		return 0;
-	nla_for_each_nested(a, nest, rem) {
-		switch (nla_type(a)) {
-		case KPROF_HIST_A_EVENT:
-			if (nla_len(a) != 4)
-				goto bad;
-			h.event = nla_get_u32(a);
-			has_event = true;
-			break;
-		case KPROF_HIST_A_COUNT:
-			h.count = nla_get_u64(a);
-			break;
-		case KPROF_HIST_A_SUM_NS:
-			h.sum_ns = nla_get_u64(a);
-			break;
-		case KPROF_HIST_A_MAX_NS:
-			h.max_ns = nla_get_u64(a);
-			break;
-		case KPROF_HIST_A_MISSED:
-			h.missed = nla_get_u64(a);
-			break;
-		case KPROF_HIST_A_BUCKETS:
-			if (nla_len(a) != sizeof(h.buckets))
-				goto bad;
-			memcpy(h.buckets, nla_data(a), sizeof(h.buckets));
-			break;
-		}
-	}
-	if (!has_event || h.event >= d->nr)
-		goto bad;
-	d->hists[h.event] = h;
-	d->hists[h.event].event = h.event;
-	return 0;
-bad:
-	kp_err__set(err, EBADMSG, "malformed HIST_DUMP reply from kprof.ko");
-	return -EBADMSG;
-}
-
-static int latency__dump(struct kp_nl *nl, struct latency_dump *d, struct kp_err *err)
-{
-	struct nl_msg *msg = nlmsg_alloc();
-
-	if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, kp_nl__family(nl), 0,
-				 NLM_F_DUMP, KPROF_CMD_HIST_DUMP, KPROF_FAMILY_VERSION)) {
-		nlmsg_free(msg);
-		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	return kp_nl__request(nl, msg, latency__reply, d, err);
-}
-
-/* The value below which @q of the calls fall, from the buckets (upper bound). */
-static uint64_t latency__quantile(const struct kp_latency_hist *h, double q)
-{
-	uint64_t want, seen = 0;
-	unsigned int i;
-
-	if (!h->count)
-		return 0;
-	want = (uint64_t)(q * h->count + 0.999999);
-	if (!want)
-		want = 1;
-	for (i = 0; i < KPROF_HIST_BUCKETS; i++) {
-		seen += h->buckets[i];
-		if (seen >= want) {
-			uint64_t hi = i >= 63 ? UINT64_MAX : (2ULL << i) - 1;
-
-			return hi < h->max_ns ? hi : h->max_ns;
-		}
-	}
-	return h->max_ns;
-}
-
 /*
  * Print @h as BCC's funclatency does (print_log2_hist()), in nsecs, usecs
- * or msecs (@div 1, 1000, 1000000): row i counts [2^(i-1), 2^i) units,
- * from row 1 to the last non-empty one.  @header: several functions.
+ * or msecs (@div 1, 1000, 1000000).  @header: several functions.
  */
 static void latency__print(FILE *fp, const char *func, bool header,
-			   const struct kp_latency_hist *h, unsigned int div)
+			   const struct kp_hist *h, unsigned int div)
 {
 	const char *unit = div == 1 ? "nsecs" : div == 1000 ? "usecs" : "msecs";
-	uint64_t rows[KPROF_HIST_BUCKETS + 1] = { 0 }, max = 0;
-	unsigned int i, last = 0, w;
-	char star[41];
+	uint64_t rows[KP_HIST_ROWS];
 
-	for (i = 0; i < KPROF_HIST_BUCKETS; i++) {
-		uint64_t v = (1ULL << i) / div;
-
-		rows[v ? 64 - __builtin_clzll(v) : 1] += h->buckets[i];
-	}
-	for (i = 1; i <= KPROF_HIST_BUCKETS; i++) {
-		if (rows[i])
-			last = i;
-		if (rows[i] > max)
-			max = rows[i];
-	}
 	if (header)
 		fprintf(fp, "\nFunction = %s\n", func);
-	w = last <= 32 ? 10 : 20;
-	if (last <= 32)
-		fprintf(fp, "     %-19s : count     distribution\n", unit);
-	else
-		fprintf(fp, "               %-29s : count     distribution\n", unit);
-	for (i = 1; i <= last; i++) {
-		uint64_t low = (1ULL << (i - 1)), high = i == 64 ? UINT64_MAX : (1ULL << i) - 1;
-		unsigned int n = max ? (unsigned int)(rows[i] * 40 / max) : 0;
-
-		if (low == high)
-			low--;
-		memset(star, '*', n);
-		star[n] = '\0';
-		fprintf(fp, "%*" PRIu64 " -> %-*" PRIu64 " : %-8" PRIu64 " |%-40s|\n", w, low, w,
-			high, rows[i], star);
-	}
+	kp_hist__ns_rows(h, div, rows);
+	kp_hist__print_rows(fp, rows, unit);
 	if (!h->count) {
 		fprintf(fp, "\nno calls of %s were timed\n", func);
 	} else {
 		fprintf(fp, "\navg = %" PRIu64 " %s, total: %" PRIu64 " %s, count: %" PRIu64 "\n",
 			h->sum_ns / h->count / div, unit, h->sum_ns / div, unit, h->count);
 		fprintf(fp, "p50 <= %" PRIu64 " %s, p99 <= %" PRIu64 " %s, max = %" PRIu64 " %s\n",
-			latency__quantile(h, 0.5) / div, unit, latency__quantile(h, 0.99) / div,
-			unit, h->max_ns / div, unit);
+			kp_hist__quantile_ns(h, 0.5) / div, unit,
+			kp_hist__quantile_ns(h, 0.99) / div, unit, h->max_ns / div, unit);
 	}
 	if (h->missed)
 		fprintf(fp, "missed: %" PRIu64 " calls not timed (no free kretprobe instance)\n",
@@ -250,7 +123,7 @@ int cmd_latency(int argc, const char **argv)
 		OPT_END()
 	};
 	struct kp_session *s = NULL;
-	struct latency_dump d = { 0 };
+	struct kp_hist *hists = NULL;
 	struct kp_start_info info;
 	struct kp_stop_info stop;
 	struct sigaction sa, old_int, old_term;
@@ -305,9 +178,8 @@ int cmd_latency(int argc, const char **argv)
 		ret = KP_EXIT_USAGE;
 		goto out;
 	}
-	d.nr = s->nr_events;
-	d.hists = calloc(d.nr, sizeof(*d.hists));
-	if (!d.hists) {
+	hists = calloc(s->nr_events, sizeof(*hists));
+	if (!hists) {
 		kp_error(cmd, "%s", strerror(ENOMEM));
 		goto out;
 	}
@@ -365,15 +237,15 @@ int cmd_latency(int argc, const char **argv)
 		}
 	}
 
-	if (latency__dump(nl, &d, &err))
+	if (kp_nl__hist_dump(nl, hists, s->nr_events, &err))
 		goto out_err;
 	started = false;
 	if (kp_nl__stop(nl, &stop, &err))
 		goto out_err;
 	if (!argc)
 		fprintf(stdout, "\n");
-	for (i = 0; i < d.nr; i++)
-		latency__print(stdout, s->events[i].symbol, d.nr > 1, &d.hists[i], div);
+	for (i = 0; i < s->nr_events; i++)
+		latency__print(stdout, s->events[i].symbol, s->nr_events > 1, &hists[i], div);
 	fflush(stdout);
 	ret = argc ? kp_workload__exit_code(&wl) : KP_EXIT_OK;
 	goto out;
@@ -390,7 +262,7 @@ out:
 		sigaction(SIGTERM, &old_term, NULL);
 	}
 	kp_nl__delete(nl);
-	free(d.hists);
+	free(hists);
 	free(s);
 	return ret;
 }

@@ -337,6 +337,18 @@ int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
 		if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, KPROF_EV_A_SYMBOL))
 			return -EINVAL;
 		break;
+	case KPROF_TYPE_RUNQLAT:
+		if (tb[KPROF_EV_A_SYMBOL]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_SYMBOL],
+					    "kprof: run-queue latency takes no symbol");
+			return -EINVAL;
+		}
+		if (ev->config > KPROF_RUNQLAT_NSECS) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_CONFIG],
+					    "kprof: run-queue latency unit: 0 usecs, 1 msecs, 2 nsecs");
+			return -EINVAL;
+		}
+		break;
 	default:
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_TYPE],
 				    "kprof: event type not supported");
@@ -690,6 +702,45 @@ void *kprof_nl_dump_msg(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd
 	return hdr;
 }
 
+/**
+ * kprof_nl_dump_nest() - start a dump message holding one nest
+ * @skb: the dump's buffer
+ * @cb: the dump
+ * @cmd: KPROF_CMD_*
+ * @id: the session
+ * @type: the nest's attribute
+ * @nest: set to the nest
+ *
+ * Return: the genetlink header for kprof_nl_dump_nest_end(), or NULL when
+ * @skb is full.
+ */
+static void *kprof_nl_dump_nest(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
+				u64 id, int type, struct nlattr **nest)
+{
+	void *hdr = kprof_nl_dump_msg(skb, cb, cmd, id);
+
+	if (!hdr)
+		return NULL;
+	*nest = nla_nest_start(skb, type);
+	if (!*nest) {
+		genlmsg_cancel(skb, hdr);
+		return NULL;
+	}
+	return hdr;
+}
+
+/* End the message of kprof_nl_dump_nest(), or cancel it when @err (full). */
+static int kprof_nl_dump_nest_end(struct sk_buff *skb, void *hdr, struct nlattr *nest, int err)
+{
+	if (err) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
 /*
  * Dumps: pre_doit does not run for them, and 6.1 gives .start no extack
  * (cb->extack is set only around the dumpit).  .start notes a refusal in
@@ -838,27 +889,19 @@ static int kprof_nl_agg_put(struct sk_buff *skb, struct netlink_callback *cb, u6
 {
 	struct nlattr *nest;
 	void *hdr;
+	int err;
 
-	hdr = kprof_nl_dump_msg(skb, cb, KPROF_CMD_AGG_DUMP, id);
+	hdr = kprof_nl_dump_nest(skb, cb, KPROF_CMD_AGG_DUMP, id, KPROF_A_AGG_ENTRY, &nest);
 	if (!hdr)
 		return -EMSGSIZE;
-	nest = nla_nest_start(skb, KPROF_A_AGG_ENTRY);
-	if (!nest ||
-	    nla_put_u32(skb, KPROF_AGG_A_CPU, cpu) ||
-	    nla_put_u32(skb, KPROF_AGG_A_EVENT, e->event) ||
-	    nla_put_u32(skb, KPROF_AGG_A_PID, e->pid) ||
-	    nla_put_string(skb, KPROF_AGG_A_COMM, e->comm) ||
-	    kprof_nl_put_u64(skb, KPROF_AGG_A_COUNT, local64_read(&e->count), KPROF_AGG_A_PAD) ||
-	    nla_put(skb, KPROF_AGG_A_KERNEL, e->nr_kernel * sizeof(u64), frames) ||
-	    nla_put(skb, KPROF_AGG_A_USER, e->nr_user * sizeof(u64), frames + e->nr_kernel))
-		goto out_cancel;
-	nla_nest_end(skb, nest);
-	genlmsg_end(skb, hdr);
-	return 0;
-
-out_cancel:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
+	err = nla_put_u32(skb, KPROF_AGG_A_CPU, cpu) ||
+	      nla_put_u32(skb, KPROF_AGG_A_EVENT, e->event) ||
+	      nla_put_u32(skb, KPROF_AGG_A_PID, e->pid) ||
+	      nla_put_string(skb, KPROF_AGG_A_COMM, e->comm) ||
+	      kprof_nl_put_u64(skb, KPROF_AGG_A_COUNT, local64_read(&e->count), KPROF_AGG_A_PAD) ||
+	      nla_put(skb, KPROF_AGG_A_KERNEL, e->nr_kernel * sizeof(u64), frames) ||
+	      nla_put(skb, KPROF_AGG_A_USER, e->nr_user * sizeof(u64), frames + e->nr_kernel);
+	return kprof_nl_dump_nest_end(skb, hdr, nest, err);
 }
 
 static int kprof_nl_agg_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
@@ -874,28 +917,20 @@ static int kprof_nl_map_put(struct sk_buff *skb, struct netlink_callback *cb, u6
 {
 	struct nlattr *nest;
 	void *hdr;
+	int err;
 
-	hdr = kprof_nl_dump_msg(skb, cb, KPROF_CMD_AGG_MAPS, id);
+	hdr = kprof_nl_dump_nest(skb, cb, KPROF_CMD_AGG_MAPS, id, KPROF_A_AGG_MAP, &nest);
 	if (!hdr)
 		return -EMSGSIZE;
-	nest = nla_nest_start(skb, KPROF_A_AGG_MAP);
-	if (!nest ||
-	    nla_put_u32(skb, KPROF_MAP_A_PID, map->pid) ||
-	    nla_put_string(skb, KPROF_MAP_A_COMM, map->comm) ||
-	    kprof_nl_put_u64(skb, KPROF_MAP_A_START, map->start, KPROF_MAP_A_PAD) ||
-	    kprof_nl_put_u64(skb, KPROF_MAP_A_LEN, map->len, KPROF_MAP_A_PAD) ||
-	    kprof_nl_put_u64(skb, KPROF_MAP_A_PGOFF, map->pgoff, KPROF_MAP_A_PAD) ||
-	    kprof_nl_put_u64(skb, KPROF_MAP_A_DEV, map->dev, KPROF_MAP_A_PAD) ||
-	    kprof_nl_put_u64(skb, KPROF_MAP_A_INO, map->ino, KPROF_MAP_A_PAD) ||
-	    nla_put_string(skb, KPROF_MAP_A_PATH, map->path))
-		goto out_cancel;
-	nla_nest_end(skb, nest);
-	genlmsg_end(skb, hdr);
-	return 0;
-
-out_cancel:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
+	err = nla_put_u32(skb, KPROF_MAP_A_PID, map->pid) ||
+	      nla_put_string(skb, KPROF_MAP_A_COMM, map->comm) ||
+	      kprof_nl_put_u64(skb, KPROF_MAP_A_START, map->start, KPROF_MAP_A_PAD) ||
+	      kprof_nl_put_u64(skb, KPROF_MAP_A_LEN, map->len, KPROF_MAP_A_PAD) ||
+	      kprof_nl_put_u64(skb, KPROF_MAP_A_PGOFF, map->pgoff, KPROF_MAP_A_PAD) ||
+	      kprof_nl_put_u64(skb, KPROF_MAP_A_DEV, map->dev, KPROF_MAP_A_PAD) ||
+	      kprof_nl_put_u64(skb, KPROF_MAP_A_INO, map->ino, KPROF_MAP_A_PAD) ||
+	      nla_put_string(skb, KPROF_MAP_A_PATH, map->path);
+	return kprof_nl_dump_nest_end(skb, hdr, nest, err);
 }
 
 static int kprof_nl_agg_maps_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
@@ -911,26 +946,18 @@ static int kprof_nl_hist_put(struct sk_buff *skb, struct netlink_callback *cb, u
 {
 	struct nlattr *nest;
 	void *hdr;
+	int err;
 
-	hdr = kprof_nl_dump_msg(skb, cb, KPROF_CMD_HIST_DUMP, id);
+	hdr = kprof_nl_dump_nest(skb, cb, KPROF_CMD_HIST_DUMP, id, KPROF_A_HIST, &nest);
 	if (!hdr)
 		return -EMSGSIZE;
-	nest = nla_nest_start(skb, KPROF_A_HIST);
-	if (!nest ||
-	    nla_put_u32(skb, KPROF_HIST_A_EVENT, event) ||
-	    kprof_nl_put_u64(skb, KPROF_HIST_A_COUNT, h->count, KPROF_HIST_A_PAD) ||
-	    kprof_nl_put_u64(skb, KPROF_HIST_A_SUM_NS, h->sum_ns, KPROF_HIST_A_PAD) ||
-	    kprof_nl_put_u64(skb, KPROF_HIST_A_MAX_NS, h->max_ns, KPROF_HIST_A_PAD) ||
-	    kprof_nl_put_u64(skb, KPROF_HIST_A_MISSED, h->missed, KPROF_HIST_A_PAD) ||
-	    nla_put(skb, KPROF_HIST_A_BUCKETS, sizeof(h->buckets), h->buckets))
-		goto out_cancel;
-	nla_nest_end(skb, nest);
-	genlmsg_end(skb, hdr);
-	return 0;
-
-out_cancel:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
+	err = nla_put_u32(skb, KPROF_HIST_A_EVENT, event) ||
+	      kprof_nl_put_u64(skb, KPROF_HIST_A_COUNT, h->count, KPROF_HIST_A_PAD) ||
+	      kprof_nl_put_u64(skb, KPROF_HIST_A_SUM_NS, h->sum_ns, KPROF_HIST_A_PAD) ||
+	      kprof_nl_put_u64(skb, KPROF_HIST_A_MAX_NS, h->max_ns, KPROF_HIST_A_PAD) ||
+	      kprof_nl_put_u64(skb, KPROF_HIST_A_MISSED, h->missed, KPROF_HIST_A_PAD) ||
+	      nla_put(skb, KPROF_HIST_A_BUCKETS, sizeof(h->buckets), h->buckets);
+	return kprof_nl_dump_nest_end(skb, hdr, nest, err);
 }
 
 /* One message per latency event; cb->args[0] is the next event index. */

@@ -14,6 +14,14 @@
  *	a kretprobe timing each call from entry to return into per-CPU log2
  *	histograms of nanoseconds (debugfs latency, KPROF_CMD_HIST_DUMP);
  *	calls the kretprobe had no instance for are counted as missed.
+ * KPROF_TYPE_RUNQLAT
+ *	run-queue latency, as BCC's runqlat measures it: sched_wakeup and
+ *	sched_wakeup_new (and sched_switch of a preempted task) note when a
+ *	task became runnable in a per-task table (taskstate.h); sched_switch
+ *	to it takes the time back and counts the wait in the CPU's
+ *	histogram, in the unit of the event's config.  Nothing per event is
+ *	stored; waits lost to a table slot shared by two waiting threads are
+ *	counted as missed.
  *
  * Per-task sessions take only the hits of the processes they follow.
  * Probes are registered after the counters exist and unregistered when the
@@ -32,9 +40,11 @@
 
 #include "compat.h"
 #include "guard.h"
+#include "ktp.h"
 #include "probes.h"
 #include "sample.h"
 #include "session.h"
+#include "taskstate.h"
 #include "sideband.h"
 
 /* per-CPU hit counts of an ftrace probe: open addressing on the function */
@@ -45,13 +55,17 @@ struct kprof_func_count {
 	local64_t hits;
 };
 
-/* A per-CPU latency histogram; bucket i: [2^i, 2^(i+1)) ns. */
+/* A per-CPU latency histogram; bucket i: [2^i, 2^(i+1)) ns (runqlat: its unit). */
 struct kprof_hist {
 	local64_t buckets[KPROF_HIST_BUCKETS];
 	local64_t count;
 	local64_t sum_ns;
 	local64_t max_ns;
+	local64_t missed;
 };
+
+/* Run-queue latency: slots of the table of waiting threads (512 KiB). */
+#define KPROF_RQ_SLOTS		BIT(16)
 
 /**
  * struct kprof_probe - a probe of one event
@@ -61,8 +75,9 @@ struct kprof_hist {
  * @hits: hits per CPU, of the process filter's survivors
  * @funcs: per CPU, hits per function (ftrace)
  * @rp: the kretprobe (KPROF_TYPE_LATENCY)
- * @hist: per-CPU latency histograms (KPROF_TYPE_LATENCY)
- * @registered: @kp, @ops or @rp is live
+ * @hist: per-CPU latency histograms (KPROF_TYPE_LATENCY, KPROF_TYPE_RUNQLAT)
+ * @wait: when each waiting task became runnable (KPROF_TYPE_RUNQLAT)
+ * @registered: @kp, @ops or @rp (or the sched tracepoint probes) is live
  */
 struct kprof_probe {
 	struct kprof_event *kev;
@@ -72,6 +87,7 @@ struct kprof_probe {
 	struct kprof_hist __percpu *hist;
 	u64 __percpu *hits;
 	struct kprof_func_count **funcs;
+	struct kprof_taskstate wait;
 	bool registered;
 };
 
@@ -157,15 +173,14 @@ static notrace int kprof_lat_entry(struct kretprobe_instance *ri, struct pt_regs
 
 NOKPROBE_SYMBOL(kprof_lat_entry);
 
-static notrace int kprof_lat_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+/* Count @ns in this CPU's histogram of @p, in bucket @b. */
+static notrace void kprof_hist_add(struct kprof_probe *p, unsigned int b, u64 ns)
 {
-	struct kprof_probe *p = container_of(get_kretprobe(ri), struct kprof_probe, rp);
 	struct kprof_hist *h = this_cpu_ptr(p->hist);
-	u64 ns = ktime_get_mono_fast_ns() - *(u64 *)ri->data;
 	u64 old;
 
 	this_cpu_inc(*p->hits);
-	local64_inc(&h->buckets[ns ? min(fls64(ns) - 1, KPROF_HIST_BUCKETS - 1) : 0]);
+	local64_inc(&h->buckets[min_t(unsigned int, b, KPROF_HIST_BUCKETS - 1)]);
 	local64_inc(&h->count);
 	local64_add(ns, &h->sum_ns);
 	old = local64_read(&h->max_ns);
@@ -176,10 +191,112 @@ static notrace int kprof_lat_return(struct kretprobe_instance *ri, struct pt_reg
 			break;
 		old = prev;
 	}
+}
+
+NOKPROBE_SYMBOL(kprof_hist_add);
+
+static notrace int kprof_lat_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kprof_probe *p = container_of(get_kretprobe(ri), struct kprof_probe, rp);
+	u64 ns = ktime_get_mono_fast_ns() - *(u64 *)ri->data;
+
+	kprof_hist_add(p, ns ? fls64(ns) - 1 : 0, ns);
 	return 0;
 }
 
 NOKPROBE_SYMBOL(kprof_lat_return);
+
+/* --- run-queue latency ------------------------------------------------ */
+
+/* @t became runnable now: note it, when the session follows it. */
+static notrace void kprof_rq_enqueue(struct kprof_probe *p, struct task_struct *t)
+{
+	struct kprof_session *s = p->kev->session;
+
+	if (!t->pid)
+		return;		/* the idle task never waits */
+	if (!(s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) &&
+	    !kprof_pidset_has(s, task_tgid_nr(t)))
+		return;
+	if (kprof_taskstate_set(&p->wait, t->pid, ktime_get_mono_fast_ns()))
+		local64_inc(&this_cpu_ptr(p->hist)->missed);
+}
+
+NOKPROBE_SYMBOL(kprof_rq_enqueue);
+
+/* sched_wakeup, sched_wakeup_new: any context, the task's rq lock held. */
+static notrace void kprof_rq_wakeup(void *data, struct task_struct *t)
+{
+	int level = kprof_guard_enter();
+
+	if (level < 0)
+		return;
+	kprof_rq_enqueue(data, t);
+	kprof_guard_exit(level);
+}
+
+NOKPROBE_SYMBOL(kprof_rq_wakeup);
+
+/*
+ * sched_switch: the rq lock held, interrupts off.  A preempted @prev (or
+ * one still TASK_RUNNING) waits on the run queue again; @next's wait ends.
+ */
+static notrace void kprof_rq_switch(void *data, bool preempt, struct task_struct *prev,
+				    struct task_struct *next, unsigned int prev_state)
+{
+	static const u64 div[] = {
+		[KPROF_RUNQLAT_USECS] = NSEC_PER_USEC,
+		[KPROF_RUNQLAT_MSECS] = NSEC_PER_MSEC,
+		[KPROF_RUNQLAT_NSECS] = 1,
+	};
+	struct kprof_probe *p = data;
+	struct kprof_session *s = p->kev->session;
+	int level = kprof_guard_enter();
+	u64 then, ns;
+
+	if (level < 0)
+		return;
+	if (preempt || prev_state == TASK_RUNNING)
+		kprof_rq_enqueue(p, prev);
+	if (next->pid && kprof_taskstate_take(&p->wait, next->pid, &then) &&
+	    (!(s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) ||
+	     cpumask_test_cpu(smp_processor_id(), s->cfg.cpus))) {
+		ns = ktime_get_mono_fast_ns() - then;
+		kprof_hist_add(p, fls64(div64_u64(ns, div[p->kev->cfg.config])), ns);
+	}
+	kprof_guard_exit(level);
+}
+
+NOKPROBE_SYMBOL(kprof_rq_switch);
+
+static int kprof_rq_register(struct kprof_probe *p)
+{
+	int ret;
+
+	ret = kprof_ktp_register(KPROF_KTP_WAKEUP, kprof_rq_wakeup, p);
+	if (ret)
+		return ret;
+	ret = kprof_ktp_register(KPROF_KTP_WAKEUP_NEW, kprof_rq_wakeup, p);
+	if (ret)
+		goto out_wakeup;
+	ret = kprof_ktp_register(KPROF_KTP_SWITCH, kprof_rq_switch, p);
+	if (ret)
+		goto out_wakeup_new;
+	return 0;
+
+out_wakeup_new:
+	kprof_ktp_unregister(KPROF_KTP_WAKEUP_NEW, kprof_rq_wakeup, p);
+out_wakeup:
+	kprof_ktp_unregister(KPROF_KTP_WAKEUP, kprof_rq_wakeup, p);
+	return ret;
+}
+
+static void kprof_rq_unregister(struct kprof_probe *p)
+{
+	kprof_ktp_unregister(KPROF_KTP_SWITCH, kprof_rq_switch, p);
+	kprof_ktp_unregister(KPROF_KTP_WAKEUP_NEW, kprof_rq_wakeup, p);
+	kprof_ktp_unregister(KPROF_KTP_WAKEUP, kprof_rq_wakeup, p);
+}
 
 /*
  * ftrace calls this without its own recursion protection (no
@@ -211,6 +328,7 @@ static void kprof_probe_free(struct kprof_probe *p)
 			kvfree(p->funcs[cpu]);
 		kfree(p->funcs);
 	}
+	kprof_taskstate_free(&p->wait);
 	free_percpu(p->hist);
 	free_percpu(p->hits);
 	kfree(p);
@@ -223,7 +341,9 @@ static int kprof_probe_start(struct kprof_event *kev, struct netlink_ext_ack *ex
 	int ret;
 
 	/* what tracefs refuses under lockdown, kprof refuses too */
-	if (kev->cfg.type == KPROF_TYPE_FTRACE) {
+	if (kev->cfg.type == KPROF_TYPE_RUNQLAT) {
+		/* tracepoints, as perf sched reads them: not locked down */
+	} else if (kev->cfg.type == KPROF_TYPE_FTRACE) {
 		ret = kprof_lockdown_ftrace();
 		if (ret) {
 			NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,
@@ -249,7 +369,23 @@ static int kprof_probe_start(struct kprof_event *kev, struct netlink_ext_ack *ex
 		goto out_free;
 	}
 
-	if (kev->cfg.type == KPROF_TYPE_LATENCY) {
+	if (kev->cfg.type == KPROF_TYPE_RUNQLAT) {
+		p->hist = alloc_percpu_gfp(struct kprof_hist, KPROF_GFP);
+		if (!p->hist) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		ret = kprof_taskstate_init(&p->wait, KPROF_RQ_SLOTS, ktime_get_mono_fast_ns(),
+					   KPROF_GFP);
+		if (ret)
+			goto out_free;
+		ret = kprof_rq_register(p);
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,
+					    "kprof: cannot hook the scheduler tracepoints");
+			goto out_free;
+		}
+	} else if (kev->cfg.type == KPROF_TYPE_LATENCY) {
 		p->hist = alloc_percpu_gfp(struct kprof_hist, KPROF_GFP);
 		if (!p->hist) {
 			ret = -ENOMEM;
@@ -322,8 +458,10 @@ static void kprof_probe_stop(struct kprof_event *kev)
 
 	if (!p || !p->registered)
 		return;
-	/* both wait for handlers still running */
-	if (kev->cfg.type == KPROF_TYPE_LATENCY) {
+	/* each waits for handlers still running */
+	if (kev->cfg.type == KPROF_TYPE_RUNQLAT) {
+		kprof_rq_unregister(p);
+	} else if (kev->cfg.type == KPROF_TYPE_LATENCY) {
 		unregister_kretprobe(&p->rp);
 	} else if (kev->cfg.type == KPROF_TYPE_KPROBE) {
 		unregister_kprobe(&p->kp);
@@ -440,8 +578,9 @@ bool kprof_probe_hist(struct kprof_event *kev, struct kprof_hist_sum *out)
 		out->count += local64_read(&h->count);
 		out->sum_ns += local64_read(&h->sum_ns);
 		out->max_ns = max_t(u64, out->max_ns, local64_read(&h->max_ns));
+		out->missed += local64_read(&h->missed);
 	}
-	out->missed = READ_ONCE(p->rp.nmissed);
+	out->missed += READ_ONCE(p->rp.nmissed);
 	return true;
 }
 
@@ -475,6 +614,20 @@ out_free:
 	kfree(h);
 }
 
+static const char *kprof_probe_kind(const struct kprof_event *kev)
+{
+	switch (kev->cfg.type) {
+	case KPROF_TYPE_KPROBE:
+		return "kprobe";
+	case KPROF_TYPE_FTRACE:
+		return "ftrace";
+	case KPROF_TYPE_RUNQLAT:
+		return "runqlat";
+	default:
+		return "latency";
+	}
+}
+
 /**
  * kprof_probes_show_session() - debugfs probes: each probe, its hits, per function
  * @m: the seq_file
@@ -494,10 +647,9 @@ void kprof_probes_show_session(struct seq_file *m, struct kprof_session *s)
 			continue;
 		for_each_possible_cpu(cpu)
 			hits += *per_cpu_ptr(p->hits, cpu);
-		seq_printf(m, "event %u %s %s %s hits %llu\n", i,
-			   p->kev->cfg.type == KPROF_TYPE_KPROBE ? "kprobe" :
-			   p->kev->cfg.type == KPROF_TYPE_FTRACE ? "ftrace" : "latency",
-			   p->kev->cfg.symbol, p->registered ? "active" : "removed", hits);
+		seq_printf(m, "event %u %s %s %s hits %llu\n", i, kprof_probe_kind(p->kev),
+			   p->kev->cfg.type == KPROF_TYPE_RUNQLAT ? "-" : p->kev->cfg.symbol,
+			   p->registered ? "active" : "removed", hits);
 		if (p->funcs)
 			kprof_probe_show_funcs(m, p);
 		if (p->hist)

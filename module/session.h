@@ -88,7 +88,7 @@ struct kprof_event {
 static inline bool kprof_event_is_probe(const struct kprof_event *kev)
 {
 	return kev->cfg.type == KPROF_TYPE_KPROBE || kev->cfg.type == KPROF_TYPE_FTRACE ||
-	       kev->cfg.type == KPROF_TYPE_LATENCY;
+	       kev->cfg.type == KPROF_TYPE_LATENCY || kev->cfg.type == KPROF_TYPE_RUNQLAT;
 }
 
 /* Events whose hits come from kernel code paths: under the probe cost cap. */

@@ -14,6 +14,7 @@ qemu-system-x86 busybox-static cpio xz-utils zstd linux-perf \
 libnl-3-dev libnl-genl-3-dev libelf-dev libtraceevent-dev libiberty-dev \
 clang libclang-rt-14-dev \
 perl python3 python3-yaml \
+bpfcc-tools bpftrace \
 libxml2-utils chromium"
 
 missing=""

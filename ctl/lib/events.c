@@ -508,6 +508,8 @@ const char *kp_event__type_name(uint32_t type, char *buf, size_t len)
 		return "ftrace";
 	case KPROF_TYPE_LATENCY:
 		return "latency";
+	case KPROF_TYPE_RUNQLAT:
+		return "runqlat";
 	}
 	snprintf(buf, len, "type %u", type);
 	return buf;

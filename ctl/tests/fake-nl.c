@@ -524,6 +524,35 @@ static int fake_agg_maps(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_rep
 	return ret;
 }
 
+/* The HIST_DUMP: event 0's histogram when the test set one, else none. */
+static int fake_hist_dump(struct kp_nl *nl, kp_nl_reply_fn fn, void *arg, struct kp_err *err)
+{
+	struct nlattr *nest;
+	struct nl_msg *msg;
+	int ret;
+
+	fake.nr_hist_dumps++;
+	if (!fake.has_hist)
+		return 0;
+	msg = nlmsg_alloc();
+	if (!msg || !genlmsg_put(msg, 0, 42, nl->family, 0, NLM_F_MULTI, KPROF_CMD_HIST_DUMP,
+				 KPROF_FAMILY_VERSION))
+		abort();
+	fake_put_u64(msg, KPROF_A_SESSION_ID, fake.session_id);
+	nest = nla_nest_start(msg, KPROF_A_HIST);
+	if (!nest || nla_put_u32(msg, KPROF_HIST_A_EVENT, 0) ||
+	    nla_put_u64(msg, KPROF_HIST_A_COUNT, fake.hist_count) ||
+	    nla_put_u64(msg, KPROF_HIST_A_SUM_NS, fake.hist_sum_ns) ||
+	    nla_put_u64(msg, KPROF_HIST_A_MAX_NS, fake.hist_max_ns) ||
+	    nla_put_u64(msg, KPROF_HIST_A_MISSED, fake.hist_missed) ||
+	    nla_put(msg, KPROF_HIST_A_BUCKETS, sizeof(fake.hist_buckets), fake.hist_buckets))
+		abort();
+	nla_nest_end(msg, nest);
+	ret = fn ? fn(nlmsg_hdr(msg), arg, err) : 0;
+	nlmsg_free(msg);
+	return ret;
+}
+
 /* The AGG_DUMP: one message per entry, each passed to @fn, as kprof.ko does. */
 static int fake_agg_dump(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_reply_fn fn,
 			 void *arg, struct kp_err *err)
@@ -642,8 +671,7 @@ int kp_nl__request(struct kp_nl *nl, struct nl_msg *msg, kp_nl_reply_fn fn,
 		ret = fake_agg_maps(nl, nlh, fn, arg, err);
 		goto out;
 	case KPROF_CMD_HIST_DUMP:
-		/* 'kprofctl latency': no call timed, no histogram */
-		ret = 0;
+		ret = fake_hist_dump(nl, fn, arg, err);
 		goto out;
 	case KPROF_CMD_COUNT_START:
 	case KPROF_CMD_COUNT_READ:

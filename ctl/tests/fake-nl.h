@@ -107,6 +107,11 @@ struct fake_kprof {
 		const char	*path;
 	} maps[4];
 	unsigned int		nr_maps;
+	/* KPROF_CMD_HIST_DUMP: event 0's histogram, when has_hist */
+	bool			has_hist;
+	uint64_t		hist_buckets[KPROF_HIST_BUCKETS];
+	uint64_t		hist_count, hist_sum_ns, hist_max_ns, hist_missed;
+	int			nr_hist_dumps;
 	int			nr_map_dumps;
 };
 

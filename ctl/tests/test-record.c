@@ -626,6 +626,62 @@ static void test_latency_command(void)
 	run_free(&r);
 }
 
+#define RUNQLAT_ROWS	"     usecs               : count     distribution\n" \
+			"         0 -> 1          : 5        |****************************************|\n" \
+			"         2 -> 3          : 5        |****************************************|\n" \
+			"         4 -> 7          : 0        |                                        |\n" \
+			"         8 -> 15         : 1        |********                                |\n"
+
+/* sched runqlat: its START, BCC's rows, intervals, bad input. */
+static void test_sched_runqlat(void)
+{
+	struct run r;
+
+	fake_setup();
+	fake.has_hist = true;
+	fake.hist_buckets[0] = 2;	/* 0 us: row "0 -> 1" with 1 us, as BCC's */
+	fake.hist_buckets[1] = 3;
+	fake.hist_buckets[2] = 5;
+	fake.hist_buckets[4] = 1;
+	fake.hist_count = 11;
+	kprofctl(&r, "sched", "runqlat", "--", "true", NULL);
+	is_int(r.rc, 0, "sched runqlat: exit 0 with the command's status");
+	ok(fake.start_req.nr_events == 1 && fake.start_req.events[0].type == KPROF_TYPE_RUNQLAT &&
+	   fake.start_req.events[0].config == KPROF_RUNQLAT_USECS && fake.nr_stops == 1,
+	   "sched runqlat: one RUNQLAT event in usecs, stopped");
+	is_str(r.out, "\n" RUNQLAT_ROWS, "sched runqlat: BCC's rows, 0 and 1 us together");
+	run_free(&r);
+
+	fake_setup();
+	fake.has_hist = true;
+	fake.hist_buckets[3] = 4;
+	kprofctl(&r, "sched", "runqlat", "-m", "1", "2", NULL);
+	ok(r.rc == 0 && fake.start_req.events[0].config == KPROF_RUNQLAT_MSECS &&
+	   fake.nr_hist_dumps == 2 &&
+	   !strcmp(r.out, "\n     msecs               : count     distribution\n"
+		   "         0 -> 1          : 0        |                                        |\n"
+		   "         2 -> 3          : 0        |                                        |\n"
+		   "         4 -> 7          : 4        |****************************************|\n"
+		   "\n     msecs               : count     distribution\n"),
+	   "sched runqlat -m 1 2: msecs, two intervals, each its own counts");
+	run_free(&r);
+
+	kprofctl(&r, "sched", "runqlat", "0", NULL);
+	ok(r.rc == 2 && !strcmp(r.err, "kprofctl: sched runqlat: invalid interval '0': a positive whole number\n"),
+	   "sched runqlat 0: a one-line error naming the interval");
+	run_free(&r);
+	kprofctl(&r, "sched", "runqlat", "1", "x", NULL);
+	ok(r.rc == 2 && strstr(r.err, "invalid count 'x'"), "sched runqlat 1 x: the count named");
+	run_free(&r);
+	kprofctl(&r, "sched", "runqlat", "-m", "-u", NULL);
+	ok(r.rc == 2 && strstr(r.err, "mutually exclusive"), "sched runqlat -m -u: refused");
+	run_free(&r);
+	kprofctl(&r, "sched", "nosuch", NULL);
+	ok(r.rc == 2 && strstr(r.err, "unknown sched command 'nosuch'"),
+	   "sched nosuch: a one-line error");
+	run_free(&r);
+}
+
 static void test_list(void)
 {
 	struct run r;
@@ -656,6 +712,7 @@ int main(void)
 	test_status_session();
 	test_list();
 	test_latency_command();
+	test_sched_runqlat();
 
 	tmpdir__remove(root);
 	return done_testing();

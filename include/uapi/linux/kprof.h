@@ -115,12 +115,29 @@ enum {
  *	KPROF_TYPE_LATENCY	time from entry to return of KPROF_EV_A_SYMBOL,
  *				through a kretprobe, into per-CPU log2
  *				histograms (KPROF_CMD_HIST_DUMP); no samples
+ *	KPROF_TYPE_RUNQLAT	(1.3) run-queue latency: time from a task's
+ *				wakeup (or preemption) to running, from the
+ *				sched tracepoints, into per-CPU log2
+ *				histograms; no samples, no symbol.
+ *				KPROF_EV_A_CONFIG is the histogram's unit
+ *				(KPROF_RUNQLAT_*); bucket i counts delays d in
+ *				that unit with fls64(d) == i, as BCC's
+ *				runqlat buckets them (0 and 1 land in 0 and 1)
  */
 #define KPROF_TYPE_KPROBE	0x40000001U
 #define KPROF_TYPE_FTRACE	0x40000002U
 #define KPROF_TYPE_LATENCY	0x40000003U
+#define KPROF_TYPE_RUNQLAT	0x40000004U
 
-/* Latency histograms: bucket i counts durations in [2^i, 2^(i+1)) ns. */
+/* KPROF_EV_A_CONFIG of KPROF_TYPE_RUNQLAT: the histogram's unit */
+#define KPROF_RUNQLAT_USECS	0
+#define KPROF_RUNQLAT_MSECS	1
+#define KPROF_RUNQLAT_NSECS	2
+
+/*
+ * Latency histograms: bucket i counts durations in [2^i, 2^(i+1)) ns
+ * (KPROF_TYPE_RUNQLAT: see above).
+ */
 #define KPROF_HIST_BUCKETS	64
 #define KPROF_MAX_PROBE_FUNCS	4096	/* functions one ftrace event may match */
 

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Histograms kept in kprof.ko (KPROF_CMD_HIST_DUMP): latency probes in
+ * power-of-two nanosecond buckets, run-queue latency in power-of-two
+ * buckets of its own unit; read, subtracted and printed as BCC prints
+ * them (print_log2_hist()).
+ */
+#ifndef KPROF_CTL_HIST_H
+#define KPROF_CTL_HIST_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/kprof.h>
+
+struct kp_nl;
+struct kp_err;
+
+/* One event's histogram, summed over CPUs. */
+struct kp_hist {
+	uint32_t	event;
+	uint64_t	count;
+	uint64_t	sum_ns;
+	uint64_t	max_ns;
+	uint64_t	missed;
+	uint64_t	buckets[KPROF_HIST_BUCKETS];
+};
+
+/* Rows of a printed histogram: row i counts [2^(i-1), 2^i - 1] units. */
+#define KP_HIST_ROWS	(KPROF_HIST_BUCKETS + 1)
+
+/* HIST_DUMP into @hists[event] for the @nr events of the session. */
+int kp_nl__hist_dump(struct kp_nl *nl, struct kp_hist *hists, unsigned int nr,
+		     struct kp_err *err);
+
+/* @a - @b, bucket by bucket (an interval's histogram); max stays @a's. */
+void kp_hist__sub(struct kp_hist *out, const struct kp_hist *a, const struct kp_hist *b);
+
+/* Rows of nanosecond buckets shown in units of @div ns (1, 1000, 1000000). */
+void kp_hist__ns_rows(const struct kp_hist *h, unsigned int div, uint64_t *rows);
+
+/* Rows of buckets already in the unit (bucket i: fls64(value) == i). */
+void kp_hist__unit_rows(const struct kp_hist *h, uint64_t *rows);
+
+/* The value of nanosecond buckets below which @q of the counts fall. */
+uint64_t kp_hist__quantile_ns(const struct kp_hist *h, double q);
+
+/* BCC's print_log2_hist(): rows 1 .. the last non-empty one, with bars. */
+void kp_hist__print_rows(FILE *fp, const uint64_t *rows, const char *unit);
+
+#endif /* KPROF_CTL_HIST_H */
