@@ -122,19 +122,12 @@ int cmd_latency(int argc, const char **argv)
 		OPT_BOOLEAN('m', "milliseconds", &msecs, "millisecond histograms"),
 		OPT_END()
 	};
-	struct kp_session *s = NULL;
+	struct kp_hist_run r = { .wl = KP_WORKLOAD_INIT };
 	struct kp_hist *hists = NULL;
-	struct kp_start_info info;
-	struct kp_stop_info stop;
-	struct sigaction sa, old_int, old_term;
-	struct kp_version_info ver;
-	struct kp_nl *nl = NULL;
-	enum kp_target target;
+	struct kp_session *s = NULL;
 	const char *funcs;
-	struct kp_workload wl = KP_WORKLOAD_INIT;
 	struct kp_err err;
-	int ret = KP_EXIT_FAILURE, e;
-	bool started = false, signals = false;
+	int ret = KP_EXIT_FAILURE;
 	unsigned int i, div;
 
 	argc = parse_options(argc, argv, options, latency_usage, PARSE_OPT_STOP_AT_NON_OPTION);
@@ -157,7 +150,7 @@ int cmd_latency(int argc, const char **argv)
 		argv++;
 	}
 
-	s = calloc(1, sizeof(*s));
+	s = r.s = calloc(1, sizeof(*s));
 	if (!s) {
 		kp_error(cmd, "%s", strerror(ENOMEM));
 		return KP_EXIT_FAILURE;
@@ -166,7 +159,7 @@ int cmd_latency(int argc, const char **argv)
 	opts.events[0] = "cpu-clock";
 	opts.nr_event_args = 1;
 	opts.buffer_size = "8K";
-	if (kp_session__from_opts(s, &target, &opts, argc > 0, true, cmd, &err)) {
+	if (kp_session__from_opts(s, &r.target, &opts, argc > 0, true, cmd, &err)) {
 		kp_err__print(&err, cmd);
 		ret = KP_EXIT_USAGE;
 		goto out;
@@ -184,50 +177,20 @@ int cmd_latency(int argc, const char **argv)
 		goto out;
 	}
 
-	nl = kp_nl__open(&err);
-	if (!nl || kp_nl__hello(nl, &ver, &err))
-		goto out_err;
-
-	if (argc) {
-		if (kp_workload__prepare(&wl, argv, NULL, &err))
-			goto out_err;
-		if (target == KP_TARGET_COMMAND) {
-			s->pids[0] = wl.pid;
-			s->nr_pids = 1;
-		}
-	}
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = latency__sighandler;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	signals = true;
 	latency_signal = 0;
-
-	kp_session__own(s, ver.abi);
-	if (kp_nl__start(nl, s, &info, &err))
+	if (kp_hist_run__start(&r, argc, argv, latency__sighandler, 0, "latency", cmd, &err))
 		goto out_err;
-	started = true;
 	if (!argc)
 		fprintf(stderr, "Tracing %u function%s for \"%s\"... Hit Ctrl-C to end.\n",
 			s->nr_events, s->nr_events > 1 ? "s" : "", funcs);
 
 	if (argc) {
-		e = -kp_workload__start(&wl, &err);
-		if (e && !wl.exec_errno) {
-			kp_err__set(&err, e, "cannot start the command: %s", strerror(e));
-			goto out_err;
-		}
-		/* The histograms of a command that cannot run are empty. */
-		if (e)
-			kp_error(cmd, "cannot run '%s': %s", argv[0], strerror(wl.exec_errno));
 		/* Ctrl-C: the command gets it too; wait for it. */
-		kp_workload__reap(&wl, true);
+		kp_workload__reap(&r.wl, true);
 	} else {
 		while (!latency_signal) {
 			usleep(200000);
-			if (target != KP_TARGET_PIDS)
+			if (r.target != KP_TARGET_PIDS)
 				continue;
 			for (i = 0; i < s->nr_pids; i++)
 				if (kp_sys__pid_exists(s->pids[i]))
@@ -237,31 +200,23 @@ int cmd_latency(int argc, const char **argv)
 		}
 	}
 
-	if (kp_nl__hist_dump(nl, hists, s->nr_events, &err))
+	if (kp_nl__hist_dump(r.nl, hists, s->nr_events, &err))
 		goto out_err;
-	started = false;
-	if (kp_nl__stop(nl, &stop, &err))
+	ret = kp_hist_run__stop(&r, &err);
+	if (ret < 0)
 		goto out_err;
 	if (!argc)
 		fprintf(stdout, "\n");
 	for (i = 0; i < s->nr_events; i++)
 		latency__print(stdout, s->events[i].symbol, s->nr_events > 1, &hists[i], div);
 	fflush(stdout);
-	ret = argc ? kp_workload__exit_code(&wl) : KP_EXIT_OK;
 	goto out;
 
 out_err:
 	kp_err__print(&err, cmd);
 	ret = KP_EXIT_FAILURE;
 out:
-	if (started)
-		kp_nl__stop(nl, &stop, &err);
-	kp_workload__abort(&wl, SIGKILL);
-	if (signals) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-	}
-	kp_nl__delete(nl);
+	kp_hist_run__end(&r);
 	free(hists);
 	free(s);
 	return ret;

@@ -120,22 +120,12 @@ static int sched_runqlat(int argc, const char **argv, const char *cmd)
 		OPT_END()
 	};
 	unsigned long interval = 0, count = 0, done = 0;
-	struct kp_workload wl = KP_WORKLOAD_INIT;
 	struct kp_hist now, prev = { 0 }, delta;
-	struct sigaction sa, old_int, old_term;
-	bool started = false, signals = false;
-	struct kp_version_info ver;
-	struct kp_start_info info;
-	struct kp_stop_info stop;
-	struct kp_session *s = NULL;
-	struct kp_nl *nl = NULL;
-	enum kp_target target;
+	struct kp_hist_run r = { .wl = KP_WORKLOAD_INIT };
 	struct kp_event *ev;
 	struct kp_err err;
-	int ret = KP_EXIT_FAILURE, e;
-	const char *unit;
-
-	const char **command = NULL;
+	int ret = KP_EXIT_FAILURE;
+	const char **command = NULL, *unit;
 	int i, nr_command = 0;
 
 	/* [options] [interval [count]] [-- command]: the command is split off first */
@@ -177,8 +167,8 @@ static int sched_runqlat(int argc, const char **argv, const char *cmd)
 		return KP_EXIT_USAGE;
 	}
 
-	s = calloc(1, sizeof(*s));
-	if (!s) {
+	r.s = calloc(1, sizeof(*r.s));
+	if (!r.s) {
 		kp_error(cmd, "%s", strerror(ENOMEM));
 		return KP_EXIT_FAILURE;
 	}
@@ -186,64 +176,29 @@ static int sched_runqlat(int argc, const char **argv, const char *cmd)
 	opts.events[0] = "cpu-clock";
 	opts.nr_event_args = 1;
 	opts.buffer_size = "8K";
-	if (kp_session__from_opts(s, &target, &opts, argc > 0, true, cmd, &err)) {
+	if (kp_session__from_opts(r.s, &r.target, &opts, argc > 0, true, cmd, &err)) {
 		kp_err__print(&err, cmd);
 		ret = KP_EXIT_USAGE;
 		goto out;
 	}
-	s->flags &= ~(KPROF_SESSION_F_KERNEL_STACK | KPROF_SESSION_F_USER_STACK);
-	s->nr_events = 1;
-	ev = &s->events[0];
+	r.s->flags &= ~(KPROF_SESSION_F_KERNEL_STACK | KPROF_SESSION_F_USER_STACK);
+	r.s->nr_events = 1;
+	ev = &r.s->events[0];
 	memset(ev, 0, sizeof(*ev));
 	ev->type = KPROF_TYPE_RUNQLAT;
 	ev->config = msecs ? KPROF_RUNQLAT_MSECS : KPROF_RUNQLAT_USECS;
 	snprintf(ev->name, sizeof(ev->name), "runqlat");
 
-	nl = kp_nl__open(&err);
-	if (!nl || kp_nl__hello(nl, &ver, &err))
+	if (kp_hist_run__start(&r, argc, argv, sched__sighandler, (1 << 16) | 3,
+			       "run-queue latency", cmd, &err))
 		goto out_err;
-	if (ver.abi < ((1 << 16) | 3)) {
-		kp_err__set(&err, EOPNOTSUPP, "kprof.ko ABI %u.%u has no run-queue latency (1.3)",
-			    ver.abi >> 16, ver.abi & 0xffff);
-		goto out_err;
-	}
-	if (argc) {
-		if (kp_workload__prepare(&wl, argv, NULL, &err))
-			goto out_err;
-		if (target == KP_TARGET_COMMAND) {
-			s->pids[0] = wl.pid;
-			s->nr_pids = 1;
-		}
-	}
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = sched__sighandler;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	signals = true;
-	sched_signal = 0;
-
-	kp_session__own(s, ver.abi);
-	if (kp_nl__start(nl, s, &info, &err))
-		goto out_err;
-	started = true;
-	if (argc) {
-		e = -kp_workload__start(&wl, &err);
-		if (e && !wl.exec_errno) {
-			kp_err__set(&err, e, "cannot start the command: %s", strerror(e));
-			goto out_err;
-		}
-		if (e)
-			kp_error(cmd, "cannot run '%s': %s", argv[0], strerror(wl.exec_errno));
-	} else {
+	if (!argc)
 		fprintf(stderr, "Tracing run queue latency... Hit Ctrl-C to end.\n");
-	}
 
 	for (;;) {
-		bool more = sched__wait(interval, s, target, &wl);
+		bool more = sched__wait(interval, r.s, r.target, &r.wl);
 
-		if (kp_nl__hist_dump(nl, &now, 1, &err))
+		if (kp_nl__hist_dump(r.nl, &now, 1, &err))
 			goto out_err;
 		if (interval) {
 			kp_hist__sub(&delta, &now, &prev);
@@ -260,30 +215,17 @@ static int sched_runqlat(int argc, const char **argv, const char *cmd)
 		printf("\n");
 		sched__print(&now, unit, timestamp);
 	}
-	started = false;
-	if (kp_nl__stop(nl, &stop, &err))
+	ret = kp_hist_run__stop(&r, &err);
+	if (ret < 0)
 		goto out_err;
-	if (argc) {
-		kp_workload__reap(&wl, true);
-		ret = kp_workload__exit_code(&wl);
-	} else {
-		ret = KP_EXIT_OK;
-	}
 	goto out;
 
 out_err:
 	kp_err__print(&err, cmd);
 	ret = KP_EXIT_FAILURE;
 out:
-	if (started)
-		kp_nl__stop(nl, &stop, &err);
-	kp_workload__abort(&wl, SIGKILL);
-	if (signals) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-	}
-	kp_nl__delete(nl);
-	free(s);
+	kp_hist_run__end(&r);
+	free(r.s);
 	return ret;
 }
 

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "hist.h"
 #include "nl.h"
+#include "util.h"
 
 struct kp_hist_dump {
 	struct kp_hist	*hists;
@@ -167,4 +168,84 @@ void kp_hist__print_rows(FILE *fp, const uint64_t *rows, const char *unit)
 		fprintf(fp, "%*" PRIu64 " -> %-*" PRIu64 " : %-8" PRIu64 " |%-40s|\n", w, low, w,
 			high, rows[i], star);
 	}
+}
+
+int kp_hist_run__start(struct kp_hist_run *r, int argc, const char **argv,
+		       void (*handler)(int), uint32_t min_abi, const char *what,
+		       const char *cmd, struct kp_err *err)
+{
+	struct sigaction sa;
+	int e;
+
+	r->nl = kp_nl__open(err);
+	if (!r->nl || kp_nl__hello(r->nl, &r->ver, err))
+		return -1;
+	if (r->ver.abi < min_abi) {
+		kp_err__set(err, EOPNOTSUPP, "kprof.ko ABI %u.%u has no %s (%u.%u)",
+			    r->ver.abi >> 16, r->ver.abi & 0xffff, what, min_abi >> 16,
+			    min_abi & 0xffff);
+		return -1;
+	}
+	r->has_command = argc > 0;
+	if (argc) {
+		if (kp_workload__prepare(&r->wl, argv, NULL, err))
+			return -1;
+		if (r->target == KP_TARGET_COMMAND) {
+			r->s->pids[0] = r->wl.pid;
+			r->s->nr_pids = 1;
+		}
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &r->old_int);
+	sigaction(SIGTERM, &sa, &r->old_term);
+	r->signals = true;
+
+	kp_session__own(r->s, r->ver.abi);
+	if (kp_nl__start(r->nl, r->s, &r->info, err))
+		return -1;
+	r->started = true;
+	if (!argc)
+		return 0;
+	e = -kp_workload__start(&r->wl, err);
+	if (e && !r->wl.exec_errno) {
+		kp_err__set(err, e, "cannot start the command: %s", strerror(e));
+		return -1;
+	}
+	/* the histograms of a command that cannot run are empty */
+	if (e)
+		kp_error(cmd, "cannot run '%s': %s", argv[0], strerror(r->wl.exec_errno));
+	return 0;
+}
+
+int kp_hist_run__stop(struct kp_hist_run *r, struct kp_err *err)
+{
+	struct kp_stop_info stop;
+
+	r->started = false;
+	if (kp_nl__stop(r->nl, &stop, err))
+		return -1;
+	if (!r->has_command)
+		return KP_EXIT_OK;
+	kp_workload__reap(&r->wl, true);
+	return kp_workload__exit_code(&r->wl);
+}
+
+void kp_hist_run__end(struct kp_hist_run *r)
+{
+	struct kp_stop_info stop;
+	struct kp_err err;
+
+	if (r->started)
+		kp_nl__stop(r->nl, &stop, &err);
+	r->started = false;
+	kp_workload__abort(&r->wl, SIGKILL);
+	if (r->signals) {
+		sigaction(SIGINT, &r->old_int, NULL);
+		sigaction(SIGTERM, &r->old_term, NULL);
+	}
+	r->signals = false;
+	kp_nl__delete(r->nl);
+	r->nl = NULL;
 }

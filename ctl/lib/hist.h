@@ -8,13 +8,53 @@
 #ifndef KPROF_CTL_HIST_H
 #define KPROF_CTL_HIST_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include <linux/kprof.h>
 
+#include "proto.h"
+#include "session.h"
+#include "workload.h"
+
 struct kp_nl;
 struct kp_err;
+
+/*
+ * A session whose results are histograms ('latency', 'sched runqlat'):
+ * the netlink socket, the command when there is one, SIGINT and SIGTERM
+ * caught into *signalled while it runs.
+ */
+struct kp_hist_run {
+	struct kp_session	*s;
+	enum kp_target		target;
+	struct kp_nl		*nl;
+	struct kp_version_info	ver;
+	struct kp_start_info	info;
+	struct kp_workload	wl;
+	bool			has_command;
+	bool			started;
+	bool			signals;
+	struct sigaction	old_int, old_term;
+};
+
+/*
+ * Open kprof, prepare @argv (@argc words, the command; none: 0), catch the
+ * signals with @handler, START @r->s and start the command.  An exec
+ * failure is reported (kprofctl: @cmd: cannot run ...) and is no error:
+ * the session's histograms are empty.  Needs ABI @min_abi.
+ */
+int kp_hist_run__start(struct kp_hist_run *r, int argc, const char **argv,
+		       void (*handler)(int), uint32_t min_abi, const char *what,
+		       const char *cmd, struct kp_err *err);
+
+/* STOP the session; the command's exit code, or KP_EXIT_OK without one. */
+int kp_hist_run__stop(struct kp_hist_run *r, struct kp_err *err);
+
+/* Undo whatever is left: stop, kill the command, the signals, the socket. */
+void kp_hist_run__end(struct kp_hist_run *r);
 
 /* One event's histogram, summed over CPUs. */
 struct kp_hist {
