@@ -46,10 +46,15 @@ int kprof_ktp_register(enum kprof_ktp id, void *probe, void *data)
 	return tracepoint_probe_register(kprof_ktps[id], probe, data);
 }
 
-/* Unhook @probe and wait until no CPU runs it. */
+/* Unhook @probe; kprof_ktp_sync() then waits until no CPU runs it. */
 void kprof_ktp_unregister(enum kprof_ktp id, void *probe, void *data)
 {
 	tracepoint_probe_unregister(kprof_ktps[id], probe, data);
+}
+
+/* Wait for the probes unhooked so far to be done on every CPU. */
+void kprof_ktp_sync(void)
+{
 	tracepoint_synchronize_unregister();
 }
 

@@ -21,6 +21,7 @@ enum kprof_ktp {
 struct tracepoint *kprof_ktp(enum kprof_ktp id);
 int kprof_ktp_register(enum kprof_ktp id, void *probe, void *data);
 void kprof_ktp_unregister(enum kprof_ktp id, void *probe, void *data);
+void kprof_ktp_sync(void);
 int kprof_ktp_init(void);
 
 #endif /* _KPROF_KTP_H */

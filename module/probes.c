@@ -288,14 +288,17 @@ out_wakeup_new:
 	kprof_ktp_unregister(KPROF_KTP_WAKEUP_NEW, kprof_rq_wakeup, p);
 out_wakeup:
 	kprof_ktp_unregister(KPROF_KTP_WAKEUP, kprof_rq_wakeup, p);
+	kprof_ktp_sync();
 	return ret;
 }
 
+/* Unhook the three probes; returns when none runs any more. */
 static void kprof_rq_unregister(struct kprof_probe *p)
 {
 	kprof_ktp_unregister(KPROF_KTP_SWITCH, kprof_rq_switch, p);
 	kprof_ktp_unregister(KPROF_KTP_WAKEUP_NEW, kprof_rq_wakeup, p);
 	kprof_ktp_unregister(KPROF_KTP_WAKEUP, kprof_rq_wakeup, p);
+	kprof_ktp_sync();
 }
 
 /*

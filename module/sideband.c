@@ -408,6 +408,7 @@ static void kprof_tps_unregister(unsigned int n)
 {
 	while (n--)
 		kprof_ktp_unregister(kprof_sb_tps[n].id, kprof_sb_tps[n].probe, NULL);
+	kprof_ktp_sync();
 }
 
 /**
