@@ -716,6 +716,12 @@ static void kf_make_seeds(const struct kf_family *f)
 	kf_seed_event(&m, KPROF_TYPE_FTRACE, 0, "ksys_rea*", false);
 	kf_seed_event(&m, KPROF_TYPE_LATENCY, 0, "do_nanosleep", false);
 	kf_seed_add(&m);
+	/* run-queue latency: sched tracepoint probes, no symbol */
+	kt_msg_init(&m, f->id, f->start_cmd, f->version);
+	kt_put_u32(&m, KPROF_A_SESSION_FLAGS, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_OWNED);
+	kt_put_u32(&m, KPROF_A_SESSION_FREQ, 99);
+	kf_seed_event(&m, KPROF_TYPE_RUNQLAT, KPROF_RUNQLAT_USECS, NULL, false);
+	kf_seed_add(&m);
 	/* counting: system-wide and of this process */
 	for (i = 0; i < 2; i++) {
 		kt_msg_init(&m, f->id, f->count_start_cmd, f->version);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stress: every kind of session (stream, aggregate, probes, latency,
+ * Stress: every kind of session (stream, aggregate, probes, latency, runqlat,
  * counting) through CPU hotplug and rmmod, and 500 start/stop cycles over
  * all kinds with the kernel's unreclaimable slab plus vmalloc growth held
  * under 256 KiB.
@@ -14,10 +14,12 @@
 #define KS_DEBUGFS	"/sys/kernel/debug/kprof"
 #define KS_CPU1		"/sys/devices/system/cpu/cpu1/online"
 
-enum ks_kind { KS_STREAM, KS_AGGREGATE, KS_PROBES, KS_LATENCY, KS_COUNTING, KS_NR_KINDS };
+enum ks_kind {
+	KS_STREAM, KS_AGGREGATE, KS_PROBES, KS_LATENCY, KS_RUNQLAT, KS_COUNTING, KS_NR_KINDS
+};
 
 static const char * const ks_kind_names[KS_NR_KINDS] = {
-	"stream", "aggregate", "probes", "latency", "counting",
+	"stream", "aggregate", "probes", "latency", "runqlat", "counting",
 };
 
 /* Start a session of @kind on @fd; 0 or the error, extack in m->extack. */
@@ -44,6 +46,10 @@ static int ks_start(int fd, int family, enum ks_kind kind, struct kt_msg *m)
 	case KS_LATENCY:
 		kt_start_init(m, family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 1 << 16);
 		kt_put_probe(m, KPROF_TYPE_LATENCY, 0, "latency:do_nanosleep", "do_nanosleep", NULL, 0);
+		break;
+	case KS_RUNQLAT:
+		kt_start_init(m, family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 1 << 16);
+		kt_put_probe(m, KPROF_TYPE_RUNQLAT, KPROF_RUNQLAT_USECS, "runqlat", NULL, NULL, 0);
 		break;
 	case KS_COUNTING:
 		kt_msg_init(m, family, KPROF_CMD_COUNT_START, KPROF_FAMILY_VERSION);
@@ -74,7 +80,8 @@ static unsigned long long ks_progress(enum ks_kind kind, unsigned int cpu)
 	FILE *fp;
 
 	fp = fopen(kind == KS_COUNTING ? KS_DEBUGFS "/counters" :
-		   kind == KS_LATENCY ? KS_DEBUGFS "/probes" : KS_DEBUGFS "/stats", "r");
+		   kind == KS_LATENCY || kind == KS_RUNQLAT ? KS_DEBUGFS "/probes" :
+		   KS_DEBUGFS "/stats", "r");
 	if (!fp)
 		return 0;
 	while (fgets(line, sizeof(line), fp)) {
@@ -85,6 +92,7 @@ static unsigned long long ks_progress(enum ks_kind kind, unsigned int cpu)
 				v += x;
 			break;
 		case KS_LATENCY:
+		case KS_RUNQLAT:
 			if (sscanf(line, " count %llu", &x) == 1)
 				v += x;
 			break;
@@ -146,6 +154,7 @@ FIXTURE_VARIANT_ADD(stress, stream) { .kind = KS_STREAM };
 FIXTURE_VARIANT_ADD(stress, aggregate) { .kind = KS_AGGREGATE };
 FIXTURE_VARIANT_ADD(stress, probes) { .kind = KS_PROBES };
 FIXTURE_VARIANT_ADD(stress, latency) { .kind = KS_LATENCY };
+FIXTURE_VARIANT_ADD(stress, runqlat) { .kind = KS_RUNQLAT };
 FIXTURE_VARIANT_ADD(stress, counting) { .kind = KS_COUNTING };
 
 /* Both fixtures: the module loaded, tracefs mounted, a socket and the family. */
@@ -274,7 +283,7 @@ FIXTURE_TEARDOWN(cycles)
 }
 
 /*
- * 500 start/stop cycles, the five kinds in turn.  Each stop waits for RCU
+ * 500 start/stop cycles, the six kinds in turn.  Each stop waits for RCU
  * grace periods and probes patch kernel text: minutes under TCG.
  */
 TEST_F_TIMEOUT(cycles, start_stop_500_cycles_no_growth, 500)
