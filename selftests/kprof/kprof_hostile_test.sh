@@ -125,12 +125,16 @@ nested)
 		loops="$loops $here/progs/tp_prog read 160000 &"
 	done
 	delay=/sys/module/kprof/parameters/test_write_delay_ns
+	cost=/sys/module/kprof/parameters/probe_cost_max_percent
 	echo 10000 > "$delay"
+	# every hit recorded: the cost cap (25 % by default) would drop most
+	echo 100 > "$cost"
 	"$kprofctl" record -e cpu-clock -F 9999 -e ftrace:ksys_read \
 		-e ftrace:vfs_read -a -o "$tmp/rec.data" \
 		-- sh -c "$loops wait" >"$tmp/rec.out" 2>"$tmp/rec.err"
 	rc=$?
 	echo 0 > "$delay"
+	echo 25 > "$cost"
 
 	sed 's/^/# /' "$tmp/rec.err"
 	check "nested: record exits 0 and the balance holds (rc=$rc)" \
