@@ -260,7 +260,7 @@ if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
 		plant="echo 'kprof-check: the planted bug follows' > /dev/kmsg;
 			insmod $ko && echo kasan > /sys/module/kprof/parameters/test_plant_bug; rmmod kprof"
 		tools/kprof-vm --kernel debug --smp 2 --timeout 1500 --log "$logs/console-debug.log" \
-			-- sh -c "env KPROF_FUZZ_SESSIONS=30 KPROF_FUZZ_MIN=4000 KPROF_STRESS_CYCLES=100 \
+			-- sh -c "env KPROF_FUZZ_SESSIONS=30 KPROF_FUZZ_MIN=4000 KPROF_STRESS_CYCLES=100 KPROF_STRESS_GROWTH=0 \
 				tools/guest-selftests.sh $ko --tests '$(echo $debug_tests)'; $plant" \
 			> "$logs/guest-debug.log" 2>&1
 		rc=$?

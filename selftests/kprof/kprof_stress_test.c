@@ -329,7 +329,15 @@ TEST_F_TIMEOUT(cycles, start_stop_500_cycles_no_growth, 500)
 	TH_LOG("%u cycles: SUnreclaim + VmallocUsed %ld KiB -> %ld KiB (%+ld KiB); "
 	       "%ld KiB with a stream session running", cycles, base, end, end - base, during);
 	ASSERT_LT(0, base);
-	EXPECT_GT(256, end - base);
+	/*
+	 * KPROF_STRESS_GROWTH=0 on the debug kernel: KASAN's quarantine keeps
+	 * freed objects (megabytes of SUnreclaim); kmemleak checks leaks there.
+	 */
+	env = getenv("KPROF_STRESS_GROWTH");
+	if (env && !strcmp(env, "0"))
+		TH_LOG("growth not checked (KPROF_STRESS_GROWTH=0): kmemleak decides");
+	else
+		EXPECT_GT(256, end - base);
 	EXPECT_LE(900 * (long)sysconf(_SC_NPROCESSORS_ONLN), during - end);
 }
 
