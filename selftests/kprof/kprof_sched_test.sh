@@ -9,6 +9,9 @@
 # bucket, for 90 % of the counts.  Then bad input.  Prints KTAP.
 
 set -u
+# job control: background jobs of a script otherwise start with SIGINT
+# ignored, and BCC's runqlat (Python) then never sees the Ctrl-C that ends it
+set -m
 
 here=$(cd "$(dirname "$0")" && pwd)
 kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
@@ -91,10 +94,10 @@ if [ -n "$peer" ]; then
 	# two hogs and a sleeper on CPU 1: each of the sleeper's wakeups waits
 	hogs=
 	for _ in 1 2; do
-		taskset -c 1 "$prog" read 400000 &
+		taskset -c 1 "$prog" read 300000 &
 		hogs="$hogs $!"
 	done
-	taskset -c 1 "$prog" sleep 300 1
+	taskset -c 1 "$prog" sleep 500 1
 	kill $hogs 2>/dev/null
 	wait $hogs 2>/dev/null
 	sleep 0.5
@@ -139,9 +142,9 @@ else
 fi
 
 # debugfs shows the histogram while a session runs
-"$kprofctl" sched runqlat -- "$prog" sleep 50 1 >"$tmp/cmd.out" 2>&1 &
+"$kprofctl" sched runqlat -- "$prog" sleep 40 100 >"$tmp/cmd.out" 2>&1 &
 pid=$!
-sleep 1
+sleep 1.5
 grep -A3 runqlat /sys/kernel/debug/kprof/probes > "$tmp/probes" 2>&1
 wait $pid
 rc=$?
