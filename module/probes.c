@@ -597,6 +597,11 @@ static void kprof_probe_show_hist(struct seq_file *m, struct kprof_probe *p)
 	h = kzalloc(sizeof(*h), KPROF_GFP);
 	if (!h || !kprof_probe_hist(p->kev, h))
 		goto out_free;
+	if (p->kev->cfg.type == KPROF_TYPE_RUNQLAT) {
+		/* BCC's rows: bucket b holds [2^(b-1), 2^b - 1]; 0 goes with 1 */
+		h->buckets[1] += h->buckets[0];
+		h->buckets[0] = 0;
+	}
 	for (b = 0; b < KPROF_HIST_BUCKETS; b++) {
 		if (!h->buckets[b])
 			continue;
@@ -607,12 +612,8 @@ static void kprof_probe_show_hist(struct seq_file *m, struct kprof_probe *p)
 	seq_printf(m, "  count %llu avg_ns %llu max_ns %llu missed %llu\n", h->count,
 		   h->count ? div64_u64(h->sum_ns, h->count) : 0, h->max_ns, h->missed);
 	if (p->kev->cfg.type == KPROF_TYPE_RUNQLAT) {
-		/* BCC's rows: bucket b holds [2^(b-1), 2^b - 1]; 0 goes with 1 */
 		static const char * const units[] = { "usecs", "msecs", "nsecs" };
 
-		h->buckets[1] += h->buckets[0];
-		h->buckets[0] = 0;
-		first = max(first, 1U);
 		seq_printf(m, "  %s\n", units[p->kev->cfg.config]);
 	}
 	for (b = first; b <= last && b < KPROF_HIST_BUCKETS; b++) {
@@ -623,7 +624,6 @@ static void kprof_probe_show_hist(struct seq_file *m, struct kprof_probe *p)
 			lo = b > 1 ? 1ULL << (b - 1) : 0;
 			hi = (1ULL << b) - 1;
 		}
-		stars = min(stars, 40U);
 		seq_printf(m, "  %20llu -> %-20llu : %-10llu |%-40.*s|\n", lo, hi, h->buckets[b],
 			   stars, "****************************************");
 	}
