@@ -13,9 +13,11 @@
 
 /*
  * Allocations on request paths: a failure is an errno with an extack for
- * the client (ENOMEM), not a warn_alloc() stack dump in the kernel log.
+ * the client (ENOMEM), not a warn_alloc() stack dump in the kernel log,
+ * and never the OOM killer (__GFP_RETRY_MAYFAIL): a request for more ring
+ * than the machine has fails; it does not kill processes to make room.
  */
-#define KPROF_GFP	(GFP_KERNEL | __GFP_NOWARN)
+#define KPROF_GFP	(GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
 
 /*
  * hw_perf_event.interrupts is set to this when the core throttles an event

@@ -30,6 +30,7 @@
 
 #include <linux/cpu.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/netlink.h>
 #include <net/net_namespace.h>
 #include <linux/pid.h>
@@ -388,6 +389,13 @@ int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 	cpus = (s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) ? s->cfg.cpus : cpu_possible_mask;
 	if (!(s->cfg.flags & KPROF_SESSION_F_STREAM))
 		s->cfg.buffer_size = KPROF_MIN_BUFFER_SIZE;
+	/* rings of more than a quarter of the memory: refused, not attempted */
+	if ((u64)s->cfg.buffer_size * cpumask_weight(cpus) >
+	    (u64)totalram_pages() * PAGE_SIZE / 4) {
+		NL_SET_ERR_MSG(extack, "kprof: the rings would take over a quarter of the memory");
+		ret = -ENOMEM;
+		goto out_free;
+	}
 	s->bufs = kprof_buffers_alloc(s->id, cpus, s->cfg.buffer_size, s->cfg.watermark);
 	if (!s->bufs) {
 		NL_SET_ERR_MSG(extack, "kprof: cannot allocate the ring buffers");
