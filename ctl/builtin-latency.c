@@ -190,12 +190,8 @@ int cmd_latency(int argc, const char **argv)
 	} else {
 		while (!latency_signal) {
 			usleep(200000);
-			if (r.target != KP_TARGET_PIDS)
-				continue;
-			for (i = 0; i < s->nr_pids; i++)
-				if (kp_sys__pid_exists(s->pids[i]))
-					break;
-			if (i == s->nr_pids)
+			if (r.target == KP_TARGET_PIDS &&
+			    !kp_sys__any_pid_exists(s->pids, s->nr_pids))
 				break;
 		}
 	}

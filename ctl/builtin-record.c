@@ -83,7 +83,6 @@ static bool record__done(struct kp_recorder *r, void *arg)
 {
 	struct record_state *st = arg;
 	uint64_t now;
-	uint32_t i;
 
 	if (st->has_command) {
 		record_sigchld = 0;
@@ -95,9 +94,8 @@ static bool record__done(struct kp_recorder *r, void *arg)
 	if (now - st->last_pid_check < 1000000000ULL)
 		return false;
 	st->last_pid_check = now;
-	for (i = 0; i < r->session.nr_pids; i++)
-		if (kp_sys__pid_exists(r->session.pids[i]))
-			return false;
+	if (kp_sys__any_pid_exists(r->session.pids, r->session.nr_pids))
+		return false;
 	kp_error(r->cmd, "the profiled processes have exited");
 	return true;
 }

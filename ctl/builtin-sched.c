@@ -68,7 +68,6 @@ static bool sched__wait(unsigned long secs, const struct kp_session *s, enum kp_
 {
 	struct timespec nap = { 0, 100000000 };
 	unsigned long ticks = secs * 10, i;
-	unsigned int p;
 
 	for (i = 0; !secs || i < ticks; i++) {
 		if (sched_signal)
@@ -76,13 +75,8 @@ static bool sched__wait(unsigned long secs, const struct kp_session *s, enum kp_
 		nanosleep(&nap, NULL);
 		if (target == KP_TARGET_COMMAND && kp_workload__reap(wl, false))
 			return false;
-		if (target == KP_TARGET_PIDS) {
-			for (p = 0; p < s->nr_pids; p++)
-				if (kp_sys__pid_exists(s->pids[p]))
-					break;
-			if (p == s->nr_pids)
-				return false;
-		}
+		if (target == KP_TARGET_PIDS && !kp_sys__any_pid_exists(s->pids, s->nr_pids))
+			return false;
 	}
 	return true;
 }

@@ -224,14 +224,11 @@ static void stat__note_unsupported(struct stat_ctx *ctx, const struct kp_stat_st
 /* Are all the -p processes gone?  Checked once a second. */
 static bool stat__pids_gone(struct stat_ctx *ctx, uint64_t now, uint64_t *last)
 {
-	uint32_t i;
-
 	if (ctx->cfg.target != KP_TARGET_PIDS || now - *last < 1000000000ULL)
 		return false;
 	*last = now;
-	for (i = 0; i < ctx->cfg.session.nr_pids; i++)
-		if (kp_sys__pid_exists(ctx->cfg.session.pids[i]))
-			return false;
+	if (kp_sys__any_pid_exists(ctx->cfg.session.pids, ctx->cfg.session.nr_pids))
+		return false;
 	kp_error(ctx->cmd, "the counted processes have exited");
 	return true;
 }

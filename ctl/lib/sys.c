@@ -91,6 +91,16 @@ bool kp_sys__pid_exists(uint32_t pid)
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
+bool kp_sys__any_pid_exists(const uint32_t *pids, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (kp_sys__pid_exists(pids[i]))
+			return true;
+	return false;
+}
+
 bool kp_sys__has_hw_pmu(void)
 {
 	static const char * const pmus[] = { "cpu", "cpu_core", "cpu_atom" };

@@ -38,6 +38,9 @@ int kp_sys__possible_cpus(unsigned int *nr, char *text, size_t len);
 /* Does process @pid exist (kp_sysroot/proc/PID)? */
 bool kp_sys__pid_exists(uint32_t pid);
 
+/* Does any of the @nr processes @pids still exist? */
+bool kp_sys__any_pid_exists(const uint32_t *pids, unsigned int nr);
+
 /*
  * Is there a hardware PMU: /sys/bus/event_source/devices/cpu, or cpu_core
  * or cpu_atom on hybrid machines?  There is none in most virtual machines.
