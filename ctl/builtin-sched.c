@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprofctl sched runqlat [<options>] [interval [count]] [-- <command>]
+ * kprofctl sched record|latency|map|timehist|runqlat
  *
- * BCC's runqlat on kprof: START a session with a KPROF_TYPE_RUNQLAT event
+ * record: 'kprofctl record' of the sched tracepoints perf sched and the
+ * analyses below need (with -g, the stack of every switched-out task);
+ * latency, map, timehist: perf sched's analyses of such a recording
+ * (lib/sched.c), from kprof.data or any recording with sched_switch.
+ *
+ * runqlat: BCC's runqlat on kprof: START a session with a KPROF_TYPE_RUNQLAT event
  * (the sched tracepoints timing each task's wait on a run queue, from
  * wakeup or preemption to running, into log2 histograms in the kernel;
  * nothing per event reaches userspace), print the histogram as runqlat
@@ -24,15 +29,26 @@
 #include "lib/nl.h"
 #include "lib/parse-options.h"
 #include "lib/proto.h"
+#include "lib/decode-args.h"
+#include "lib/decode.h"
+#include "lib/sched.h"
 #include "lib/session.h"
 #include "lib/sys.h"
 #include "lib/util.h"
 #include "lib/workload.h"
 
 static const char * const sched_usage[] = {
-	"kprofctl sched runqlat [<options>] [interval [count]] [-- <command> [<args>]]",
+	"kprofctl sched record [<record options>] [-- <command> [<args>]]",
+	"   or: kprofctl sched latency [-i <file>] [-s <keys>] [-p] [-C <cpu>] [--stacks <n>]",
+	"   or: kprofctl sched map [-i <file>] [--compact] [--cpus <cpus>]",
+	"   or: kprofctl sched timehist [-i <file>] [-w] [-M] [-n] [--state] [-s|-S] [-V]",
+	"   or: kprofctl sched runqlat [<options>] [interval [count]] [-- <command> [<args>]]",
 	"",
-	"Scheduler analysis.  runqlat: the run-queue latency histogram, the time",
+	"Scheduler analysis, as perf sched and BCC's runqlat.  record: the sched",
+	"tracepoints (switch with its stack under -g, wakeups, migrations, fork,",
+	"exec, exit) into kprof.data; latency: per-task scheduling delay; map: the",
+	"task on each CPU after every switch; timehist: one line per switch with",
+	"wait, delay and run time.  runqlat: the run-queue latency histogram, the time",
 	"tasks wait on a run queue from wakeup (or preemption) until they run, kept",
 	"in the kernel as BCC's runqlat keeps it: for the whole system (default),",
 	"processes (-p) or a command, until Ctrl-C, the command's exit, or count",
@@ -223,6 +239,180 @@ out:
 	return ret;
 }
 
+/* The tracepoints of 'sched record': what latency, map and timehist read, and more. */
+static const char sched_record_events[] =
+	"sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_waking,"
+	"sched:sched_migrate_task,sched:sched_process_fork,sched:sched_process_exec,"
+	"sched:sched_process_exit";
+
+static int sched_record(int argc, const char **argv)
+{
+	const char **rec_argv;
+	int i, n = 0, ret;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf(" Usage: kprofctl sched record [<record options>] [-- <command> [<args>]]\n\n"
+			       "    'kprofctl record -e %s' with the options given: -a, -p, -C,\n"
+			       "    -g (the stack of each switched-out task), -o, --buffer-size...;\n"
+			       "    see 'kprofctl record --help'.  Without -p, -C or a command: -a.\n",
+			       sched_record_events);
+			return KP_EXIT_OK;
+		}
+	}
+	rec_argv = calloc(argc + 4, sizeof(*rec_argv));
+	if (!rec_argv) {
+		kp_error("sched record", "%s", strerror(ENOMEM));
+		return KP_EXIT_FAILURE;
+	}
+	rec_argv[n++] = "record";
+	rec_argv[n++] = "-e";
+	rec_argv[n++] = sched_record_events;
+	for (i = 1; i < argc; i++)
+		rec_argv[n++] = argv[i];
+	rec_argv[n] = NULL;
+	ret = cmd_record(n, rec_argv);
+	free(rec_argv);
+	return ret;
+}
+
+/* -i FILE opened for the analyses: time-ordered, frames as @max_frames. */
+static int sched__open(struct kp_decoder *d, const char *input, struct kp_decode_opts *opts,
+		       const char *cmd)
+{
+	struct kp_err err;
+
+	opts->time_order = true;
+	opts->machine.cmd = cmd;
+	opts->machine.proc_root = true;
+	if (kp_decoder__open(d, input, opts, &err)) {
+		kp_err__print(&err, cmd);
+		return KP_EXIT_FAILURE;
+	}
+	return KP_EXIT_OK;
+}
+
+static int sched_latency(int argc, const char **argv, const char *cmd)
+{
+	const char *input = KP_DEFAULT_OUTPUT, *sort = "avg,max,switch,runtime";
+	struct kp_sched_latency_opts o = { .cpu = -1 };
+	struct kp_decode_opts opts = { 0 };
+	int cpu = -1, stacks = -1;
+	const struct option options[] = {
+		OPT_STRING('i', "input", &input, "file", "input file (default kprof.data)"),
+		OPT_STRING('s', "sort", &sort, "key[,key2...]",
+			   "sort by key(s): pid, avg, max, switch, runtime (default avg,max,switch,runtime)"),
+		OPT_BOOLEAN('p', "pids", &o.pids, "per thread, not merged by command name"),
+		OPT_INTEGER('C', "CPU", &cpu, "cpu", "only the switches on this CPU"),
+		OPT_INTEGER(0, "stacks", &stacks, "n",
+			    "the stacks of the n worst delays: the waiting task's and the one that ran"),
+		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
+		OPT_END()
+	};
+	struct kp_decoder d;
+	int ret;
+
+	argc = parse_options(argc, argv, options, sched_usage, 0);
+	if (argc < 0)
+		return parse_options_exit_code(argc);
+	if (parse_options_max_args(cmd, argc, argv, 0))
+		return KP_EXIT_USAGE;
+	if (kp_sched__parse_sort(&o, cmd, sort))
+		return KP_EXIT_USAGE;
+	if (cpu < -1 || cpu >= KP_CPUMAP_MAX_CPUS) {
+		kp_error(cmd, "invalid -C/--CPU value %d", cpu);
+		return KP_EXIT_USAGE;
+	}
+	if (stacks == 0 || stacks < -1 || stacks > 10000) {
+		kp_error(cmd, "invalid --stacks value %d: 1 to 10000", stacks);
+		return KP_EXIT_USAGE;
+	}
+	o.cpu = cpu;
+	o.stacks = stacks > 0 ? stacks : 0;
+	opts.max_frames = o.stacks ? 0 : 1;
+	opts.machine.no_kernel = !o.stacks;
+	if (sched__open(&d, input, &opts, cmd))
+		return KP_EXIT_FAILURE;
+	ret = kp_sched__latency(&d, cmd, &o, stdout);
+	kp_decoder__close(&d);
+	return ret;
+}
+
+static int sched_map(int argc, const char **argv, const char *cmd)
+{
+	const char *input = KP_DEFAULT_OUTPUT;
+	struct kp_sched_map_opts o = { 0 };
+	struct kp_decode_opts opts = { .max_frames = 1, .machine.no_kernel = true };
+	const struct option options[] = {
+		OPT_STRING('i', "input", &input, "file", "input file (default kprof.data)"),
+		OPT_BOOLEAN(0, "compact", &o.compact, "columns only for the CPUs that switched"),
+		OPT_STRING(0, "cpus", &o.cpus, "cpus", "columns of these CPUs only, e.g. 0,2-3"),
+		OPT_END()
+	};
+	struct kp_decoder d;
+	int ret;
+
+	argc = parse_options(argc, argv, options, sched_usage, 0);
+	if (argc < 0)
+		return parse_options_exit_code(argc);
+	if (parse_options_max_args(cmd, argc, argv, 0))
+		return KP_EXIT_USAGE;
+	if (sched__open(&d, input, &opts, cmd))
+		return KP_EXIT_FAILURE;
+	ret = kp_sched__map(&d, cmd, &o, stdout);
+	kp_decoder__close(&d);
+	return ret;
+}
+
+static int sched_timehist(int argc, const char **argv, const char *cmd)
+{
+	const char *input = KP_DEFAULT_OUTPUT;
+	struct kp_sched_timehist_opts o = { .max_stack = 5 };
+	struct kp_decode_opts opts = { 0 };
+	int max_stack = 5;
+	const struct option options[] = {
+		OPT_STRING('i', "input", &input, "file", "input file (default kprof.data)"),
+		OPT_BOOLEAN('w', "wakeups", &o.wakeups, "show wakeup events"),
+		OPT_BOOLEAN('M', "migrations", &o.migrations, "show migration events"),
+		OPT_BOOLEAN('n', "next", &o.next, "show the next task"),
+		OPT_BOOLEAN(0, "state", &o.state, "show the task state at switch-out"),
+		OPT_BOOLEAN('s', "summary", &o.summary_only, "only the runtime summary"),
+		OPT_BOOLEAN('S', "with-summary", &o.with_summary, "the lines and the summary"),
+		OPT_BOOLEAN('V', "cpu-visual", &o.cpu_visual, "a column per CPU"),
+		OPT_BOOLEAN('G', "no-call-graph", &o.no_callchain, "no call chains on the lines"),
+		OPT_INTEGER(0, "max-stack", &max_stack, "n", "frames of a call chain to show (default 5)"),
+		OPT_STRING('p', "pid", &o.pids, "pid[,pid...]", "only these processes"),
+		OPT_STRING('t', "tid", &o.tids, "tid[,tid...]", "only these threads"),
+		OPT_STRING('C', "cpu", &o.cpus, "cpu", "only these CPUs, e.g. 0,2-3"),
+		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
+		OPT_END()
+	};
+	struct kp_decoder d;
+	int ret;
+
+	argc = parse_options(argc, argv, options, sched_usage, 0);
+	if (argc < 0)
+		return parse_options_exit_code(argc);
+	if (parse_options_max_args(cmd, argc, argv, 0))
+		return KP_EXIT_USAGE;
+	if (max_stack < 1 || max_stack > 512) {
+		kp_error(cmd, "invalid --max-stack value %d: 1 to 512", max_stack);
+		return KP_EXIT_USAGE;
+	}
+	if (o.summary_only && o.with_summary) {
+		kp_error(cmd, "options -s/--summary and -S/--with-summary are mutually exclusive");
+		return KP_EXIT_USAGE;
+	}
+	o.max_stack = max_stack;
+	opts.max_frames = o.no_callchain ? 1 : max_stack + 3;
+	opts.machine.no_kernel = o.no_callchain || o.summary_only;
+	if (sched__open(&d, input, &opts, cmd))
+		return KP_EXIT_FAILURE;
+	ret = kp_sched__timehist(&d, cmd, &o, stdout);
+	kp_decoder__close(&d);
+	return ret;
+}
+
 int cmd_sched(int argc, const char **argv)
 {
 	const char *cmd = argv[0];
@@ -235,6 +425,15 @@ int cmd_sched(int argc, const char **argv)
 	}
 	if (!strcmp(argv[1], "runqlat"))
 		return sched_runqlat(argc - 1, argv + 1, "sched runqlat");
-	kp_error(cmd, "unknown sched command '%s' (runqlat)", argv[1]);
+	if (!strcmp(argv[1], "record"))
+		return sched_record(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "latency") || !strcmp(argv[1], "lat"))
+		return sched_latency(argc - 1, argv + 1, "sched latency");
+	if (!strcmp(argv[1], "map"))
+		return sched_map(argc - 1, argv + 1, "sched map");
+	if (!strcmp(argv[1], "timehist"))
+		return sched_timehist(argc - 1, argv + 1, "sched timehist");
+	kp_error(cmd, "unknown sched command '%s' (record, latency, map, timehist, runqlat)",
+		 argv[1]);
 	return KP_EXIT_USAGE;
 }

@@ -24,7 +24,7 @@ static const struct cmd_struct commands[] = {
 	{ "dump",	cmd_dump,	"Print the raw contents of kprof.data" },
 	{ "list",	cmd_list,	"List the event names" },
 	{ "latency",	cmd_latency,	"Histograms of kernel function latency, like funclatency" },
-	{ "sched",	cmd_sched,	"Scheduler analysis: run-queue latency, like runqlat" },
+	{ "sched",	cmd_sched,	"Scheduler analysis: record, latency, map, timehist, runqlat" },
 	{ "report",	cmd_report,	"Show where the samples are, with call graphs" },
 	{ "script",	cmd_script,	"Print every sample with its call chain" },
 	{ "folded",	cmd_folded,	"Print collapsed stacks, the input of flame graphs" },
