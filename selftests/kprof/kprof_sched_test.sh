@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Scheduler analysis against its peer, in the same guest boot and on the
-# same run: "kprofctl sched runqlat" and BCC's runqlat (Debian's
+# Scheduler analysis against its peers, in the same guest boot and on the
+# same run: "kprofctl sched record" beside "perf record" of the same
+# tracepoints, then sched latency, map and timehist against perf sched's;
+# "kprofctl sched runqlat" and BCC's runqlat (Debian's
 # bpfcc-tools; bpftrace's runqlat.bt when BCC cannot start) trace the
 # system at the same time while two CPU hogs and a sleeper share CPU 1;
 # both histograms must put the same waits in the same buckets, within one
@@ -154,12 +156,152 @@ check "sched runqlat -- CMD: the command's status, a histogram (rc=$rc)" \
 check "debugfs probes shows the runqlat histogram while it runs" \
 	grep -q 'runqlat - active' "$tmp/probes"
 
+# --- sched record | latency | map | timehist, beside perf on the same run ---
+# perf records what perf sched latency reads (6.1's 'perf sched record'
+# takes sched_waking, which its latency does not read), kprof its own
+# 'sched record -g'; both trace the whole system while kp-ping and kp-pong
+# (nice 19) pass a byte 150 times beside kp-hog (nice 0), all three on
+# CPU 1: the pair waits for the hog's slices.  The probe cost cap is off
+# for the comparison: under TCG the -g stacks of every switch cost more
+# than its 25 %, and each event it drops is one perf has.
+sp=$here/progs/sched_prog
+cap=/sys/module/kprof/parameters/probe_cost_max_percent
+cap_was=$(cat $cap)
+echo 100 > $cap
+rm -f "$tmp/perf.ctl" "$tmp/perf.ack"
+mkfifo "$tmp/perf.ctl" "$tmp/perf.ack"
+# started disabled, enabled through its control FIFO once it is up (the ack)
+perf record -q -a -c 1 -m 2048 -D -1 --control "fifo:$tmp/perf.ctl,$tmp/perf.ack" \
+	-e sched:sched_switch -e sched:sched_wakeup \
+	-e sched:sched_wakeup_new -e sched:sched_migrate_task -e sched:sched_stat_runtime \
+	-o "$tmp/perf.data" >"$tmp/perf.rec" 2>&1 &
+perf_pid=$!
+exec {perf_ctl}>"$tmp/perf.ctl" {perf_ack}<"$tmp/perf.ack"
+echo enable >&$perf_ctl
+read -r -t 120 -u $perf_ack perf_ok
+echo "# perf record enabled: ${perf_ok:-no ack}"
+"$kprofctl" sched record -a -g -v --buffer-size 8M -o "$tmp/kp.data" >"$tmp/kp.rec" 2>&1 &
+kpr_pid=$!
+for _ in $(seq 100); do
+	grep -q 'started' "$tmp/kp.rec" && break
+	sleep 0.1
+done
+sleep 1
+taskset -c 1 "$sp" hog 600000 &
+hog=$!
+taskset -c 1 nice -n 19 "$sp" pingpong 150
+pp_rc=$?
+kill $hog
+wait $hog
+sleep 0.5
+kill -INT $kpr_pid $perf_pid
+wait $kpr_pid
+kpr_rc=$?
+wait $perf_pid
+perf_rc=$?
+exec {perf_ctl}>&- {perf_ack}<&-
+echo "$cap_was" > $cap
+grep -E 'Lost|Balance|Handler' "$tmp/kp.rec" | sed 's/^/# sched record: /'
+# perf record ends with 130 after SIGINT under job control
+check "sched record -a -g and perf record beside it: both end cleanly (kprof $kpr_rc, perf $perf_rc, workload $pp_rc)" \
+	bash -c "[ $kpr_rc = 0 ] && { [ $perf_rc = 0 ] || [ $perf_rc = 130 ]; } && [ $pp_rc = 0 ]"
+
+perf sched latency -i "$tmp/perf.data" >"$tmp/perf.lat" 2>"$tmp/perf.lat.err"
+"$kprofctl" sched latency -i "$tmp/kp.data" >"$tmp/kp.lat" 2>&1
+grep -E 'Task|kp-|TOTAL|INFO' "$tmp/perf.lat" | sed 's/^/# perf:  /'
+grep -E 'Task|kp-|TOTAL|INFO' "$tmp/kp.lat" | sed 's/^/# kprof: /'
+"$kprofctl" script -i "$tmp/kp.data" >"$tmp/kp.script" 2>/dev/null
+# lat_field FILE COMM N: field N ('|'-separated) of COMM's row, numbers only
+lat_field() {
+	awk -F'|' -v c="$2" -v n="$3" '
+		{ name = $1; sub(/^ +/, "", name); sub(/:.*/, "", name) }
+		name == c { v = $n; gsub(/[^0-9.]/, "", v); print v; exit }' "$1"
+}
+for c in kp-ping kp-pong kp-hog; do
+	check "sched latency: $c listed by kprof and perf" \
+		bash -c "[ -n '$(lat_field "$tmp/kp.lat" $c 3)' ] && [ -n '$(lat_field "$tmp/perf.lat" $c 3)' ]"
+done
+for c in kp-ping kp-pong; do
+	ks=$(lat_field "$tmp/kp.lat" $c 3); ps=$(lat_field "$tmp/perf.lat" $c 3)
+	km=$(lat_field "$tmp/kp.lat" $c 5); pm=$(lat_field "$tmp/perf.lat" $c 5)
+	# perf 6.1 leaves out the waits after a preemption (R+): kprof's count
+	# is perf's plus those
+	# the row's thread, under every name it had (taskset, nice, sched_prog)
+	tid=$(awk -v c="$c" '$1 ~ "^" c ":[0-9]+$" { sub(/.*:/, "", $1); print $1; exit }' "$tmp/kp.lat")
+	pre=$(grep -c "prev_pid=${tid:-x} .*prev_state=R+" "$tmp/kp.script")
+	echo "# $c ($tid): $(grep -c "prev_pid=${tid:-x} " "$tmp/kp.script") switch-outs recorded, $pre preempted (R+)"
+	check "sched latency: $c switches, kprof $ks = perf $ps + $pre preempted, within 2" \
+		awk -v k="${ks:-0}" -v p="${ps:--99}" -v r="$pre" 'BEGIN { d = k - p - r; exit !(d <= 2 && d >= -2) }'
+	if [ "$pre" = 0 ]; then
+		check "sched latency: $c max delay, kprof $km ms, perf $pm ms, within 1 %" \
+			awk -v k="${km:-0}" -v p="${pm:--1}" 'BEGIN { d = k - p; if (d < 0) d = -d; exit !(d <= p / 100 + 0.002) }'
+	else
+		check "sched latency: $c max delay, kprof $km ms >= perf $pm ms (it also counts $pre preemption waits)" \
+			awk -v k="${km:-0}" -v p="${pm:--1}" 'BEGIN { exit !(k >= p * 0.99 - 0.002) }'
+	fi
+done
+
+# the worst delays of the pair: the task that ran instead is the hog, in hog_spin()
+"$kprofctl" sched latency -i "$tmp/kp.data" --stacks 20 >"$tmp/kp.stacks" 2>&1
+awk '/^  kp-p(ing|ong):[0-9]+  delay/ { p = 1 } p { print } p && /^$/ { exit }' \
+	"$tmp/kp.stacks" >"$tmp/kp.worst"
+sed 's/^/# /' "$tmp/kp.worst" | head -n 40
+[ -s "$tmp/kp.worst" ] || head -n 60 "$tmp/kp.stacks" | sed 's/^/# stacks: /'
+check "sched latency --stacks: the pair's worst delay ran kp-hog instead, in hog_spin()" \
+	bash -c "grep -q 'ran instead: kp-hog:' '$tmp/kp.worst' &&
+		 sed -n '/ran instead/,\$p' '$tmp/kp.worst' | grep -q 'hog_spin'"
+
+# map: the same tasks get shortnames in the same order, the same number of
+# switches to each (the shortnames differ: the recordings start apart)
+perf sched map -i "$tmp/perf.data" >"$tmp/perf.map" 2>/dev/null
+"$kprofctl" sched map -i "$tmp/kp.data" >"$tmp/kp.map" 2>&1
+# map_count FILE: "comm lines" for the kp- tasks, in the order they got a shortname
+map_count() {
+	awk '
+		{ i = index($0, "*"); if (!i) next; sn = substr($0, i + 1, 2)
+		  if (match($0, /[A-Z.][0-9 ] => [^ ]+/)) {
+			a = substr($0, RSTART, RLENGTH); split(a, f, " => "); split(f[2], g, ":")
+			if (g[1] ~ /^kp-/ && !(g[1] in seen)) { seen[g[1]] = 1; order[++n] = g[1] }
+			comm[substr(a, 1, 2)] = g[1]
+		  }
+		  if (comm[sn] ~ /^kp-/) lines[comm[sn]]++ }
+		END { for (j = 1; j <= n; j++) print order[j], lines[order[j]] + 0 }' "$1"
+}
+map_count "$tmp/perf.map" >"$tmp/perf.mapc"
+map_count "$tmp/kp.map" >"$tmp/kp.mapc"
+sed 's/^/# perf map:  /' "$tmp/perf.mapc"
+sed 's/^/# kprof map: /' "$tmp/kp.mapc"
+check "sched map: the kp- tasks get shortnames in the same order as perf's" \
+	bash -c "[ -s '$tmp/kp.mapc' ] && [ \"\$(cut -d' ' -f1 '$tmp/kp.mapc')\" = \"\$(cut -d' ' -f1 '$tmp/perf.mapc')\" ]"
+check "sched map: as many lines switching to each kp- task as perf's, within 2" \
+	awk 'FNR == NR { p[$1] = $2; next } { d = $2 - p[$1]; if (d > 2 || d < -2 || !($1 in p)) bad = 1 }
+	     END { exit bad }' "$tmp/perf.mapc" "$tmp/kp.mapc"
+
+# timehist: as many switch-out lines of each kp- task as perf's
+perf sched timehist -i "$tmp/perf.data" >"$tmp/perf.th" 2>/dev/null
+"$kprofctl" sched timehist -i "$tmp/kp.data" >"$tmp/kp.th" 2>&1
+for c in kp-ping kp-pong kp-hog; do
+	kt=$(awk -v c="$c" 'index($3, c "[") == 1' "$tmp/kp.th" | wc -l)
+	pt=$(awk -v c="$c" 'index($3, c "[") == 1' "$tmp/perf.th" | wc -l)
+	check "sched timehist: $c switch-out lines, kprof $kt, perf $pt, within 2" \
+		bash -c "[ $kt -gt 0 ] && [ \$(( $kt - $pt )) -le 2 ] && [ \$(( $pt - $kt )) -le 2 ]"
+done
+"$kprofctl" sched timehist -i "$tmp/kp.data" -s >"$tmp/kp.ths" 2>&1
+check "sched timehist -s: the runtime summary with the kp- tasks and idle stats" \
+	bash -c "grep -q 'Runtime summary' '$tmp/kp.ths' && grep -q 'kp-ping\[' '$tmp/kp.ths' &&
+		 grep -q 'Idle stats:' '$tmp/kp.ths'"
+
 # bad input: one line naming the problem
 "$kprofctl" sched runqlat -p 4000000 >"$tmp/bad.out" 2>&1
 rc=$?
 sed 's/^/# /' "$tmp/bad.out"
 check "sched runqlat -p 4000000: a one-line error (rc=$rc)" \
 	bash -c "[ $rc != 0 ] && [ \$(wc -l < '$tmp/bad.out') = 1 ] && grep -q 'process' '$tmp/bad.out'"
+"$kprofctl" sched record -p 4000000 -o "$tmp/bad.data" >"$tmp/bad.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp/bad.out"
+check "sched record -p 4000000: a one-line error (rc=$rc)" \
+	bash -c "[ $rc != 0 ] && [ \$(wc -l < '$tmp/bad.out') = 1 ]"
 "$kprofctl" sched runqlat 0 >"$tmp/bad.out" 2>&1
 check "sched runqlat 0: a one-line error naming the interval" \
 	grep -q "invalid interval '0'" "$tmp/bad.out"
