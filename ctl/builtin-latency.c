@@ -196,7 +196,7 @@ int cmd_latency(int argc, const char **argv)
 		}
 	}
 
-	if (kp_nl__hist_dump(r.nl, hists, s->nr_events, &err))
+	if (kp_nl__hist_dump(r.nl, hists, s->nr_events, NULL, &err))
 		goto out_err;
 	ret = kp_hist_run__stop(&r, &err);
 	if (ret < 0)

@@ -97,29 +97,62 @@ static bool sched__wait(unsigned long secs, const struct kp_session *s, enum kp_
 	return true;
 }
 
-static void sched__print(const struct kp_hist *h, const char *unit, bool timestamp)
+/*
+ * One histogram, as runqlat prints it; with @keys (-P, -L) one per process
+ * or thread of event @h->event instead, headed "pid = N" / "tid = N".
+ */
+static void sched__print(const struct kp_hist *h, const struct kp_hist_keys *keys,
+			 const char *section, const char *unit, bool timestamp)
 {
 	uint64_t rows[KP_HIST_ROWS];
 	char stamp[16];
 	time_t now;
+	size_t i;
 
 	if (timestamp) {
 		now = time(NULL);
 		strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
 		printf("%-8s\n", stamp);
 	}
-	kp_hist__unit_rows(h, rows);
-	kp_hist__print_rows(stdout, rows, unit);
+	if (!keys) {
+		kp_hist__unit_rows(h, rows);
+		kp_hist__print_rows(stdout, rows, unit);
+	}
+	for (i = 0; keys && i < keys->nr; i++) {
+		struct kp_hist one;
+
+		if (keys->keys[i].event != h->event)
+			continue;
+		kp_hist_key__hist(&keys->keys[i], &one);
+		printf("\n%s = %u\n", section, keys->keys[i].key);
+		kp_hist__unit_rows(&one, rows);
+		kp_hist__print_rows(stdout, rows, unit);
+	}
 	if (h->missed)
 		fprintf(stderr, "runqlat: %" PRIu64 " waits not timed (two waiting threads "
 			"shared a slot of the kernel's table)\n", h->missed);
+	if (keys && h->keys_lost)
+		fprintf(stderr, "runqlat: %" PRIu64 " waits in no %s's histogram (more than %u "
+			"keys on a CPU)\n", h->keys_lost, section, KPROF_RUNQLAT_MAX_KEYS);
 	fflush(stdout);
+}
+
+/* The running session's run-queue latency event in @hists, or -1. */
+static int sched__live_event(const struct kp_hist *hists, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (hists[i].type == KPROF_TYPE_RUNQLAT)
+			return i;
+	return -1;
 }
 
 static int sched_runqlat(int argc, const char **argv, const char *cmd)
 {
 	struct kp_session_opts opts = { 0 };
-	bool msecs = false, usecs = false, timestamp = false;
+	bool msecs = false, usecs = false, timestamp = false, per_pid = false, per_tid = false;
+	bool live = false;
 	const struct option options[] = {
 		OPT_CALLBACK('p', "pid", &opts, "pid[,pid]",
 			     "the run-queue latency of these existing processes only",
@@ -127,17 +160,26 @@ static int sched_runqlat(int argc, const char **argv, const char *cmd)
 		OPT_BOOLEAN('m', "milliseconds", &msecs, "millisecond histogram"),
 		OPT_BOOLEAN('u', "microseconds", &usecs, "microsecond histogram (default)"),
 		OPT_BOOLEAN('T', "timestamp", &timestamp, "the time of day with each interval"),
+		OPT_BOOLEAN('P', "pids", &per_pid, "a histogram per process ID"),
+		OPT_BOOLEAN('L', "tids", &per_tid, "a histogram per thread ID"),
+		OPT_BOOLEAN(0, "live", &live,
+			    "the histograms of the current session (another 'sched runqlat'): now, or each interval"),
 		OPT_END()
 	};
 	unsigned long interval = 0, count = 0, done = 0;
+	static struct kp_hist hists[KPROF_MAX_EVENTS];
 	struct kp_hist now, prev = { 0 }, delta;
+	struct kp_hist_keys keys = { 0 }, prev_keys = { 0 }, delta_keys = { 0 }, *kp = NULL;
 	struct kp_hist_run r = { .wl = KP_WORKLOAD_INIT };
+	const char *section = "pid";
 	struct kp_event *ev;
 	struct kp_err err;
 	int ret = KP_EXIT_FAILURE;
 	const char **command = NULL, *unit;
-	int i, nr_command = 0;
-
+	int i, nr_command = 0, event = 0;
+	unsigned int nr_hists = 1;
+	struct kp_status_info st;
+	uint64_t live_id = 0;
 	/* [options] [interval [count]] [-- command]: the command is split off first */
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
@@ -153,6 +195,14 @@ static int sched_runqlat(int argc, const char **argv, const char *cmd)
 		return parse_options_exit_code(argc);
 	if (msecs && usecs) {
 		kp_error(cmd, "options -u/--microseconds and -m/--milliseconds are mutually exclusive");
+		return KP_EXIT_USAGE;
+	}
+	if (per_pid && per_tid) {
+		kp_error(cmd, "options -P/--pids and -L/--tids are mutually exclusive");
+		return KP_EXIT_USAGE;
+	}
+	if (live && (opts.nr_pid_args || msecs || usecs || per_pid || per_tid)) {
+		kp_error(cmd, "--live reads the running session as it was started: no -p, -m, -u, -P or -L");
 		return KP_EXIT_USAGE;
 	}
 	unit = msecs ? "msecs" : "usecs";
@@ -176,6 +226,10 @@ static int sched_runqlat(int argc, const char **argv, const char *cmd)
 		kp_error(cmd, "no command after --");
 		return KP_EXIT_USAGE;
 	}
+	if (live && command) {
+		kp_error(cmd, "--live reads the running session: no command");
+		return KP_EXIT_USAGE;
+	}
 
 	r.s = calloc(1, sizeof(*r.s));
 	if (!r.s) {
@@ -197,24 +251,84 @@ static int sched_runqlat(int argc, const char **argv, const char *cmd)
 	memset(ev, 0, sizeof(*ev));
 	ev->type = KPROF_TYPE_RUNQLAT;
 	ev->config = msecs ? KPROF_RUNQLAT_MSECS : KPROF_RUNQLAT_USECS;
+	if (per_pid || per_tid) {
+		ev->config |= per_pid ? KPROF_RUNQLAT_F_PID : KPROF_RUNQLAT_F_TID;
+		kp = &keys;
+	}
 	snprintf(ev->name, sizeof(ev->name), "runqlat");
 
-	if (kp_hist_run__start(&r, argc, argv, sched__sighandler, (1 << 16) | 3,
-			       "run-queue latency", cmd, &err))
+	r.live = live;
+	if (kp_hist_run__start(&r, argc, argv, sched__sighandler,
+			       (1 << 16) | (live || kp ? 4 : 3),
+			       live ? "histograms of its own kind (--live)" :
+			       kp ? "per-process run-queue latency" : "run-queue latency",
+			       cmd, &err))
 		goto out_err;
+	if (live) {
+		/* the event and its unit and keys: the running session's */
+		nr_hists = KPROF_MAX_EVENTS;
+		if (kp_nl__hist_dump(r.nl, hists, nr_hists, NULL, &err))
+			goto out_err;
+		event = sched__live_event(hists, nr_hists);
+		if (event < 0) {
+			kp_error(cmd, "the running session has no run-queue latency event (start one with 'kprofctl sched runqlat')");
+			ret = KP_EXIT_FAILURE;
+			goto out;
+		}
+		unit = (hists[event].config & KPROF_RUNQLAT_UNIT_MASK) == KPROF_RUNQLAT_MSECS ?
+			"msecs" : (hists[event].config & KPROF_RUNQLAT_UNIT_MASK) ==
+			KPROF_RUNQLAT_NSECS ? "nsecs" : "usecs";
+		if (hists[event].config & (KPROF_RUNQLAT_F_PID | KPROF_RUNQLAT_F_TID))
+			kp = &keys;
+		per_tid = hists[event].config & KPROF_RUNQLAT_F_TID;
+	}
+	section = per_tid ? "tid" : "pid";
+	if (live && interval) {
+		if (kp_nl__status(r.nl, &st, &err))
+			goto out_err;
+		if (st.state != KPROF_STATE_RUNNING) {
+			kp_error(cmd, "the session is stopped: --live without an interval prints what it kept");
+			ret = KP_EXIT_FAILURE;
+			goto out;
+		}
+		live_id = st.session_id;
+		/* each interval's own counts: from now on */
+		if (kp_nl__hist_dump(r.nl, hists, nr_hists, kp ? &prev_keys : NULL, &err))
+			goto out_err;
+		prev = hists[event];
+	}
 	if (!argc)
 		fprintf(stderr, "Tracing run queue latency... Hit Ctrl-C to end.\n");
 
 	for (;;) {
-		bool more = sched__wait(interval, r.s, r.target, &r.wl);
+		/* --live without an interval: the histograms as they are now */
+		bool more = live ? interval && sched__wait(interval, NULL, KP_TARGET_SYSTEM, NULL) :
+			sched__wait(interval, r.s, r.target, &r.wl);
 
-		if (kp_nl__hist_dump(r.nl, &now, 1, &err))
+		if (kp_nl__hist_dump(r.nl, hists, nr_hists, kp, &err))
 			goto out_err;
+		now = hists[event];
+		if (live && interval && (kp_nl__status(r.nl, &st, &err) ||
+					 st.state != KPROF_STATE_RUNNING ||
+					 st.session_id != live_id || now.type != KPROF_TYPE_RUNQLAT)) {
+			kp_error(cmd, "the session is no longer running");
+			break;
+		}
 		if (interval) {
 			kp_hist__sub(&delta, &now, &prev);
 			prev = now;
+			if (kp && kp_hist_keys__sub(&delta_keys, &keys, &prev_keys)) {
+				kp_error(cmd, "%s", strerror(ENOMEM));
+				goto out;
+			}
+			if (kp) {
+				struct kp_hist_keys t = prev_keys;
+
+				prev_keys = keys;
+				keys = t;
+			}
 			printf("\n");
-			sched__print(&delta, unit, timestamp);
+			sched__print(&delta, kp ? &delta_keys : NULL, section, unit, timestamp);
 			if (count && ++done == count)
 				break;
 		}
@@ -223,7 +337,7 @@ static int sched_runqlat(int argc, const char **argv, const char *cmd)
 	}
 	if (!interval) {
 		printf("\n");
-		sched__print(&now, unit, timestamp);
+		sched__print(&now, kp, section, unit, timestamp);
 	}
 	ret = kp_hist_run__stop(&r, &err);
 	if (ret < 0)
@@ -235,6 +349,9 @@ out_err:
 	ret = KP_EXIT_FAILURE;
 out:
 	kp_hist_run__end(&r);
+	kp_hist_keys__exit(&keys);
+	kp_hist_keys__exit(&prev_keys);
+	kp_hist_keys__exit(&delta_keys);
 	free(r.s);
 	return ret;
 }

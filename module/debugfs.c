@@ -10,6 +10,7 @@
  *	folded	aggregated: one collapsed stack per line (0400)
  *	reset	writing 1 empties the aggregation tables (0200)
  *	probes	the session's kprobes and ftrace probes and their hits (0400)
+ *	runqlat	the session's run-queue latency histograms, as BCC prints them (0400)
  *	counters the counting session's counts, per event and CPU (0400)
  *	netlink	requests past policy validation per command: handled, refused (0400)
  *
@@ -161,6 +162,20 @@ static int kprof_probes_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+static int kprof_runqlat_show(struct seq_file *m, void *v)
+{
+	struct kprof_session *s;
+
+	mutex_lock(&kprof_core.lock);
+	s = kprof_session_current();
+	if (s)
+		kprof_probes_show_runqlat(m, s);
+	else
+		seq_puts(m, "no session\n");
+	mutex_unlock(&kprof_core.lock);
+	return 0;
+}
+
 static int kprof_session_show(struct seq_file *m, void *v)
 {
 	struct kprof_session_info si;
@@ -217,6 +232,7 @@ KPROF_PRIV_SHOW_FOPS(session);
 
 KPROF_PRIV_SHOW_FOPS(agg_report);
 KPROF_PRIV_SHOW_FOPS(probes);
+KPROF_PRIV_SHOW_FOPS(runqlat);
 KPROF_PRIV_SHOW_FOPS(counters);
 
 KPROF_PRIV_SHOW_FOPS(netlink);
@@ -285,6 +301,7 @@ int __init kprof_debugfs_init(void)
 	debugfs_create_file("folded", 0400, root, NULL, &kprof_folded_fops);
 	debugfs_create_file("reset", 0200, root, NULL, &kprof_reset_fops);
 	debugfs_create_file("probes", 0400, root, NULL, &kprof_probes_fops);
+	debugfs_create_file("runqlat", 0400, root, NULL, &kprof_runqlat_fops);
 	debugfs_create_file("counters", 0400, root, NULL, &kprof_counters_fops);
 	debugfs_create_file("netlink", 0400, root, NULL, &kprof_netlink_fops);
 	return 0;

@@ -343,9 +343,16 @@ int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
 					    "kprof: run-queue latency takes no symbol");
 			return -EINVAL;
 		}
-		if (ev->config > KPROF_RUNQLAT_NSECS) {
+		if ((ev->config & KPROF_RUNQLAT_UNIT_MASK) > KPROF_RUNQLAT_NSECS) {
 			NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_CONFIG],
 					    "kprof: run-queue latency unit: 0 usecs, 1 msecs, 2 nsecs");
+			return -EINVAL;
+		}
+		if (ev->config & ~(u64)(KPROF_RUNQLAT_UNIT_MASK | KPROF_RUNQLAT_F_PID |
+					KPROF_RUNQLAT_F_TID) ||
+		    (ev->config & KPROF_RUNQLAT_F_PID && ev->config & KPROF_RUNQLAT_F_TID)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_CONFIG],
+					    "kprof: run-queue latency flags: per process or per thread, not both");
 			return -EINVAL;
 		}
 		break;
@@ -942,7 +949,8 @@ static int kprof_nl_agg_maps_dumpit(struct sk_buff *skb, struct netlink_callback
 
 /* One HIST_DUMP message; non-zero when @skb is full. */
 static int kprof_nl_hist_put(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
-			     unsigned int event, const struct kprof_hist_sum *h)
+			     unsigned int event, const struct kprof_event *kev,
+			     const struct kprof_hist_sum *h)
 {
 	struct nlattr *nest;
 	void *hdr;
@@ -952,46 +960,100 @@ static int kprof_nl_hist_put(struct sk_buff *skb, struct netlink_callback *cb, u
 	if (!hdr)
 		return -EMSGSIZE;
 	err = nla_put_u32(skb, KPROF_HIST_A_EVENT, event) ||
+	      nla_put_u32(skb, KPROF_HIST_A_TYPE, kev->cfg.type) ||
+	      kprof_nl_put_u64(skb, KPROF_HIST_A_CONFIG, kev->cfg.config, KPROF_HIST_A_PAD) ||
 	      kprof_nl_put_u64(skb, KPROF_HIST_A_COUNT, h->count, KPROF_HIST_A_PAD) ||
 	      kprof_nl_put_u64(skb, KPROF_HIST_A_SUM_NS, h->sum_ns, KPROF_HIST_A_PAD) ||
 	      kprof_nl_put_u64(skb, KPROF_HIST_A_MAX_NS, h->max_ns, KPROF_HIST_A_PAD) ||
 	      kprof_nl_put_u64(skb, KPROF_HIST_A_MISSED, h->missed, KPROF_HIST_A_PAD) ||
+	      kprof_nl_put_u64(skb, KPROF_HIST_A_KEYS_LOST, h->keys_lost, KPROF_HIST_A_PAD) ||
 	      nla_put(skb, KPROF_HIST_A_BUCKETS, sizeof(h->buckets), h->buckets);
 	return kprof_nl_dump_nest_end(skb, hdr, nest, err);
 }
 
-/* One message per latency event; cb->args[0] is the next event index. */
+/* per-key histograms per HIST_DUMP message: about 6 KiB */
+#define KPROF_NL_HIST_KEYS	24
+
+/* One message of @n per-key histograms of event @event. */
+static int kprof_nl_hist_keys_put(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
+				  unsigned int event, const struct kprof_hist_key *keys,
+				  unsigned int n)
+{
+	struct nlattr *nest;
+	void *hdr;
+	int err;
+
+	hdr = kprof_nl_dump_nest(skb, cb, KPROF_CMD_HIST_DUMP, id, KPROF_A_HIST, &nest);
+	if (!hdr)
+		return -EMSGSIZE;
+	err = nla_put_u32(skb, KPROF_HIST_A_EVENT, event) ||
+	      nla_put(skb, KPROF_HIST_A_KEYS, n * sizeof(*keys), keys);
+	return kprof_nl_dump_nest_end(skb, hdr, nest, err);
+}
+
+/*
+ * Per latency event, a message of its histogram, then (per-key run-queue
+ * latency) messages of its keys.  cb->args[0]: the event; args[1]: 0
+ * before its histogram, then 1 + the key cursor of kprof_probe_hist_keys().
+ */
 static int kprof_nl_hist_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	struct kprof_hist_key *keys;
 	struct kprof_hist_sum *h;
 	struct kprof_session *s;
+	bool full = false;
 	unsigned int i;
 	int ret = 0;
 
 	if (kprof_nl_dump_refused(cb))
 		return -EPERM;
 	h = kzalloc(sizeof(*h), KPROF_GFP);
-	if (!h)
-		return -ENOMEM;
+	keys = kcalloc(KPROF_NL_HIST_KEYS, sizeof(*keys), KPROF_GFP);
+	if (!h || !keys) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
 	mutex_lock(&kprof_core.lock);
 	s = kprof_session_current();
 	if (!s) {
-		if (!cb->args[0]) {
+		if (!cb->args[0] && !cb->args[1]) {
 			NL_SET_ERR_MSG(cb->extack, "kprof: no session");
 			ret = -ENOENT;
 		}
 		goto out_unlock;
 	}
-	for (i = cb->args[0]; i < s->nr_events; i++) {
-		if (!kprof_probe_hist(&s->events[i], h))
+	for (i = cb->args[0]; i < s->nr_events && !full; i++, cb->args[1] = 0) {
+		struct kprof_event *kev = &s->events[i];
+		unsigned long cursor;
+		unsigned int n;
+
+		if (!kprof_probe_hist(kev, h))
 			continue;
-		if (kprof_nl_hist_put(skb, cb, s->id, i, h))
+		if (!cb->args[1]) {
+			full = kprof_nl_hist_put(skb, cb, s->id, i, kev, h);
+			if (full)
+				break;
+			cb->args[1] = 1;
+		}
+		for (;;) {
+			cursor = cb->args[1] - 1;
+			n = kprof_probe_hist_keys(kev, &cursor, keys, KPROF_NL_HIST_KEYS);
+			if (!n)
+				break;
+			full = kprof_nl_hist_keys_put(skb, cb, s->id, i, keys, n);
+			if (full)
+				break;	/* go on from args[1] in the next skb */
+			cb->args[1] = cursor + 1;
+		}
+		if (full)
 			break;
 	}
 	cb->args[0] = i;
 	ret = skb->len;
 out_unlock:
 	mutex_unlock(&kprof_core.lock);
+out_free:
+	kfree(keys);
 	kfree(h);
 	return ret;
 }

@@ -21,7 +21,10 @@
  *	to it takes the time back and counts the wait in the CPU's
  *	histogram, in the unit of the event's config.  Nothing per event is
  *	stored; waits lost to a table slot shared by two waiting threads are
- *	counted as missed.
+ *	counted as missed.  With KPROF_RUNQLAT_F_PID/_F_TID, each wait is
+ *	also counted in its process's or thread's histogram, in a per-CPU
+ *	table of KPROF_RUNQLAT_MAX_KEYS keys (a bounded probe for a slot;
+ *	waits that find none are counted as keys_lost).
  *
  * Per-task sessions take only the hits of the processes they follow.
  * Probes are registered after the counters exist and unregistered when the
@@ -36,6 +39,7 @@
 #include <linux/netlink.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/vmalloc.h>
 
 #include "compat.h"
@@ -62,7 +66,17 @@ struct kprof_hist {
 	local64_t sum_ns;
 	local64_t max_ns;
 	local64_t missed;
+	local64_t keys_lost;
 };
+
+/* One key's histogram on one CPU; @key is the tgid or tid + 1 (0: free). */
+struct kprof_rq_key {
+	u32 key;
+	local64_t buckets[KPROF_RUNQLAT_KEY_BUCKETS];
+};
+
+/* slots tried for a key before its wait counts as keys_lost */
+#define KPROF_RQ_KEY_PROBES	32
 
 /* Run-queue latency: slots of the table of waiting threads (512 KiB). */
 #define KPROF_RQ_SLOTS		BIT(16)
@@ -77,6 +91,7 @@ struct kprof_hist {
  * @rp: the kretprobe (KPROF_TYPE_LATENCY)
  * @hist: per-CPU latency histograms (KPROF_TYPE_LATENCY, KPROF_TYPE_RUNQLAT)
  * @wait: when each waiting task became runnable (KPROF_TYPE_RUNQLAT)
+ * @keys: per CPU, the per-process or per-thread histograms (runqlat -P/-L)
  * @registered: @kp, @ops or @rp (or the sched tracepoint probes) is live
  */
 struct kprof_probe {
@@ -88,6 +103,7 @@ struct kprof_probe {
 	u64 __percpu *hits;
 	struct kprof_func_count **funcs;
 	struct kprof_taskstate wait;
+	struct kprof_rq_key **keys;
 	bool registered;
 };
 
@@ -241,6 +257,29 @@ NOKPROBE_SYMBOL(kprof_rq_wakeup);
  * sched_switch: the rq lock held, interrupts off.  A preempted @prev (or
  * one still TASK_RUNNING) waits on the run queue again; @next's wait ends.
  */
+/* Count a wait of bucket @b in @key's histogram of this CPU.  Context: irqs off. */
+static notrace void kprof_rq_key_add(struct kprof_probe *p, u32 key, unsigned int b)
+{
+	struct kprof_rq_key *t = p->keys[smp_processor_id()];
+	u32 i, slot = hash_32(key, 32) % KPROF_RUNQLAT_MAX_KEYS;
+
+	key++;
+	for (i = 0; i < KPROF_RQ_KEY_PROBES; i++, slot = (slot + 1) % KPROF_RUNQLAT_MAX_KEYS) {
+		u32 cur = READ_ONCE(t[slot].key);
+
+		if (!cur)
+			cur = cmpxchg(&t[slot].key, 0, key) ?: key;
+		if (cur == key) {
+			local64_inc(&t[slot].buckets[min_t(unsigned int, b,
+							   KPROF_RUNQLAT_KEY_BUCKETS - 1)]);
+			return;
+		}
+	}
+	local64_inc(&this_cpu_ptr(p->hist)->keys_lost);
+}
+
+NOKPROBE_SYMBOL(kprof_rq_key_add);
+
 static notrace void kprof_rq_switch(void *data, bool preempt, struct task_struct *prev,
 				    struct task_struct *next, unsigned int prev_state)
 {
@@ -261,8 +300,16 @@ static notrace void kprof_rq_switch(void *data, bool preempt, struct task_struct
 	if (next->pid && kprof_taskstate_take(&p->wait, next->pid, &then) &&
 	    (!(s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) ||
 	     cpumask_test_cpu(smp_processor_id(), s->cfg.cpus))) {
+		u64 config = p->kev->cfg.config;
+		unsigned int b;
+
 		ns = ktime_get_mono_fast_ns() - then;
-		kprof_hist_add(p, fls64(div64_u64(ns, div[p->kev->cfg.config])), ns);
+		b = fls64(div64_u64(ns, div[config & KPROF_RUNQLAT_UNIT_MASK]));
+		kprof_hist_add(p, b, ns);
+		if (config & KPROF_RUNQLAT_F_PID)
+			kprof_rq_key_add(p, next->tgid, b);
+		else if (config & KPROF_RUNQLAT_F_TID)
+			kprof_rq_key_add(p, next->pid, b);
 	}
 	kprof_guard_exit(level);
 }
@@ -331,6 +378,11 @@ static void kprof_probe_free(struct kprof_probe *p)
 			kvfree(p->funcs[cpu]);
 		kfree(p->funcs);
 	}
+	if (p->keys) {
+		for_each_possible_cpu(cpu)
+			kvfree(p->keys[cpu]);
+		kfree(p->keys);
+	}
 	kprof_taskstate_free(&p->wait);
 	free_percpu(p->hist);
 	free_percpu(p->hits);
@@ -382,6 +434,18 @@ static int kprof_probe_start(struct kprof_event *kev, struct netlink_ext_ack *ex
 					   KPROF_GFP);
 		if (ret)
 			goto out_free;
+		if (kev->cfg.config & (KPROF_RUNQLAT_F_PID | KPROF_RUNQLAT_F_TID)) {
+			ret = -ENOMEM;
+			p->keys = kcalloc(nr_cpu_ids, sizeof(*p->keys), KPROF_GFP);
+			if (!p->keys)
+				goto out_free;
+			for_each_possible_cpu(cpu) {
+				p->keys[cpu] = kvcalloc(KPROF_RUNQLAT_MAX_KEYS, sizeof(**p->keys),
+							KPROF_GFP);
+				if (!p->keys[cpu])
+					goto out_free;
+			}
+		}
 		ret = kprof_rq_register(p);
 		if (ret) {
 			NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,
@@ -582,53 +646,176 @@ bool kprof_probe_hist(struct kprof_event *kev, struct kprof_hist_sum *out)
 		out->sum_ns += local64_read(&h->sum_ns);
 		out->max_ns = max_t(u64, out->max_ns, local64_read(&h->max_ns));
 		out->missed += local64_read(&h->missed);
+		out->keys_lost += local64_read(&h->keys_lost);
 	}
 	out->missed += READ_ONCE(p->rp.nmissed);
 	return true;
 }
 
+/**
+ * kprof_probe_hist_keys() - the per-key run-queue latency histograms, CPU by CPU
+ * @kev: the event
+ * @cursor: where to go on: 0 at first, then as returned here
+ * @out: room for @max entries
+ * @max: at most this many
+ *
+ * Return: the entries stored (0: no more, or @kev keeps no keys).
+ */
+unsigned int kprof_probe_hist_keys(struct kprof_event *kev, unsigned long *cursor,
+				   struct kprof_hist_key *out, unsigned int max)
+{
+	struct kprof_probe *p = kev->probe;
+	unsigned long pos = *cursor;
+	unsigned int n = 0, b;
+
+	if (!p || !p->keys)
+		return 0;
+	for (; n < max && pos < (unsigned long)nr_cpu_ids * KPROF_RUNQLAT_MAX_KEYS; pos++) {
+		unsigned int cpu = pos / KPROF_RUNQLAT_MAX_KEYS;
+		const struct kprof_rq_key *e;
+		u32 key;
+
+		if (!cpu_possible(cpu)) {
+			pos = (cpu + 1UL) * KPROF_RUNQLAT_MAX_KEYS - 1;
+			continue;
+		}
+		e = &p->keys[cpu][pos % KPROF_RUNQLAT_MAX_KEYS];
+		key = READ_ONCE(e->key);
+		if (!key)
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].key = key - 1;
+		for (b = 0; b < KPROF_RUNQLAT_KEY_BUCKETS; b++)
+			out[n].buckets[b] = local64_read(&e->buckets[b]);
+		n++;
+	}
+	*cursor = pos;
+	return n;
+}
+
+/*
+ * The rows of @nr buckets: funclatency's ([2^b, 2^(b+1) - 1] ns), or with
+ * @runqlat BCC runqlat's (bucket b holds [2^(b-1), 2^b - 1]; 0 goes with 1).
+ */
+static void kprof_show_rows(struct seq_file *m, u64 *buckets, unsigned int nr, bool runqlat)
+{
+	unsigned int b, first = nr, last = 0;
+	u64 peak = 0;
+
+	if (runqlat) {
+		buckets[1] += buckets[0];
+		buckets[0] = 0;
+	}
+	for (b = 0; b < nr; b++) {
+		if (!buckets[b])
+			continue;
+		first = min(first, b);
+		last = b;
+		peak = max(peak, buckets[b]);
+	}
+	for (b = first; b <= last && b < nr; b++) {
+		unsigned int stars = peak ? div64_u64(buckets[b] * 40, peak) : 0;
+		u64 lo = b ? 1ULL << b : 0, hi = (1ULL << (b + 1)) - 1;
+
+		if (runqlat) {
+			lo = b > 1 ? 1ULL << (b - 1) : 0;
+			hi = (1ULL << b) - 1;
+		}
+		seq_printf(m, "  %20llu -> %-20llu : %-10llu |%-40.*s|\n", lo, hi, buckets[b],
+			   stars, "****************************************");
+	}
+}
+
+static const char * const kprof_rq_units[] = { "usecs", "msecs", "nsecs" };
+
 /* funclatency-style: each non-empty bucket range, its count and a bar. */
 static void kprof_probe_show_hist(struct seq_file *m, struct kprof_probe *p)
 {
+	bool runqlat = p->kev->cfg.type == KPROF_TYPE_RUNQLAT;
 	struct kprof_hist_sum *h;
-	unsigned int b, first = KPROF_HIST_BUCKETS, last = 0;
-	u64 peak = 0;
 
 	h = kzalloc(sizeof(*h), KPROF_GFP);
 	if (!h || !kprof_probe_hist(p->kev, h))
 		goto out_free;
-	if (p->kev->cfg.type == KPROF_TYPE_RUNQLAT) {
-		/* BCC's rows: bucket b holds [2^(b-1), 2^b - 1]; 0 goes with 1 */
-		h->buckets[1] += h->buckets[0];
-		h->buckets[0] = 0;
-	}
-	for (b = 0; b < KPROF_HIST_BUCKETS; b++) {
-		if (!h->buckets[b])
-			continue;
-		first = min(first, b);
-		last = b;
-		peak = max(peak, h->buckets[b]);
-	}
 	seq_printf(m, "  count %llu avg_ns %llu max_ns %llu missed %llu\n", h->count,
 		   h->count ? div64_u64(h->sum_ns, h->count) : 0, h->max_ns, h->missed);
-	if (p->kev->cfg.type == KPROF_TYPE_RUNQLAT) {
-		static const char * const units[] = { "usecs", "msecs", "nsecs" };
-
-		seq_printf(m, "  %s\n", units[p->kev->cfg.config]);
-	}
-	for (b = first; b <= last && b < KPROF_HIST_BUCKETS; b++) {
-		unsigned int stars = peak ? div64_u64(h->buckets[b] * 40, peak) : 0;
-		u64 lo = b ? 1ULL << b : 0, hi = (1ULL << (b + 1)) - 1;
-
-		if (p->kev->cfg.type == KPROF_TYPE_RUNQLAT) {
-			lo = b > 1 ? 1ULL << (b - 1) : 0;
-			hi = (1ULL << b) - 1;
-		}
-		seq_printf(m, "  %20llu -> %-20llu : %-10llu |%-40.*s|\n", lo, hi, h->buckets[b],
-			   stars, "****************************************");
-	}
+	if (runqlat)
+		seq_printf(m, "  %s\n",
+			   kprof_rq_units[p->kev->cfg.config & KPROF_RUNQLAT_UNIT_MASK]);
+	kprof_show_rows(m, h->buckets, KPROF_HIST_BUCKETS, runqlat);
 out_free:
 	kfree(h);
+}
+
+static int kprof_hist_key_cmp(const void *a, const void *b)
+{
+	const struct kprof_hist_key *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The per-key histograms of @p, added up over CPUs, by key. */
+static void kprof_probe_show_keys(struct seq_file *m, struct kprof_probe *p)
+{
+	const char *what = p->kev->cfg.config & KPROF_RUNQLAT_F_PID ? "pid" : "tid";
+	size_t max = (size_t)nr_cpu_ids * KPROF_RUNQLAT_MAX_KEYS, n = 0, i, j;
+	struct kprof_hist_key *keys;
+	unsigned long cursor = 0;
+	unsigned int got, b;
+
+	keys = kvcalloc(max, sizeof(*keys), KPROF_GFP);
+	if (!keys)
+		return;
+	while (n < max && (got = kprof_probe_hist_keys(p->kev, &cursor, keys + n, max - n)))
+		n += got;
+	sort(keys, n, sizeof(*keys), kprof_hist_key_cmp, NULL);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && keys[j].key == keys[i].key; j++)
+			for (b = 0; b < KPROF_RUNQLAT_KEY_BUCKETS; b++)
+				keys[i].buckets[b] += keys[j].buckets[b];
+		seq_printf(m, "\n%s = %u\n", what, keys[i].key);
+		kprof_show_rows(m, keys[i].buckets, KPROF_RUNQLAT_KEY_BUCKETS, true);
+	}
+	kvfree(keys);
+}
+
+/**
+ * kprof_probes_show_runqlat() - debugfs runqlat: the run-queue latency histograms
+ * @m: the seq_file
+ * @s: the session
+ *
+ * As BCC's runqlat prints them: the whole histogram of each runqlat event,
+ * then, with per-process or per-thread keys, one per key.
+ *
+ * Context: process context, kprof_core.lock held.
+ */
+void kprof_probes_show_runqlat(struct seq_file *m, struct kprof_session *s)
+{
+	unsigned int i, shown = 0;
+
+	for (i = 0; i < s->nr_events; i++) {
+		struct kprof_probe *p = s->events[i].probe;
+		struct kprof_hist_sum *h;
+
+		if (!p || p->kev->cfg.type != KPROF_TYPE_RUNQLAT)
+			continue;
+		h = kzalloc(sizeof(*h), KPROF_GFP);
+		if (!h || !kprof_probe_hist(p->kev, h)) {
+			kfree(h);
+			continue;
+		}
+		seq_printf(m, "event %u: %llu waits, %llu missed, %llu not in a key's histogram\n",
+			   i, h->count, h->missed, h->keys_lost);
+		seq_printf(m, "  %20s : count     distribution\n",
+			   kprof_rq_units[p->kev->cfg.config & KPROF_RUNQLAT_UNIT_MASK]);
+		kprof_show_rows(m, h->buckets, KPROF_HIST_BUCKETS, true);
+		kfree(h);
+		if (p->keys)
+			kprof_probe_show_keys(m, p);
+		shown++;
+	}
+	if (!shown)
+		seq_puts(m, "no run-queue latency event in the session\n");
 }
 
 static const char *kprof_probe_kind(const struct kprof_event *kev)

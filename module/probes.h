@@ -20,9 +20,13 @@ struct kprof_hist_sum {
 	u64 sum_ns;
 	u64 max_ns;
 	u64 missed;
+	u64 keys_lost;
 };
 
 bool kprof_probe_hist(struct kprof_event *kev, struct kprof_hist_sum *out);
+unsigned int kprof_probe_hist_keys(struct kprof_event *kev, unsigned long *cursor,
+				   struct kprof_hist_key *out, unsigned int max);
+void kprof_probes_show_runqlat(struct seq_file *m, struct kprof_session *s);
 int kprof_probes_start(struct kprof_session *s, struct netlink_ext_ack *extack);
 void kprof_probes_stop(struct kprof_session *s);
 void kprof_probes_free(struct kprof_session *s);

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <netlink/genl/genl.h>
@@ -15,15 +16,122 @@
 #include "util.h"
 
 struct kp_hist_dump {
-	struct kp_hist	*hists;
-	unsigned int	nr;
+	struct kp_hist		*hists;
+	unsigned int		nr;
+	struct kp_hist_keys	*keys;
 };
+
+/* Add the @n struct kprof_hist_key of @data (one CPU's) of event @event. */
+static int hist_keys__add(struct kp_hist_keys *k, uint32_t event, const void *data, size_t n)
+{
+	size_t i;
+
+	if (k->nr + n > k->alloc) {
+		size_t alloc = k->alloc ? k->alloc : 256;
+		struct kp_hist_key *p;
+
+		while (alloc < k->nr + n)
+			alloc *= 2;
+		p = realloc(k->keys, alloc * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		k->keys = p;
+		k->alloc = alloc;
+	}
+	for (i = 0; i < n; i++) {
+		struct kprof_hist_key in;
+		struct kp_hist_key *out = &k->keys[k->nr++];
+
+		memcpy(&in, (const char *)data + i * sizeof(in), sizeof(in));
+		out->event = event;
+		out->key = in.key;
+		memcpy(out->buckets, in.buckets, sizeof(out->buckets));
+	}
+	return 0;
+}
+
+static int key_cmp(const void *pa, const void *pb)
+{
+	const struct kp_hist_key *a = pa, *b = pb;
+
+	if (a->event != b->event)
+		return a->event < b->event ? -1 : 1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+void kp_hist_keys__merge(struct kp_hist_keys *k)
+{
+	size_t i, out = 0;
+	unsigned int b;
+
+	if (!k->nr)
+		return;
+	qsort(k->keys, k->nr, sizeof(*k->keys), key_cmp);
+	for (i = 1; i < k->nr; i++) {
+		struct kp_hist_key *m = &k->keys[out];
+
+		if (!key_cmp(m, &k->keys[i])) {
+			for (b = 0; b < KPROF_RUNQLAT_KEY_BUCKETS; b++)
+				m->buckets[b] += k->keys[i].buckets[b];
+			continue;
+		}
+		k->keys[++out] = k->keys[i];
+	}
+	k->nr = out + 1;
+}
+
+int kp_hist_keys__sub(struct kp_hist_keys *out, const struct kp_hist_keys *a,
+		      const struct kp_hist_keys *b)
+{
+	size_t i, j = 0;
+	unsigned int x;
+
+	out->nr = 0;
+	for (i = 0; i < a->nr; i++) {
+		struct kp_hist_key d = a->keys[i];
+
+		while (j < b->nr && key_cmp(&b->keys[j], &d) < 0)
+			j++;
+		if (j < b->nr && !key_cmp(&b->keys[j], &d))
+			for (x = 0; x < KPROF_RUNQLAT_KEY_BUCKETS; x++)
+				d.buckets[x] -= b->keys[j].buckets[x];
+		for (x = 0; x < KPROF_RUNQLAT_KEY_BUCKETS && !d.buckets[x]; x++)
+			;
+		if (x == KPROF_RUNQLAT_KEY_BUCKETS)
+			continue;	/* nothing new for this key */
+		if (out->nr == out->alloc) {
+			size_t alloc = out->alloc ? out->alloc * 2 : 256;
+			struct kp_hist_key *p = realloc(out->keys, alloc * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			out->keys = p;
+			out->alloc = alloc;
+		}
+		out->keys[out->nr++] = d;
+	}
+	return 0;
+}
+
+void kp_hist_keys__exit(struct kp_hist_keys *k)
+{
+	free(k->keys);
+	memset(k, 0, sizeof(*k));
+}
+
+void kp_hist_key__hist(const struct kp_hist_key *k, struct kp_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->event = k->event;
+	memcpy(h->buckets, k->buckets, sizeof(k->buckets));
+}
 
 static int kp_hist__reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *err)
 {
 	struct kp_hist_dump *d = arg;
 	struct nlattr *tb[KPROF_A_MAX + 1], *nest, *a;
 	struct kp_hist h = { 0 };
+	const struct nlattr *keys = NULL;
 	bool has_event = false;
 	int rem;
 
@@ -40,27 +148,49 @@ static int kp_hist__reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *
 			h.event = nla_get_u32(a);
 			has_event = true;
 			break;
+		case KPROF_HIST_A_TYPE:
+			if (nla_len(a) != 4)
+				goto bad;
+			h.type = nla_get_u32(a);
+			break;
+		case KPROF_HIST_A_CONFIG:
 		case KPROF_HIST_A_COUNT:
-			h.count = nla_get_u64(a);
-			break;
 		case KPROF_HIST_A_SUM_NS:
-			h.sum_ns = nla_get_u64(a);
-			break;
 		case KPROF_HIST_A_MAX_NS:
-			h.max_ns = nla_get_u64(a);
-			break;
 		case KPROF_HIST_A_MISSED:
-			h.missed = nla_get_u64(a);
+		case KPROF_HIST_A_KEYS_LOST:
+			if (nla_len(a) != 8)
+				goto bad;
+			*(nla_type(a) == KPROF_HIST_A_CONFIG ? &h.config :
+			  nla_type(a) == KPROF_HIST_A_COUNT ? &h.count :
+			  nla_type(a) == KPROF_HIST_A_SUM_NS ? &h.sum_ns :
+			  nla_type(a) == KPROF_HIST_A_MAX_NS ? &h.max_ns :
+			  nla_type(a) == KPROF_HIST_A_MISSED ? &h.missed : &h.keys_lost) =
+				nla_get_u64(a);
 			break;
 		case KPROF_HIST_A_BUCKETS:
 			if (nla_len(a) != sizeof(h.buckets))
 				goto bad;
 			memcpy(h.buckets, nla_data(a), sizeof(h.buckets));
 			break;
+		case KPROF_HIST_A_KEYS:
+			if (nla_len(a) % sizeof(struct kprof_hist_key))
+				goto bad;
+			keys = a;
+			break;
 		}
 	}
 	if (!has_event || h.event >= d->nr)
 		goto bad;
+	if (keys) {
+		/* a message of keys only: the event's histogram came first */
+		if (d->keys && hist_keys__add(d->keys, h.event, nla_data(keys),
+					      nla_len(keys) / sizeof(struct kprof_hist_key))) {
+			kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		return 0;
+	}
 	d->hists[h.event] = h;
 	return 0;
 bad:
@@ -69,10 +199,11 @@ bad:
 }
 
 int kp_nl__hist_dump(struct kp_nl *nl, struct kp_hist *hists, unsigned int nr,
-		     struct kp_err *err)
+		     struct kp_hist_keys *keys, struct kp_err *err)
 {
-	struct kp_hist_dump d = { hists, nr };
+	struct kp_hist_dump d = { hists, nr, keys };
 	struct nl_msg *msg = nlmsg_alloc();
+	int ret;
 
 	if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, kp_nl__family(nl), 0,
 				 NLM_F_DUMP, KPROF_CMD_HIST_DUMP, KPROF_FAMILY_VERSION)) {
@@ -81,7 +212,12 @@ int kp_nl__hist_dump(struct kp_nl *nl, struct kp_hist *hists, unsigned int nr,
 		return -ENOMEM;
 	}
 	memset(hists, 0, nr * sizeof(*hists));
-	return kp_nl__request(nl, msg, kp_hist__reply, &d, err);
+	if (keys)
+		keys->nr = 0;
+	ret = kp_nl__request(nl, msg, kp_hist__reply, &d, err);
+	if (!ret && keys)
+		kp_hist_keys__merge(keys);
+	return ret;
 }
 
 void kp_hist__sub(struct kp_hist *out, const struct kp_hist *a, const struct kp_hist *b)
@@ -94,6 +230,7 @@ void kp_hist__sub(struct kp_hist *out, const struct kp_hist *a, const struct kp_
 	out->count = a->count - b->count;
 	out->sum_ns = a->sum_ns - b->sum_ns;
 	out->missed = a->missed - b->missed;
+	out->keys_lost = a->keys_lost - b->keys_lost;
 }
 
 void kp_hist__ns_rows(const struct kp_hist *h, unsigned int div, uint64_t *rows)
@@ -201,6 +338,8 @@ int kp_hist_run__start(struct kp_hist_run *r, int argc, const char **argv,
 	sigaction(SIGINT, &sa, &r->old_int);
 	sigaction(SIGTERM, &sa, &r->old_term);
 	r->signals = true;
+	if (r->live)
+		return 0;
 
 	kp_session__own(r->s, r->ver.abi);
 	if (kp_nl__start(r->nl, r->s, &r->info, err))
@@ -223,6 +362,8 @@ int kp_hist_run__stop(struct kp_hist_run *r, struct kp_err *err)
 {
 	struct kp_stop_info stop;
 
+	if (r->live)
+		return KP_EXIT_OK;
 	r->started = false;
 	if (kp_nl__stop(r->nl, &stop, err))
 		return -1;

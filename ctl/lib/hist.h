@@ -35,6 +35,7 @@ struct kp_hist_run {
 	struct kp_start_info	info;
 	struct kp_workload	wl;
 	bool			has_command;
+	bool			live;		/* read the running session, start none */
 	bool			started;
 	bool			signals;
 	struct sigaction	old_int, old_term;
@@ -42,7 +43,7 @@ struct kp_hist_run {
 
 /*
  * Open kprof, prepare @argv (@argc words, the command; none: 0), catch the
- * signals with @handler, START @r->s and start the command.  An exec
+ * signals with @handler, START @r->s (unless @r->live) and start the command.  An exec
  * failure is reported (kprofctl: @cmd: cannot run ...) and is no error:
  * the session's histograms are empty.  Needs ABI @min_abi.
  */
@@ -59,19 +60,47 @@ void kp_hist_run__end(struct kp_hist_run *r);
 /* One event's histogram, summed over CPUs. */
 struct kp_hist {
 	uint32_t	event;
+	uint32_t	type;		/* (ABI 1.4; else 0) */
+	uint64_t	config;
 	uint64_t	count;
 	uint64_t	sum_ns;
 	uint64_t	max_ns;
 	uint64_t	missed;
+	uint64_t	keys_lost;	/* waits in no key's histogram */
 	uint64_t	buckets[KPROF_HIST_BUCKETS];
+};
+
+/* Per-key (process or thread) run-queue latency histograms, summed over CPUs. */
+struct kp_hist_key {
+	uint32_t	event;
+	uint32_t	key;
+	uint64_t	buckets[KPROF_RUNQLAT_KEY_BUCKETS];
+};
+
+struct kp_hist_keys {
+	struct kp_hist_key	*keys;		/* by event, then key, once dumped */
+	size_t			nr, alloc;
 };
 
 /* Rows of a printed histogram: row i counts [2^(i-1), 2^i - 1] units. */
 #define KP_HIST_ROWS	(KPROF_HIST_BUCKETS + 1)
 
-/* HIST_DUMP into @hists[event] for the @nr events of the session. */
+/*
+ * HIST_DUMP into @hists[event] for the @nr events of the session, and
+ * into @keys (NULL: not wanted) their per-key histograms, the CPUs' added
+ * up, sorted by event and key.
+ */
 int kp_nl__hist_dump(struct kp_nl *nl, struct kp_hist *hists, unsigned int nr,
-		     struct kp_err *err);
+		     struct kp_hist_keys *keys, struct kp_err *err);
+
+/* Sort and add up the entries of one key (after adding them one CPU at a time). */
+void kp_hist_keys__merge(struct kp_hist_keys *k);
+/* @a - @b, key by key (both merged); 0 or -ENOMEM.  @out is replaced. */
+int kp_hist_keys__sub(struct kp_hist_keys *out, const struct kp_hist_keys *a,
+		      const struct kp_hist_keys *b);
+void kp_hist_keys__exit(struct kp_hist_keys *k);
+/* A key's buckets as a histogram, for kp_hist__unit_rows(). */
+void kp_hist_key__hist(const struct kp_hist_key *k, struct kp_hist *h);
 
 /* @a - @b, bucket by bucket (an interval's histogram); max stays @a's. */
 void kp_hist__sub(struct kp_hist *out, const struct kp_hist *a, const struct kp_hist *b);

@@ -25,7 +25,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		3
+#define KPROF_ABI_MINOR		4
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -122,17 +122,41 @@ enum {
  *				KPROF_EV_A_CONFIG is the histogram's unit
  *				(KPROF_RUNQLAT_*); bucket i counts delays d in
  *				that unit with fls64(d) == i, as BCC's
- *				runqlat buckets them (0 and 1 land in 0 and 1)
+ *				runqlat buckets them (0 and 1 land in 0 and 1).
+ *				(1.4) With KPROF_RUNQLAT_F_PID or _F_TID in
+ *				the config, a histogram per process or per
+ *				thread besides (KPROF_HIST_A_KEYS), as BCC's
+ *				runqlat -P and -L keep them
  */
 #define KPROF_TYPE_KPROBE	0x40000001U
 #define KPROF_TYPE_FTRACE	0x40000002U
 #define KPROF_TYPE_LATENCY	0x40000003U
 #define KPROF_TYPE_RUNQLAT	0x40000004U
 
-/* KPROF_EV_A_CONFIG of KPROF_TYPE_RUNQLAT: the histogram's unit */
+/* KPROF_EV_A_CONFIG of KPROF_TYPE_RUNQLAT: the histogram's unit (bits 0-7) */
 #define KPROF_RUNQLAT_USECS	0
 #define KPROF_RUNQLAT_MSECS	1
 #define KPROF_RUNQLAT_NSECS	2
+#define KPROF_RUNQLAT_UNIT_MASK	0xffU
+/* (1.4) and a histogram per process (key: tgid) or per thread (key: tid) */
+#define KPROF_RUNQLAT_F_PID	(1U << 8)
+#define KPROF_RUNQLAT_F_TID	(1U << 9)
+
+/*
+ * (1.4) One key's run-queue latency histogram (KPROF_HIST_A_KEYS), of one
+ * CPU: the same key comes once per CPU it waited on, to be added up.
+ * Bucket i as in the event's histogram; waits of fls64(d) >= 31 in the
+ * last.  Each CPU keeps up to KPROF_RUNQLAT_MAX_KEYS keys; waits of other
+ * keys on a full CPU are counted in KPROF_HIST_A_KEYS_LOST.
+ */
+#define KPROF_RUNQLAT_KEY_BUCKETS	32
+#define KPROF_RUNQLAT_MAX_KEYS		1024
+
+struct kprof_hist_key {
+	__u32	key;
+	__u32	__reserved;			/* zero */
+	__u64	buckets[KPROF_RUNQLAT_KEY_BUCKETS];
+};
 
 /*
  * Latency histograms: bucket i counts durations in [2^i, 2^(i+1)) ns
@@ -382,7 +406,10 @@ enum {
 	KPROF_MAPS_A_MAX = (__KPROF_MAPS_A_MAX - 1)
 };
 
-/* Attributes nested in KPROF_A_HIST: one latency event, summed over CPUs. */
+/*
+ * Attributes nested in KPROF_A_HIST: one latency event, summed over CPUs;
+ * (1.4) then, for per-key run-queue latency, messages of its keys.
+ */
 enum {
 	KPROF_HIST_A_EVENT = 1,		/* u32: event index */
 	KPROF_HIST_A_COUNT,		/* u64: returns timed */
@@ -391,6 +418,13 @@ enum {
 	KPROF_HIST_A_MISSED,		/* u64: calls not timed (no free instance) */
 	KPROF_HIST_A_BUCKETS,		/* binary: __u64[KPROF_HIST_BUCKETS] */
 	KPROF_HIST_A_PAD,
+	KPROF_HIST_A_TYPE,		/* u32 (1.4): the event's type */
+	KPROF_HIST_A_CONFIG,		/* u64 (1.4): the event's config */
+	KPROF_HIST_A_KEYS_LOST,		/* u64 (1.4): waits not in a key's histogram */
+	/* binary (1.4): struct kprof_hist_key[], in the messages after the
+	 * event's first, which has the attributes above
+	 */
+	KPROF_HIST_A_KEYS,
 
 	/* private: non-ABI */
 	__KPROF_HIST_A_MAX,
