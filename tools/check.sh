@@ -260,7 +260,7 @@ if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
 		plant="echo 'kprof-check: the planted bug follows' > /dev/kmsg;
 			insmod $ko && echo kasan > /sys/module/kprof/parameters/test_plant_bug; rmmod kprof"
 		tools/kprof-vm --kernel debug --smp 2 --timeout 1500 --log "$logs/console-debug.log" \
-			-- sh -c "env KPROF_FUZZ_SESSIONS=30 KPROF_FUZZ_MIN=4000 KPROF_STRESS_CYCLES=100 KPROF_STRESS_GROWTH=0 \
+			-- sh -c "env KPROF_FUZZ_SESSIONS=15 KPROF_FUZZ_MIN=2000 KPROF_STRESS_CYCLES=50 KPROF_STRESS_GROWTH=0 \
 				tools/guest-selftests.sh $ko --tests '$(echo $debug_tests)'; $plant" \
 			> "$logs/guest-debug.log" 2>&1
 		rc=$?
@@ -293,6 +293,13 @@ if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
 	fi
 fi
 
+# where the guest time went: the slowest tests of each boot
+for f in "$logs"/guest-*.log; do
+	[ -f "$f" ] || continue
+	slow=$(sed -n 's/^# kprof-time: \([^ ]*\) \([0-9]*\) s$/\2 \1/p' "$f" | sort -rn | head -n 4 |
+		awk '{ printf "%s%s %ss", n++ ? ", " : "", $2, $1 }')
+	[ -z "$slow" ] || echo "# $(basename "$f" .log): $slow"
+done
 echo "# make check took $(( $(date +%s) - t0 )) s; logs in build/check/"
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "# failed:"

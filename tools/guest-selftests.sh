@@ -33,12 +33,13 @@ kmemleak=/sys/kernel/debug/kmemleak
 echo "# kernel $(uname -r), $(nproc) CPUs, module $ko"
 # run_one N TEST [ARGS...]: one test, its TAP prefixed, "ok N" for it
 run_one() {
-	local i=$1 test=$2 rc
+	local i=$1 test=$2 rc t0=$SECONDS
 
 	shift 2
 	echo "# selftests: kprof: $test $*"
 	"$top/selftests/kprof/$test" "$@" 2>&1 | sed 's/^/# /'
 	rc=${PIPESTATUS[0]}
+	echo "# kprof-time: $test $((SECONDS - t0)) s"
 	if [ "$rc" = 0 ]; then
 		echo "ok $i selftests: kprof: $test $*"
 	else
@@ -54,9 +55,23 @@ if [ "${1:-}" = --tests ]; then
 	done
 elif [ $# -gt 0 ]; then
 	run_one 1 "$@"
-elif ! make -s -C "$top/selftests/kprof" run_tests \
-	KSFT_DIR="$top/build/ksrc/tools/testing/selftests"; then
-	echo "# not ok 1 make run_tests"
+else
+	# the kselftest runner, with the guest seconds each test took
+	# ("# kprof-time: TEST N s") after its result line
+	make -s -C "$top/selftests/kprof" run_tests \
+		KSFT_DIR="$top/build/ksrc/tools/testing/selftests" 2>&1 |
+	while IFS= read -r line; do
+		case $line in
+		"# selftests: "*) t0=$SECONDS ;;
+		"ok "*" selftests: "*|"not ok "*" selftests: "*)
+			echo "$line"
+			name=${line##*: }
+			echo "# kprof-time: ${name%% *} $((SECONDS - ${t0:-$SECONDS})) s"
+			continue ;;
+		esac
+		echo "$line"
+	done
+	[ "${PIPESTATUS[0]}" = 0 ] || echo "# not ok 1 make run_tests"
 fi
 
 # The last word: the module must unload cleanly after all of the above.

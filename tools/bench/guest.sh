@@ -211,7 +211,12 @@ run() {
 		data=-
 	fi
 	wl=$(parse_workload "$out/log/$name.out")
-	if [[ $tool != baseline ]]; then
+	if [[ $tool == *runqlat ]]; then
+		# histograms: no samples; the waits counted instead
+		samples=$(awk -F: '/ -> / { split($2, a, " "); s += a[1] } END { print s + 0 }' \
+			"$out/log/$name.out" "$out/log/$name.err")
+		lost=0
+	elif [[ $tool != baseline ]]; then
 		samples=$(parse_samples "$out/log/$name.err")
 		if [[ $tool == kprof ]]; then
 			lost=$(parse_kprof_lost "$out/log/$name.err")
@@ -321,6 +326,32 @@ done
 
 # ---- tracepoint samples with call chains: sched:sched_switch ----
 
+# traced NAME CMD...: a system-wide tracer that prints "Tracing" once it
+# traces (runqlat, kprof's and BCC's) is started, then the pingpong
+# workload runs, then SIGINT ends the tracer; its output goes after the
+# workload's log.  The tracer's start (BCC: its compile) is not timed.
+traced() {
+	local name=$1 peer r
+
+	shift
+	set -m
+	"$@" >"$stage/run/$name.peer" 2>&1 &
+	peer=$!
+	set +m
+	for _ in $(seq 600); do
+		grep -q Tracing "$stage/run/$name.peer" && break
+		kill -0 $peer 2>/dev/null || break
+		sleep 0.5
+	done
+	"$workload" --pingpong "$switch_seconds" >"$stage/run/$name.out" 2>"$stage/run/$name.err"
+	r=$?
+	kill -INT $peer
+	wait $peer
+	cat "$stage/run/$name.peer" >> "$stage/run/$name.err"
+	rm -f "$stage/run/$name.peer"
+	return $r
+}
+
 # switch_run TOOL NAME: the pingpong workload bare or under a profiler.
 switch_run() {
 	local tool=$1 name=switch-$1 rc=0 data=$stage/run/switch-$1.data wl samples=- lost=- extra=""
@@ -337,12 +368,34 @@ switch_run() {
 		"$kprofctl" record -a -g -e sched:sched_switch -o "$data" -- \
 			"$workload" --pingpong "$switch_seconds" >"$stage/run/$name.out" 2>"$stage/run/$name.err" || rc=$?
 		;;
+	perf-sched)
+		# what perf sched record records: switch, stat_runtime, fork, wakeup_new,
+		# migrate_task, waking (6.1)
+		"$perf" sched record -o "$data" -- \
+			"$workload" --pingpong "$switch_seconds" >"$stage/run/$name.out" 2>"$stage/run/$name.err" || rc=$?
+		;;
+	kprof-sched)
+		"$kprofctl" sched record -a -o "$data" -- \
+			"$workload" --pingpong "$switch_seconds" >"$stage/run/$name.out" 2>"$stage/run/$name.err" || rc=$?
+		;;
+	kprof-runqlat)
+		traced "$name" "$kprofctl" sched runqlat || rc=$?
+		;;
+	bcc-runqlat)
+		traced "$name" env PYTHONUNBUFFERED=1 "$bcc_runqlat" || rc=$?
+		cat "$stage/run/$name.peer" >> "$stage/run/$name.err"
+		;;
 	esac
 	mv "$stage/run/$name.out" "$stage/run/$name.err" "$out/log/"
 	# Not kept: the host's lost count would not be needed and they are large.
 	rm -f "$data"
 	wl=$(parse_workload "$out/log/$name.out")
-	if [[ $tool != baseline ]]; then
+	if [[ $tool == *runqlat ]]; then
+		# histograms: no samples; the waits counted instead
+		samples=$(awk -F: '/ -> / { split($2, a, " "); s += a[1] } END { print s + 0 }' \
+			"$out/log/$name.out" "$out/log/$name.err")
+		lost=0
+	elif [[ $tool != baseline ]]; then
 		samples=$(parse_samples "$out/log/$name.err")
 		if [[ $tool == kprof ]]; then
 			lost=$(parse_kprof_lost "$out/log/$name.err")
@@ -377,6 +430,24 @@ if [[ $switch_seconds != 0 ]]; then
 			emit "kind=switch tool=kprof status=skip reason=kprofctl_record_-e_sched:sched_switch_unsupported"
 		fi
 		rm -f "$stage/run/tp-probe.data"
+	fi
+	# scheduler analysis: sched record against perf sched record, runqlat
+	# against BCC's; the probe cost cap off, so that no event is dropped
+	# to make kprof look cheap
+	cap=/sys/module/kprof/parameters/probe_cost_max_percent
+	if [[ $tools == *kprof* && -w $cap ]]; then
+		cap_was=$(cat $cap)
+		echo 100 > $cap
+		[[ -z $perf ]] || switch_run perf-sched
+		switch_run kprof-sched
+		switch_run kprof-runqlat
+		bcc_runqlat=$(command -v runqlat-bpfcc || true)
+		if [[ -n $bcc_runqlat ]]; then
+			switch_run bcc-runqlat
+		else
+			emit "kind=switch tool=bcc-runqlat status=skip reason=no_runqlat-bpfcc"
+		fi
+		echo "$cap_was" > $cap
 	fi
 	switch_run baseline
 fi
