@@ -393,20 +393,47 @@ static int sched_record(int argc, const char **argv)
 	return ret;
 }
 
-/* -i FILE opened for the analyses: time-ordered, frames as @max_frames. */
-static int sched__open(struct kp_decoder *d, const char *input, struct kp_decode_opts *opts,
-		       const char *cmd)
+/*
+ * The options of an analysis, no argument besides: true to go on, else
+ * false with *@code the exit code (--help: KP_EXIT_OK).
+ */
+static bool sched__parse(int argc, const char **argv, const struct option *options,
+			 const char *cmd, int *code)
 {
+	argc = parse_options(argc, argv, options, sched_usage, 0);
+	if (argc < 0) {
+		*code = parse_options_exit_code(argc);
+		return false;
+	}
+	*code = KP_EXIT_USAGE;
+	return !parse_options_max_args(cmd, argc, argv, 0);
+}
+
+enum sched_analysis { SCHED_LATENCY, SCHED_MAP, SCHED_TIMEHIST };
+
+/* Analysis @what with options @o of the recording @input, time-ordered. */
+static int sched__analyze(enum sched_analysis what, const void *o, const char *input,
+			  struct kp_decode_opts *opts, const char *cmd)
+{
+	struct kp_decoder d;
 	struct kp_err err;
+	int ret;
 
 	opts->time_order = true;
 	opts->machine.cmd = cmd;
 	opts->machine.proc_root = true;
-	if (kp_decoder__open(d, input, opts, &err)) {
+	if (kp_decoder__open(&d, input, opts, &err)) {
 		kp_err__print(&err, cmd);
 		return KP_EXIT_FAILURE;
 	}
-	return KP_EXIT_OK;
+	if (what == SCHED_LATENCY)
+		ret = kp_sched__latency(&d, cmd, o, stdout);
+	else if (what == SCHED_MAP)
+		ret = kp_sched__map(&d, cmd, o, stdout);
+	else
+		ret = kp_sched__timehist(&d, cmd, o, stdout);
+	kp_decoder__close(&d);
+	return ret;
 }
 
 static int sched_latency(int argc, const char **argv, const char *cmd)
@@ -426,14 +453,10 @@ static int sched_latency(int argc, const char **argv, const char *cmd)
 		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
 		OPT_END()
 	};
-	struct kp_decoder d;
 	int ret;
 
-	argc = parse_options(argc, argv, options, sched_usage, 0);
-	if (argc < 0)
-		return parse_options_exit_code(argc);
-	if (parse_options_max_args(cmd, argc, argv, 0))
-		return KP_EXIT_USAGE;
+	if (!sched__parse(argc, argv, options, cmd, &ret))
+		return ret;
 	if (kp_sched__parse_sort(&o, cmd, sort))
 		return KP_EXIT_USAGE;
 	if (cpu < -1 || cpu >= KP_CPUMAP_MAX_CPUS) {
@@ -448,11 +471,7 @@ static int sched_latency(int argc, const char **argv, const char *cmd)
 	o.stacks = stacks > 0 ? stacks : 0;
 	opts.max_frames = o.stacks ? 0 : 1;
 	opts.machine.no_kernel = !o.stacks;
-	if (sched__open(&d, input, &opts, cmd))
-		return KP_EXIT_FAILURE;
-	ret = kp_sched__latency(&d, cmd, &o, stdout);
-	kp_decoder__close(&d);
-	return ret;
+	return sched__analyze(SCHED_LATENCY, &o, input, &opts, cmd);
 }
 
 static int sched_map(int argc, const char **argv, const char *cmd)
@@ -466,19 +485,11 @@ static int sched_map(int argc, const char **argv, const char *cmd)
 		OPT_STRING(0, "cpus", &o.cpus, "cpus", "columns of these CPUs only, e.g. 0,2-3"),
 		OPT_END()
 	};
-	struct kp_decoder d;
 	int ret;
 
-	argc = parse_options(argc, argv, options, sched_usage, 0);
-	if (argc < 0)
-		return parse_options_exit_code(argc);
-	if (parse_options_max_args(cmd, argc, argv, 0))
-		return KP_EXIT_USAGE;
-	if (sched__open(&d, input, &opts, cmd))
-		return KP_EXIT_FAILURE;
-	ret = kp_sched__map(&d, cmd, &o, stdout);
-	kp_decoder__close(&d);
-	return ret;
+	if (!sched__parse(argc, argv, options, cmd, &ret))
+		return ret;
+	return sched__analyze(SCHED_MAP, &o, input, &opts, cmd);
 }
 
 static int sched_timehist(int argc, const char **argv, const char *cmd)
@@ -504,14 +515,10 @@ static int sched_timehist(int argc, const char **argv, const char *cmd)
 		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
 		OPT_END()
 	};
-	struct kp_decoder d;
 	int ret;
 
-	argc = parse_options(argc, argv, options, sched_usage, 0);
-	if (argc < 0)
-		return parse_options_exit_code(argc);
-	if (parse_options_max_args(cmd, argc, argv, 0))
-		return KP_EXIT_USAGE;
+	if (!sched__parse(argc, argv, options, cmd, &ret))
+		return ret;
 	if (max_stack < 1 || max_stack > 512) {
 		kp_error(cmd, "invalid --max-stack value %d: 1 to 512", max_stack);
 		return KP_EXIT_USAGE;
@@ -523,11 +530,7 @@ static int sched_timehist(int argc, const char **argv, const char *cmd)
 	o.max_stack = max_stack;
 	opts.max_frames = o.no_callchain ? 1 : max_stack + 3;
 	opts.machine.no_kernel = o.no_callchain || o.summary_only;
-	if (sched__open(&d, input, &opts, cmd))
-		return KP_EXIT_FAILURE;
-	ret = kp_sched__timehist(&d, cmd, &o, stdout);
-	kp_decoder__close(&d);
-	return ret;
+	return sched__analyze(SCHED_TIMEHIST, &o, input, &opts, cmd);
 }
 
 int cmd_sched(int argc, const char **argv)

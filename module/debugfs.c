@@ -148,32 +148,30 @@ static int kprof_stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int kprof_probes_show(struct seq_file *m, void *v)
+/* @show(m, the current session) under kprof_core.lock, or "no session". */
+static int kprof_show_current(struct seq_file *m,
+			      void (*show)(struct seq_file *m, struct kprof_session *s))
 {
 	struct kprof_session *s;
 
 	mutex_lock(&kprof_core.lock);
 	s = kprof_session_current();
 	if (s)
-		kprof_probes_show_session(m, s);
+		show(m, s);
 	else
 		seq_puts(m, "no session\n");
 	mutex_unlock(&kprof_core.lock);
 	return 0;
 }
 
+static int kprof_probes_show(struct seq_file *m, void *v)
+{
+	return kprof_show_current(m, kprof_probes_show_session);
+}
+
 static int kprof_runqlat_show(struct seq_file *m, void *v)
 {
-	struct kprof_session *s;
-
-	mutex_lock(&kprof_core.lock);
-	s = kprof_session_current();
-	if (s)
-		kprof_probes_show_runqlat(m, s);
-	else
-		seq_puts(m, "no session\n");
-	mutex_unlock(&kprof_core.lock);
-	return 0;
+	return kprof_show_current(m, kprof_probes_show_runqlat);
 }
 
 static int kprof_session_show(struct seq_file *m, void *v)

@@ -55,21 +55,7 @@ static void write_data(const char *path, bool sched)
 	struct gen_writer g;
 	struct kp_err err;
 
-	kp_data_info__init(&info);
-	info.start_time = TPR_T0;
-	info.start_realtime = 1700000000000000000ULL;
-	info.nr_cpus = 2;
-	info.session_id = 9;
-	snprintf(info.hostname, sizeof(info.hostname), "kprof-test");
-	snprintf(info.release, sizeof(info.release), "6.1.0-kprof-test");
-	snprintf(info.machine, sizeof(info.machine), "x86_64");
-	snprintf(info.kprofctl_version, sizeof(info.kprofctl_version), "0.0.0");
-	snprintf(info.module_release, sizeof(info.module_release), "0.0.0");
-	snprintf(info.cmdline, sizeof(info.cmdline), "kprofctl sched record -a");
-	s->flags = KPROF_SESSION_F_KERNEL_STACK | KPROF_SESSION_F_SYSTEM_WIDE;
-	s->period = 1;
-	s->buffer_size = 1 << 20;
-	s->stack_depth = 127;
+	tpr__info(&info, "kprofctl sched record -a");
 	s->nr_events = 2;
 	s->events[0].type = PERF_TYPE_TRACEPOINT;
 	s->events[1].type = PERF_TYPE_TRACEPOINT;

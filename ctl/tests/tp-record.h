@@ -76,6 +76,28 @@ static inline void tpr__irq_entry(struct gen_writer *g, unsigned int ms, uint32_
 	tpr__sample(g, ms, pid, cpu, TPR_IRQ_ENTRY, raw, (16 + n + 3) & ~3U);
 }
 
+/* The header of a 2-CPU system-wide recording of kprof-test by @cmdline. */
+static inline void tpr__info(struct kp_data_info *info, const char *cmdline)
+{
+	struct kp_session *s = &info->session;
+
+	kp_data_info__init(info);
+	info->start_time = TPR_T0;
+	info->start_realtime = 1700000000000000000ULL;
+	info->nr_cpus = 2;
+	info->session_id = 9;
+	snprintf(info->hostname, sizeof(info->hostname), "kprof-test");
+	snprintf(info->release, sizeof(info->release), "6.1.0-kprof-test");
+	snprintf(info->machine, sizeof(info->machine), "x86_64");
+	snprintf(info->kprofctl_version, sizeof(info->kprofctl_version), "0.0.0");
+	snprintf(info->module_release, sizeof(info->module_release), "0.0.0");
+	snprintf(info->cmdline, sizeof(info->cmdline), "%s", cmdline);
+	s->flags = KPROF_SESSION_F_KERNEL_STACK | KPROF_SESSION_F_SYSTEM_WIDE;
+	s->period = 1;
+	s->buffer_size = 1 << 20;
+	s->stack_depth = 127;
+}
+
 /*
  * Write @path: the side-band names pid 100 bash, 40 kworker/1:1H, 0
  * swapper/1; with @formats, the formats section (Linux 6.1's).
@@ -105,22 +127,7 @@ static inline void tpr__write(const char *path, bool formats)
 	uint8_t raw[64];
 	unsigned int i;
 
-	kp_data_info__init(&info);
-	info.start_time = TPR_T0;
-	info.start_realtime = 1700000000000000000ULL;
-	info.nr_cpus = 2;
-	info.session_id = 9;
-	snprintf(info.hostname, sizeof(info.hostname), "kprof-test");
-	snprintf(info.release, sizeof(info.release), "6.1.0-kprof-test");
-	snprintf(info.machine, sizeof(info.machine), "x86_64");
-	snprintf(info.kprofctl_version, sizeof(info.kprofctl_version), "0.0.0");
-	snprintf(info.module_release, sizeof(info.module_release), "0.0.0");
-	snprintf(info.cmdline, sizeof(info.cmdline),
-		 "kprofctl record -a -e sched:sched_switch,irq:irq_handler_*,sched:sched_wakeup,block:block_rq_issue,cpu-clock");
-	s->flags = KPROF_SESSION_F_KERNEL_STACK | KPROF_SESSION_F_SYSTEM_WIDE;
-	s->period = 1;
-	s->buffer_size = 1 << 20;
-	s->stack_depth = 127;
+	tpr__info(&info, "kprofctl record -a -e sched:sched_switch,irq:irq_handler_*,sched:sched_wakeup,block:block_rq_issue,cpu-clock");
 	s->nr_events = TPR_NR;
 	for (i = 0; i < TPR_NR; i++) {
 		s->events[i].type = ids[i] ? PERF_TYPE_TRACEPOINT : PERF_TYPE_SOFTWARE;

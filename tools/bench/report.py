@@ -269,64 +269,49 @@ def main():
                   f"({', '.join(f'{x:.1f}' for x in switch['baseline_runs'])})")
         hdr3 = (f"{'tool':>6}  {'trips/s':>9}  {'overhead':>8}  {'ns/switch':>9}  "
                 f"{'samples':>8}  {'samples/trip':>12}  {'lost':>5}")
-        print(hdr3)
-        print("-" * len(hdr3))
-        for tool in ("perf", "kprof"):
-            sel = sw_ok.get(tool)
-            if not sel:
-                if tool in skipped:
-                    print(f"{tool:>6}  skipped: {skipped[tool]}")
-                elif any(r["tool"] == tool for r in sw_rows):
-                    print(f"{tool:>6}  FAILED")
-                continue
-            tp = mean(num(r.get("throughput")) for r in sel)
-            units = mean(num(r.get("units")) for r in sel)
-            samples = mean(num(r.get("samples")) for r in sel)
-            lost = mean(num(r.get("lost")) for r in sel)
-            ovh = 1 - tp / sbase if sbase and tp else None
-            # Extra guest ns (= instructions) per round trip, per switch.
-            per_sw = (1e9 / tp - 1e9 / sbase) / 2 if sbase and tp else None
-            switch[tool] = {"throughput": tp, "overhead": ovh, "ns_per_switch": per_sw,
-                            "samples": samples, "lost": lost,
-                            "samples_per_round_trip": samples / units if samples and units else None}
-            print(f"{tool:>6}  {fmt(tp, '.1f', 9)}  {fmt(ovh * 100 if ovh is not None else None, '.2f', 7)}%  "
-                  f"{fmt(per_sw, '.0f', 9)}  {fmt(samples, '.0f', 8)}  "
-                  f"{fmt(switch[tool]['samples_per_round_trip'], '.2f', 12)}  {fmt(lost, '.0f', 5)}")
-        if switch.get("perf") and switch.get("kprof") and switch["perf"]["ns_per_switch"]:
-            switch["ratio"] = switch["kprof"]["ns_per_switch"] / switch["perf"]["ns_per_switch"]
-            print(f"kprof/perf cost per switch: {switch['ratio']:.3f}")
+
+        def switch_table(tools, width):
+            """One row per tool: throughput, overhead, extra guest ns per switch."""
+            print(" " * (width - 6) + hdr3)
+            print("-" * (len(hdr3) + width - 6))
+            for tool in tools:
+                sel = sw_ok.get(tool)
+                if not sel:
+                    if tool in skipped:
+                        print(f"{tool:>{width}}  skipped: {skipped[tool]}")
+                    elif any(r["tool"] == tool for r in sw_rows):
+                        print(f"{tool:>{width}}  FAILED")
+                    continue
+                tp = mean(num(r.get("throughput")) for r in sel)
+                units = mean(num(r.get("units")) for r in sel)
+                samples = mean(num(r.get("samples")) for r in sel)
+                lost = mean(num(r.get("lost")) for r in sel)
+                ovh = 1 - tp / sbase if sbase and tp else None
+                # Extra guest ns (= instructions) per round trip, per switch.
+                per_sw = (1e9 / tp - 1e9 / sbase) / 2 if sbase and tp else None
+                switch[tool] = {"throughput": tp, "overhead": ovh, "ns_per_switch": per_sw,
+                                "samples": samples, "lost": lost,
+                                "samples_per_round_trip": samples / units if samples and units else None}
+                print(f"{tool:>{width}}  {fmt(tp, '.1f', 9)}  "
+                      f"{fmt(ovh * 100 if ovh is not None else None, '.2f', 7)}%  "
+                      f"{fmt(per_sw, '.0f', 9)}  {fmt(samples, '.0f', 8)}  "
+                      f"{fmt(switch[tool]['samples_per_round_trip'], '.2f', 12)}  {fmt(lost, '.0f', 5)}")
+
+        def ratio(a, b, key):
+            if switch.get(a) and switch.get(b) and switch[b]["ns_per_switch"]:
+                switch[key] = switch[a]["ns_per_switch"] / switch[b]["ns_per_switch"]
+                print(f"{a}/{b} cost per switch: {switch[key]:.3f}")
+
+        switch_table(("perf", "kprof"), 6)
+        ratio("kprof", "perf", "ratio")
         # scheduler analysis: sched record vs perf sched record, runqlat vs BCC's
         sched_tools = ("perf-sched", "kprof-sched", "bcc-runqlat", "kprof-runqlat")
         if any(t in sw_ok or t in skipped for t in sched_tools):
             print()
             print("scheduler analysis on the same workload (samples: events recorded; runqlat: waits counted)")
-            print(hdr3.replace("  tool", "          tool"))
-            print("-" * (len(hdr3) + 8))
-            for tool in sched_tools:
-                sel = sw_ok.get(tool)
-                if not sel:
-                    if tool in skipped:
-                        print(f"{tool:>14}  skipped: {skipped[tool]}")
-                    elif any(r["tool"] == tool for r in sw_rows):
-                        print(f"{tool:>14}  FAILED")
-                    continue
-                tp = mean(num(r.get("throughput")) for r in sel)
-                samples = mean(num(r.get("samples")) for r in sel)
-                units = mean(num(r.get("units")) for r in sel)
-                ovh = 1 - tp / sbase if sbase and tp else None
-                per_sw = (1e9 / tp - 1e9 / sbase) / 2 if sbase and tp else None
-                switch[tool] = {"throughput": tp, "overhead": ovh, "ns_per_switch": per_sw,
-                                "samples": samples,
-                                "samples_per_round_trip": samples / units if samples and units else None}
-                print(f"{tool:>14}  {fmt(tp, '.1f', 9)}  "
-                      f"{fmt(ovh * 100 if ovh is not None else None, '.2f', 7)}%  "
-                      f"{fmt(per_sw, '.0f', 9)}  {fmt(samples, '.0f', 8)}  "
-                      f"{fmt(switch[tool]['samples_per_round_trip'], '.2f', 12)}")
-            for a, b, key in (("kprof-sched", "perf-sched", "sched_record_ratio"),
-                              ("kprof-runqlat", "bcc-runqlat", "runqlat_ratio")):
-                if switch.get(a) and switch.get(b) and switch[b]["ns_per_switch"]:
-                    switch[key] = switch[a]["ns_per_switch"] / switch[b]["ns_per_switch"]
-                    print(f"{a}/{b} cost per switch: {switch[key]:.3f}")
+            switch_table(sched_tools, 14)
+            ratio("kprof-sched", "perf-sched", "sched_record_ratio")
+            ratio("kprof-runqlat", "bcc-runqlat", "runqlat_ratio")
 
     # ---- decoding speed ----
     dec_rows = [r for r in rows if r.get("kind") == "decode"]
