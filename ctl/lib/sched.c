@@ -820,10 +820,11 @@ static void th__prefix(struct th *h, const struct kp_schedev *ev, char mark)
 
 	fprintf(h->out, "%15s [%04u] ", fmt_usec(ev->time, ts, sizeof(ts)), ev->cpu);
 	if (h->o->cpu_visual) {
-		fputc(' ', h->out);
+		/* perf pads a migration's CPU columns with two blanks, others with one */
+		fputs(mark == 'm' ? "  " : " ", h->out);
 		for (i = 0; i < h->nr_cpus; i++)
 			fputc(i == ev->cpu ? mark : ' ', h->out);
-		fputc(' ', h->out);
+		fputs(mark == 'm' ? "  " : " ", h->out);
 	}
 }
 

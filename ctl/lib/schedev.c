@@ -100,16 +100,37 @@ static bool read_num(const struct tep_format_field *f, const void *raw, uint32_t
 	return true;
 }
 
+/*
+ * Text field @f: a char array (6.1's comm fields), or a __data_loc string
+ * (later kernels'), its offset and length checked against the record.
+ */
 static void read_str(const struct tep_format_field *f, const void *raw, uint32_t len,
 		     char *out, size_t size)
 {
-	size_t n;
+	const uint8_t *p = raw;
+	uint32_t off, n;
 
 	out[0] = '\0';
 	if (!f || f->offset < 0 || f->size <= 0 || (uint32_t)(f->offset + f->size) > len)
 		return;
-	n = (size_t)f->size < size - 1 ? (size_t)f->size : size - 1;
-	memcpy(out, (const uint8_t *)raw + f->offset, n);
+	off = f->offset;
+	n = f->size;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t loc;
+
+		if (f->size != 4)
+			return;
+		memcpy(&loc, p + f->offset, 4);
+		off = loc & 0xffff;
+		n = loc >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += f->offset + 4;
+		if (off > len || n > len - off)
+			return;
+	}
+	if (n > size - 1)
+		n = size - 1;
+	memcpy(out, p + off, n);
 	out[n] = '\0';
 }
 

@@ -14,7 +14,10 @@
  *   10  pong S -> ping (delay 3 ms)
  *   12                                   hog R+ -> ping:202 (new)
  *   13                                   ping:202 S -> hog (delay 1 ms)
+ *   14                                   migrate pong:201 0 -> 1
  *
+ * sched_migrate_task in the layout of Linux 6.18 (comm a __data_loc
+ * string), to read a field where another kernel put it.
  * Golden files: tests/golden/sched-*.txt (KP_UPDATE_GOLDEN=1 rewrites);
  * asserted besides: the numbers above, the merge by command name, the
  * stacks of the worst delay, and the errors of bad input.
@@ -30,6 +33,34 @@
 #include "tp-record.h"
 
 static char root[64], data[256], nosched[256], kallsyms[256];
+
+#define TP_MIGRATE_ID	371
+
+static const char tp_migrate_format[] =
+	"name: sched_migrate_task\nID: 371\n" TP_COMMON
+	"\tfield:__data_loc char[] comm;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prio;\toffset:16;\tsize:4;\tsigned:1;\n"
+	"\tfield:int orig_cpu;\toffset:20;\tsize:4;\tsigned:1;\n"
+	"\tfield:int dest_cpu;\toffset:24;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"comm=%s pid=%d prio=%d orig_cpu=%d dest_cpu=%d\", __get_str(comm), "
+	"REC->pid, REC->prio, REC->orig_cpu, REC->dest_cpu\n";
+
+static void migrate(struct gen_writer *g, unsigned int ms, uint32_t cpu, uint32_t cur,
+		    const char *comm, uint32_t pid, uint32_t from, uint32_t to)
+{
+	uint8_t raw[40] = { 0 };
+	uint32_t n = strlen(comm) + 1;
+
+	tpr__common(raw, sizeof(raw), TP_MIGRATE_ID, cur);
+	tp_fake__put32(raw, 8, 28 | n << 16);
+	tp_fake__put32(raw, 12, pid);
+	tp_fake__put32(raw, 16, 120);
+	tp_fake__put32(raw, 20, from);
+	tp_fake__put32(raw, 24, to);
+	memcpy(raw + 28, comm, n);
+	tpr__sample(g, ms, cur, cpu, 2, raw, sizeof(raw));
+}
 
 static void wakeup(struct gen_writer *g, unsigned int ms, uint32_t cpu, uint32_t waker,
 		   const char *comm, uint32_t pid, uint32_t target)
@@ -56,7 +87,7 @@ static void write_data(const char *path, bool sched)
 	struct kp_err err;
 
 	tpr__info(&info, "kprofctl sched record -a");
-	s->nr_events = 2;
+	s->nr_events = sched ? 3 : 2;
 	s->events[0].type = PERF_TYPE_TRACEPOINT;
 	s->events[1].type = PERF_TYPE_TRACEPOINT;
 	if (sched) {
@@ -68,6 +99,11 @@ static void write_data(const char *path, bool sched)
 		tp.size[0] = strlen(tp_sched_switch_format) + 1;
 		tp.text[1] = (char *)tp_sched_wakeup_format;
 		tp.size[1] = strlen(tp_sched_wakeup_format) + 1;
+		s->events[2].type = PERF_TYPE_TRACEPOINT;
+		s->events[2].config = TP_MIGRATE_ID;
+		snprintf(s->events[2].name, sizeof(s->events[2].name), "sched:sched_migrate_task");
+		tp.text[2] = (char *)tp_migrate_format;
+		tp.size[2] = strlen(tp_migrate_format) + 1;
 	} else {
 		/* event 1, as tpr__irq_entry() writes it */
 		s->events[0].type = PERF_TYPE_SOFTWARE;
@@ -96,6 +132,7 @@ static void write_data(const char *path, bool sched)
 		tpr__switch(&g, 10, 0, "pong", 201, 1, "ping", 200);
 		tpr__switch(&g, 12, 1, "hog", 300, 0x100, "ping", 202);
 		tpr__switch(&g, 13, 1, "ping", 202, 1, "hog", 300);
+		migrate(&g, 14, 1, 300, "pong", 201, 0, 1);
 	} else {
 		tpr__irq_entry(&g, 2, 1, 0, 19, "virtio0");
 	}
@@ -177,6 +214,19 @@ static void test_map_timehist(void)
 	   strstr(r.out, "Total number of context switches: 8\n") &&
 	   strstr(r.out, "    CPU  0 idle for      3.000  msec  ( 25.00%)\n") && !strstr(r.out, "[0000]"),
 	      "timehist -s: the summary only, idle per CPU", &r);
+	run_free(&r);
+	kprofctl(&r, "sched", "timehist", "-i", data, "-M", "-V", "-G", NULL);
+	check(r.rc == 0 && strstr(r.out, "       1.014000 [0001]    m   hog[300]  ") &&
+	      strstr(r.out, "migrated: pong[201] cpu 0 => 1\n") &&
+	      strstr(r.out, "       1.003000 [0000]  s   ping[200]  ") &&
+	      strstr(r.out, "       1.012000 [0001]   s  hog[300]  ") &&
+	      strstr(r.out, "           time    cpu  01  task name"),
+	      "timehist -M -V: the migration (a __data_loc comm), a column per CPU", &r);
+	run_free(&r);
+	kprofctl(&r, "sched", "map", "-i", data, "--compact", NULL);
+	check(r.rc == 0 && strstr(r.out, "  *A0       1.001000 secs A0 => ping:200 (CPU 0)\n") &&
+	      strstr(r.out, "   A0 *B0       1.002000 secs B0 => hog:300 (CPU 1)\n"),
+	      "map --compact: a column per CPU that switched, in order, (CPU n) when new", &r);
 	run_free(&r);
 	kprofctl(&r, "sched", "timehist", "-i", data, "-w", "--state", "-t", "200", "-G", NULL);
 	check(r.rc == 0 && strstr(r.out, "awakened: ping[200]\n") && strstr(r.out, "ping[200]") &&

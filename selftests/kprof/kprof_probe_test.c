@@ -649,6 +649,30 @@ TEST_F(probe, refuse_glob_without_match)
 	EXPECT_STREQ("kprof: no traceable function matches the glob", m.extack);
 }
 
+TEST_F(probe, refuse_bad_runqlat_config)
+{
+	static const struct {
+		uint64_t config;
+		const char *extack;
+	} bad[] = {
+		{ 3, "kprof: run-queue latency unit: 0 usecs, 1 msecs, 2 nsecs" },
+		{ KPROF_RUNQLAT_F_PID | KPROF_RUNQLAT_F_TID,
+		  "kprof: run-queue latency flags: per process or per thread, not both" },
+		{ 1ULL << 10, "kprof: run-queue latency flags: per process or per thread, not both" },
+		{ 1ULL << 40, "kprof: run-queue latency flags: per process or per thread, not both" },
+	};
+	struct kt_msg m;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
+		kt_put_probe(&m, KPROF_TYPE_RUNQLAT, bad[i].config, "runqlat", NULL, NULL, 0);
+		EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m)) TH_LOG("config %#llx",
+								    (unsigned long long)bad[i].config);
+		EXPECT_STREQ(bad[i].extack, m.extack);
+	}
+}
+
 TEST_F(probe, refuse_unknown_tracepoint)
 {
 	struct kt_msg m;

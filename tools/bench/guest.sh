@@ -383,7 +383,6 @@ switch_run() {
 		;;
 	bcc-runqlat)
 		traced "$name" env PYTHONUNBUFFERED=1 "$bcc_runqlat" || rc=$?
-		cat "$stage/run/$name.peer" >> "$stage/run/$name.err"
 		;;
 	esac
 	mv "$stage/run/$name.out" "$stage/run/$name.err" "$out/log/"
@@ -417,6 +416,14 @@ switch_run() {
 }
 
 if [[ $switch_seconds != 0 ]]; then
+	# kprof's probe cost cap off for every tracepoint run, so that no event
+	# is dropped to make kprof look cheap (perf drops none of its own)
+	cap=/sys/module/kprof/parameters/probe_cost_max_percent
+	cap_was=
+	if [[ -w $cap ]]; then
+		cap_was=$(cat $cap)
+		echo 100 > $cap
+	fi
 	"$workload" --pingpong 0.5 >/dev/null
 	switch_run baseline
 	[[ -z $perf ]] || switch_run perf
@@ -432,12 +439,8 @@ if [[ $switch_seconds != 0 ]]; then
 		rm -f "$stage/run/tp-probe.data"
 	fi
 	# scheduler analysis: sched record against perf sched record, runqlat
-	# against BCC's; the probe cost cap off, so that no event is dropped
-	# to make kprof look cheap
-	cap=/sys/module/kprof/parameters/probe_cost_max_percent
-	if [[ $tools == *kprof* && -w $cap ]]; then
-		cap_was=$(cat $cap)
-		echo 100 > $cap
+	# against BCC's
+	if [[ $tools == *kprof* ]]; then
 		[[ -z $perf ]] || switch_run perf-sched
 		switch_run kprof-sched
 		switch_run kprof-runqlat
@@ -447,9 +450,9 @@ if [[ $switch_seconds != 0 ]]; then
 		else
 			emit "kind=switch tool=bcc-runqlat status=skip reason=no_runqlat-bpfcc"
 		fi
-		echo "$cap_was" > $cap
 	fi
 	switch_run baseline
+	[[ -z $cap_was ]] || echo "$cap_was" > $cap
 fi
 
 # ---- decoding speed: report, script, folded against perf report/script ----
