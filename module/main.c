@@ -86,6 +86,14 @@ static int __init kprof_init(void)
 
 	kprof_core.loaded_ns = ktime_get_ns();
 
+	/* uapi structures: their sizes are the ABI (kprof.h) */
+	BUILD_BUG_ON(sizeof(struct kprof_record_header) != 8);
+	BUILD_BUG_ON(sizeof(struct kprof_filter_insn) != 16);
+	BUILD_BUG_ON(sizeof(struct kprof_hist_key) != 8 + 8 * KPROF_RUNQLAT_KEY_BUCKETS);
+	BUILD_BUG_ON(offsetof(struct kprof_mmap_page, data_head) != 1024);
+	BUILD_BUG_ON(offsetof(struct kprof_mmap_page, data_tail) != 1088);
+	BUILD_BUG_ON(sizeof(struct kprof_mmap_page) != 1152);
+
 	/*
 	 * ORDER: the CPU hotplug state (target.c), sessions (tracepoint
 	 * lookup), debugfs, char device, netlink (the socket release hook,

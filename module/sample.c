@@ -300,6 +300,13 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 		return;
 	}
 
+	/* the layout of the uapi header's SAMPLE record, which kprofctl reads */
+	BUILD_BUG_ON(sizeof(struct kprof_sample) != 56);
+	BUILD_BUG_ON(offsetof(struct kprof_sample, time) != 8);
+	BUILD_BUG_ON(offsetof(struct kprof_sample, pid) != 32);
+	BUILD_BUG_ON(offsetof(struct kprof_sample, event) != 44);
+	BUILD_BUG_ON(offsetof(struct kprof_sample, ips) != 56);
+
 	rec = kprof_ring_scratch(ring, level);
 	rec->time = t0;
 	rec->ip = instruction_pointer(regs);

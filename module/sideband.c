@@ -142,6 +142,12 @@ static void kprof_comm_emit(struct kprof_session *s, struct task_struct *task,
 		.tid = task_pid_nr(task),
 	};
 
+	/* the side-band records' uapi layouts */
+	BUILD_BUG_ON(sizeof(struct kprof_comm_record) != 40);
+	BUILD_BUG_ON(sizeof(struct kprof_exit_record) != 24);
+	BUILD_BUG_ON(sizeof(struct kprof_fork_record) != 32);
+	BUILD_BUG_ON(offsetof(struct kprof_mmap_record, filename) != 48);
+
 	strscpy_pad(rec.comm, comm, sizeof(rec.comm));
 	kprof_sideband_write(s, &rec, sizeof(rec));
 }

@@ -201,6 +201,13 @@ struct kp_record_ctx {
 int kp_record__check(const struct kprof_record_header *h, const struct kp_record_ctx *ctx,
 		     char *why, size_t len);
 
+/* The module's record layouts (its BUILD_BUG_ON()s check the same sizes). */
+_Static_assert(sizeof(struct kp_rec_sample) == 56, "SAMPLE record: 56 bytes before its frames");
+_Static_assert(sizeof(struct kp_rec_comm) == 40, "COMM record: 40 bytes");
+_Static_assert(sizeof(struct kp_rec_exit) == 24, "EXIT record: 24 bytes");
+_Static_assert(sizeof(struct kp_rec_fork) == 32, "FORK record: 32 bytes");
+_Static_assert(sizeof(struct kprof_record_header) == 8, "record header: 8 bytes");
+
 /* "SAMPLE", "STATS", ...; NULL for an unknown type. */
 const char *kp_record__type_name(uint32_t type);
 
