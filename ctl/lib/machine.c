@@ -11,102 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hmap.h"
 #include "machine.h"
 #include "util.h"
 
 #define TIME_INF	UINT64_MAX
 
 /* ---- a small open-addressing hash map: u64 / string key -> pointer ---- */
-
-struct hmap {
-	uint64_t	*keys;		/* 0: empty (u64 maps store key + 1) */
-	void		**vals;
-	size_t		mask;
-	size_t		used;
-};
-
-static uint64_t hash64(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
-}
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h | 1;
-}
-
-static void hmap__exit(struct hmap *h)
-{
-	free(h->keys);
-	free(h->vals);
-	memset(h, 0, sizeof(*h));
-}
-
-static int hmap__grow(struct hmap *h)
-{
-	size_t size = h->mask ? (h->mask + 1) * 2 : 64, i, j;
-	struct hmap n = { .mask = size - 1 };
-
-	n.keys = calloc(size, sizeof(*n.keys));
-	n.vals = calloc(size, sizeof(*n.vals));
-	if (!n.keys || !n.vals) {
-		hmap__exit(&n);
-		return -ENOMEM;
-	}
-	for (i = 0; h->keys && i <= h->mask; i++) {
-		if (!h->keys[i])
-			continue;
-		for (j = hash64(h->keys[i]) & n.mask; n.keys[j]; j = (j + 1) & n.mask)
-			;
-		n.keys[j] = h->keys[i];
-		n.vals[j] = h->vals[i];
-		n.used++;
-	}
-	hmap__exit(h);
-	*h = n;
-	return 0;
-}
-
-/* Slot of @key (non-zero): its own, or the empty one where it would go. */
-static size_t hmap__slot(const struct hmap *h, uint64_t key)
-{
-	size_t i;
-
-	for (i = hash64(key) & h->mask; h->keys[i] && h->keys[i] != key; i = (i + 1) & h->mask)
-		;
-	return i;
-}
-
-static void *hmap__get(const struct hmap *h, uint64_t key)
-{
-	size_t i;
-
-	if (!h->keys)
-		return NULL;
-	i = hmap__slot(h, key);
-	return h->keys[i] ? h->vals[i] : NULL;
-}
-
-static int hmap__put(struct hmap *h, uint64_t key, void *val)
-{
-	size_t i;
-
-	if ((!h->keys || (h->used + 1) * 4 > (h->mask + 1) * 3) && hmap__grow(h))
-		return -ENOMEM;
-	i = hmap__slot(h, key);
-	if (!h->keys[i])
-		h->used++;
-	h->keys[i] = key;
-	h->vals[i] = val;
-	return 0;
-}
 
 /* ---- state ---- */
 
@@ -170,10 +81,10 @@ struct kp_machine {
 	struct frame_cache_entry *fcache;	/* 1 << FRAME_CACHE_BITS, direct-mapped */
 	bool			fcache_used;
 	char			debug_dir[PATH_MAX];
-	struct hmap		strings;	/* hash -> chain of interned strings */
-	struct hmap		threads;	/* tid + 1 -> struct kp_thread */
-	struct hmap		procs;		/* pid + 1 -> struct kp_proc */
-	struct hmap		dsos;		/* hash(key) -> struct dso_entry chain */
+	struct kp_hmap		strings;	/* hash -> chain of interned strings */
+	struct kp_hmap		threads;	/* tid + 1 -> struct kp_thread */
+	struct kp_hmap		procs;		/* pid + 1 -> struct kp_proc */
+	struct kp_hmap		dsos;		/* hash(key) -> struct dso_entry chain */
 	struct dso_entry	*dso_list;
 	struct sb_event		*pending;
 	size_t			nr_pending, pending_alloc;
@@ -205,8 +116,8 @@ struct str_entry {
 
 static const char *machine__intern(struct kp_machine *m, const char *s)
 {
-	uint64_t h = hash_str(s);
-	struct str_entry *e = hmap__get(&m->strings, h), *n;
+	uint64_t h = kp_hash_str(s);
+	struct str_entry *e = kp_hmap__get(&m->strings, h), *n;
 	size_t len;
 
 	for (n = e; n; n = n->next)
@@ -218,7 +129,7 @@ static const char *machine__intern(struct kp_machine *m, const char *s)
 		return NULL;
 	memcpy(n->s, s, len + 1);
 	n->next = e;
-	if (hmap__put(&m->strings, h, n)) {
+	if (kp_hmap__put(&m->strings, h, n)) {
 		free(n);
 		return NULL;
 	}
@@ -295,10 +206,10 @@ void kp_machine__delete(struct kp_machine *m)
 		free(d->key);
 		free(d);
 	}
-	hmap__exit(&m->threads);
-	hmap__exit(&m->procs);
-	hmap__exit(&m->strings);
-	hmap__exit(&m->dsos);
+	kp_hmap__exit(&m->threads);
+	kp_hmap__exit(&m->procs);
+	kp_hmap__exit(&m->strings);
+	kp_hmap__exit(&m->dsos);
 	free(m->pending);
 	free(m->fcache);
 	if (m->kernel.loaded)
@@ -350,14 +261,14 @@ static struct kp_thread *machine__thread(struct kp_machine *m, uint32_t tid, boo
 
 	if (m->last_thread && m->last_thread->tid == tid)
 		return m->last_thread;
-	t = hmap__get(&m->threads, (uint64_t)tid + 1);
+	t = kp_hmap__get(&m->threads, (uint64_t)tid + 1);
 	if (!t && create) {
 		t = calloc(1, sizeof(*t));
 		if (!t)
 			return NULL;
 		t->tid = tid;
 		t->pid = tid;
-		if (hmap__put(&m->threads, (uint64_t)tid + 1, t)) {
+		if (kp_hmap__put(&m->threads, (uint64_t)tid + 1, t)) {
 			free(t);
 			return NULL;
 		}
@@ -373,13 +284,13 @@ static struct kp_proc *machine__proc(struct kp_machine *m, uint32_t pid, bool cr
 
 	if (m->last_proc && m->last_proc->pid == pid)
 		return m->last_proc;
-	p = hmap__get(&m->procs, (uint64_t)pid + 1);
+	p = kp_hmap__get(&m->procs, (uint64_t)pid + 1);
 	if (!p && create) {
 		p = calloc(1, sizeof(*p));
 		if (!p)
 			return NULL;
 		p->pid = pid;
-		if (hmap__put(&m->procs, (uint64_t)pid + 1, p)) {
+		if (kp_hmap__put(&m->procs, (uint64_t)pid + 1, p)) {
 			free(p);
 			return NULL;
 		}
@@ -463,8 +374,8 @@ static struct kp_dso *machine__dso(struct kp_machine *m, const char *name, uint3
 		snprintf(key, sizeof(key), "/proc/%u/root%s", root_pid, name);
 	else
 		snprintf(key, sizeof(key), "%s", name);
-	h = hash_str(key);
-	head = hmap__get(&m->dsos, h);
+	h = kp_hash_str(key);
+	head = kp_hmap__get(&m->dsos, h);
 	for (d = head; d; d = d->next)
 		if (!strcmp(d->key, key))
 			return d->dso;
@@ -476,7 +387,7 @@ static struct kp_dso *machine__dso(struct kp_machine *m, const char *name, uint3
 	d->pid = root_pid;
 	if (d->dso)
 		d->dso->no_demangle = m->opts.no_demangle;
-	if (!d->key || !d->dso || hmap__put(&m->dsos, h, d)) {
+	if (!d->key || !d->dso || kp_hmap__put(&m->dsos, h, d)) {
 		kp_dso__delete(d->dso);
 		free(d->key);
 		free(d);
@@ -966,7 +877,7 @@ static void machine__user_frame(struct kp_machine *m, struct kp_proc *p, uint64_
 			c = &dummy;
 	}
 	if (m->fcache)
-		c = &m->fcache[(hash64(f->addr ^ ((uintptr_t)p << 12))) >> (64 - FRAME_CACHE_BITS)];
+		c = &m->fcache[(kp_hash64(f->addr ^ ((uintptr_t)p << 12))) >> (64 - FRAME_CACHE_BITS)];
 	m->fcache_used = true;
 	if (c->proc == p && c->addr == f->addr && c->map && time >= c->map->time_from &&
 	    time < c->map->time_to) {

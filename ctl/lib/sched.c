@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hmap.h"
 #include "sched.h"
 #include "schedev.h"
 #include "util.h"
@@ -25,51 +26,74 @@
 #define SCHED_MAX_TID	(4U << 20)	/* PID_MAX_LIMIT */
 #define SCHED_MAX_CPUS	KP_CPUMAP_MAX_CPUS
 
-/* ---- a table of per-thread state, indexed by tid ---- */
+/* ---- per-thread state: kp_hmap of tid + 1, entries of @elem bytes ---- */
 
 struct tidtab {
-	void		**slot;
-	size_t		nr;		/* slots allocated */
-	size_t		elem;		/* bytes of an entry */
+	struct kp_hmap	map;
+	size_t		elem;		/* bytes of an entry; its first u32 is the tid */
 };
 
 /* The entry of @tid, zeroed when new; NULL if out of memory or @tid is absurd. */
 static void *tidtab__get(struct tidtab *t, uint32_t tid)
 {
+	void *e;
+
 	if (tid >= SCHED_MAX_TID)
 		return NULL;
-	if (tid >= t->nr) {
-		size_t nr = t->nr ? t->nr : 1024;
-		void **slot;
-
-		while (nr <= tid)
-			nr *= 2;
-		slot = realloc(t->slot, nr * sizeof(*slot));
-		if (!slot)
-			return NULL;
-		memset(slot + t->nr, 0, (nr - t->nr) * sizeof(*slot));
-		t->slot = slot;
-		t->nr = nr;
+	e = kp_hmap__get(&t->map, (uint64_t)tid + 1);
+	if (e)
+		return e;
+	e = calloc(1, t->elem);
+	if (!e)
+		return NULL;
+	memcpy(e, &tid, sizeof(tid));
+	if (kp_hmap__put(&t->map, (uint64_t)tid + 1, e)) {
+		free(e);
+		return NULL;
 	}
-	if (!t->slot[tid])
-		t->slot[tid] = calloc(1, t->elem);
-	return t->slot[tid];
+	return e;
 }
 
 static void *tidtab__find(const struct tidtab *t, uint32_t tid)
 {
-	return tid < t->nr ? t->slot[tid] : NULL;
+	return kp_hmap__get(&t->map, (uint64_t)tid + 1);
+}
+
+static int cmp_tid(const void *pa, const void *pb)
+{
+	uint32_t a, b;
+
+	memcpy(&a, *(void * const *)pa, sizeof(a));
+	memcpy(&b, *(void * const *)pb, sizeof(b));
+	return a < b ? -1 : a > b;
+}
+
+/* The entries by tid, tid 0 left out (the idle tasks); NULL if out of memory. */
+static void **tidtab__sorted(const struct tidtab *t, size_t *nr)
+{
+	void **all = calloc(t->map.used + 1, sizeof(*all)), *val;
+	size_t pos = 0, n = 0;
+	uint64_t key;
+
+	if (!all)
+		return NULL;
+	while (kp_hmap__next(&t->map, &pos, &key, &val))
+		if (key != 1)
+			all[n++] = val;
+	qsort(all, n, sizeof(*all), cmp_tid);
+	*nr = n;
+	return all;
 }
 
 static void tidtab__exit(struct tidtab *t)
 {
-	size_t i;
+	size_t pos = 0;
+	uint64_t key;
+	void *val;
 
-	for (i = 0; i < t->nr; i++)
-		free(t->slot[i]);
-	free(t->slot);
-	t->slot = NULL;
-	t->nr = 0;
+	while (kp_hmap__next(&t->map, &pos, &key, &val))
+		free(val);
+	kp_hmap__exit(&t->map);
 }
 
 /* "1234.567890": perf's timestamp__scnprintf_usec() */
@@ -132,7 +156,7 @@ static int walk_error(const char *cmd, int ret)
 enum lat_state { LAT_SLEEPING, LAT_WAIT_CPU, LAT_RUNNING };
 
 struct lat_task {
-	uint32_t			tid;
+	uint32_t			tid;		/* first: struct tidtab */
 	char				comm[16];
 	enum lat_state			state;
 	bool				seen;
@@ -329,15 +353,15 @@ static int cmp_max(const void *pa, const void *pb)
 static size_t lat__rows(struct lat *l, struct lat_task ***rowsp)
 {
 	struct lat_task **rows;
-	size_t i, n = 0, out;
+	size_t i, all, n = 0, out;
 
-	rows = calloc(l->tasks.nr ? l->tasks.nr : 1, sizeof(*rows));
+	rows = (struct lat_task **)tidtab__sorted(&l->tasks, &all);
 	if (!rows)
 		return (size_t)-1;
-	for (i = 1; i < l->tasks.nr; i++) {	/* tid 0: the idle tasks, left out */
-		struct lat_task *t = l->tasks.slot[i];
+	for (i = 0; i < all; i++) {
+		struct lat_task *t = rows[i];
 
-		if (t && t->nb_atoms) {
+		if (t->nb_atoms) {
 			t->num_merged = 1;
 			rows[n++] = t;
 		}
@@ -538,6 +562,7 @@ int kp_sched__parse_sort(struct kp_sched_latency_opts *o, const char *cmd, const
 /* ---- map ---- */
 
 struct map_task {
+	uint32_t	tid;		/* first: struct tidtab */
 	char		shortname[3];
 	char		comm[16];
 	bool		comm_changed;
@@ -696,7 +721,7 @@ static void th_stats__add(struct th_stats *s, uint64_t v)
 }
 
 struct th_task {
-	uint32_t	tid, pid, ppid;
+	uint32_t	tid, pid, ppid;	/* tid first: struct tidtab */
 	bool		seen, dead, ppid_known;
 	char		comm[16];
 	uint64_t	last_time, ready_to_run;
@@ -1046,10 +1071,17 @@ static void th__summary(struct th *h)
 {
 	static const char dots[] = "------------------------------------------------------------"
 		"------------------------------------------------------------";
-	uint64_t tasks = 0, scheds = 0, run = 0, span = h->last - h->first;
+	uint64_t nr_tasks = 0, scheds = 0, run = 0, span = h->last - h->first;
 	FILE *out = h->out;
 	unsigned int pass, cpu;
-	size_t i;
+	struct th_task **tasks;
+	size_t i, nr;
+
+	tasks = (struct th_task **)tidtab__sorted(&h->tasks, &nr);
+	if (!tasks) {
+		no_memory("sched timehist");
+		return;
+	}
 
 	if (h->o->state) {
 		fprintf(out, "\nWait-time summary\n%*s  parent   sched-in  ", h->comm_width, "comm");
@@ -1063,21 +1095,21 @@ static void th__summary(struct th *h)
 		h->o->state ? "(msec)" : "%");
 	fprintf(out, "%.117s\n", dots);
 	for (pass = 0; pass < 2; pass++) {
-		uint64_t before = tasks;
+		uint64_t before = nr_tasks;
 
 		if (pass)
 			fprintf(out, "\nTerminated tasks:\n");
-		for (i = 1; i < h->tasks.nr; i++) {
-			struct th_task *t = h->tasks.slot[i];
+		for (i = 0; i < nr; i++) {
+			struct th_task *t = tasks[i];
 
-			if (!t || !t->run.n || t->dead != (pass == 1) || th__filtered(h, t))
+			if (!t->run.n || t->dead != (pass == 1) || th__filtered(h, t))
 				continue;
-			tasks++;
+			nr_tasks++;
 			scheds += t->run.n;
 			run += t->total_run;
 			th__task_row(h, t);
 		}
-		if (tasks == before)
+		if (nr_tasks == before)
 			fprintf(out, pass ? "<no terminated tasks>\n" : "<no still running tasks>\n");
 	}
 	if (!h->skipped) {
@@ -1099,12 +1131,13 @@ static void th__summary(struct th *h)
 		}
 	}
 	fprintf(out, "\n    Total number of unique tasks: %" PRIu64 "\n"
-		"Total number of context switches: %" PRIu64 "\n", tasks, scheds);
+		"Total number of context switches: %" PRIu64 "\n", nr_tasks, scheds);
 	fprintf(out, "           Total run time (msec): ");
 	th__time(out, run, 2);
 	fprintf(out, "\n    Total scheduling time (msec): ");
 	th__time(out, span, 2);
 	fprintf(out, " (x %u)\n", h->nr_cpus);
+	free(tasks);
 }
 
 int kp_sched__timehist(struct kp_decoder *d, const char *cmd,
