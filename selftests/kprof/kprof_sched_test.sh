@@ -284,23 +284,27 @@ check "sched latency --stacks: the pair's worst delay ran kp-hog instead, in hog
 # switches to each (the shortnames differ: the recordings start apart)
 perf sched map -i "$tmp/perf.data" >"$tmp/perf.map" 2>/dev/null
 "$kprofctl" sched map -i "$tmp/kp.data" >"$tmp/kp.map" 2>&1
-# map_count FILE: "comm lines" for the kp- tasks, in the order they got a shortname
+# map_count FILE: "comm lines" for the kp- tasks (by their last name), in
+# the order their threads got a shortname, and the lines switching to each
 map_count() {
 	awk '
 		{ i = index($0, "*"); if (!i) next; sn = substr($0, i + 1, 2)
 		  if (match($0, /[A-Z.][0-9 ] => [^ ]+/)) {
-			a = substr($0, RSTART, RLENGTH); split(a, f, " => "); split(f[2], g, ":")
-			if (g[1] ~ /^kp-/ && !(g[1] in seen)) { seen[g[1]] = 1; order[++n] = g[1] }
-			comm[substr(a, 1, 2)] = g[1]
+			a = substr($0, RSTART, RLENGTH); split(a, f, " => ")
+			n2 = split(f[2], g, ":"); tid = g[n2]; name = substr(f[2], 1, length(f[2]) - length(tid) - 1)
+			s = substr(a, 1, 2)
+			if (!(s in tid_of)) order[++n] = s
+			tid_of[s] = tid; comm[s] = name
 		  }
-		  if (comm[sn] ~ /^kp-/) lines[comm[sn]]++ }
-		END { for (j = 1; j <= n; j++) print order[j], lines[order[j]] + 0 }' "$1"
+		  lines[sn]++ }
+		END { for (j = 1; j <= n; j++) if (comm[order[j]] ~ /^kp-/)
+			print comm[order[j]], lines[order[j]] + 0 }' "$1"
 }
 map_count "$tmp/perf.map" >"$tmp/perf.mapc"
 map_count "$tmp/kp.map" >"$tmp/kp.mapc"
 sed 's/^/# perf map:  /' "$tmp/perf.mapc"
 sed 's/^/# kprof map: /' "$tmp/kp.mapc"
-check "sched map: the kp- tasks get shortnames in the same order as perf's" \
+check "sched map: the kp- tasks' threads get shortnames in the same order as perf's" \
 	bash -c "[ -s '$tmp/kp.mapc' ] && [ \"\$(cut -d' ' -f1 '$tmp/kp.mapc')\" = \"\$(cut -d' ' -f1 '$tmp/perf.mapc')\" ]"
 check "sched map: as many lines switching to each kp- task as perf's, within 2" \
 	awk 'FNR == NR { p[$1] = $2; next } { d = $2 - p[$1]; if (d > 2 || d < -2 || !($1 in p)) bad = 1 }
