@@ -251,11 +251,16 @@ TEST_F(agg, counts_match_a_simultaneous_stream_in_a_crowded_table)
 	pid_t child;
 	int gofd;
 
-	/* 40 distinct stacks into 256 slots per CPU: home buckets collide */
+	/*
+	 * 40 distinct stacks into 256 slots per CPU: home buckets collide.
+	 * User stacks only: with kernel chains, the debug kernel's samples in
+	 * the kernel (KASAN, lockdep) made more distinct keys than the table
+	 * holds, and this test is about a crowded table, not a full one.
+	 */
 	child = spawn_stacks(800, 40, &gofd);
 	ASSERT_LT(0, child);
 	kt_start_init(&m, self->family, KPROF_SESSION_F_STREAM | KPROF_SESSION_F_AGGREGATE |
-		      KPROF_SESSION_F_USER_STACK | KPROF_SESSION_F_KERNEL_STACK, 999, 1 << 20);
+		      KPROF_SESSION_F_USER_STACK, 999, 1 << 20);
 	kt_put_u32(&m, KPROF_A_SESSION_AGG_ENTRIES, 256);
 	kt_put_u32(&m, KPROF_A_SESSION_PID, child);
 	kt_put_event(&m, &kt_cpu_clock);
