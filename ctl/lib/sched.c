@@ -171,15 +171,70 @@ struct lat_task {
 	uint32_t			num_merged;
 };
 
+/* A stretch of time one task ran on a CPU, ended by its switch-out @rec. */
+struct lat_seg {
+	uint64_t			start, end;
+	const struct kp_rec_sample	*rec;
+};
+
+/* the last switches per CPU kept to find who ran during a wait */
+#define LAT_SEGS	64
+
 struct lat {
 	const struct kp_sched_latency_opts *o;
 	struct tidtab			tasks;
 	uint64_t			cpu_in[SCHED_MAX_CPUS];		/* switch-in time */
 	uint32_t			cpu_curr[SCHED_MAX_CPUS];
+	struct lat_seg			*segs[SCHED_MAX_CPUS];		/* rings of LAT_SEGS */
+	unsigned int			nr_segs[SCHED_MAX_CPUS];	/* pushed, in all */
 	bool				use_waking;
 	uint64_t			nr_timestamps, nr_unordered, nr_bugs;
 	bool				nomem;
 };
+
+/* Note that a task ran on @cpu from @start to @end, switched out by @rec. */
+static void lat__push(struct lat *l, unsigned int cpu, uint64_t start, uint64_t end,
+		      const struct kp_rec_sample *rec)
+{
+	struct lat_seg *sg;
+
+	if (!l->segs[cpu]) {
+		l->segs[cpu] = calloc(LAT_SEGS, sizeof(*l->segs[cpu]));
+		if (!l->segs[cpu])
+			return;		/* --stacks then names the last task only */
+	}
+	sg = &l->segs[cpu][l->nr_segs[cpu]++ % LAT_SEGS];
+	sg->start = start;
+	sg->end = end;
+	sg->rec = rec;
+}
+
+/*
+ * The switch-out of the task that ran longest on @cpu between @from and
+ * @to (a wait), among the last LAT_SEGS there; @last when none is known.
+ */
+static const struct kp_rec_sample *lat__ran_most(const struct lat *l, unsigned int cpu,
+						 uint64_t from, uint64_t to,
+						 const struct kp_rec_sample *last)
+{
+	const struct kp_rec_sample *best = last;
+	uint64_t best_ns = 0;
+	unsigned int i, n = l->nr_segs[cpu] < LAT_SEGS ? l->nr_segs[cpu] : LAT_SEGS;
+
+	for (i = 0; l->segs[cpu] && i < n; i++) {
+		const struct lat_seg *sg = &l->segs[cpu][(l->nr_segs[cpu] - 1 - i) % LAT_SEGS];
+		uint64_t a = sg->start > from ? sg->start : from;
+		uint64_t b = sg->end < to ? sg->end : to;
+
+		if (sg->end <= from)
+			break;		/* older ones ended before the wait */
+		if (b > a && b - a > best_ns) {
+			best_ns = b - a;
+			best = sg->rec;
+		}
+	}
+	return best;
+}
 
 static struct lat_task *lat__task(struct lat *l, uint32_t tid)
 {
@@ -223,8 +278,11 @@ static int lat__event(const struct kp_schedev *ev, void *arg)
 		set_comm(next->comm, ev->next_comm);
 		/* the time prev ran on this CPU, when its switch-in was seen */
 		if (l->cpu_in[ev->cpu] && l->cpu_curr[ev->cpu] == ev->prev_pid &&
-		    ev->time >= l->cpu_in[ev->cpu])
+		    ev->time >= l->cpu_in[ev->cpu]) {
 			prev->runtime += ev->time - l->cpu_in[ev->cpu];
+			if (l->o->stacks)
+				lat__push(l, ev->cpu, l->cpu_in[ev->cpu], ev->time, ev->sample->rec);
+		}
 		l->cpu_in[ev->cpu] = ev->time;
 		l->cpu_curr[ev->cpu] = ev->next_pid;
 
@@ -256,7 +314,9 @@ static int lat__event(const struct kp_schedev *ev, void *arg)
 				next->max_cpu = ev->cpu;
 				next->max_out_rec = next->out_rec;
 				next->max_out_state = next->out_state;
-				next->max_instead_rec = ev->sample->rec;
+				next->max_instead_rec = l->o->stacks ?
+					lat__ran_most(l, ev->cpu, next->wake_up, ev->time,
+						      ev->sample->rec) : ev->sample->rec;
 			}
 		}
 		next->state = LAT_RUNNING;
@@ -430,7 +490,7 @@ static void lat__print_stacks(struct kp_decoder *d, struct lat *l, struct lat_ta
 		if (in) {
 			const struct lat_task *o = tidtab__find(&l->tasks, in->tid);
 
-			fprintf(out, "    ran instead: %s:%u, switched out at:\n",
+			fprintf(out, "    ran instead (the longest of the wait): %s:%u, switched out at:\n",
 				o && o->comm[0] ? o->comm : "?", in->tid);
 			print_stack(d, in, out, "      ", res);
 		}
@@ -526,6 +586,8 @@ int kp_sched__latency(struct kp_decoder *d, const char *cmd,
 out:
 	free(rows);
 	tidtab__exit(&l->tasks);
+	for (i = 0; i < SCHED_MAX_CPUS; i++)
+		free(l->segs[i]);
 	free(l);
 	return ret;
 }

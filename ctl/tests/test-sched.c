@@ -179,7 +179,7 @@ static void test_latency(void)
 	kprofctl(&r, "sched", "latency", "-i", data, "--stacks", "1", "--kallsyms", kallsyms, NULL);
 	check(r.rc == 0 && strstr(r.out, "  ping:200  delay 3.000 ms on CPU 0, from 1.007000 s to 1.010000 s\n"
 			       "    switched out (R+, preempted) at:\n      __schedule+0x560 ([kernel.kallsyms])\n"
-			       "    ran instead: pong:201, switched out at:\n      __schedule+0x560"),
+			       "    ran instead (the longest of the wait): pong:201, switched out at:\n      __schedule+0x560"),
 	      "latency --stacks: the worst delay, its switch-out stack and who ran instead", &r);
 	run_free(&r);
 }

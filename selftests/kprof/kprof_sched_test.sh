@@ -277,7 +277,7 @@ awk '/^  kp-p(ing|ong):[0-9]+  delay/ { p = 1 } p { print } p && /^$/ { exit }' 
 sed 's/^/# /' "$tmp/kp.worst" | head -n 40
 [ -s "$tmp/kp.worst" ] || head -n 60 "$tmp/kp.stacks" | sed 's/^/# stacks: /'
 check "sched latency --stacks: the pair's worst delay ran kp-hog instead, in hog_spin()" \
-	bash -c "grep -q 'ran instead: kp-hog:' '$tmp/kp.worst' &&
+	bash -c "grep -q 'ran instead (the longest of the wait): kp-hog:' '$tmp/kp.worst' &&
 		 sed -n '/ran instead/,\$p' '$tmp/kp.worst' | grep -q 'hog_spin'"
 
 # map: the same tasks get shortnames in the same order, the same number of
