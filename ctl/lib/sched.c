@@ -33,11 +33,16 @@ struct tidtab {
 	size_t		elem;		/* bytes of an entry; its first u32 is the tid */
 };
 
-/* The entry of @tid, zeroed when new; NULL if out of memory or @tid is absurd. */
-static void *tidtab__get(struct tidtab *t, uint32_t tid)
+/*
+ * The entry of @tid, zeroed but for its tid when new (*@fresh, if not NULL,
+ * says so); NULL if out of memory or @tid is absurd.
+ */
+static void *tidtab__get(struct tidtab *t, uint32_t tid, bool *fresh)
 {
 	void *e;
 
+	if (fresh)
+		*fresh = false;
 	if (tid >= SCHED_MAX_TID)
 		return NULL;
 	e = kp_hmap__get(&t->map, (uint64_t)tid + 1);
@@ -51,6 +56,8 @@ static void *tidtab__get(struct tidtab *t, uint32_t tid)
 		free(e);
 		return NULL;
 	}
+	if (fresh)
+		*fresh = true;
 	return e;
 }
 
@@ -159,7 +166,6 @@ struct lat_task {
 	uint32_t			tid;		/* first: struct tidtab */
 	char				comm[16];
 	enum lat_state			state;
-	bool				seen;
 	uint64_t			sched_out, wake_up;
 	const struct kp_rec_sample	*out_rec;	/* its last switch-out */
 	uint64_t			out_state;
@@ -236,18 +242,12 @@ static const struct kp_rec_sample *lat__ran_most(const struct lat *l, unsigned i
 	return best;
 }
 
-static struct lat_task *lat__task(struct lat *l, uint32_t tid)
+static struct lat_task *lat__task(struct lat *l, uint32_t tid, bool *fresh)
 {
-	struct lat_task *t = tidtab__get(&l->tasks, tid);
+	struct lat_task *t = tidtab__get(&l->tasks, tid, fresh);
 
-	if (!t) {
+	if (!t)
 		l->nomem = tid < SCHED_MAX_TID;
-		return NULL;
-	}
-	if (!t->seen) {
-		t->seen = true;
-		t->tid = tid;
-	}
 	return t;
 }
 
@@ -263,10 +263,8 @@ static int lat__event(const struct kp_schedev *ev, void *arg)
 	case KP_SCHEDEV_SWITCH:
 		if (l->o->cpu >= 0 && ev->cpu != (uint32_t)l->o->cpu)
 			return 0;
-		prev = lat__task(l, ev->prev_pid);
-		t = tidtab__find(&l->tasks, ev->next_pid);
-		fresh = !t || !t->seen;
-		next = lat__task(l, ev->next_pid);
+		prev = lat__task(l, ev->prev_pid, NULL);
+		next = lat__task(l, ev->next_pid, &fresh);
 		if (!prev || !next)
 			return l->nomem ? -ENOMEM : 0;
 		if (fresh) {
@@ -327,7 +325,7 @@ static int lat__event(const struct kp_schedev *ev, void *arg)
 		if ((ev->type == KP_SCHEDEV_WAKING) != l->use_waking &&
 		    ev->type != KP_SCHEDEV_WAKEUP_NEW)
 			return 0;
-		t = lat__task(l, ev->pid);
+		t = lat__task(l, ev->pid, NULL);
 		if (!t)
 			return l->nomem ? -ENOMEM : 0;
 		set_comm(t->comm, ev->comm);
@@ -520,10 +518,7 @@ int kp_sched__latency(struct kp_decoder *d, const char *cmd,
 	l->o = o;
 	l->tasks.elem = sizeof(struct lat_task);
 	/* sched_wakeup as perf sched latency reads it; sched_waking when only it was recorded */
-	l->use_waking = true;
-	for (i = 0; i < d->info.session.nr_events; i++)
-		if (!strcmp(d->info.session.events[i].name, "sched:sched_wakeup"))
-			l->use_waking = false;
+	l->use_waking = !kp_schedev__recorded(d, KP_SCHEDEV_WAKEUP);
 	ret = kp_schedev__for_each(d, cmd, KP_SCHEDEV_BIT(KP_SCHEDEV_SWITCH), want, lat__event,
 				   l, &stats);
 	if (ret) {
@@ -662,7 +657,7 @@ static int map__event(const struct kp_schedev *ev, void *arg)
 	}
 	if (ev->type != KP_SCHEDEV_SWITCH)
 		return 0;
-	t = tidtab__get(&m->tasks, ev->next_pid);
+	t = tidtab__get(&m->tasks, ev->next_pid, NULL);
 	if (!t)
 		return ev->next_pid < SCHED_MAX_TID ? -ENOMEM : 0;
 	if (ev->cpu >= m->nr_cpus)
@@ -784,7 +779,7 @@ static void th_stats__add(struct th_stats *s, uint64_t v)
 
 struct th_task {
 	uint32_t	tid, pid, ppid;	/* tid first: struct tidtab */
-	bool		seen, dead, ppid_known;
+	bool		dead, ppid_known;
 	char		comm[16];
 	uint64_t	last_time, ready_to_run;
 	uint64_t	last_state;
@@ -833,11 +828,11 @@ static void th__time(FILE *out, uint64_t ns, int width)
 
 static struct th_task *th__task(struct th *h, uint32_t tid, uint64_t time)
 {
-	struct th_task *t = tidtab__get(&h->tasks, tid);
+	bool fresh;
+	struct th_task *t = tidtab__get(&h->tasks, tid, &fresh);
 
-	if (t && !t->seen) {
-		t->seen = true;
-		t->tid = t->pid = tid;
+	if (fresh) {
+		t->pid = tid;
 		/* the side-band's name until a record names it */
 		snprintf(t->comm, sizeof(t->comm), "%s",
 			 kp_machine__comm(h->d->machine, tid, tid, time));
@@ -849,10 +844,8 @@ static struct th_task *th__idle(struct th *h, unsigned int cpu)
 {
 	if (!h->idle[cpu]) {
 		h->idle[cpu] = calloc(1, sizeof(struct th_task));
-		if (h->idle[cpu]) {
-			h->idle[cpu]->seen = true;
+		if (h->idle[cpu])
 			snprintf(h->idle[cpu]->comm, sizeof(h->idle[cpu]->comm), "<idle>");
-		}
 	}
 	return h->idle[cpu];
 }
@@ -1207,7 +1200,7 @@ int kp_sched__timehist(struct kp_decoder *d, const char *cmd,
 {
 	const unsigned int want = ~0U;
 	struct th *h = calloc(1, sizeof(*h));
-	unsigned int i, cpu;
+	unsigned int cpu;
 	int ret;
 
 	if (!h) {
@@ -1235,9 +1228,7 @@ int kp_sched__timehist(struct kp_decoder *d, const char *cmd,
 		}
 	}
 	/* sched_waking when it was recorded, as perf sched timehist prefers it */
-	for (i = 0; i < d->info.session.nr_events; i++)
-		if (!strcmp(d->info.session.events[i].name, "sched:sched_waking"))
-			h->use_waking = true;
+	h->use_waking = kp_schedev__recorded(d, KP_SCHEDEV_WAKING);
 	if (!o->summary_only)
 		th__header(h);
 	ret = kp_schedev__for_each(d, cmd, KP_SCHEDEV_BIT(KP_SCHEDEV_SWITCH), want, th__event,

@@ -66,6 +66,17 @@ const char *kp_schedev__name(enum kp_schedev_type t)
 	return (unsigned int)t < KP_SCHEDEV_NR ? schedev_names[t] : "?";
 }
 
+bool kp_schedev__recorded(const struct kp_decoder *d, enum kp_schedev_type t)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->info.session.nr_events && i < KPROF_MAX_EVENTS; i++)
+		if (d->info.session.events[i].type == PERF_TYPE_TRACEPOINT &&
+		    !strcmp(d->info.session.events[i].name, kp_schedev__name(t)))
+			return true;
+	return false;
+}
+
 char kp_schedev__state_char(uint64_t prev_state)
 {
 	static const char chars[] = "SDTtXZPI";

@@ -74,6 +74,9 @@ int kp_schedev__for_each(struct kp_decoder *d, const char *cmd, unsigned int nee
 			 unsigned int want, kp_schedev_fn fn, void *arg,
 			 struct kp_schedev_stats *stats);
 
+/* Did the recording of @d have tracepoint @t among its events? */
+bool kp_schedev__recorded(const struct kp_decoder *d, enum kp_schedev_type t);
+
 /* The tracepoint name of @t: "sched:sched_switch". */
 const char *kp_schedev__name(enum kp_schedev_type t);
 
