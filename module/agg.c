@@ -3,8 +3,8 @@
  * kprof - in-kernel aggregation.
  *
  * In aggregate mode the overflow handler does not stream a record: it
- * counts the sample in its CPU's table, keyed by (event, process, kernel
- * chain, user chain).  Tables are preallocated when the session starts
+ * counts the sample in its CPU's table, keyed by (event, process, task
+ * name, kernel chain, user chain).  Tables are preallocated when the session starts
  * and written without locks or allocation, from any context, NMI included:
  *
  *  - a slot is claimed with cmpxchg(EMPTY -> WRITING), filled, and
@@ -20,6 +20,11 @@
  * A writer interrupted between claiming and publishing a slot (an NMI
  * sampling the same stack) may make the nested writer take another slot for
  * the same key: readers add duplicate keys up, nothing is lost.
+ *
+ * Off-CPU events (offcpu.c) intern an entry when a task blocks and add the
+ * block's time to it when the task runs again, from whichever CPU that is:
+ * those entries' counters are atomic64_t and a reset waits for such adds
+ * in flight.
  *
  * Memory per CPU: nr_entries * (sizeof(struct kprof_agg_entry) +
  * KPROF_AGG_FRAMES_PER_ENTRY * 8) bytes, 256 bytes an entry; 4 MiB for
@@ -114,33 +119,24 @@ void kprof_agg_free(struct kprof_agg *agg)
 	kfree(agg);
 }
 
+/* The task's name is in the key: threads named apart stay apart (kprofctl too). */
 static bool kprof_agg_same(struct kprof_agg_cpu *t, const struct kprof_agg_entry *e,
-			   u64 hash, u16 event, u32 pid, const u64 *ips, u16 nr_kernel,
-			   u16 nr_user)
+			   u64 hash, u16 event, u32 pid, const char *comm, const u64 *ips,
+			   u16 nr_kernel, u16 nr_user)
 {
 	return e->hash == hash && e->pid == pid && e->event == event &&
 	       e->nr_kernel == nr_kernel && e->nr_user == nr_user &&
-	       !memcmp(t->pool + e->frames, ips, (nr_kernel + nr_user) * sizeof(u64));
+	       !memcmp(t->pool + e->frames, ips, (nr_kernel + nr_user) * sizeof(u64)) &&
+	       !strncmp(e->comm, comm, sizeof(e->comm) - 1);
 }
 
-/**
- * kprof_agg_add() - count one sample in this CPU's table
- * @t: this CPU's table
- * @event: event index
- * @pid: process
- * @comm: the task's name
- * @ips: @nr_kernel kernel frames then @nr_user user frames
- * @nr_kernel: kernel frames
- * @nr_user: user frames
- *
- * Context: any, NMI included, on @t's own CPU.  No locks, no allocation,
- * at most KPROF_AGG_PROBES probes.
- * Return: 0 when counted in an existing entry, 1 when counted in a new one;
- * -ENOSPC when the table or its pool is full; -EBUSY while a reset clears
- * the table.
+/*
+ * Find or make the entry of a key; count one sample in it when @count.
+ * The slot in *@slot.  See kprof_agg_add().
  */
-int kprof_agg_add(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
-		  const u64 *ips, u16 nr_kernel, u16 nr_user)
+static __always_inline int kprof_agg_lookup(struct kprof_agg_cpu *t, u16 event, u32 pid,
+					    const char *comm, const u64 *ips, u16 nr_kernel,
+					    u16 nr_user, bool count, u32 *found)
 {
 	u32 n = nr_kernel + nr_user;
 	u32 mask = t->nr_entries - 1;
@@ -163,8 +159,10 @@ int kprof_agg_add(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
 		state = smp_load_acquire(&e->state);
 
 		if (state == KPROF_AGG_VALID) {
-			if (kprof_agg_same(t, e, hash, event, pid, ips, nr_kernel, nr_user)) {
-				local64_inc(&e->count);
+			if (kprof_agg_same(t, e, hash, event, pid, comm, ips, nr_kernel, nr_user)) {
+				if (count)
+					local64_inc(&e->count);
+				*found = slot;
 				return 0;
 			}
 			continue;
@@ -187,13 +185,97 @@ int kprof_agg_add(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
 		e->nr_user = nr_user;
 		memcpy(e->comm, comm, sizeof(e->comm));
 		e->comm[sizeof(e->comm) - 1] = '\0';
-		local64_set(&e->count, 1);
+		local64_set(&e->count, count);
+		atomic64_set(&e->time_ns, 0);
 		local_inc(&t->used);
 		/* release matches readers' acquire: the entry is complete */
 		smp_store_release(&e->state, KPROF_AGG_VALID);
+		*found = slot;
 		return 1;
 	}
 	return -ENOSPC;
+}
+
+/**
+ * kprof_agg_add() - count one sample in this CPU's table
+ * @t: this CPU's table
+ * @event: event index
+ * @pid: process
+ * @comm: the task's name
+ * @ips: @nr_kernel kernel frames then @nr_user user frames
+ * @nr_kernel: kernel frames
+ * @nr_user: user frames
+ *
+ * Context: any, NMI included, on @t's own CPU.  No locks, no allocation,
+ * at most KPROF_AGG_PROBES probes.
+ * Return: 0 when counted in an existing entry, 1 when counted in a new one;
+ * -ENOSPC when the table or its pool is full; -EBUSY while a reset clears
+ * the table.
+ */
+int kprof_agg_add(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
+		  const u64 *ips, u16 nr_kernel, u16 nr_user)
+{
+	u32 slot;
+
+	return kprof_agg_lookup(t, event, pid, comm, ips, nr_kernel, nr_user, true, &slot);
+}
+
+/**
+ * kprof_agg_intern() - the entry of a key in this CPU's table, uncounted
+ * @t: this CPU's table
+ * @event: event index
+ * @pid: process
+ * @comm: the task's name
+ * @ips: @nr_kernel kernel frames then @nr_user user frames
+ * @nr_kernel: kernel frames
+ * @nr_user: user frames
+ * @slot: set to the entry's slot, for kprof_agg_add_time()
+ *
+ * An off-CPU block's stacks are taken when it begins; its time is added
+ * when it ends, maybe on another CPU.  A new entry counts 0 until then.
+ *
+ * Context: as kprof_agg_add().
+ * Return: as kprof_agg_add().
+ */
+int kprof_agg_intern(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
+		     const u64 *ips, u16 nr_kernel, u16 nr_user, u32 *slot)
+{
+	return kprof_agg_lookup(t, event, pid, comm, ips, nr_kernel, nr_user, false, slot);
+}
+
+/**
+ * kprof_agg_add_time() - add one ended block to an entry of any CPU's table
+ * @t: the table the entry is in
+ * @slot: the entry's slot, from kprof_agg_intern()
+ * @gen: @t->gen when it was interned
+ * @ns: the block's time
+ *
+ * A reset since the entry was interned may have given its slot to another
+ * key: then nothing is added.  A reset waits for the calls in flight
+ * (@t->remote) before it clears the table, so that none adds to a slot
+ * being cleared.
+ *
+ * Context: any but NMI, on any CPU (the scheduler's switch path).
+ * Return: true when added, false when a reset came between.
+ */
+bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns)
+{
+	bool added = false;
+
+	atomic_inc(&t->remote);
+	/* pairs with the barrier in kprof_agg_reset_cpu(): see it or be seen */
+	smp_mb__after_atomic();
+	if (!READ_ONCE(t->resetting) && READ_ONCE(t->gen) == gen) {
+		struct kprof_agg_entry *e = &t->entries[slot];
+
+		atomic64_inc(&e->blocks);
+		atomic64_add(ns, &e->time_ns);
+		added = true;
+	}
+	/* the adds are done before the reset that waits for @remote sees 0 */
+	smp_mb__before_atomic();
+	atomic_dec(&t->remote);
+	return added;
 }
 
 /* Runs on the table's CPU with interrupts off: no writer but an NMI. */
@@ -202,11 +284,16 @@ static void kprof_agg_reset_cpu(void *arg)
 	struct kprof_agg_cpu *t = arg;
 
 	WRITE_ONCE(t->resetting, 1);
-	barrier();
+	/* pairs with kprof_agg_add_time(): no add lands in what is cleared */
+	smp_mb();
+	while (atomic_read(&t->remote))
+		cpu_relax();
 	memset(t->entries, 0, array_size(t->nr_entries, sizeof(*t->entries)));
 	local_set(&t->pool_used, 0);
 	local_set(&t->used, 0);
-	barrier();
+	WRITE_ONCE(t->gen, t->gen + 1);
+	/* the new generation is seen before the table is open again */
+	smp_wmb();
 	WRITE_ONCE(t->resetting, 0);
 }
 

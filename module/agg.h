@@ -5,6 +5,7 @@
 #ifndef _KPROF_AGG_H
 #define _KPROF_AGG_H
 
+#include <linux/atomic.h>
 #include <linux/types.h>
 #include <asm/local.h>
 #include <asm/local64.h>
@@ -30,7 +31,10 @@ enum kprof_agg_state {
  * @pid: process (tgid)
  * @frames: offset of the frames in the CPU's pool
  * @hash: hash of the key, checked before the full comparison
- * @count: samples of this key
+ * @count: samples of this key, written only on the table's CPU
+ * @blocks: off-CPU events instead: blocks of this key that ended, added
+ *	from any CPU (kprof_agg_add_time()), so atomic
+ * @time_ns: off-CPU events: their time, added from any CPU
  * @comm: the task's name when the key was first seen
  */
 struct kprof_agg_entry {
@@ -42,7 +46,11 @@ struct kprof_agg_entry {
 	u32 pid;
 	u32 frames;
 	u64 hash;
-	local64_t count;
+	union {
+		local64_t count;
+		atomic64_t blocks;
+	};
+	atomic64_t time_ns;
 	char comm[16];
 };
 
@@ -54,6 +62,8 @@ struct kprof_agg_entry {
  * @pool_used: frames handed out
  * @used: entries in use
  * @resetting: a reset is clearing this table
+ * @gen: resets so far; an entry's slot is only meaningful within one
+ * @remote: kprof_agg_add_time() calls in flight, which a reset waits for
  */
 struct kprof_agg_cpu {
 	struct kprof_agg_entry *entries;
@@ -63,6 +73,8 @@ struct kprof_agg_cpu {
 	local_t pool_used;
 	local_t used;
 	int resetting;
+	u32 gen;
+	atomic_t remote;
 };
 
 /**
@@ -78,6 +90,9 @@ struct kprof_agg *kprof_agg_alloc(const struct cpumask *cpus, u32 nr_entries);
 void kprof_agg_free(struct kprof_agg *agg);
 int kprof_agg_add(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
 		  const u64 *ips, u16 nr_kernel, u16 nr_user);
+int kprof_agg_intern(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
+		     const u64 *ips, u16 nr_kernel, u16 nr_user, u32 *slot);
+bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns);
 void kprof_agg_reset(struct kprof_agg *agg);
 u64 kprof_agg_bytes(u32 nr_entries);
 

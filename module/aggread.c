@@ -92,6 +92,18 @@ static void kprof_agg_kernel_name(char *buf, size_t len, u64 ip, bool kptr)
 		strscpy(buf, "[unknown]", len);
 }
 
+/* Is @e an entry of @which?  Off-CPU entries count once a block ended. */
+static bool kprof_agg_shown(const struct kprof_session *s, const struct kprof_agg_entry *e,
+			    int which)
+{
+	bool offcpu;
+
+	if (e->event >= s->nr_events || !local64_read(&e->count))
+		return false;
+	offcpu = s->events[e->event].cfg.type == KPROF_TYPE_OFFCPU;
+	return which == KPROF_AGG_ALL || offcpu == (which == KPROF_AGG_OFFCPU);
+}
+
 /* --- report: hottest leaf functions per event ---------------------------- */
 
 struct kprof_agg_row {
@@ -211,7 +223,8 @@ int kprof_agg_report_show(struct seq_file *m, void *v)
 		for (slot = 0; slot < t->nr_entries; slot++) {
 			struct kprof_agg_entry *e = kprof_agg_entry_get(t, slot);
 
-			if (!e || e->event >= s->nr_events || (!e->nr_kernel && !e->nr_user))
+			if (!e || !kprof_agg_shown(s, e, KPROF_AGG_SAMPLES) ||
+			    (!e->nr_kernel && !e->nr_user))
 				continue;
 			kprof_agg_leaf_row(s, e, kprof_agg_frames(t, e), kptr, &row);
 			totals[e->event] += row.count;
@@ -264,10 +277,11 @@ out_unlock:
 /* --- folded: one collapsed stack per line -------------------------------- */
 
 /*
- * The first valid entry at or after *pos (cpu << 32 | slot), its table in
- * *tp; NULL at the end.  kprof_core.lock held.
+ * The first valid entry of @which at or after *pos (cpu << 32 | slot), its
+ * table in *tp; NULL at the end.  kprof_core.lock held.
  */
-static struct kprof_agg_entry *kprof_agg_find(loff_t *pos, struct kprof_agg_cpu **tp)
+static struct kprof_agg_entry *kprof_agg_find(loff_t *pos, struct kprof_agg_cpu **tp,
+					      int which)
 {
 	struct kprof_session *s;
 	struct kprof_agg *agg = kprof_agg_current(&s);
@@ -284,7 +298,7 @@ static struct kprof_agg_entry *kprof_agg_find(loff_t *pos, struct kprof_agg_cpu 
 		for (; slot < t->nr_entries; slot++) {
 			struct kprof_agg_entry *e = kprof_agg_entry_get(t, slot);
 
-			if (e && e->event < s->nr_events) {
+			if (e && kprof_agg_shown(s, e, which)) {
 				*pos = (cpu << 32) | slot;
 				*tp = t;
 				return e;
@@ -297,11 +311,12 @@ static struct kprof_agg_entry *kprof_agg_find(loff_t *pos, struct kprof_agg_cpu 
 
 static void *kprof_agg_folded_find(struct seq_file *m, loff_t *pos)
 {
+	struct kprof_agg_folded_iter *it = m->private;
 	struct kprof_agg_cpu *t;
-	struct kprof_agg_entry *e = kprof_agg_find(pos, &t);
+	struct kprof_agg_entry *e = kprof_agg_find(pos, &t, it->which);
 
 	if (e)
-		((struct kprof_agg_folded_iter *)m->private)->t = t;
+		it->t = t;
 	return e;
 }
 
@@ -330,11 +345,12 @@ static int kprof_agg_folded_show(struct seq_file *m, void *v)
 	const u64 *f = kprof_agg_frames(t, e);
 	struct kprof_session *s = kprof_session_current();
 	struct mm_struct *mm = NULL;
+	bool offcpu = it->which == KPROF_AGG_OFFCPU;
 	char name[128];
 	int i;
 
 	seq_printf(m, "%s", e->comm);
-	if (s->nr_events > 1)
+	if (s->nr_events > 1 && !offcpu)
 		seq_printf(m, ";[%s]", s->events[e->event].cfg.name);
 	if (e->nr_user) {
 		mm = kprof_agg_mm(e->pid);
@@ -350,11 +366,17 @@ static int kprof_agg_folded_show(struct seq_file *m, void *v)
 			mmput(mm);
 		}
 	}
+	/* off-CPU: as BCC's offcputime -f prints them, user;-;kernel, in us */
+	if (offcpu && e->nr_user && e->nr_kernel)
+		seq_puts(m, ";-");
 	for (i = e->nr_kernel - 1; i >= 0; i--) {
 		kprof_agg_kernel_name(name, sizeof(name), f[i], it->kptr);
-		seq_printf(m, ";%s_[k]", name);
+		seq_printf(m, offcpu ? ";%s" : ";%s_[k]", name);
 	}
-	seq_printf(m, " %llu\n", (u64)local64_read(&e->count));
+	if (offcpu)
+		seq_printf(m, " %llu\n", div_u64(atomic64_read(&e->time_ns), NSEC_PER_USEC));
+	else
+		seq_printf(m, " %llu\n", (u64)local64_read(&e->count));
 	return 0;
 }
 
@@ -453,7 +475,7 @@ int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		goto out_unlock;
 	for (;;) {
 		struct kprof_agg_cpu *t;
-		struct kprof_agg_entry *e = kprof_agg_find(&pos, &t);
+		struct kprof_agg_entry *e = kprof_agg_find(&pos, &t, KPROF_AGG_ALL);
 		const u64 *f;
 
 		if (!e)

@@ -16,10 +16,19 @@ struct kprof_agg_entry;
  * struct kprof_agg_folded_iter - a reader of the debugfs folded file
  * @t: the table of the entry being shown
  * @kptr: the reader may see kernel addresses (kptr_restrict)
+ * @which: the entries shown, enum kprof_agg_which
  */
 struct kprof_agg_folded_iter {
 	struct kprof_agg_cpu *t;
 	bool kptr;
+	int which;
+};
+
+/* Entries a reader walks: all, those of samples, those of off-CPU time. */
+enum kprof_agg_which {
+	KPROF_AGG_ALL,
+	KPROF_AGG_SAMPLES,
+	KPROF_AGG_OFFCPU,
 };
 
 int kprof_agg_report_show(struct seq_file *m, void *v);

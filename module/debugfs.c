@@ -8,6 +8,7 @@
  *	session	the session's configuration (0400)
  *	report	aggregated: per event, the hottest leaf functions (0400)
  *	folded	aggregated: one collapsed stack per line (0400)
+ *	offcpu	off-CPU time per stack, folded as BCC's offcputime -f, in us (0400)
  *	reset	writing 1 empties the aggregation tables (0200)
  *	probes	the session's kprobes and ftrace probes and their hits (0400)
  *	runqlat	the session's run-queue latency histograms, as BCC prints them (0400)
@@ -143,6 +144,13 @@ static int kprof_stats_show(struct seq_file *m, void *v)
 	if (total.lost_cost)
 		seq_printf(m, "lost_cost: %llu probe hits over the cost cap (probe_cost_max_percent)\n",
 			   total.lost_cost);
+	if (total.offcpu_blocks)
+		seq_printf(m, "balance (off-CPU): blocks %llu %s done %llu + filtered %llu + lost %llu + open %llu\n",
+			   total.offcpu_blocks,
+			   total.offcpu_blocks == kprof_stats_offcpu_ended(&total) ?
+			   "==" : "!= (blocks in progress)",
+			   total.offcpu_done, total.offcpu_filtered, total.offcpu_lost,
+			   total.offcpu_open);
 	seq_printf(m, "nested: %llu records committed inside another writer's record\n",
 		   total.nested);
 	return 0;
@@ -246,6 +254,8 @@ static int kprof_folded_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	/* kernel addresses as /proc/kallsyms shows them to this opener */
 	it->kptr = kprof_kptr_visible();
+	/* folded: the samples' stacks; offcpu: the off-CPU time's */
+	it->which = (unsigned long)inode->i_private;
 	return 0;
 }
 
@@ -296,7 +306,8 @@ int __init kprof_debugfs_init(void)
 	debugfs_create_file("stats", 0400, root, NULL, &kprof_stats_fops);
 	debugfs_create_file("session", 0400, root, NULL, &kprof_session_fops);
 	debugfs_create_file("report", 0400, root, NULL, &kprof_agg_report_fops);
-	debugfs_create_file("folded", 0400, root, NULL, &kprof_folded_fops);
+	debugfs_create_file("folded", 0400, root, (void *)KPROF_AGG_SAMPLES, &kprof_folded_fops);
+	debugfs_create_file("offcpu", 0400, root, (void *)KPROF_AGG_OFFCPU, &kprof_folded_fops);
 	debugfs_create_file("reset", 0200, root, NULL, &kprof_reset_fops);
 	debugfs_create_file("probes", 0400, root, NULL, &kprof_probes_fops);
 	debugfs_create_file("runqlat", 0400, root, NULL, &kprof_runqlat_fops);

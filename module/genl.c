@@ -61,7 +61,7 @@ static struct netlink_range_validation kprof_buffer_size_range = {
 	.max = KPROF_MAX_BUFFER_SIZE,
 };
 
-static const struct nla_policy kprof_event_nl_policy[KPROF_EV_A_OFFSET + 1] = {
+static const struct nla_policy kprof_event_nl_policy[KPROF_EV_A_MAX_NS + 1] = {
 	[KPROF_EV_A_TYPE]	= { .type = NLA_U32 },
 	[KPROF_EV_A_CONFIG]	= { .type = NLA_U64 },
 	[KPROF_EV_A_FLAGS]	= NLA_POLICY_MASK(NLA_U32, KPROF_EV_F_ALL),
@@ -71,6 +71,8 @@ static const struct nla_policy kprof_event_nl_policy[KPROF_EV_A_OFFSET + 1] = {
 	[KPROF_EV_A_FILTER]	= { .type = NLA_BINARY, .len = KPROF_FILTER_MAX_BYTES },
 	[KPROF_EV_A_SYMBOL]	= { .type = NLA_NUL_STRING, .len = KPROF_SYMBOL_MAX - 1 },
 	[KPROF_EV_A_OFFSET]	= { .type = NLA_U32 },
+	[KPROF_EV_A_MIN_NS]	= { .type = NLA_U64 },
+	[KPROF_EV_A_MAX_NS]	= { .type = NLA_U64 },
 };
 
 static const struct nla_policy kprof_start_nl_policy[KPROF_A_SESSION_AGG_ENTRIES + 1] = {
@@ -284,7 +286,14 @@ static int kprof_nl_put_stats(struct sk_buff *msg, const struct kprof_stats_snap
 	    kprof_nl_put_u64(msg, KPROF_STATS_A_LOST_RECURSION, st->lost_recursion,
 			     KPROF_STATS_A_PAD) ||
 	    kprof_nl_put_u64(msg, KPROF_STATS_A_NESTED, st->nested, KPROF_STATS_A_PAD) ||
-	    kprof_nl_put_u64(msg, KPROF_STATS_A_LOST_COST, st->lost_cost, KPROF_STATS_A_PAD)) {
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_LOST_COST, st->lost_cost, KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_BLOCKS, st->offcpu_blocks,
+			     KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_DONE, st->offcpu_done, KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_FILTERED, st->offcpu_filtered,
+			     KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_LOST, st->offcpu_lost, KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_OPEN, st->offcpu_open, KPROF_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -305,10 +314,10 @@ static int kprof_nl_put_stats(struct sk_buff *msg, const struct kprof_stats_snap
 int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
 			 struct kprof_event_config *ev)
 {
-	struct nlattr *tb[KPROF_EV_A_OFFSET + 1];
+	struct nlattr *tb[KPROF_EV_A_MAX_NS + 1];
 	int ret;
 
-	ret = nla_parse_nested(tb, KPROF_EV_A_OFFSET, nest, kprof_event_nl_policy, info->extack);
+	ret = nla_parse_nested(tb, KPROF_EV_A_MAX_NS, nest, kprof_event_nl_policy, info->extack);
 	if (ret)
 		return ret;
 	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, KPROF_EV_A_TYPE) ||
@@ -356,6 +365,18 @@ int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
 			return -EINVAL;
 		}
 		break;
+	case KPROF_TYPE_OFFCPU:
+		if (tb[KPROF_EV_A_SYMBOL]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_SYMBOL],
+					    "kprof: off-CPU time takes no symbol");
+			return -EINVAL;
+		}
+		if (!ev->config || ev->config & ~(u64)KPROF_OFFCPU_F_ALL) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_CONFIG],
+					    "kprof: off-CPU states: a non-empty set of KPROF_OFFCPU_F_*");
+			return -EINVAL;
+		}
+		break;
 	default:
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_TYPE],
 				    "kprof: event type not supported");
@@ -365,6 +386,19 @@ int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
 		nla_strscpy(ev->symbol, tb[KPROF_EV_A_SYMBOL], sizeof(ev->symbol));
 	ev->offset = tb[KPROF_EV_A_OFFSET] ? nla_get_u32(tb[KPROF_EV_A_OFFSET]) : 0;
 	ev->period = tb[KPROF_EV_A_PERIOD] ? nla_get_u64(tb[KPROF_EV_A_PERIOD]) : 0;
+	ev->min_ns = tb[KPROF_EV_A_MIN_NS] ? nla_get_u64(tb[KPROF_EV_A_MIN_NS]) : 0;
+	ev->max_ns = tb[KPROF_EV_A_MAX_NS] ? nla_get_u64(tb[KPROF_EV_A_MAX_NS]) : U64_MAX;
+	if ((tb[KPROF_EV_A_MIN_NS] || tb[KPROF_EV_A_MAX_NS]) && ev->type != KPROF_TYPE_OFFCPU) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    tb[KPROF_EV_A_MIN_NS] ?: tb[KPROF_EV_A_MAX_NS],
+				    "kprof: block time limits apply to off-CPU events only");
+		return -EINVAL;
+	}
+	if (ev->min_ns > ev->max_ns) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_MIN_NS],
+				    "kprof: off-CPU: the shortest block counted is above the longest");
+		return -EINVAL;
+	}
 	if (ev->type == PERF_TYPE_TRACEPOINT && !ev->period)
 		ev->period = 1;		/* every hit, as perf does */
 
@@ -907,7 +941,10 @@ static int kprof_nl_agg_put(struct sk_buff *skb, struct netlink_callback *cb, u6
 	      nla_put_string(skb, KPROF_AGG_A_COMM, e->comm) ||
 	      kprof_nl_put_u64(skb, KPROF_AGG_A_COUNT, local64_read(&e->count), KPROF_AGG_A_PAD) ||
 	      nla_put(skb, KPROF_AGG_A_KERNEL, e->nr_kernel * sizeof(u64), frames) ||
-	      nla_put(skb, KPROF_AGG_A_USER, e->nr_user * sizeof(u64), frames + e->nr_kernel);
+	      nla_put(skb, KPROF_AGG_A_USER, e->nr_user * sizeof(u64), frames + e->nr_kernel) ||
+	      (atomic64_read(&e->time_ns) &&
+	       kprof_nl_put_u64(skb, KPROF_AGG_A_TIME_NS, atomic64_read(&e->time_ns),
+				KPROF_AGG_A_PAD));
 	return kprof_nl_dump_nest_end(skb, hdr, nest, err);
 }
 

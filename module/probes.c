@@ -45,6 +45,7 @@
 #include "compat.h"
 #include "guard.h"
 #include "ktp.h"
+#include "offcpu.h"
 #include "probes.h"
 #include "sample.h"
 #include "session.h"
@@ -395,6 +396,9 @@ static int kprof_probe_start(struct kprof_event *kev, struct netlink_ext_ack *ex
 	unsigned int cpu;
 	int ret;
 
+	if (kev->cfg.type == KPROF_TYPE_OFFCPU)
+		return kprof_offcpu_start(kev, extack);
+
 	/* what tracefs refuses under lockdown, kprof refuses too */
 	if (kev->cfg.type == KPROF_TYPE_RUNQLAT) {
 		/* tracepoints, as perf sched reads them: not locked down */
@@ -523,6 +527,7 @@ static void kprof_probe_stop(struct kprof_event *kev)
 {
 	struct kprof_probe *p = kev->probe;
 
+	kprof_offcpu_stop(kev);
 	if (!p || !p->registered)
 		return;
 	/* each waits for handlers still running */
@@ -585,6 +590,7 @@ void kprof_probes_free(struct kprof_session *s)
 	for (i = 0; i < s->nr_events; i++) {
 		kprof_probe_free(s->events[i].probe);
 		s->events[i].probe = NULL;
+		kprof_offcpu_free(&s->events[i]);
 	}
 }
 

@@ -465,6 +465,11 @@ void kprof_ring_stats(struct kprof_ring *ring, struct kprof_stats_snapshot *st)
 	st->lost_recursion = local64_read(&c->lost[KPROF_LOST_RECURSION]);
 	st->nested = local64_read(&c->nested);
 	st->lost_cost = local64_read(&c->lost[KPROF_LOST_COST]);
+	st->offcpu_blocks = local64_read(&c->offcpu_blocks);
+	st->offcpu_done = local64_read(&c->offcpu_done);
+	st->offcpu_filtered = local64_read(&c->offcpu_filtered);
+	st->offcpu_lost = local64_read(&c->offcpu_lost);
+	st->offcpu_open = local64_read(&c->offcpu_open);
 	st->agg_used = 0;
 	st->agg_capacity = 0;
 }
@@ -500,4 +505,9 @@ void kprof_stats_add(struct kprof_stats_snapshot *sum, const struct kprof_stats_
 	sum->lost_recursion += one->lost_recursion;
 	sum->nested += one->nested;
 	sum->lost_cost += one->lost_cost;
+	sum->offcpu_blocks += one->offcpu_blocks;
+	sum->offcpu_done += one->offcpu_done;
+	sum->offcpu_filtered += one->offcpu_filtered;
+	sum->offcpu_lost += one->offcpu_lost;
+	sum->offcpu_open += one->offcpu_open;
 }

@@ -27,7 +27,9 @@
  * Written only on their own CPU, possibly by nested writers (an NMI
  * interrupting an interrupt handler), hence local64_t.  The balance
  * invocations == samples + lost[FULL] + lost[TOO_BIG] + lost[RECURSION] +
- * lost[COST] holds once no handler is running.  @nested counts the records committed
+ * lost[COST] holds once no handler is running, and offcpu_blocks ==
+ * offcpu_done + offcpu_filtered + offcpu_lost + offcpu_open once the
+ * session has stopped (offcpu.c).  @nested counts the records committed
  * while another writer on the CPU was between its reserve and its commit.
  */
 struct kprof_cpu_stats {
@@ -46,6 +48,11 @@ struct kprof_cpu_stats {
 	local64_t agg_samples;
 	local64_t filtered;
 	local64_t nested;
+	local64_t offcpu_blocks;
+	local64_t offcpu_done;
+	local64_t offcpu_filtered;
+	local64_t offcpu_lost;
+	local64_t offcpu_open;
 };
 
 /**
@@ -77,6 +84,11 @@ struct kprof_stats_snapshot {
 	u64 lost_recursion;
 	u64 nested;
 	u64 lost_cost;
+	u64 offcpu_blocks;
+	u64 offcpu_done;
+	u64 offcpu_filtered;
+	u64 offcpu_lost;
+	u64 offcpu_open;
 };
 
 /**
@@ -151,6 +163,11 @@ bool kprof_buffers_readable(struct kprof_buffers *bufs, bool *empty);
 static inline u64 kprof_stats_lost(const struct kprof_stats_snapshot *st)
 {
 	return st->lost_full + st->lost_too_big + st->lost_recursion + st->lost_cost;
+}
+
+static inline u64 kprof_stats_offcpu_ended(const struct kprof_stats_snapshot *st)
+{
+	return st->offcpu_done + st->offcpu_filtered + st->offcpu_lost + st->offcpu_open;
 }
 
 static inline u64 kprof_stats_agg_lost(const struct kprof_stats_snapshot *st)

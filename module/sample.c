@@ -130,6 +130,64 @@ static unsigned int kprof_user_chain(struct pt_regs *regs, u64 *ips,
 	return n;
 }
 
+/**
+ * kprof_chains_here() - the current task's chains, from a probe of kprof's
+ * @s: the session: its stack flags and depth
+ * @ips: room for 2 * stack_depth frames: kernel ones, then user ones
+ * @skip: a function's start whose frame is skipped too (a tracepoint's
+ *	iterator, which calls the probe when several are attached)
+ * @skip_len: its size
+ * @nr_kernel: set to the kernel frames
+ * @nr_user: set to the user frames
+ *
+ * The kernel chain starts at the probe's caller: frames in kprof's own
+ * code and in [@skip, @skip + @skip_len) are left out.  The user chain
+ * starts at the task's user registers (task_pt_regs()).
+ *
+ * Context: a probe with preemption disabled; no locks, no allocation.
+ * Return: KPROF_SAMPLE_F_* flags saying how good the chains are.
+ */
+u16 kprof_chains_here(struct kprof_session *s, u64 *ips, unsigned long skip,
+		      unsigned long skip_len, u16 *nr_kernel, u16 *nr_user)
+{
+	unsigned int depth = s->cfg.stack_depth, n = 0;
+	struct task_struct *task = current;
+	struct unwind_state state;
+	bool skipping = true;
+	u16 flags = 0;
+
+	*nr_kernel = 0;
+	*nr_user = 0;
+	if (s->cfg.flags & KPROF_SESSION_F_KERNEL_STACK) {
+		for (unwind_start(&state, task, NULL, NULL); !unwind_done(&state);
+		     unwind_next_frame(&state)) {
+			unsigned long addr = unwind_get_return_address(&state);
+
+			if (!addr)
+				break;
+			if (skipping) {
+				if (within_module(addr, THIS_MODULE) || addr - skip < skip_len)
+					continue;
+				skipping = false;
+			}
+			if (n == depth) {
+				flags |= KPROF_SAMPLE_F_KSTACK_TRUNC;
+				break;
+			}
+			ips[n++] = addr;
+		}
+		if (unwind_error(&state))
+			flags |= KPROF_SAMPLE_F_KSTACK_ERROR;
+		*nr_kernel = n;
+	}
+	if ((s->cfg.flags & KPROF_SESSION_F_USER_STACK) && task->mm &&
+	    !(task->flags & (PF_KTHREAD | PF_EXITING)))
+		*nr_user = kprof_user_chain(task_pt_regs(task), ips + n, depth, &flags);
+	return flags;
+}
+
+NOKPROBE_SYMBOL(kprof_chains_here);
+
 /*
  * Append the raw tracepoint record after the chains: { u32 size; u32 0;
  * bytes, zero-padded to 8 }, cut at KPROF_RAW_MAX.  Returns the new length.

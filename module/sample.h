@@ -9,6 +9,7 @@
 #include <linux/types.h>
 
 struct kprof_event;
+struct kprof_session;
 struct perf_event;
 struct perf_raw_record;
 struct perf_sample_data;
@@ -17,6 +18,8 @@ struct pt_regs;
 void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 		  struct perf_raw_record *raw, bool throttled, int level);
 void kprof_sample_recursion(struct kprof_event *kev);
+u16 kprof_chains_here(struct kprof_session *s, u64 *ips, unsigned long skip,
+		      unsigned long skip_len, u16 *nr_kernel, u16 *nr_user);
 void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs);
 

@@ -30,6 +30,8 @@ struct nlattr;
  * @filter: a tracepoint filter, checked
  * @symbol: the kprobe's function or the ftrace event's glob
  * @offset: the kprobe's offset
+ * @min_ns: an off-CPU event's shortest block counted
+ * @max_ns: ... and longest
  */
 struct kprof_event_config {
 	u32 type;
@@ -42,6 +44,8 @@ struct kprof_event_config {
 	struct kprof_filter_insn filter[KPROF_FILTER_MAX_INSNS];
 	char symbol[KPROF_SYMBOL_MAX];
 	u32 offset;
+	u64 min_ns;
+	u64 max_ns;
 };
 
 /**
@@ -75,6 +79,7 @@ struct kprof_session;
  * @cfg: what was requested
  * @percpu: system-wide counters, one per CPU (NULL where none)
  * @probe: the kprobe or ftrace probe of a probe event
+ * @offcpu: the state of an off-CPU event (offcpu.c)
  */
 struct kprof_event {
 	struct kprof_session *session;
@@ -82,13 +87,15 @@ struct kprof_event {
 	struct kprof_event_config cfg;
 	struct perf_event **percpu;
 	struct kprof_probe *probe;
+	struct kprof_offcpu *offcpu;
 };
 
 /* Events kprof probes itself, not perf counters. */
 static inline bool kprof_event_is_probe(const struct kprof_event *kev)
 {
 	return kev->cfg.type == KPROF_TYPE_KPROBE || kev->cfg.type == KPROF_TYPE_FTRACE ||
-	       kev->cfg.type == KPROF_TYPE_LATENCY || kev->cfg.type == KPROF_TYPE_RUNQLAT;
+	       kev->cfg.type == KPROF_TYPE_LATENCY || kev->cfg.type == KPROF_TYPE_RUNQLAT ||
+	       kev->cfg.type == KPROF_TYPE_OFFCPU;
 }
 
 /* Events whose hits come from kernel code paths: under the probe cost cap. */

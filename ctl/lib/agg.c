@@ -113,11 +113,13 @@ static int agg__grow(struct kp_agg *a)
 
 int kp_agg__add(struct kp_agg *a, const struct kp_agg_entry *e, struct kp_err *err)
 {
+	/* an off-CPU entry's weight is its time (ns), a sample entry's its count */
+	uint64_t count = e->time_ns ? e->time_ns : e->count;
 	struct kp_rec_agg *r;
 	uint64_t hash;
 	size_t i, size;
 
-	if (!e->count)
+	if (!count)
 		return 0;	/* nothing counted: not a sample */
 	if (e->event >= KPROF_MAX_EVENTS || e->nr_kernel > KPROF_MAX_STACK_DEPTH ||
 	    e->nr_user > KPROF_MAX_STACK_DEPTH) {
@@ -135,7 +137,7 @@ int kp_agg__add(struct kp_agg *a, const struct kp_agg_entry *e, struct kp_err *e
 	for (i = hash & (a->cap - 1); a->slots[i].rec; i = (i + 1) & (a->cap - 1)) {
 		r = a->slots[i].rec;
 		if (a->slots[i].hash == hash && key_same(r, e)) {
-			r->count += e->count;
+			r->count += count;
 			r->nr_entries++;
 			goto counted;
 		}
@@ -147,7 +149,7 @@ int kp_agg__add(struct kp_agg *a, const struct kp_agg_entry *e, struct kp_err *e
 		goto nomem;
 	r->header.type = KP_DATA_REC_AGG;
 	r->header.size = size;
-	r->count = e->count;
+	r->count = count;
 	r->pid = e->pid;
 	r->event = e->event;
 	r->nr_kernel = e->nr_kernel;
@@ -167,7 +169,7 @@ int kp_agg__add(struct kp_agg *a, const struct kp_agg_entry *e, struct kp_err *e
 		a->max_depth = e->nr_user;
 counted:
 	a->nr_entries++;
-	a->samples += e->count;
+	a->samples += count;
 	return 0;
 
 nomem:
@@ -637,38 +639,47 @@ out:
 	return ret;
 }
 
-int kp_agg__live_profile(const char *cmd, char *path, size_t len, struct kp_err *err)
+int kp_agg__tmpfile(char *path, size_t len, const char *prefix, struct kp_err *err)
 {
-	struct kp_agg_save_opts o = { .cmd = cmd };
 	const char *tmpdir = getenv("TMPDIR");
-	struct kp_version_info ver;
-	struct kp_agg_summary sum;
-	struct kp_nl *nl;
-	int fd, ret;
+	int fd;
 
 	if (!tmpdir || !*tmpdir)
 		tmpdir = "/tmp";
-	if ((size_t)snprintf(path, len, "%s/kprof-live.XXXXXX", tmpdir) >= len) {
+	if ((size_t)snprintf(path, len, "%s/%s.XXXXXX", tmpdir, prefix) >= len) {
 		kp_err__set(err, ENAMETOOLONG, "TMPDIR '%s' is too long", tmpdir);
 		path[0] = '\0';
 		return -ENAMETOOLONG;
 	}
-	nl = kp_nl__open(err);
-	if (!nl) {
-		path[0] = '\0';
-		return -err->errnum;
-	}
-	ret = kp_nl__hello(nl, &ver, err);
-	if (ret)
-		goto out;
 	fd = mkstemp(path);
 	if (fd < 0) {
 		kp_err__set(err, errno, "cannot create a temporary file in '%s': %s", tmpdir,
 			    strerror(errno));
-		ret = -errno;
-		goto out;
+		path[0] = '\0';
+		return -err->errnum;
 	}
 	close(fd);
+	return 0;
+}
+
+int kp_agg__live_profile(const char *cmd, char *path, size_t len, struct kp_err *err)
+{
+	struct kp_agg_save_opts o = { .cmd = cmd };
+	struct kp_version_info ver;
+	struct kp_agg_summary sum;
+	struct kp_nl *nl;
+	int ret;
+
+	path[0] = '\0';
+	nl = kp_nl__open(err);
+	if (!nl)
+		return -err->errnum;
+	ret = kp_nl__hello(nl, &ver, err);
+	if (ret)
+		goto out;
+	ret = kp_agg__tmpfile(path, len, "kprof-live", err);
+	if (ret)
+		goto out;
 	ret = kp_agg__save_profile(nl, path, &o, &sum, err);
 	if (ret)
 		unlink(path);

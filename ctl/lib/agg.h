@@ -125,6 +125,12 @@ int kp_agg__save_profile(struct kp_nl *nl, const char *path, const struct kp_agg
 			 struct kp_agg_summary *sum, struct kp_err *err);
 
 /*
+ * An empty temporary file $TMPDIR/@prefix.XXXXXX (default /tmp), its path in
+ * @path; the caller unlinks it.  0, or -errno with @err set and @path "".
+ */
+int kp_agg__tmpfile(char *path, size_t len, const char *prefix, struct kp_err *err);
+
+/*
  * For --live: open the netlink socket, check the module and save the
  * running session's aggregated profile into a new temporary file, whose
  * path is put in @path (to be unlinked by the caller).

@@ -510,6 +510,8 @@ const char *kp_event__type_name(uint32_t type, char *buf, size_t len)
 		return "latency";
 	case KPROF_TYPE_RUNQLAT:
 		return "runqlat";
+	case KPROF_TYPE_OFFCPU:
+		return "offcpu";
 	}
 	snprintf(buf, len, "type %u", type);
 	return buf;

@@ -36,6 +36,7 @@ struct kp_event {
 	char		name[KPROF_EVENT_NAME_MAX];	/* as spelled, modifiers included */
 	uint64_t	period;			/* KPROF_EV_A_PERIOD; 0: not sent */
 	uint32_t	offset;			/* KPROF_EV_A_OFFSET (kprobe) */
+	uint64_t	min_ns, max_ns;		/* KPROF_EV_A_MIN/MAX_NS (off-CPU): sent for it */
 	uint32_t	nr_filter;		/* KPROF_EV_A_FILTER instructions */
 	char		symbol[KPROF_SYMBOL_MAX];	/* KPROF_EV_A_SYMBOL; "": not sent */
 	struct kprof_filter_insn filter[KPROF_FILTER_MAX_INSNS];

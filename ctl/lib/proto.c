@@ -78,6 +78,11 @@ static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_LOST_RECURSION]	= "KPROF_STATS_A_LOST_RECURSION",
 	[KPROF_STATS_A_NESTED]		= "KPROF_STATS_A_NESTED",
 	[KPROF_STATS_A_LOST_COST]	= "KPROF_STATS_A_LOST_COST",
+	[KPROF_STATS_A_OFFCPU_BLOCKS]	= "KPROF_STATS_A_OFFCPU_BLOCKS",
+	[KPROF_STATS_A_OFFCPU_DONE]	= "KPROF_STATS_A_OFFCPU_DONE",
+	[KPROF_STATS_A_OFFCPU_FILTERED]	= "KPROF_STATS_A_OFFCPU_FILTERED",
+	[KPROF_STATS_A_OFFCPU_LOST]	= "KPROF_STATS_A_OFFCPU_LOST",
+	[KPROF_STATS_A_OFFCPU_OPEN]	= "KPROF_STATS_A_OFFCPU_OPEN",
 };
 
 static const char * const kp_stat_names[KP_STATS_NR] = {
@@ -176,6 +181,11 @@ static const struct nla_policy kp_stats_policy[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_LOST_RECURSION]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_NESTED]		= { .type = NLA_U64 },
 	[KPROF_STATS_A_LOST_COST]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_OFFCPU_BLOCKS]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_OFFCPU_DONE]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_OFFCPU_FILTERED]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_OFFCPU_LOST]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_OFFCPU_OPEN]	= { .type = NLA_U64 },
 };
 
 const char *kp_fmt_lost_tail(uint64_t recursion, uint64_t cost, char *buf, size_t len)
@@ -340,6 +350,14 @@ static int kp_stats__parse_nest(struct nlattr *nest, struct kp_stats *st,
 	/* ABI 1.3 */
 	if (tb[KPROF_STATS_A_LOST_COST])
 		st->lost_cost = nla_get_u64(tb[KPROF_STATS_A_LOST_COST]);
+	/* ABI 1.5: all or none */
+	st->has_offcpu = true;
+	for (i = 0; i < KP_OFFCPU_STATS_NR; i++) {
+		if (tb[KPROF_STATS_A_OFFCPU_BLOCKS + i])
+			st->offcpu[i] = nla_get_u64(tb[KPROF_STATS_A_OFFCPU_BLOCKS + i]);
+		else
+			st->has_offcpu = false;
+	}
 	st->has_nested = tb[KPROF_STATS_A_NESTED];
 	if (st->has_nested)
 		st->nested = nla_get_u64(tb[KPROF_STATS_A_NESTED]);
@@ -683,6 +701,10 @@ static int kp_start__put_event(struct nl_msg *msg, const struct kp_event *ev)
 	    (ev->symbol[0] && nla_put_string(msg, KPROF_EV_A_SYMBOL, ev->symbol) < 0) ||
 	    (ev->offset && nla_put_u32(msg, KPROF_EV_A_OFFSET, ev->offset) < 0))
 		return -EMSGSIZE;
+	if (ev->type == KPROF_TYPE_OFFCPU &&
+	    (kp_put_u64_64bit(msg, KPROF_EV_A_MIN_NS, ev->min_ns, KPROF_EV_A_PAD) ||
+	     kp_put_u64_64bit(msg, KPROF_EV_A_MAX_NS, ev->max_ns, KPROF_EV_A_PAD)))
+		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
 }
@@ -832,6 +854,7 @@ static const char *kp_agg_attr__name(int type)
 		[KPROF_AGG_A_KERNEL]	= "KPROF_AGG_A_KERNEL",
 		[KPROF_AGG_A_USER]	= "KPROF_AGG_A_USER",
 		[KPROF_AGG_A_PAD]	= "KPROF_AGG_A_PAD",
+		[KPROF_AGG_A_TIME_NS]	= "KPROF_AGG_A_TIME_NS",
 	};
 
 	if (type > 0 && type <= KPROF_AGG_A_MAX && names[type])
@@ -848,6 +871,7 @@ static const struct nla_policy kp_agg_policy[KPROF_AGG_A_MAX + 1] = {
 	[KPROF_AGG_A_KERNEL]	= { .type = NLA_UNSPEC },
 	[KPROF_AGG_A_USER]	= { .type = NLA_UNSPEC },
 	[KPROF_AGG_A_PAD]	= { .type = NLA_UNSPEC },
+	[KPROF_AGG_A_TIME_NS]	= { .type = NLA_U64 },
 };
 
 /*
@@ -903,6 +927,8 @@ int kp_agg__parse_msg(const struct nlmsghdr *nlh, struct kp_agg_entry *e, uint64
 	e->pid = nla_get_u32(atb[KPROF_AGG_A_PID]);
 	kp_copy_string(e->comm, sizeof(e->comm), atb[KPROF_AGG_A_COMM]);
 	e->count = nla_get_u64(atb[KPROF_AGG_A_COUNT]);
+	if (atb[KPROF_AGG_A_TIME_NS])
+		e->time_ns = nla_get_u64(atb[KPROF_AGG_A_TIME_NS]);
 	ret = kp_agg__frames(atb[KPROF_AGG_A_KERNEL], KPROF_AGG_A_KERNEL, &e->kernel,
 			     &e->nr_kernel, frames, err);
 	if (!ret)

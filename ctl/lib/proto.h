@@ -67,6 +67,18 @@ enum kp_agg_stat {
 _Static_assert(KPROF_STATS_A_AGG_SAMPLES + KP_AGG_STATS_NR - 1 == KPROF_STATS_A_AGG_CAPACITY,
 	       "enum kp_agg_stat does not match the KPROF_STATS_A_AGG_* attributes");
 
+/* The off-CPU counters (ABI 1.5): offcpu[i] is KPROF_STATS_A_OFFCPU_BLOCKS + i. */
+enum kp_offcpu_stat {
+	KP_OFFCPU_STAT_BLOCKS,
+	KP_OFFCPU_STAT_DONE,
+	KP_OFFCPU_STAT_FILTERED,
+	KP_OFFCPU_STAT_LOST,
+	KP_OFFCPU_STAT_OPEN,
+	KP_OFFCPU_STATS_NR
+};
+_Static_assert(KPROF_STATS_A_OFFCPU_BLOCKS + KP_OFFCPU_STATS_NR - 1 == KPROF_STATS_A_OFFCPU_OPEN,
+	       "enum kp_offcpu_stat does not match the KPROF_STATS_A_OFFCPU_* attributes");
+
 struct kp_stats {
 	bool		has_cpu;		/* per-CPU (STATS dump), else totals */
 	uint32_t	cpu;
@@ -79,7 +91,18 @@ struct kp_stats {
 	uint64_t	lost_cost;		/* probe hits over the cost cap (ABI 1.3) */
 	bool		has_nested;		/* nested came with the reply (ABI 1.1) */
 	uint64_t	nested;			/* records committed inside another's */
+	bool		has_offcpu;		/* offcpu[] came with the reply (ABI 1.5) */
+	uint64_t	offcpu[KP_OFFCPU_STATS_NR];
 };
+
+/* The off-CPU balance, once the session has stopped: every block ended once. */
+static inline bool kp_stats__offcpu_balanced(const struct kp_stats *st)
+{
+	const uint64_t *o = st->offcpu;
+
+	return o[KP_OFFCPU_STAT_BLOCKS] == o[KP_OFFCPU_STAT_DONE] + o[KP_OFFCPU_STAT_FILTERED] +
+					   o[KP_OFFCPU_STAT_LOST] + o[KP_OFFCPU_STAT_OPEN];
+}
 
 /* "invocations", "lost_full", ... (the attribute names in lower case). */
 const char *kp_stat__name(unsigned int i);
@@ -242,7 +265,8 @@ struct kp_agg_entry {
 	uint32_t	event;
 	uint32_t	pid;
 	char		comm[16];		/* the task's name when first seen */
-	uint64_t	count;
+	uint64_t	count;			/* samples; off-CPU events: blocks */
+	uint64_t	time_ns;		/* off-CPU events: their time (ABI 1.5) */
 	uint32_t	nr_kernel;
 	uint32_t	nr_user;
 	const uint64_t	*kernel;		/* innermost first, within the message */

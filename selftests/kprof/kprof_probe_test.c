@@ -673,6 +673,124 @@ TEST_F(probe, refuse_bad_runqlat_config)
 	}
 }
 
+/* An off-CPU event, with block limits when @min or @max is not ~0. */
+static void put_offcpu(struct kt_msg *m, uint64_t config, uint64_t min, uint64_t max,
+		       const char *symbol)
+{
+	struct nlattr *n = kt_nest_start(m, KPROF_A_SESSION_EVENT);
+
+	kt_put_u32(m, KPROF_EV_A_TYPE, KPROF_TYPE_OFFCPU);
+	kt_put_u64(m, KPROF_EV_A_CONFIG, config);
+	kt_put_str(m, KPROF_EV_A_NAME, "offcpu");
+	if (symbol)
+		kt_put_str(m, KPROF_EV_A_SYMBOL, symbol);
+	if (min != ~0ULL)
+		kt_put_u64(m, KPROF_EV_A_MIN_NS, min);
+	if (max != ~0ULL)
+		kt_put_u64(m, KPROF_EV_A_MAX_NS, max);
+	kt_nest_end(m, n);
+}
+
+#define OFFCPU_SESSION	(KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_AGGREGATE | \
+			 KPROF_SESSION_F_KERNEL_STACK)
+
+TEST_F(probe, refuse_bad_offcpu_config)
+{
+	static const struct {
+		uint64_t config, min, max;
+		const char *symbol;
+		const char *extack;
+	} bad[] = {
+		{ 0, ~0ULL, ~0ULL, NULL, "kprof: off-CPU states: a non-empty set of KPROF_OFFCPU_F_*" },
+		{ 1ULL << 4, ~0ULL, ~0ULL, NULL,
+		  "kprof: off-CPU states: a non-empty set of KPROF_OFFCPU_F_*" },
+		{ KPROF_OFFCPU_F_S, 10000, 5000, NULL,
+		  "kprof: off-CPU: the shortest block counted is above the longest" },
+		{ KPROF_OFFCPU_F_S, ~0ULL, ~0ULL, "schedule", "kprof: off-CPU time takes no symbol" },
+	};
+	uint64_t one_cpu = 1;
+	struct kt_msg m;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		kt_start_init(&m, self->family, OFFCPU_SESSION, 99, 0);
+		put_offcpu(&m, bad[i].config, bad[i].min, bad[i].max, bad[i].symbol);
+		EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m)) TH_LOG("case %u", i);
+		EXPECT_STREQ(bad[i].extack, m.extack);
+	}
+
+	/* limits on another kind of event */
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
+	{
+		struct nlattr *n = kt_nest_start(&m, KPROF_A_SESSION_EVENT);
+
+		kt_put_u32(&m, KPROF_EV_A_TYPE, PERF_TYPE_SOFTWARE);
+		kt_put_u64(&m, KPROF_EV_A_CONFIG, PERF_COUNT_SW_CPU_CLOCK);
+		kt_put_u64(&m, KPROF_EV_A_MIN_NS, 1000);
+		kt_nest_end(&m, n);
+	}
+	EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
+	EXPECT_STREQ("kprof: block time limits apply to off-CPU events only", m.extack);
+
+	/* a session that does not aggregate */
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_STREAM,
+		      99, 0);
+	put_offcpu(&m, KPROF_OFFCPU_F_ALL, ~0ULL, ~0ULL, NULL);
+	EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
+	EXPECT_STREQ("kprof: off-CPU time needs an aggregating session", m.extack);
+
+	/* some CPUs only: a block may end on another */
+	if (sysconf(_SC_NPROCESSORS_CONF) > 1) {
+		kt_start_init(&m, self->family, OFFCPU_SESSION, 99, 0);
+		kt_put(&m, KPROF_A_SESSION_CPUS, &one_cpu, sizeof(one_cpu));
+		put_offcpu(&m, KPROF_OFFCPU_F_ALL, ~0ULL, ~0ULL, NULL);
+		EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
+		EXPECT_STREQ("kprof: off-CPU time follows threads across CPUs: take every CPU or processes",
+			     m.extack);
+	}
+	kt_stop_any(self->fd, self->family);
+}
+
+/*
+ * A child that sleeps 10 x 20 ms: its blocks are counted and end, and once
+ * the session stops every block begun has ended exactly once.
+ */
+TEST_F(probe, offcpu_counts_sleeps_and_balances)
+{
+	struct kt_msg m;
+	uint64_t blocks, done, filtered, lost, open;
+	pid_t child;
+	int i, status;
+
+	kt_start_init(&m, self->family, OFFCPU_SESSION, 99, 0);
+	put_offcpu(&m, KPROF_OFFCPU_F_S, 15000000, ~0ULL, NULL);
+	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		for (i = 0; i < 10; i++)
+			usleep(20000);
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
+	blocks = kt_stat(&m, KPROF_STATS_A_OFFCPU_BLOCKS);
+	done = kt_stat(&m, KPROF_STATS_A_OFFCPU_DONE);
+	filtered = kt_stat(&m, KPROF_STATS_A_OFFCPU_FILTERED);
+	lost = kt_stat(&m, KPROF_STATS_A_OFFCPU_LOST);
+	open = kt_stat(&m, KPROF_STATS_A_OFFCPU_OPEN);
+	TH_LOG("blocks %llu done %llu filtered %llu lost %llu open %llu",
+	       (unsigned long long)blocks, (unsigned long long)done,
+	       (unsigned long long)filtered, (unsigned long long)lost, (unsigned long long)open);
+	/* the child's ten sleeps at least, of 15 ms or more */
+	EXPECT_LE(10, done);
+	EXPECT_EQ(blocks, done + filtered + lost + open);
+	EXPECT_EQ(kt_stat(&m, KPROF_STATS_A_INVOCATIONS),
+		  kt_stat(&m, KPROF_STATS_A_AGG_SAMPLES) + kt_stat(&m, KPROF_STATS_A_LOST_AGG_FULL) +
+		  kt_stat(&m, KPROF_STATS_A_LOST_AGG_RESET) +
+		  kt_stat(&m, KPROF_STATS_A_LOST_RECURSION));
+}
+
 TEST_F(probe, refuse_unknown_tracepoint)
 {
 	struct kt_msg m;

@@ -25,7 +25,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		4
+#define KPROF_ABI_MINOR		5
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -127,11 +127,30 @@ enum {
  *				the config, a histogram per process or per
  *				thread besides (KPROF_HIST_A_KEYS), as BCC's
  *				runqlat -P and -L keep them
+ *	KPROF_TYPE_OFFCPU	(1.5) off-CPU time: when a task is switched
+ *				out in a state of KPROF_EV_A_CONFIG
+ *				(KPROF_OFFCPU_F_*), its stacks are taken and
+ *				counted in the aggregation tables; when it
+ *				runs again, the time it spent off the CPU is
+ *				added to that entry (KPROF_AGG_A_TIME_NS)
+ *				when it lies within [KPROF_EV_A_MIN_NS,
+ *				KPROF_EV_A_MAX_NS].  Needs an aggregating
+ *				session (KPROF_SESSION_F_AGGREGATE); no
+ *				symbol.  Blocks still open when the session
+ *				stops are closed then (offcpu_open).
  */
 #define KPROF_TYPE_KPROBE	0x40000001U
 #define KPROF_TYPE_FTRACE	0x40000002U
 #define KPROF_TYPE_LATENCY	0x40000003U
 #define KPROF_TYPE_RUNQLAT	0x40000004U
+#define KPROF_TYPE_OFFCPU	0x40000005U
+
+/* KPROF_EV_A_CONFIG of KPROF_TYPE_OFFCPU (1.5): the switch-outs that count */
+#define KPROF_OFFCPU_F_S	(1U << 0) /* TASK_INTERRUPTIBLE: sleeping */
+#define KPROF_OFFCPU_F_D	(1U << 1) /* TASK_UNINTERRUPTIBLE: disk, locks (and idle) */
+#define KPROF_OFFCPU_F_R	(1U << 2) /* preempted, or still runnable */
+#define KPROF_OFFCPU_F_T	(1U << 3) /* stopped, traced, parked, and any other state */
+#define KPROF_OFFCPU_F_ALL	0xfU	/* every switch-out */
 
 /* KPROF_EV_A_CONFIG of KPROF_TYPE_RUNQLAT: the histogram's unit (bits 0-7) */
 #define KPROF_RUNQLAT_USECS	0
@@ -266,6 +285,8 @@ enum {
 	KPROF_EV_A_FILTER,		/* binary: struct kprof_filter_insn[] */
 	KPROF_EV_A_SYMBOL,		/* string: kprobe function, or ftrace glob */
 	KPROF_EV_A_OFFSET,		/* u32: kprobe offset in the function */
+	KPROF_EV_A_MIN_NS,		/* u64 (1.5): off-CPU: shortest block counted */
+	KPROF_EV_A_MAX_NS,		/* u64 (1.5): off-CPU: longest block counted */
 
 	/* private: non-ABI */
 	__KPROF_EV_A_MAX,
@@ -280,6 +301,10 @@ enum {
  *			+ lost_recursion
  *	aggregate:	invocations == agg_samples + lost_agg_full + lost_agg_reset
  *			+ lost_recursion
+ *	off-CPU (1.5):	offcpu_blocks == offcpu_done + offcpu_filtered
+ *			+ offcpu_lost + offcpu_open
+ * (an off-CPU switch-out is an invocation; an agg_sample when its stacks
+ * found an entry, and then an offcpu_block)
  * (lost_recursion is absent from ABI 1.0 modules: read it as 0.)
  */
 enum {
@@ -307,6 +332,11 @@ enum {
 	KPROF_STATS_A_LOST_RECURSION,	/* u64 (1.1): hits inside kprof's own sampling path */
 	KPROF_STATS_A_NESTED,		/* u64 (1.1): records committed inside another's write */
 	KPROF_STATS_A_LOST_COST,	/* u64 (1.3): probe hits dropped by the cost cap */
+	KPROF_STATS_A_OFFCPU_BLOCKS,	/* u64 (1.5): off-CPU blocks begun (stacks kept) */
+	KPROF_STATS_A_OFFCPU_DONE,	/* u64 (1.5): ... ended, their time added */
+	KPROF_STATS_A_OFFCPU_FILTERED,	/* u64 (1.5): ... ended outside [min, max] */
+	KPROF_STATS_A_OFFCPU_LOST,	/* u64 (1.5): ... lost: slot shared, or a reset */
+	KPROF_STATS_A_OFFCPU_OPEN,	/* u64 (1.5): ... still open at stop, closed then */
 
 	/* private: non-ABI */
 	__KPROF_STATS_A_MAX,
@@ -362,6 +392,7 @@ enum {
 	KPROF_AGG_A_KERNEL,		/* binary: __u64 kernel frames, innermost first */
 	KPROF_AGG_A_USER,		/* binary: __u64 user frames, innermost first */
 	KPROF_AGG_A_PAD,
+	KPROF_AGG_A_TIME_NS,		/* u64 (1.5): off-CPU events: time blocked */
 
 	/* private: non-ABI */
 	__KPROF_AGG_A_MAX,

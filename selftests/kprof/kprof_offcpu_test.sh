@@ -1,0 +1,211 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Off-CPU time against its peer, in the same guest boot and on the same
+# run: progs/offcpu_prog blocks in known places (a pipe read, 5 ms naps,
+# a writer's 10 ms sleeps) while BCC's offcputime (Debian's bpfcc-tools)
+# and "kprofctl offcpu" trace it at the same time.  kprof must put at
+# least 90 % of the blocked time the program measured itself on the right
+# user function and kernel path, agree with offcputime within 5 % on each
+# of the top stacks, show the stacks in debugfs while it runs and balance
+# its counters.  Then bad input.  Prints KTAP.
+
+set -u
+# job control: background jobs of a script otherwise start with SIGINT
+# ignored, and offcputime (Python) then never sees the Ctrl-C that ends it
+set -m
+
+here=$(cd "$(dirname "$0")" && pwd)
+kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
+prog=$here/progs/offcpu_prog
+dbg=/sys/kernel/debug/kprof
+tmp=$(mktemp -d /tmp/kprof-offcpu.XXXXXX)
+pids=
+trap 'for p in $pids; do kill -KILL $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n $1"; }
+check() {
+	local desc=$1
+
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+
+echo "TAP version 13"
+if ! grep -q '^kprof ' /proc/modules; then
+	insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
+fi
+mountpoint -q /sys/kernel/debug || mount -t debugfs nodev /sys/kernel/debug
+mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+"$kprofctl" stop >/dev/null 2>&1
+
+# wait_for SECONDS CMD...: until CMD succeeds (every 0.5 s)
+wait_for() {
+	local i
+
+	for i in $(seq $(($1 * 2))); do
+		"${@:2}" && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# sum FILE EGREP...: the microseconds of the folded lines matching all
+sum() {
+	local f=$1
+
+	shift
+	awk -v pats="$*" '
+	BEGIN { np = split(pats, p, " ") }
+	{ v = $NF; line = $0; sub(/ [0-9]+$/, "", line)
+	  for (i = 1; i <= np; i++) if (line !~ p[i]) next
+	  s += v }
+	END { printf "%d\n", s }' "$f"
+}
+
+# signature FILE: "comm;kp_functions microseconds" per stack, summed
+signature() {
+	awk '{ v = $NF; line = $0; sub(/ [0-9]+$/, "", line); n = split(line, f, ";")
+	       key = f[1]; for (i = 2; i <= n; i++) if (f[i] ~ /^kp_/) key = key ";" f[i]
+	       s[key] += v }
+	     END { for (k in s) print k, s[k] }' "$1" | sort -k2,2nr
+}
+
+"$prog" 4 >"$tmp/prog.out" &
+ppid=$!
+pids="$pids $ppid"
+sleep 0.5
+
+bcc=
+if command -v offcputime-bpfcc >/dev/null; then
+	offcputime-bpfcc -f -p "$ppid" 600 >"$tmp/bcc.folded" 2>"$tmp/bcc.err" &
+	bpid=$!
+	pids="$pids $bpid"
+	# attached once its kprobe on finish_task_switch is in place
+	t0=$(date +%s)
+	if wait_for 300 grep -q finish_task_switch /sys/kernel/debug/kprobes/list; then
+		echo "# offcputime attached after $(($(date +%s) - t0)) s"
+		bcc=yes
+		sleep 1
+	else
+		echo "# offcputime did not attach:"
+		tail -n 5 "$tmp/bcc.err" | sed 's/^/#   /'
+		kill -KILL "$bpid" 2>/dev/null
+	fi
+fi
+
+"$kprofctl" offcpu -f -p "$ppid" >"$tmp/kp.folded" 2>"$tmp/kp.err" &
+kpid=$!
+pids="$pids $kpid"
+check "offcpu starts its session" wait_for 60 grep -q 'state: running' "$dbg/status"
+kill -USR1 "$ppid"
+sleep 2
+cat "$dbg/offcpu" >"$tmp/live.folded" 2>&1
+check "debugfs offcpu shows the reader's pipe wait while it runs (user;-;kernel)" \
+	grep -q '^kp-reader;.*;-;.*pipe_read.* [0-9][0-9]*$' "$tmp/live.folded"
+# the work is done when the program prints its times; it lives on, so that
+# offcputime names its frames when it prints
+wait_for 120 grep -q read_us "$tmp/prog.out"
+kill -INT "$kpid"
+wait "$kpid"
+kret=$?
+check "offcpu stops on Ctrl-C and exits 0" [ "$kret" = 0 ]
+if [ -n "$bcc" ]; then
+	kill -INT "$bpid"
+	wait "$bpid"
+fi
+kill -TERM "$ppid"
+wait "$ppid" 2>/dev/null
+sed 's/^/# kprof: /' "$tmp/kp.err"
+sed 's/^/# prog: /' "$tmp/prog.out"
+
+read -r _ read_us _ nap_us _ writer_us <"$tmp/prog.out"
+read_kp=$(sum "$tmp/kp.folded" '^kp-reader;' ';kp_read_pipe(;|$)' ';pipe_read(;|$)')
+nap_kp=$(sum "$tmp/kp.folded" '^kp-napper;' ';kp_nap(;|$)' ';do_nanosleep(;|$)')
+writer_kp=$(sum "$tmp/kp.folded" '^kp-writer;' ';kp_writer_sleep(;|$)' ';do_nanosleep(;|$)')
+echo "# measured by the program (us): read $read_us nap $nap_us writer $writer_us"
+echo "# kprof on those stacks (us):    read $read_kp nap $nap_kp writer $writer_kp"
+within() { awk -v a="$1" -v b="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(b > 0 && a >= b * lo && a <= b * hi) }'; }
+check "the pipe waits: >= 90 % of the measured time on kp_read_pipe and pipe_read" \
+	within "${read_kp:-0}" "${read_us:-0}" 0.9 1.05
+check "the naps: >= 90 % of the measured time on kp_nap and do_nanosleep" \
+	within "${nap_kp:-0}" "${nap_us:-0}" 0.9 1.05
+check "the writer's sleeps: >= 90 % on kp_writer_sleep and do_nanosleep" \
+	within "${writer_kp:-0}" "${writer_us:-0}" 0.9 1.05
+check "folded lines are comm;user frames;kernel frames usecs" \
+	grep -q '^kp-napper;.*;kp_nap;.*do_nanosleep;.* [0-9][0-9]*$' "$tmp/kp.folded"
+
+if [ -n "$bcc" ]; then
+	signature "$tmp/kp.folded" >"$tmp/kp.sig"
+	signature "$tmp/bcc.folded" >"$tmp/bcc.sig"
+	echo "# top stacks (comm;program functions us), kprof | offcputime:"
+	head -n 4 "$tmp/kp.sig" | while read -r key us; do
+		echo "#   $key $us | $(awk -v k="$key" '$1 == k { print $2 }' "$tmp/bcc.sig")"
+	done
+	bad=0
+	for key in "kp-reader;kp_read_pipe" "kp-writer;kp_writer_sleep" "kp-napper;kp_nap"; do
+		k=$(awk -v k="$key" '$1 == k { print $2 }' "$tmp/kp.sig")
+		b=$(awk -v k="$key" '$1 == k { print $2 }' "$tmp/bcc.sig")
+		within "${k:-0}" "${b:-0}" 0.95 1.05 || { echo "# $key: kprof ${k:-none}, offcputime ${b:-none}"; bad=1; }
+	done
+	check "the three stacks' off-CPU time within 5 % of BCC offcputime's, same run" [ $bad = 0 ]
+else
+	skip "the top 3 stacks against BCC offcputime" "offcputime-bpfcc could not run here"
+fi
+
+bal=$(grep 'balance (off-CPU)' "$dbg/stats")
+echo "# $bal"
+check "off-CPU counters balance once stopped (blocks == done + filtered + lost + open)" \
+	grep -q 'balance (off-CPU): blocks [1-9][0-9]* ==' <<<"$bal"
+
+# -K: kernel frames only; --state S: sleeping only; -m/-M: the 5 ms naps,
+# not the 10 ms reads and sleeps
+"$prog" 1 >"$tmp/p2.out" &
+p2=$!
+pids="$pids $p2"
+sleep 0.3
+"$kprofctl" offcpu -K --state S -m 4000 -M 7000 -f -p "$p2" >"$tmp/kk.folded" 2>"$tmp/kk.err" &
+k2=$!
+wait_for 60 grep -q 'state: running' "$dbg/status"
+kill -USR1 "$p2"
+wait_for 60 grep -q read_us "$tmp/p2.out"
+kill -INT "$k2"
+wait "$k2"
+kill -TERM "$p2"
+wait "$p2" 2>/dev/null
+check "-K: kernel frames, no user frames" \
+	bash -c "grep -q '^kp-napper;.*do_nanosleep' '$tmp/kk.folded' && ! grep -q 'kp_' '$tmp/kk.folded'"
+nap_k=$(sum "$tmp/kk.folded" '^kp-napper;' ';do_nanosleep(;|$)')
+long_k=$(( $(sum "$tmp/kk.folded" '^kp-reader;' ';pipe_read(;|$)') + $(sum "$tmp/kk.folded" '^kp-writer;') ))
+echo "# -m 4000 -M 7000: naps $nap_k us, reads and writer sleeps $long_k us"
+check "--state S -m 4000 -M 7000: the 5 ms naps, not (or < 5 % of them) the 10 ms reads and sleeps" \
+	awk -v n="$nap_k" -v l="$long_k" 'BEGIN { exit !(n > 0 && l * 20 < n) }' ||
+	sed 's/^/# /' "$tmp/kk.folded"
+
+# bad input: one line naming the value, exit 2 (usage) or 1
+bad_input() {
+	local desc=$1 want=$2 pat=$3 out code
+
+	shift 3
+	out=$("$kprofctl" offcpu "$@" 2>&1 >/dev/null)
+	code=$?
+	if [ "$code" = "$want" ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q -- "$pat" <<<"$out"; then
+		ok "$desc"
+	else
+		not_ok "$desc (exit $code: $out)"
+	fi
+}
+bad_input "--min-block above --max-block" 2 "min-block 500 is above --max-block 100" \
+	--min-block 500 --max-block 100 1
+bad_input "an unknown --state" 2 "unknown --state 'X'" --state S,X 1
+bad_input "a bad --min-block" 2 "bad --min-block 'ten'" --min-block ten 1
+bad_input "-K with -U" 2 "mutually exclusive" -K -U 1
+bad_input "no such pid" 2 "999999" -p 999999 1
+
+dmesg | grep -E 'BUG:|WARNING:|Oops|sleeping function called from invalid context' &&
+	not_ok "kernel log clean" || ok "kernel log clean"
+echo "1..$n"
+exit 0
