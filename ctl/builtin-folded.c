@@ -8,7 +8,9 @@
  * (a frame without a symbol is [DSO basename], or [unknown]; ';' becomes
  * ':', what follows a '(' and quotes are dropped; spaces in COMM become
  * '_'), so both routes give the same lines.  COUNT is the number of
- * samples, or with --period the sum of their periods.  --live reads the
+ * samples, or with --period the sum of their periods; in a recording with
+ * off-CPU time (record --off-cpu) always the periods, nanoseconds for
+ * both, the off-CPU stacks under an "[off-cpu]" frame after COMM.  --live reads the
  * aggregation tables of the running session instead (lib/agg.h).
  */
 #include <errno.h>
@@ -52,6 +54,7 @@ struct stack_entry {
 struct folded {
 	struct kp_filter	filter;
 	bool			period;
+	bool			time;		/* off-CPU time in the file: weigh by ns */
 	bool			annotate_kernel;	/* "_[k]" after kernel frames */
 	bool			pid, tid;
 	struct name_cache	names;
@@ -63,7 +66,7 @@ struct folded {
 	size_t			nr_strs;
 	const char		**interned;		/* "comm-pid/tid" names */
 	size_t			imask, iused;
-	const char		*key[KP_MAX_FRAMES + 1];
+	const char		*key[KP_MAX_FRAMES + 2];	/* comm, [off-cpu], frames */
 };
 
 static char *folded__keep(struct folded *fo, char *s)
@@ -325,6 +328,9 @@ static int folded__sample(struct kp_decoder *d, const struct kp_resolved *s, voi
 	}
 	if (!fo->key[0])
 		return -ENOMEM;
+	/* record --off-cpu: the blocked time under its own root, beside the samples */
+	if (s->offcpu)
+		fo->key[nr++] = "[off-cpu]";
 	for (i = last; i-- > first;) {
 		const char *name = folded__name(fo, &s->frames[i], java);
 
@@ -343,7 +349,7 @@ static int folded__sample(struct kp_decoder *d, const struct kp_resolved *s, voi
 		if (*name)
 			fo->key[nr++] = name;
 	}
-	return folded__add(fo, fo->key, nr, fo->period ? s->rec->period : s->count);
+	return folded__add(fo, fo->key, nr, fo->period || fo->time ? s->rec->period : s->count);
 }
 
 static int line__cmp(const void *a, const void *b)
@@ -468,6 +474,7 @@ int cmd_folded(int argc, const char **argv)
 		folded__exit(&fo);
 		return KP_EXIT_FAILURE;
 	}
+	fo.time = kp_decoder__has_offcpu(&d);
 	ret = kp_decoder__for_each_stack(&d, fo.tid || fo.filter.nr_tids ? KP_STACK_TID : 0,
 					 folded__sample, &fo);
 	if (!ret)

@@ -280,19 +280,20 @@ static void offcpu__report_losses(const struct kp_agg_summary *sum, const char *
 
 	if (!sum->has_totals || !t->has_offcpu)
 		return;
-	if (o[KP_OFFCPU_STAT_LOST] || t->agg[KP_AGG_STAT_LOST_FULL] || t->agg[KP_AGG_STAT_LOST_RESET])
-		kp_error(cmd, "%" PRIu64 " of %" PRIu64 " blocks lost (%" PRIu64
-			   " table full, %" PRIu64 " thread slot shared or reset)",
-			   o[KP_OFFCPU_STAT_LOST] + t->agg[KP_AGG_STAT_LOST_FULL] +
-			   t->agg[KP_AGG_STAT_LOST_RESET],
-			   o[KP_OFFCPU_STAT_BLOCKS] + t->agg[KP_AGG_STAT_LOST_FULL] +
-			   t->agg[KP_AGG_STAT_LOST_RESET],
-			   t->agg[KP_AGG_STAT_LOST_FULL], o[KP_OFFCPU_STAT_LOST]);
+	if (o[KP_OFFCPU_STAT_LOST] || o[KP_OFFCPU_STAT_LOST_FULL] || o[KP_OFFCPU_STAT_LOST_RESET])
+		kp_error(cmd, "%" PRIu64 " of %" PRIu64 " blocks lost (%" PRIu64 " table full, %"
+			 PRIu64 " reset, %" PRIu64 " thread slot shared)",
+			 o[KP_OFFCPU_STAT_LOST] + o[KP_OFFCPU_STAT_LOST_FULL] +
+			 o[KP_OFFCPU_STAT_LOST_RESET], o[KP_OFFCPU_STAT_BLOCKS],
+			 o[KP_OFFCPU_STAT_LOST_FULL], o[KP_OFFCPU_STAT_LOST_RESET],
+			 o[KP_OFFCPU_STAT_LOST]);
 	if (!kp_stats__offcpu_balanced(t))
 		kp_error(cmd, "off-CPU counters do not balance: %" PRIu64 " blocks, %" PRIu64
-			   " done + %" PRIu64 " filtered + %" PRIu64 " lost + %" PRIu64 " open",
-			   o[KP_OFFCPU_STAT_BLOCKS], o[KP_OFFCPU_STAT_DONE],
-			   o[KP_OFFCPU_STAT_FILTERED], o[KP_OFFCPU_STAT_LOST], o[KP_OFFCPU_STAT_OPEN]);
+			 " done + %" PRIu64 " filtered + %" PRIu64 " lost + %" PRIu64 " open",
+			 o[KP_OFFCPU_STAT_BLOCKS], o[KP_OFFCPU_STAT_DONE],
+			 o[KP_OFFCPU_STAT_FILTERED],
+			 o[KP_OFFCPU_STAT_LOST] + o[KP_OFFCPU_STAT_LOST_FULL] +
+			 o[KP_OFFCPU_STAT_LOST_RESET], o[KP_OFFCPU_STAT_OPEN]);
 }
 
 int cmd_offcpu(int argc, const char **argv)

@@ -584,6 +584,35 @@ static int report__print_event(struct report *rep, struct kp_decoder *d, unsigne
 	return 0;
 }
 
+/* A time event: its period is nanoseconds on the CPU. */
+static bool report__time_event(const struct kp_event *e)
+{
+	return e->type == PERF_TYPE_SOFTWARE && (e->config == PERF_COUNT_SW_CPU_CLOCK ||
+						 e->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/*
+ * record --off-cpu: the time on the CPU (the time events' periods) and off
+ * it (the off-CPU event's), of what the filters kept, as shares of their sum.
+ */
+static void report__print_wall(struct report *rep, struct kp_decoder *d)
+{
+	const struct kp_session *s = &d->info.session;
+	uint64_t on = 0, off = 0;
+	unsigned int ev;
+
+	for (ev = 0; ev < s->nr_events; ev++) {
+		if (s->events[ev].type == KPROF_TYPE_OFFCPU)
+			off += rep->total[ev];
+		else if (report__time_event(&s->events[ev]))
+			on += rep->total[ev];
+	}
+	if (!on && !off)
+		return;
+	fprintf(rep->fp, "# Wall-clock time: on-CPU %.1f ms (%.1f%%), off-CPU %.1f ms (%.1f%%)\n#\n",
+		on / 1e6, 100.0 * on / (on + off), off / 1e6, 100.0 * off / (on + off));
+}
+
 static int report__print(struct report *rep, struct kp_decoder *d)
 {
 	const struct kp_data_info *info = &d->info;
@@ -598,6 +627,8 @@ static int report__print(struct report *rep, struct kp_decoder *d)
 	if (!d->finished)
 		fprintf(fp, "# warning: the recording did not finish (no FINISHED record)\n");
 	fprintf(fp, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", kp_decoder__lost(d));
+	if (kp_decoder__has_offcpu(d))
+		report__print_wall(rep, d);
 	for (ev = 0; ev < nr_events; ev++) {
 		if (!d->events[ev].samples && nr_events > 1)
 			continue;

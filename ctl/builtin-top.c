@@ -430,6 +430,11 @@ int cmd_top(int argc, const char **argv)
 		return ret;
 	}
 
+	if (opts.off_cpu) {
+		kp_error(cmd, "top shows what is on the CPU: no --off-cpu (see 'kprofctl offcpu')");
+		top__exit(&t);
+		return KP_EXIT_USAGE;
+	}
 	if (kp_session__from_opts(&r.session, &r.target, &opts, false, kp_sys__has_hw_pmu(), cmd,
 				  &err)) {
 		kp_err__print(&err, cmd);

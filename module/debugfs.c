@@ -145,12 +145,12 @@ static int kprof_stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "lost_cost: %llu probe hits over the cost cap (probe_cost_max_percent)\n",
 			   total.lost_cost);
 	if (total.offcpu_blocks)
-		seq_printf(m, "balance (off-CPU): blocks %llu %s done %llu + filtered %llu + lost %llu + open %llu\n",
+		seq_printf(m, "balance (off-CPU): blocks %llu %s done %llu + filtered %llu + lost %llu (slot) + %llu (full) + %llu (reset) + open %llu\n",
 			   total.offcpu_blocks,
 			   total.offcpu_blocks == kprof_stats_offcpu_ended(&total) ?
 			   "==" : "!= (blocks in progress)",
 			   total.offcpu_done, total.offcpu_filtered, total.offcpu_lost,
-			   total.offcpu_open);
+			   total.offcpu_lost_full, total.offcpu_lost_reset, total.offcpu_open);
 	seq_printf(m, "nested: %llu records committed inside another writer's record\n",
 		   total.nested);
 	return 0;

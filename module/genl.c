@@ -293,6 +293,10 @@ static int kprof_nl_put_stats(struct sk_buff *msg, const struct kprof_stats_snap
 	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_FILTERED, st->offcpu_filtered,
 			     KPROF_STATS_A_PAD) ||
 	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_LOST, st->offcpu_lost, KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_LOST_FULL, st->offcpu_lost_full,
+			     KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_LOST_RESET, st->offcpu_lost_reset,
+			     KPROF_STATS_A_PAD) ||
 	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_OPEN, st->offcpu_open, KPROF_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;

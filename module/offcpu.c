@@ -19,12 +19,13 @@
  * succeeds.  The only other writer of a slot is a thread whose id shares
  * it: the later block replaces the earlier, which is counted lost.
  *
- * Counters (per CPU, struct kprof_cpu_stats): each switch-out in the
- * event's states is an invocation; with its stacks in the table an
- * agg_sample and an offcpu_block, else lost_agg_full or lost_agg_reset.
- * Each block ends exactly once: offcpu_done (time added), offcpu_filtered
- * (outside [min_ns, max_ns]), offcpu_lost (its slot taken over, or a reset
- * of the tables while it lasted), or offcpu_open (still blocked when the
+ * Counters (per CPU, struct kprof_cpu_stats), apart from the samples'
+ * (a session may stream samples and keep off-CPU time): each switch-out in
+ * the event's states is an offcpu_block, which ends exactly once:
+ * offcpu_done (time added), offcpu_filtered (outside [min_ns, max_ns]),
+ * offcpu_lost (a thread sharing its slot replaced it), offcpu_lost_full (no
+ * table entry for its stacks), offcpu_lost_reset (the tables were reset
+ * when it began or while it lasted), or offcpu_open (still blocked when the
  * session stops: closed then, its time so far added when within limits).
  *
  * Context of both probes: the scheduler's, rq lock held, interrupts off.
@@ -115,7 +116,7 @@ static notrace void kprof_offcpu_begin(struct kprof_offcpu *off, struct kprof_ri
 	u32 entry;
 	int ret;
 
-	local64_inc(&ring->stats.invocations);
+	local64_inc(&ring->stats.offcpu_blocks);
 	ips = kprof_ring_scratch(ring, level);
 	flags = kprof_chains_here(s, ips, off->iter, off->iter_len, &nr_kernel, &nr_user);
 	if (flags & KPROF_SAMPLE_F_KSTACK_TRUNC)
@@ -128,11 +129,10 @@ static notrace void kprof_offcpu_begin(struct kprof_offcpu *off, struct kprof_ri
 	ret = kprof_agg_intern(t, kev->index, task_tgid_nr(prev), prev->comm, ips, nr_kernel,
 			       nr_user, &entry);
 	if (ret < 0) {
-		local64_inc(&ring->stats.lost[ret == -EBUSY ? KPROF_LOST_AGG_RESET :
-							     KPROF_LOST_AGG_FULL]);
+		local64_inc(ret == -EBUSY ? &ring->stats.offcpu_lost_reset :
+					    &ring->stats.offcpu_lost_full);
 		return;
 	}
-	local64_inc(&ring->stats.agg_samples);
 	if (ret > 0 && nr_user)
 		kprof_procmap_note_pid(s->procmap, task_tgid_nr(prev));
 
@@ -140,7 +140,6 @@ static notrace void kprof_offcpu_begin(struct kprof_offcpu *off, struct kprof_ri
 	old = READ_ONCE(slot->tid);
 	if ((old & KPROF_OFFCPU_BUSY) || cmpxchg(&slot->tid, old, KPROF_OFFCPU_BUSY) != old) {
 		/* a thread sharing the slot is writing it right now */
-		local64_inc(&ring->stats.offcpu_blocks);
 		local64_inc(&ring->stats.offcpu_lost);
 		return;
 	}
@@ -149,7 +148,6 @@ static notrace void kprof_offcpu_begin(struct kprof_offcpu *off, struct kprof_ri
 	slot->start_ns = now;
 	slot->where = (u64)ring->cpu << KPROF_OFFCPU_CPU_SHIFT |
 		      (u64)(READ_ONCE(t->gen) & 0xffff) << KPROF_OFFCPU_GEN_SHIFT | entry;
-	local64_inc(&ring->stats.offcpu_blocks);
 	/* release: the reader that sees the tid sees the slot */
 	smp_store_release(&slot->tid, prev->pid);
 }
@@ -159,7 +157,7 @@ NOKPROBE_SYMBOL(kprof_offcpu_begin);
 /*
  * Close a block of @ns: add it to its entry when within the limits.  At a
  * switch-in (@at_stop false) the outcome is counted as offcpu_done,
- * offcpu_filtered or offcpu_lost; at stop every block closed is
+ * offcpu_filtered or offcpu_lost_reset; at stop every block closed is
  * offcpu_open.
  */
 static notrace void kprof_offcpu_close(struct kprof_offcpu *off, struct kprof_ring *ring,
@@ -182,7 +180,7 @@ static notrace void kprof_offcpu_close(struct kprof_offcpu *off, struct kprof_ri
 	if (t && (gen & 0xffff) == kept_gen && kprof_agg_add_time(t, (u32)where, gen, ns))
 		local64_inc(at_stop ? &st->offcpu_open : &st->offcpu_done);
 	else
-		local64_inc(at_stop ? &st->offcpu_open : &st->offcpu_lost);
+		local64_inc(at_stop ? &st->offcpu_open : &st->offcpu_lost_reset);
 }
 
 NOKPROBE_SYMBOL(kprof_offcpu_close);
@@ -218,6 +216,7 @@ static notrace void kprof_offcpu_switch(void *data, bool preempt, struct task_st
 
 	level = kprof_guard_enter();
 	if (level < 0) {
+		/* counted as a hit refused inside kprof (lost_recursion) */
 		kprof_sample_recursion(off->kev);
 		return;
 	}
@@ -266,11 +265,9 @@ int kprof_offcpu_start(struct kprof_event *kev, struct netlink_ext_ack *extack)
 	struct tracepoint *tp;
 	int ret;
 
-	if (!s->agg) {
-		NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,
-				    "kprof: off-CPU time needs an aggregating session");
+	/* the session allocated them for us when it does not aggregate */
+	if (WARN_ON_ONCE(!s->agg || !s->procmap))
 		return -EINVAL;
-	}
 	if ((s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) &&
 	    !cpumask_equal(s->cfg.cpus, cpu_possible_mask)) {
 		NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,

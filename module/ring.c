@@ -469,6 +469,8 @@ void kprof_ring_stats(struct kprof_ring *ring, struct kprof_stats_snapshot *st)
 	st->offcpu_done = local64_read(&c->offcpu_done);
 	st->offcpu_filtered = local64_read(&c->offcpu_filtered);
 	st->offcpu_lost = local64_read(&c->offcpu_lost);
+	st->offcpu_lost_full = local64_read(&c->offcpu_lost_full);
+	st->offcpu_lost_reset = local64_read(&c->offcpu_lost_reset);
 	st->offcpu_open = local64_read(&c->offcpu_open);
 	st->agg_used = 0;
 	st->agg_capacity = 0;
@@ -509,5 +511,7 @@ void kprof_stats_add(struct kprof_stats_snapshot *sum, const struct kprof_stats_
 	sum->offcpu_done += one->offcpu_done;
 	sum->offcpu_filtered += one->offcpu_filtered;
 	sum->offcpu_lost += one->offcpu_lost;
+	sum->offcpu_lost_full += one->offcpu_lost_full;
+	sum->offcpu_lost_reset += one->offcpu_lost_reset;
 	sum->offcpu_open += one->offcpu_open;
 }

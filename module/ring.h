@@ -28,7 +28,7 @@
  * interrupting an interrupt handler), hence local64_t.  The balance
  * invocations == samples + lost[FULL] + lost[TOO_BIG] + lost[RECURSION] +
  * lost[COST] holds once no handler is running, and offcpu_blocks ==
- * offcpu_done + offcpu_filtered + offcpu_lost + offcpu_open once the
+ * offcpu_done + offcpu_filtered + offcpu_lost(_full, _reset) + offcpu_open once the
  * session has stopped (offcpu.c).  @nested counts the records committed
  * while another writer on the CPU was between its reserve and its commit.
  */
@@ -52,6 +52,8 @@ struct kprof_cpu_stats {
 	local64_t offcpu_done;
 	local64_t offcpu_filtered;
 	local64_t offcpu_lost;
+	local64_t offcpu_lost_full;
+	local64_t offcpu_lost_reset;
 	local64_t offcpu_open;
 };
 
@@ -88,6 +90,8 @@ struct kprof_stats_snapshot {
 	u64 offcpu_done;
 	u64 offcpu_filtered;
 	u64 offcpu_lost;
+	u64 offcpu_lost_full;
+	u64 offcpu_lost_reset;
 	u64 offcpu_open;
 };
 
@@ -167,7 +171,8 @@ static inline u64 kprof_stats_lost(const struct kprof_stats_snapshot *st)
 
 static inline u64 kprof_stats_offcpu_ended(const struct kprof_stats_snapshot *st)
 {
-	return st->offcpu_done + st->offcpu_filtered + st->offcpu_lost + st->offcpu_open;
+	return st->offcpu_done + st->offcpu_filtered + st->offcpu_lost + st->offcpu_lost_full +
+	       st->offcpu_lost_reset + st->offcpu_open;
 }
 
 static inline u64 kprof_stats_agg_lost(const struct kprof_stats_snapshot *st)

@@ -302,6 +302,17 @@ static int kprof_per_task_start(struct kprof_session *s, struct netlink_ext_ack 
 
 /* --- the session ---------------------------------------------------------- */
 
+/* Does the request have an off-CPU event (which keeps its time in tables)? */
+static bool kprof_session_keeps_offcpu(const struct kprof_session_config *cfg)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->nr_events; i++)
+		if (cfg->events[i].type == KPROF_TYPE_OFFCPU)
+			return true;
+	return false;
+}
+
 static void kprof_session_free(struct kprof_session *s)
 {
 	unsigned int i;
@@ -402,8 +413,11 @@ int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	if (s->cfg.flags & KPROF_SESSION_F_AGGREGATE) {
-		/* allocated before any counter exists: never on the sampling path */
+	if ((s->cfg.flags & KPROF_SESSION_F_AGGREGATE) || kprof_session_keeps_offcpu(&s->cfg)) {
+		/*
+		 * allocated before any counter exists: never on the sampling
+		 * path; a streaming session keeps its off-CPU time there too
+		 */
 		s->agg = kprof_agg_alloc(cpus, s->cfg.agg_entries);
 		if (!s->agg) {
 			NL_SET_ERR_MSG(extack, "kprof: cannot allocate the aggregation tables");

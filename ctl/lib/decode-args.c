@@ -25,7 +25,16 @@ int kp_decode_args__check(struct kp_decode_args *a, const char *cmd)
 int kp_decode_args__filter(const struct kp_decode_args *a, struct kp_filter *f,
 			   const char *cmd)
 {
-	return kp_filter__init(f, cmd, a->comms, a->pids, a->tids, a->dsos, a->kernel, a->user);
+	int ret;
+
+	if (a->no_offcpu && a->offcpu_only) {
+		kp_error(cmd, "options --no-off-cpu and --off-cpu-only are mutually exclusive");
+		return KP_EXIT_USAGE;
+	}
+	ret = kp_filter__init(f, cmd, a->comms, a->pids, a->tids, a->dsos, a->kernel, a->user);
+	f->no_offcpu = a->no_offcpu;
+	f->offcpu_only = a->offcpu_only;
+	return ret;
 }
 
 int kp_decode_args__live(struct kp_decode_args *a, const char *cmd)

@@ -38,6 +38,7 @@ struct kp_decode_args {
 	bool		live;		/* --live: the running session's tables */
 	const char	*comms, *pids, *tids, *dsos;
 	bool		kernel, user;	/* -K, -U */
+	bool		no_offcpu, offcpu_only;	/* --no-off-cpu, --off-cpu-only */
 	char		live_path[PATH_MAX];	/* --live's profile, until unlinked */
 };
 
@@ -69,7 +70,11 @@ struct kp_decode_args {
 	OPT_STRING(0, "tids", &(a)->tids, "tid[,tid...]", "only these threads"), \
 	OPT_STRING(0, "dsos", &(a)->dsos, "dso[,dso...]", "only " what " in these DSOs"), \
 	OPT_BOOLEAN('K', "kernel", &(a)->kernel, "kernel frames only"),	\
-	OPT_BOOLEAN('U', "user", &(a)->user, "user frames only")
+	OPT_BOOLEAN('U', "user", &(a)->user, "user frames only"),		\
+	OPT_BOOLEAN(0, "no-off-cpu", &(a)->no_offcpu,				\
+		    "leave out the off-CPU time (record --off-cpu)"),		\
+	OPT_BOOLEAN(0, "off-cpu-only", &(a)->offcpu_only,			\
+		    "only the off-CPU time (record --off-cpu)")
 
 /*
  * Refuse --live with an input file ("kprofctl: CMD: --live reads the

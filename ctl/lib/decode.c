@@ -33,6 +33,36 @@ static int decoder__index(struct kp_decoder *d, uint64_t time, uint64_t off)
 	return 0;
 }
 
+bool kp_decoder__has_offcpu(const struct kp_decoder *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->info.session.nr_events; i++)
+		if (d->info.session.events[i].type == KPROF_TYPE_OFFCPU)
+			return true;
+	return false;
+}
+
+/*
+ * What an AGG record weighs as a SAMPLE's period: an off-CPU record's
+ * count is already time (ns); beside off-CPU time, a time event's count of
+ * samples becomes the time they stand for (the sampling period, or one
+ * second over the frequency); otherwise its count.
+ */
+static uint64_t decoder__agg_period(const struct kp_decoder *d, const struct kp_rec_agg *a)
+{
+	const struct kp_session *s = &d->info.session;
+	const struct kp_event *e = a->event < s->nr_events ? &s->events[a->event] : NULL;
+
+	if (!e || e->type == KPROF_TYPE_OFFCPU || !kp_decoder__has_offcpu(d) ||
+	    e->type != PERF_TYPE_SOFTWARE ||
+	    (e->config != PERF_COUNT_SW_CPU_CLOCK && e->config != PERF_COUNT_SW_TASK_CLOCK))
+		return a->count;
+	if (s->period)
+		return a->count * s->period;
+	return s->freq ? a->count * (1000000000ULL / s->freq) : a->count;
+}
+
 static int decoder__record(struct kp_decoder *d, const struct kprof_record_header *h,
 			   uint64_t off)
 {
@@ -50,7 +80,7 @@ static int decoder__record(struct kp_decoder *d, const struct kprof_record_heade
 
 		d->nr_samples += a->count;
 		d->events[a->event].samples += a->count;
-		d->events[a->event].period += a->count;
+		d->events[a->event].period += decoder__agg_period(d, a);
 		return decoder__index(d, UINT64_MAX, off);
 	}
 	case KPROF_RECORD_LOST:
@@ -238,6 +268,14 @@ out_close:
 	return ret < 0 ? ret : -EIO;
 }
 
+/* Resolve @s into d->res; off-CPU time is marked (kp_resolved.offcpu). */
+static void decoder__resolve(struct kp_decoder *d, const struct kp_rec_sample *s)
+{
+	kp_machine__resolve(d->machine, s, d->res, d->max_frames);
+	d->res->offcpu = s->event < d->info.session.nr_events &&
+			 d->info.session.events[s->event].type == KPROF_TYPE_OFFCPU;
+}
+
 /* An AGG record as the SAMPLE it sums up, at the end of the recording. */
 static const struct kp_rec_sample *decoder__agg(struct kp_decoder *d,
 						const struct kp_rec_agg *a)
@@ -253,7 +291,7 @@ static const struct kp_rec_sample *decoder__agg(struct kp_decoder *d,
 	s->header.size = sizeof(*s) + nr * 8;
 	s->time = d->info.end_time ? d->info.end_time : UINT64_MAX - 1;
 	s->ip = nr ? a->ips[0] : 0;
-	s->period = a->count;
+	s->period = decoder__agg_period(d, a);
 	s->pid = s->tid = a->pid;
 	s->event = a->event;
 	s->nr_kernel = a->nr_kernel;
@@ -284,7 +322,7 @@ int kp_decoder__for_each(struct kp_decoder *d, kp_sample_fn fn, void *arg)
 			s = decoder__agg(d, a);
 			if (!s)
 				return -EIO;
-			kp_machine__resolve(d->machine, s, d->res, d->max_frames);
+			decoder__resolve(d, s);
 			d->res->count = a->count;
 			d->res->comm = kp_machine__intern(d->machine, a->comm);
 			if (!d->res->comm)
@@ -294,7 +332,7 @@ int kp_decoder__for_each(struct kp_decoder *d, kp_sample_fn fn, void *arg)
 			if (h->type != KPROF_RECORD_SAMPLE ||
 			    sizeof(*s) + (s->nr_kernel + s->nr_user) * 8ULL > h->size)
 				return -EIO;
-			kp_machine__resolve(d->machine, s, d->res, d->max_frames);
+			decoder__resolve(d, s);
 		}
 		ret = fn(d, d->res, arg);
 		if (ret)
@@ -443,7 +481,7 @@ static int stacks__flush(struct kp_decoder *d, struct stack_table *t, kp_sample_
 			s->ip = w[STACK_HDR];
 		}
 		s->header.size = sizeof(*s) + (s->nr_kernel + s->nr_user) * 8;
-		kp_machine__resolve(d->machine, s, d->res, d->max_frames);
+		decoder__resolve(d, s);
 		d->res->count = e->count;
 		d->res->comm = (const char *)(uintptr_t)w[2];
 		ret = fn(d, d->res, arg);
@@ -488,7 +526,7 @@ int kp_decoder__for_each_stack(struct kp_decoder *d, unsigned int flags, kp_samp
 				ret = -EIO;
 				break;
 			}
-			kp_machine__resolve(d->machine, s, d->res, d->max_frames);
+			decoder__resolve(d, s);
 			d->res->count = a->count;
 			d->res->comm = kp_machine__intern(d->machine, a->comm);
 			ret = d->res->comm ? fn(d, d->res, arg) : -ENOMEM;
@@ -660,6 +698,8 @@ bool kp_filter__sample(const struct kp_filter *f, const struct kp_resolved *s,
 	const struct kp_rec_sample *r = s->rec;
 	unsigned int i;
 
+	if ((f->no_offcpu && s->offcpu) || (f->offcpu_only && !s->offcpu))
+		return false;
 	*first = 0;
 	*last = s->nr_frames;
 	if (f->kernel_only)

@@ -89,6 +89,9 @@ int kp_decoder__for_each_stack(struct kp_decoder *d, unsigned int flags, kp_samp
 
 void kp_decoder__close(struct kp_decoder *d);
 
+/* Does the recording have an off-CPU event (record --off-cpu, offcpu -o)? */
+bool kp_decoder__has_offcpu(const struct kp_decoder *d);
+
 /* Lost samples: the module's totals when the file has them. */
 uint64_t kp_decoder__lost(const struct kp_decoder *d);
 
@@ -112,6 +115,8 @@ struct kp_filter {
 	unsigned int	nr_dsos;
 	bool		kernel_only;
 	bool		user_only;
+	bool		no_offcpu;	/* --no-off-cpu: samples only */
+	bool		offcpu_only;	/* --off-cpu-only: off-CPU time only */
 	char		*buf;		/* the lists, split */
 };
 

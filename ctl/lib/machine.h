@@ -54,6 +54,7 @@ struct kp_resolved {
 	const struct kp_rec_sample	*rec;
 	const char			*comm;	/* interned: compare pointers */
 	uint64_t			count;	/* samples it stands for (AGG: > 1) */
+	bool				offcpu;	/* off-CPU time (rec->period ns), not samples */
 	unsigned int			nr_frames;
 	unsigned int			nr_kernel;	/* frames[0 .. nr_kernel - 1] */
 	struct kp_frame			frames[KP_MAX_FRAMES];

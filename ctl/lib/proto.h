@@ -73,6 +73,8 @@ enum kp_offcpu_stat {
 	KP_OFFCPU_STAT_DONE,
 	KP_OFFCPU_STAT_FILTERED,
 	KP_OFFCPU_STAT_LOST,
+	KP_OFFCPU_STAT_LOST_FULL,
+	KP_OFFCPU_STAT_LOST_RESET,
 	KP_OFFCPU_STAT_OPEN,
 	KP_OFFCPU_STATS_NR
 };
@@ -101,7 +103,8 @@ static inline bool kp_stats__offcpu_balanced(const struct kp_stats *st)
 	const uint64_t *o = st->offcpu;
 
 	return o[KP_OFFCPU_STAT_BLOCKS] == o[KP_OFFCPU_STAT_DONE] + o[KP_OFFCPU_STAT_FILTERED] +
-					   o[KP_OFFCPU_STAT_LOST] + o[KP_OFFCPU_STAT_OPEN];
+					   o[KP_OFFCPU_STAT_LOST] + o[KP_OFFCPU_STAT_LOST_FULL] +
+					   o[KP_OFFCPU_STAT_LOST_RESET] + o[KP_OFFCPU_STAT_OPEN];
 }
 
 /* "invocations", "lost_full", ... (the attribute names in lower case). */

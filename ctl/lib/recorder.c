@@ -106,6 +106,9 @@ bool kp_summary__print(const struct kp_summary *sum, FILE *fp)
 	fprintf(fp, P "Woken up %" PRIu64 " times to write data ]\n", sum->wakeups);
 	fprintf(fp, P "Captured and wrote %.3f MB %s (%" PRIu64 " samples) ]\n",
 		sum->file_bytes / 1048576.0, sum->path, sum->samples);
+	if (sum->offcpu_stacks)
+		fprintf(fp, P "Off-CPU: %.1f ms blocked in %" PRIu64 " stacks ]\n",
+			sum->offcpu_ns / 1e6, sum->offcpu_stacks);
 	if (sum->has_totals) {
 		lost_full = t->v[KP_STAT_LOST_FULL];
 		lost_big = t->v[KP_STAT_LOST_TOO_BIG];
@@ -290,6 +293,9 @@ int kp_recorder__start(struct kp_recorder *r, struct kp_err *err)
 	if ((r->session.flags & KPROF_SESSION_F_AGGREGATE) &&
 	    kp_agg__save_session(&r->info, &warn))
 		kp_error(r->cmd, "warning: %s", warn.msg);
+	/* --off-cpu: the off-CPU time comes as AGG records at the end */
+	if (kp_session__has_offcpu(&r->session) && r->info.version < KP_DATA_VERSION_AGG)
+		r->info.version = KP_DATA_VERSION_AGG;
 	r->info.tp_formats = &r->tp_formats;
 	/* this kernel's vDSO, to name [vdso] frames (see kp_vdso__self()) */
 	r->info.vdso = kp_vdso__self(&r->info.vdso_size);
@@ -423,6 +429,40 @@ static int final_totals(struct kp_recorder *r, struct kp_stats *totals, struct k
 	return 0;
 }
 
+/*
+ * --off-cpu: the off-CPU time the module summed per stack, one AGG record
+ * per key (count: nanoseconds), after the samples and their side-band.
+ */
+static int write_offcpu(struct kp_recorder *r, struct kp_err *err)
+{
+	const struct kp_rec_agg * const *recs;
+	struct kp_agg *a;
+	size_t nr, i;
+	int ret;
+
+	if (!kp_session__has_offcpu(&r->session))
+		return 0;
+	a = kp_agg__new();
+	if (!a) {
+		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	ret = kp_agg__fetch(a, r->nl, err);
+	if (!ret)
+		ret = kp_agg__sort(a, err);
+	recs = ret ? NULL : kp_agg__records(a, &nr);
+	for (i = 0; recs && !ret && i < nr; i++) {
+		if (recs[i]->event >= r->session.nr_events ||
+		    r->session.events[recs[i]->event].type != KPROF_TYPE_OFFCPU)
+			continue;
+		ret = kp_data_writer__write(r->w, &recs[i]->header, err);
+		r->sum.offcpu_stacks++;
+		r->sum.offcpu_ns += recs[i]->count;
+	}
+	kp_agg__delete(a);
+	return ret;
+}
+
 int kp_recorder__finish(struct kp_recorder *r, struct kp_err *err)
 {
 	struct kp_stats totals, *cpus = NULL;
@@ -446,6 +486,9 @@ int kp_recorder__finish(struct kp_recorder *r, struct kp_err *err)
 			break;
 	}
 
+	ret = write_offcpu(r, err);
+	if (ret)
+		return ret;
 	if (!kp_nl__stats(r->nl, &cpus, &nr, &warn)) {
 		for (i = 0; i < nr; i++) {
 			ret = write_stats(r, cpus[i].cpu, &cpus[i], err);

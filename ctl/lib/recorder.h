@@ -45,6 +45,8 @@ struct kp_summary {
 	unsigned int	nr_cpus;
 	unsigned int	unbalanced_cpus;	/* CPUs breaking the invariant */
 	bool		finished;
+	uint64_t	offcpu_stacks;		/* --off-cpu: AGG records written */
+	uint64_t	offcpu_ns;		/* ... their time */
 	char		path[4096];
 };
 

@@ -398,6 +398,58 @@ static int parse_depth(struct kp_session *s, const char *arg, struct kp_err *err
 	return 0;
 }
 
+bool kp_session__has_offcpu(const struct kp_session *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nr_events; i++)
+		if (s->events[i].type == KPROF_TYPE_OFFCPU)
+			return true;
+	return false;
+}
+
+/*
+ * --off-cpu: every switch-out's time off the CPU, by stack, as a last
+ * event, beside samples that weigh time too (cpu-clock, task-clock): so
+ * that both halves of where the wall-clock time went are in one unit.
+ */
+static int add_offcpu(struct kp_session *s, const struct kp_session_opts *o, struct kp_err *err)
+{
+	struct kp_event *ev;
+	uint32_t i;
+
+	if (o->cpus) {
+		kp_err__set(err, EINVAL,
+			    "--off-cpu follows threads across CPUs: use -a, -p or a command, not -C %s",
+			    o->cpus);
+		return -EINVAL;
+	}
+	for (i = 0; i < s->nr_events; i++) {
+		const struct kp_event *e = &s->events[i];
+
+		if (e->type != PERF_TYPE_SOFTWARE || (e->config != PERF_COUNT_SW_CPU_CLOCK &&
+						      e->config != PERF_COUNT_SW_TASK_CLOCK)) {
+			kp_err__set(err, EINVAL,
+				    "--off-cpu weighs samples by time: event '%s' is not cpu-clock or task-clock",
+				    e->name);
+			return -EINVAL;
+		}
+	}
+	if (s->nr_events >= KPROF_MAX_EVENTS) {
+		kp_err__set(err, E2BIG, "--off-cpu needs an event slot: at most %d events",
+			    KPROF_MAX_EVENTS - 1);
+		return -E2BIG;
+	}
+	ev = &s->events[s->nr_events++];
+	memset(ev, 0, sizeof(*ev));
+	ev->type = KPROF_TYPE_OFFCPU;
+	ev->config = KPROF_OFFCPU_F_ALL;
+	ev->min_ns = 0;
+	ev->max_ns = UINT64_MAX;
+	snprintf(ev->name, sizeof(ev->name), "offcpu");
+	return 0;
+}
+
 int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
 			  const struct kp_session_opts *o, bool has_command,
 			  bool has_pmu, const char *cmd, struct kp_err *err)
@@ -452,8 +504,15 @@ int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
 		}
 	}
 	if (!s->nr_events) {
-		ret = kp_events__parse(s->events, &s->nr_events, KP_DEFAULT_EVENT, has_pmu,
+		/* --off-cpu: the on-CPU side in the same unit, time */
+		ret = kp_events__parse(s->events, &s->nr_events,
+				       o->off_cpu ? "cpu-clock" : KP_DEFAULT_EVENT, has_pmu,
 				       notice, sizeof(notice), err);
+		if (ret)
+			return ret;
+	}
+	if (o->off_cpu) {
+		ret = add_offcpu(s, o, err);
 		if (ret)
 			return ret;
 	}
@@ -479,7 +538,7 @@ int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
 	if (ret)
 		return ret;
 	/* The tables are keyed by the call chains: aggregating implies -g. */
-	if (s->flags & KPROF_SESSION_F_AGGREGATE)
+	if ((s->flags & KPROF_SESSION_F_AGGREGATE) || o->off_cpu)
 		stacks = true;
 
 	if (o->call_graph) {

@@ -68,6 +68,7 @@ struct kp_session_opts {
 	bool		all_kernel;
 	bool		all_user;
 	bool		no_inherit;
+	bool		off_cpu;		/* --off-cpu */
 	int		verbose;
 	const char	*filters[KP_MAX_EVENT_ARGS];	/* --filter after events[i] */
 	const char	*orphan_filter;		/* a --filter before any -e */
@@ -105,6 +106,8 @@ parse_opt_cb kp_session_opts__filter_cb;
 		    "sample user space only (events :u, no kernel chain)"),	\
 	OPT_BOOLEAN('i', "no-inherit", &(o)->no_inherit,			\
 		    "do not follow the children of the profiled processes"),	\
+	OPT_BOOLEAN(0, "off-cpu", &(o)->off_cpu,				\
+		    "also the off-CPU time by stack, beside cpu-clock samples: where the wall-clock time went"), \
 	OPT_STRING(0, "buffer-size", &(o)->buffer_size, "size",		\
 		   "per-CPU buffer: power of two, 8K to 256M (default 4M)"),	\
 	OPT_STRING(0, "stack-depth", &(o)->stack_depth, "n",			\
@@ -116,6 +119,9 @@ parse_opt_cb kp_session_opts__filter_cb;
 	OPT_STRING(0, "agg-entries", &(o)->agg_entries, "n",			\
 		   "aggregation entries per CPU: power of two, 64 to 4M (default 16K), 256 bytes each"), \
 	OPT_INCR('v', "verbose", &(o)->verbose, "show progress and details")
+
+/* Does @s have an off-CPU event (--off-cpu)? */
+bool kp_session__has_offcpu(const struct kp_session *s);
 
 /* How the session's target is chosen. */
 enum kp_target {

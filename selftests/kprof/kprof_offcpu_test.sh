@@ -53,14 +53,15 @@ wait_for() {
 	return 1
 }
 
-# sum FILE EGREP...: the microseconds of the folded lines matching all
+# sum FILE EGREP...: the values of the folded lines matching all (each
+# line ends with ';' for the patterns: ';frame;' matches the last frame too)
 sum() {
 	local f=$1
 
 	shift
 	awk -v pats="$*" '
 	BEGIN { np = split(pats, p, " ") }
-	{ v = $NF; line = $0; sub(/ [0-9]+$/, "", line)
+	{ v = $NF; line = $0; sub(/ [0-9]+$/, ";", line)
 	  for (i = 1; i <= np; i++) if (line !~ p[i]) next
 	  s += v }
 	END { printf "%d\n", s }' "$f"
@@ -123,9 +124,9 @@ sed 's/^/# kprof: /' "$tmp/kp.err"
 sed 's/^/# prog: /' "$tmp/prog.out"
 
 read -r _ read_us _ nap_us _ writer_us <"$tmp/prog.out"
-read_kp=$(sum "$tmp/kp.folded" '^kp-reader;' ';kp_read_pipe(;|$)' ';pipe_read(;|$)')
-nap_kp=$(sum "$tmp/kp.folded" '^kp-napper;' ';kp_nap(;|$)' ';do_nanosleep(;|$)')
-writer_kp=$(sum "$tmp/kp.folded" '^kp-writer;' ';kp_writer_sleep(;|$)' ';do_nanosleep(;|$)')
+read_kp=$(sum "$tmp/kp.folded" '^kp-reader;' ';kp_read_pipe;' ';pipe_read;')
+nap_kp=$(sum "$tmp/kp.folded" '^kp-napper;' ';kp_nap;' ';do_nanosleep;')
+writer_kp=$(sum "$tmp/kp.folded" '^kp-writer;' ';kp_writer_sleep;' ';do_nanosleep;')
 echo "# measured by the program (us): read $read_us nap $nap_us writer $writer_us"
 echo "# kprof on those stacks (us):    read $read_kp nap $nap_kp writer $writer_kp"
 within() { awk -v a="$1" -v b="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(b > 0 && a >= b * lo && a <= b * hi) }'; }
@@ -178,12 +179,49 @@ kill -TERM "$p2"
 wait "$p2" 2>/dev/null
 check "-K: kernel frames, no user frames" \
 	bash -c "grep -q '^kp-napper;.*do_nanosleep' '$tmp/kk.folded' && ! grep -q 'kp_' '$tmp/kk.folded'"
-nap_k=$(sum "$tmp/kk.folded" '^kp-napper;' ';do_nanosleep(;|$)')
-long_k=$(( $(sum "$tmp/kk.folded" '^kp-reader;' ';pipe_read(;|$)') + $(sum "$tmp/kk.folded" '^kp-writer;') ))
+nap_k=$(sum "$tmp/kk.folded" '^kp-napper;' ';do_nanosleep;')
+long_k=$(( $(sum "$tmp/kk.folded" '^kp-reader;' ';pipe_read;') + $(sum "$tmp/kk.folded" '^kp-writer;') ))
 echo "# -m 4000 -M 7000: naps $nap_k us, reads and writer sleeps $long_k us"
 check "--state S -m 4000 -M 7000: the 5 ms naps, not (or < 5 % of them) the 10 ms reads and sleeps" \
 	awk -v n="$nap_k" -v l="$long_k" 'BEGIN { exit !(n > 0 && l * 20 < n) }' ||
 	sed 's/^/# /' "$tmp/kk.folded"
+
+# record --off-cpu: a program half spinning, half sleeping, in one recording
+"$kprofctl" record --off-cpu -F 999 -o "$tmp/oc.data" -- "$prog" spin 3 \
+	>"$tmp/oc.out" 2>"$tmp/oc.err"
+rc=$?
+sed 's/^/# /' "$tmp/oc.out" "$tmp/oc.err"
+check "record --off-cpu exits 0 and says what it blocked" \
+	bash -c "[ $rc = 0 ] && grep -q 'Off-CPU: [0-9.]* ms blocked in [1-9][0-9]* stacks' '$tmp/oc.err'"
+"$kprofctl" report -i "$tmp/oc.data" --comms kp-spinner >"$tmp/oc.report" 2>&1
+wall=$(grep '^# Wall-clock time' "$tmp/oc.report")
+echo "$wall"
+on=$(sed -n 's/.*on-CPU [0-9.]* ms (\([0-9.]*\)%).*/\1/p' <<<"$wall")
+off=$(sed -n 's/.*off-CPU [0-9.]* ms (\([0-9.]*\)%).*/\1/p' <<<"$wall")
+check "report: on-CPU and off-CPU halves each 50 % +- 5 % of the wall-clock time" \
+	awk -v a="${on:-0}" -v b="${off:-0}" 'BEGIN { exit !(a >= 45 && a <= 55 && b >= 45 && b <= 55) }'
+"$kprofctl" folded -i "$tmp/oc.data" >"$tmp/oc.folded" 2>&1
+check "folded: one graph, the naps under [off-cpu] (kp_nap, do_nanosleep), the spin beside" \
+	bash -c "grep -q '^kp-spinner;\[off-cpu\];.*;kp_nap;.*do_nanosleep' '$tmp/oc.folded' &&
+		 grep -v '\[off-cpu\]' '$tmp/oc.folded' | grep -q '^kp-spinner;.*;kp_spin'"
+spin_ns=$(grep -v 'off-cpu' "$tmp/oc.folded" | sum - '^kp-spinner;')
+nap_ns=$(sum "$tmp/oc.folded" '^kp-spinner;\[off-cpu\];' ';kp_nap;')
+read -r _ spin_us _ nap_us <"$tmp/oc.out"
+echo "# program: spin $spin_us us, naps $nap_us us; folded (ns): spin $spin_ns, naps $nap_ns"
+check "folded weighs both in time (ns): on-CPU and kp_nap within 15 % of the program's own times" \
+	bash -c "$(declare -f within); within $((spin_ns / 1000)) ${spin_us:-0} 0.85 1.1 &&
+		 within $((nap_ns / 1000)) ${nap_us:-0} 0.9 1.1"
+check "folded --no-off-cpu: the samples only; --off-cpu-only: the blocks only" \
+	bash -c "! '$kprofctl' folded -i '$tmp/oc.data' --no-off-cpu | grep -q 'off-cpu' &&
+		 ! '$kprofctl' folded -i '$tmp/oc.data' --off-cpu-only | grep -vq ';\[off-cpu\];'"
+check "flamegraph --colors io draws both" \
+	bash -c "'$kprofctl' flamegraph -i '$tmp/oc.data' --colors io -o '$tmp/oc.svg' 2>/dev/null &&
+		 grep -q 'off-cpu' '$tmp/oc.svg' && grep -q 'kp_spin' '$tmp/oc.svg'"
+out=$("$kprofctl" record --off-cpu -e page-faults -o "$tmp/x.data" -- true 2>&1)
+check "record --off-cpu refuses an event that does not weigh time" \
+	grep -q "event 'page-faults' is not cpu-clock or task-clock" <<<"$out"
+out=$("$kprofctl" record --off-cpu -C 0 -o "$tmp/x.data" -- true 2>&1)
+check "record --off-cpu refuses -C" grep -q "not -C 0" <<<"$out"
 
 # bad input: one line naming the value, exit 2 (usage) or 1
 bad_input() {

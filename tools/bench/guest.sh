@@ -384,6 +384,12 @@ switch_run() {
 	bcc-runqlat)
 		traced "$name" env PYTHONUNBUFFERED=1 "$bcc_runqlat" || rc=$?
 		;;
+	kprof-offcpu)
+		traced "$name" "$kprofctl" offcpu -a || rc=$?
+		;;
+	bcc-offcputime)
+		traced "$name" env PYTHONUNBUFFERED=1 "$bcc_offcputime" || rc=$?
+		;;
 	esac
 	mv "$stage/run/$name.out" "$stage/run/$name.err" "$out/log/"
 	# Not kept: the host's lost count would not be needed and they are large.
@@ -393,6 +399,10 @@ switch_run() {
 		# histograms: no samples; the waits counted instead
 		samples=$(awk -F: '/ -> / { split($2, a, " "); s += a[1] } END { print s + 0 }' \
 			"$out/log/$name.out" "$out/log/$name.err")
+		lost=0
+	elif [[ $tool == *offcpu* ]]; then
+		# stacks kept in the kernel: the stacks printed (offcputime's layout)
+		samples=$(grep -c '^    -  ' "$out/log/$name.err")
 		lost=0
 	elif [[ $tool != baseline ]]; then
 		samples=$(parse_samples "$out/log/$name.err")
@@ -449,6 +459,14 @@ if [[ $switch_seconds != 0 ]]; then
 			switch_run bcc-runqlat
 		else
 			emit "kind=switch tool=bcc-runqlat status=skip reason=no_runqlat-bpfcc"
+		fi
+		# off-CPU time by stack against BCC's offcputime
+		switch_run kprof-offcpu
+		bcc_offcputime=$(command -v offcputime-bpfcc || true)
+		if [[ -n $bcc_offcputime ]]; then
+			switch_run bcc-offcputime
+		else
+			emit "kind=switch tool=bcc-offcputime status=skip reason=no_offcputime-bpfcc"
 		fi
 	fi
 	switch_run baseline

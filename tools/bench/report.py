@@ -305,13 +305,16 @@ def main():
         switch_table(("perf", "kprof"), 6)
         ratio("kprof", "perf", "ratio")
         # scheduler analysis: sched record vs perf sched record, runqlat vs BCC's
-        sched_tools = ("perf-sched", "kprof-sched", "bcc-runqlat", "kprof-runqlat")
+        sched_tools = ("perf-sched", "kprof-sched", "bcc-runqlat", "kprof-runqlat",
+                       "bcc-offcputime", "kprof-offcpu")
         if any(t in sw_ok or t in skipped for t in sched_tools):
             print()
-            print("scheduler analysis on the same workload (samples: events recorded; runqlat: waits counted)")
+            print("scheduler analysis on the same workload (samples: events recorded; runqlat: waits"
+                  " counted; offcpu: stacks printed)")
             switch_table(sched_tools, 14)
             ratio("kprof-sched", "perf-sched", "sched_record_ratio")
             ratio("kprof-runqlat", "bcc-runqlat", "runqlat_ratio")
+            ratio("kprof-offcpu", "bcc-offcputime", "offcpu_ratio")
 
     # ---- decoding speed ----
     dec_rows = [r for r in rows if r.get("kind") == "decode"]

@@ -134,10 +134,12 @@ enum {
  *				runs again, the time it spent off the CPU is
  *				added to that entry (KPROF_AGG_A_TIME_NS)
  *				when it lies within [KPROF_EV_A_MIN_NS,
- *				KPROF_EV_A_MAX_NS].  Needs an aggregating
- *				session (KPROF_SESSION_F_AGGREGATE); no
- *				symbol.  Blocks still open when the session
- *				stops are closed then (offcpu_open).
+ *				KPROF_EV_A_MAX_NS].  A streaming session
+ *				gets aggregation tables for it (AGG_DUMP
+ *				reads them); samples are aggregated only
+ *				with KPROF_SESSION_F_AGGREGATE.  No symbol.
+ *				Blocks still open when the session stops
+ *				are closed then (offcpu_open).
  */
 #define KPROF_TYPE_KPROBE	0x40000001U
 #define KPROF_TYPE_FTRACE	0x40000002U
@@ -302,9 +304,10 @@ enum {
  *	aggregate:	invocations == agg_samples + lost_agg_full + lost_agg_reset
  *			+ lost_recursion
  *	off-CPU (1.5):	offcpu_blocks == offcpu_done + offcpu_filtered
- *			+ offcpu_lost + offcpu_open
- * (an off-CPU switch-out is an invocation; an agg_sample when its stacks
- * found an entry, and then an offcpu_block)
+ *			+ offcpu_lost + offcpu_lost_full + offcpu_lost_reset
+ *			+ offcpu_open
+ * (off-CPU switch-outs are offcpu_blocks, not invocations: the other two
+ * balances hold for the samples of a session that has both)
  * (lost_recursion is absent from ABI 1.0 modules: read it as 0.)
  */
 enum {
@@ -332,10 +335,12 @@ enum {
 	KPROF_STATS_A_LOST_RECURSION,	/* u64 (1.1): hits inside kprof's own sampling path */
 	KPROF_STATS_A_NESTED,		/* u64 (1.1): records committed inside another's write */
 	KPROF_STATS_A_LOST_COST,	/* u64 (1.3): probe hits dropped by the cost cap */
-	KPROF_STATS_A_OFFCPU_BLOCKS,	/* u64 (1.5): off-CPU blocks begun (stacks kept) */
+	KPROF_STATS_A_OFFCPU_BLOCKS,	/* u64 (1.5): off-CPU blocks begun */
 	KPROF_STATS_A_OFFCPU_DONE,	/* u64 (1.5): ... ended, their time added */
 	KPROF_STATS_A_OFFCPU_FILTERED,	/* u64 (1.5): ... ended outside [min, max] */
-	KPROF_STATS_A_OFFCPU_LOST,	/* u64 (1.5): ... lost: slot shared, or a reset */
+	KPROF_STATS_A_OFFCPU_LOST,	/* u64 (1.5): ... lost: a thread sharing its slot */
+	KPROF_STATS_A_OFFCPU_LOST_FULL,	/* u64 (1.5): ... lost: no table entry for the stacks */
+	KPROF_STATS_A_OFFCPU_LOST_RESET, /* u64 (1.5): ... lost: the tables were reset */
 	KPROF_STATS_A_OFFCPU_OPEN,	/* u64 (1.5): ... still open at stop, closed then */
 
 	/* private: non-ABI */

@@ -12,9 +12,13 @@
  * that the user stack's first frame is the function, not libc's wrapper.
  * At the end it prints the time spent in each, measured around the calls:
  * "read_us N nap_us N writer_us N", and waits to be killed (so that tools
- * that name frames at their end still find the process).  Also "spin SECONDS": half spinning
- * in kp_spin(), half sleeping in kp_nap(), 10 ms each, for record
- * --off-cpu.
+ * that name frames at their end still find the process).
+ *
+ *	offcpu_prog spin SECONDS
+ *
+ * at once (for record --off-cpu -- CMD): two 5 ms naps in kp_nap(), then
+ * as long spinning in kp_spin() as the naps took, so that half the
+ * wall-clock time is on the CPU and half off it; prints "spin_us N nap_us N".
  */
 #include <pthread.h>
 #include <signal.h>
@@ -47,26 +51,26 @@ static inline __attribute__((always_inline)) long sys3(long n, long a, long b, l
 	return ret;
 }
 
-static __attribute__((noinline)) long kp_read_pipe(char *buf)
+static __attribute__((noinline, noipa)) long kp_read_pipe(char *buf)
 {
 	return sys3(SYS_read, pipefd[0], (long)buf, 1);
 }
 
-static __attribute__((noinline)) void kp_nap(void)
+static __attribute__((noinline, noipa)) void kp_nap(void)
 {
 	struct timespec ts = { 0, 5000000 };
 
 	sys3(SYS_nanosleep, (long)&ts, 0, 0);
 }
 
-static __attribute__((noinline)) void kp_writer_sleep(void)
+static __attribute__((noinline, noipa)) void kp_writer_sleep(void)
 {
 	struct timespec ts = { 0, 10000000 };
 
 	sys3(SYS_nanosleep, (long)&ts, 0, 0);
 }
 
-static __attribute__((noinline)) unsigned long kp_spin(double until)
+static __attribute__((noinline, noipa)) unsigned long kp_spin(double until)
 {
 	volatile unsigned long x = 0;
 	unsigned int i;
@@ -106,7 +110,7 @@ static void *napper(void *arg)
 	return NULL;
 }
 
-static __attribute__((noinline)) void kp_reader_loop(void)
+static __attribute__((noinline, noipa)) void kp_reader_loop(void)
 {
 	char c;
 	double t;
@@ -128,22 +132,28 @@ int main(int argc, char **argv)
 
 	if (secs <= 0)
 		return 2;
+	if (argc > 2 && !strcmp(argv[1], "spin")) {
+		double until = now_ms() + secs * 1e3, t, slept;
+		unsigned long long spin_us = 0;
+
+		prctl(PR_SET_NAME, "kp-spinner");
+		while (now_ms() < until) {
+			t = now_ms();
+			kp_nap();
+			kp_nap();
+			slept = now_ms() - t;
+			nap_us += slept * 1e3;
+			t = now_ms();
+			kp_spin(t + slept);
+			spin_us += (now_ms() - t) * 1e3;
+		}
+		printf("spin_us %llu nap_us %llu\n", spin_us, nap_us);
+		return 0;
+	}
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sigwait(&set, &sig);
-
-	if (argc > 2 && !strcmp(argv[1], "spin")) {
-		double until = now_ms() + secs * 1e3;
-
-		prctl(PR_SET_NAME, "kp-spinner");
-		while (now_ms() < until) {
-			kp_spin(now_ms() + 10);
-			kp_nap();
-			kp_nap();
-		}
-		return 0;
-	}
 
 	prctl(PR_SET_NAME, "kp-reader");
 	if (pipe(pipefd))
