@@ -118,10 +118,12 @@ static int save_profile(struct kp_nl *nl, const char *cmd, const char *output,
 	ret = kp_agg__save_profile(nl, output, &o, &sum, err);
 	if (ret)
 		return ret;
-	fprintf(stderr, "[ kprof stop: Wrote %.3f MB %s (%zu stacks, %" PRIu64
-		" samples, %zu processes, %u gone, %u of them with kept mappings) ]\n",
-		sum.file_bytes / 1048576.0, output, sum.nr_keys, sum.samples, sum.nr_pids,
-		sum.nr_vanished, sum.nr_vanished_named);
+	fprintf(stderr, "[ kprof stop: Wrote %.3f MB %s (%zu stacks, %" PRIu64 " samples, ",
+		sum.file_bytes / 1048576.0, output, sum.nr_keys, sum.samples);
+	if (sum.offcpu_ns)
+		fprintf(stderr, "%.1f ms off-CPU, ", sum.offcpu_ns / 1e6);
+	fprintf(stderr, "%zu processes, %u gone, %u of them with kept mappings) ]\n",
+		sum.nr_pids, sum.nr_vanished, sum.nr_vanished_named);
 	return 0;
 }
 

@@ -26,6 +26,7 @@ struct kp_agg {
 	size_t			nr;
 	uint64_t		nr_entries;
 	uint64_t		samples;
+	uint64_t		offcpu_ns;	/* off-CPU entries' time, not samples */
 	int			max_event;
 	unsigned int		max_depth;
 	const struct kp_rec_agg	**sorted;	/* kp_agg__sort() */
@@ -169,7 +170,10 @@ int kp_agg__add(struct kp_agg *a, const struct kp_agg_entry *e, struct kp_err *e
 		a->max_depth = e->nr_user;
 counted:
 	a->nr_entries++;
-	a->samples += count;
+	if (e->time_ns)
+		a->offcpu_ns += count;
+	else
+		a->samples += count;
 	return 0;
 
 nomem:
@@ -200,6 +204,11 @@ uint64_t kp_agg__nr_entries(const struct kp_agg *a)
 uint64_t kp_agg__samples(const struct kp_agg *a)
 {
 	return a->samples;
+}
+
+uint64_t kp_agg__offcpu_ns(const struct kp_agg *a)
+{
+	return a->offcpu_ns;
 }
 
 int kp_agg__max_event(const struct kp_agg *a)
@@ -548,6 +557,7 @@ static int write_profile(const char *path, const struct kp_data_info *info, stru
 		sum->nr_keys = nr_recs;
 		sum->nr_entries = kp_agg__nr_entries(a);
 		sum->samples = kp_agg__samples(a);
+		sum->offcpu_ns = kp_agg__offcpu_ns(a);
 		sum->nr_pids = nr_pids;
 		sum->nr_vanished = sst.nr_vanished;
 		sum->nr_vanished_named = nr_named;

@@ -50,10 +50,14 @@ int kp_agg__add(struct kp_agg *a, const struct kp_agg_entry *e, struct kp_err *e
 /* Add every entry of the session's tables (KPROF_CMD_AGG_DUMP). */
 int kp_agg__fetch(struct kp_agg *a, struct kp_nl *nl, struct kp_err *err);
 
-/* Merged keys, table entries added, samples (the sum of the counts). */
+/*
+ * Merged keys, table entries added, samples (the sum of the counts), the
+ * off-CPU entries' time (their counts are ns, not samples).
+ */
 size_t kp_agg__nr_keys(const struct kp_agg *a);
 uint64_t kp_agg__nr_entries(const struct kp_agg *a);
 uint64_t kp_agg__samples(const struct kp_agg *a);
+uint64_t kp_agg__offcpu_ns(const struct kp_agg *a);
 /* The highest event index seen, or -1 with no entry. */
 int kp_agg__max_event(const struct kp_agg *a);
 /* The most frames of one chain. */
@@ -100,6 +104,7 @@ struct kp_agg_summary {
 	size_t			nr_keys;	/* AGG records */
 	uint64_t		nr_entries;	/* table entries they merge */
 	uint64_t		samples;	/* their counts, added up */
+	uint64_t		offcpu_ns;	/* off-CPU entries' time */
 	size_t			nr_pids;
 	uint32_t		nr_vanished;	/* pids no longer in /proc */
 	uint32_t		nr_vanished_named; /* ... with mappings the module kept */

@@ -362,7 +362,8 @@ static int fake_start(const struct nlmsghdr *nlh, struct nlattr **tb, struct nl_
 
 			/* ... and the event policy's maxattr is KPROF_EV_A_NAME. */
 			nla_for_each_nested(e, nla, erem)
-				if (nla_type(e) > (fake.symbol_events ? KPROF_EV_A_SYMBOL :
+				if (nla_type(e) > (fake.offcpu_events ? KPROF_EV_A_MAX_NS :
+						   fake.symbol_events ? KPROF_EV_A_SYMBOL :
 						   KPROF_EV_A_NAME))
 					return fake_error(EINVAL, "Unknown attribute type", err);
 		}
@@ -378,6 +379,10 @@ static int fake_start(const struct nlmsghdr *nlh, struct nlattr **tb, struct nl_
 		s->events[s->nr_events].flags = nla_get_u32(etb[KPROF_EV_A_FLAGS]);
 		snprintf(s->events[s->nr_events].name, KPROF_EVENT_NAME_MAX, "%s",
 			 (char *)nla_data(etb[KPROF_EV_A_NAME]));
+		if (etb[KPROF_EV_A_MIN_NS])
+			s->events[s->nr_events].min_ns = nla_get_u64(etb[KPROF_EV_A_MIN_NS]);
+		if (etb[KPROF_EV_A_MAX_NS])
+			s->events[s->nr_events].max_ns = nla_get_u64(etb[KPROF_EV_A_MAX_NS]);
 		s->nr_events++;
 	}
 	if (!s->nr_events)
@@ -593,6 +598,11 @@ static int fake_agg_dump(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_rep
 		fake_agg_put(msg, KPROF_AGG_A_COUNT, &e->count, 8);
 		fake_agg_put(msg, KPROF_AGG_A_KERNEL, e->frames, e->nr_kernel * 8);
 		fake_agg_put(msg, KPROF_AGG_A_USER, e->frames + e->nr_kernel, e->nr_user * 8);
+		if (e->time_ns) {
+			if ((nlmsg_hdr(msg)->nlmsg_len + NLA_HDRLEN) % 8)
+				fake_agg_put(msg, KPROF_AGG_A_PAD, &pad, 0);
+			fake_agg_put(msg, KPROF_AGG_A_TIME_NS, &e->time_ns, 8);
+		}
 		nla_nest_end(msg, nest);
 		if (fn)
 			ret = fn(nlmsg_hdr(msg), arg, err);

@@ -29,6 +29,7 @@ struct fake_agg_entry {
 	uint32_t		cpu, event, pid;
 	const char		*comm;
 	uint64_t		count;
+	uint64_t		time_ns;	/* off-CPU entries (ABI 1.5); 0: not sent */
 	uint32_t		nr_kernel, nr_user;
 	uint64_t		frames[8];	/* nr_kernel, then nr_user */
 };
@@ -69,6 +70,7 @@ struct fake_kprof {
 	int			nr_unaligned_u64; /* 64-bit payloads not 8-byte aligned (fine) */
 	int			nr_unnested;	/* EVENT nests without NLA_F_NESTED */
 	bool			symbol_events;	/* take KPROF_EV_A_SYMBOL ('latency') */
+	bool			offcpu_events;	/* take KPROF_EV_A_MIN/MAX_NS ('offcpu') */
 	uint64_t		session_id;	/* of the current session */
 	uint32_t		session_flags;
 	uint32_t		buffer_size;

@@ -682,6 +682,84 @@ static void test_sched_runqlat(void)
 	run_free(&r);
 }
 
+/* offcpu: its START, the tables read after STOP, offcputime's two layouts, bad input. */
+static void fake_offcpu_entry(unsigned int i, uint32_t cpu, uint64_t blocks, uint64_t ns,
+			      uint32_t nr_kernel)
+{
+	struct fake_agg_entry *e = &fake.agg[i];
+	uint32_t j;
+
+	memset(e, 0, sizeof(*e));
+	e->cpu = cpu;
+	e->pid = 42;
+	e->comm = "hot";
+	e->count = blocks;
+	e->time_ns = ns;
+	e->nr_kernel = nr_kernel;
+	e->nr_user = 1;
+	for (j = 0; j < nr_kernel; j++)
+		e->frames[j] = 0xffffffff81001000ULL + j;
+	e->frames[nr_kernel] = 0x55555555a000ULL;
+	if (i >= fake.nr_agg)
+		fake.nr_agg = i + 1;
+}
+
+static void test_offcpu(void)
+{
+	const struct kp_event *ev = &fake.start_req.events[0];
+	struct run r;
+
+	fake_setup();
+	fake.offcpu_events = true;
+	fake_offcpu_entry(0, 0, 3, 5000000, 2);
+	fake_offcpu_entry(1, 1, 1, 1000400, 2);	/* the same key on CPU 1 */
+	fake_offcpu_entry(2, 0, 2, 2000000, 1);
+	fake_offcpu_entry(3, 1, 0, 0, 3);	/* interned, no block ended: no line */
+	kprofctl(&r, "offcpu", "-f", "--", "true", NULL);
+	is_int(r.rc, 0, "offcpu -f -- true: exit 0");
+	ok(fake.start_req.nr_events == 1 && ev->type == KPROF_TYPE_OFFCPU &&
+	   ev->config == KPROF_OFFCPU_F_ALL && ev->min_ns == 1000 && ev->max_ns == UINT64_MAX &&
+	   (fake.start_req.flags & KPROF_SESSION_F_AGGREGATE) &&
+	   !(fake.start_req.flags & KPROF_SESSION_F_STREAM) &&
+	   (fake.start_req.flags & KPROF_SESSION_F_KERNEL_STACK) &&
+	   (fake.start_req.flags & KPROF_SESSION_F_USER_STACK) && fake.nr_stops == 1 &&
+	   fake.nr_agg_dumps == 1,
+	   "offcpu: one OFFCPU event (every state, 1 us up), both stacks, aggregating; stopped, then read");
+	is_str(r.out, "hot;[unknown];common_interrupt_return 2000\n"
+		      "hot;[unknown];common_interrupt_return;common_interrupt_return 6000\n",
+	       "offcpu -f: folded, user then kernel frames, microseconds, least first, CPUs merged");
+	ok(strstr(r.err, "Tracing off-CPU time (us) of the command by user + kernel stack") != NULL,
+	   "offcpu: offcputime's header on stderr");
+	run_free(&r);
+
+	fake_setup();
+	fake.offcpu_events = true;
+	fake_offcpu_entry(0, 0, 3, 5000000, 2);
+	kprofctl(&r, "offcpu", "-K", "-d", "--state", "D,S", "-m", "10", "-M", "2000", "--", "true",
+		 NULL);
+	ok(r.rc == 0 && ev->config == (KPROF_OFFCPU_F_D | KPROF_OFFCPU_F_S) && ev->min_ns == 10000 &&
+	   ev->max_ns == 2000000 && !(fake.start_req.flags & KPROF_SESSION_F_USER_STACK),
+	   "offcpu -K --state D,S -m 10 -M 2000: the states, the limits in ns, no user stacks");
+	is_str(r.out, "    common_interrupt_return\n    common_interrupt_return\n"
+		      "    -                hot (42)\n        5000\n\n",
+	       "offcpu: offcputime's block, kernel frames, '-  comm (pid)', the microseconds");
+	run_free(&r);
+
+	kprofctl(&r, "offcpu", "-m", "500", "-M", "100", "1", NULL);
+	ok(r.rc == 2 && !strcmp(r.err, "kprofctl: offcpu: --min-block 500 is above --max-block 100\n"),
+	   "offcpu -m 500 -M 100: one line naming both");
+	run_free(&r);
+	kprofctl(&r, "offcpu", "--state", "Q", NULL);
+	ok(r.rc == 2 && strstr(r.err, "unknown --state 'Q'"), "offcpu --state Q: named");
+	run_free(&r);
+	kprofctl(&r, "offcpu", "0", NULL);
+	ok(r.rc == 2 && strstr(r.err, "bad duration '0'"), "offcpu 0: the duration named");
+	run_free(&r);
+	kprofctl(&r, "offcpu", "-a", "-p", "1", NULL);
+	ok(r.rc == 2 && strstr(r.err, "-a takes no -p"), "offcpu -a -p: refused");
+	run_free(&r);
+}
+
 static void test_list(void)
 {
 	struct run r;
@@ -713,6 +791,7 @@ int main(void)
 	test_list();
 	test_latency_command();
 	test_sched_runqlat();
+	test_offcpu();
 
 	tmpdir__remove(root);
 	return done_testing();

@@ -223,6 +223,25 @@ check "record --off-cpu refuses an event that does not weigh time" \
 out=$("$kprofctl" record --off-cpu -C 0 -o "$tmp/x.data" -- true 2>&1)
 check "record --off-cpu refuses -C" grep -q "not -C 0" <<<"$out"
 
+# start --off-cpu: no reader; debugfs offcpu while it runs, then stop -o
+"$prog" 2 >"$tmp/p3.out" &
+p3=$!
+pids="$pids $p3"
+sleep 0.3
+"$kprofctl" start --off-cpu -F 99 -p "$p3" >"$tmp/st.err" 2>&1
+kill -USR1 "$p3"
+wait_for 60 grep -q read_us "$tmp/p3.out"
+cat "$dbg/offcpu" >"$tmp/st.live" 2>&1
+"$kprofctl" stop -o "$tmp/st.data" >>"$tmp/st.err" 2>&1
+kill -TERM "$p3"
+wait "$p3" 2>/dev/null
+sed 's/^/# start: /' "$tmp/st.err"
+check "start --off-cpu: debugfs offcpu has the blocked stacks while the session runs" \
+	grep -q '^kp-napper;.*;-;.*do_nanosleep.* [1-9][0-9]*$' "$tmp/st.live"
+"$kprofctl" folded -i "$tmp/st.data" >"$tmp/st.folded" 2>&1
+check "stop -o: the aggregated profile holds the off-CPU stacks under [off-cpu]" \
+	grep -q '^kp-napper;\[off-cpu\];.*;kp_nap;.*do_nanosleep' "$tmp/st.folded"
+
 # bad input: one line naming the value, exit 2 (usage) or 1
 bad_input() {
 	local desc=$1 want=$2 pat=$3 out code
