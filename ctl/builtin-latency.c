@@ -150,22 +150,12 @@ int cmd_latency(int argc, const char **argv)
 		argv++;
 	}
 
-	s = r.s = calloc(1, sizeof(*s));
-	if (!s) {
-		kp_error(cmd, "%s", strerror(ENOMEM));
-		return KP_EXIT_FAILURE;
-	}
-	/* Only the target of the session options: the events are ours. */
-	opts.events[0] = "cpu-clock";
-	opts.nr_event_args = 1;
-	opts.buffer_size = "8K";
-	if (kp_session__from_opts(s, &r.target, &opts, argc > 0, true, cmd, &err)) {
+	if (kp_hist_run__session(&r, &opts, argc > 0, cmd, &err)) {
 		kp_err__print(&err, cmd);
-		ret = KP_EXIT_USAGE;
+		ret = r.s ? KP_EXIT_USAGE : KP_EXIT_FAILURE;
 		goto out;
 	}
-	s->nr_events = 0;
-	s->flags &= ~(KPROF_SESSION_F_KERNEL_STACK | KPROF_SESSION_F_USER_STACK);
+	s = r.s;
 	if (latency__funcs(s, funcs, &err)) {
 		kp_err__print(&err, cmd);
 		ret = KP_EXIT_USAGE;
@@ -188,12 +178,7 @@ int cmd_latency(int argc, const char **argv)
 		/* Ctrl-C: the command gets it too; wait for it. */
 		kp_workload__reap(&r.wl, true);
 	} else {
-		while (!latency_signal) {
-			usleep(200000);
-			if (r.target == KP_TARGET_PIDS &&
-			    !kp_sys__any_pid_exists(s->pids, s->nr_pids))
-				break;
-		}
+		kp_hist_run__wait(&r, 0, &latency_signal);
 	}
 
 	if (kp_nl__hist_dump(r.nl, hists, s->nr_events, NULL, &err))
@@ -214,6 +199,6 @@ out_err:
 out:
 	kp_hist_run__end(&r);
 	free(hists);
-	free(s);
+	free(r.s);
 	return ret;
 }

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "builtin.h"
@@ -31,7 +30,6 @@
 #include "lib/hmap.h"
 #include "lib/parse-options.h"
 #include "lib/session.h"
-#include "lib/sys.h"
 #include "lib/util.h"
 
 static const char * const offcpu_usage[] = {
@@ -255,23 +253,6 @@ static int offcpu__save_session(struct kp_hist_run *r, struct kp_err *err)
 	return ret;
 }
 
-/* Wait @secs (0: no limit) or until the command or the processes end. */
-static void offcpu__wait(unsigned long secs, struct kp_hist_run *r)
-{
-	struct timespec nap = { 0, 100000000 };
-	unsigned long i;
-
-	for (i = 0; !secs || i < secs * 10; i++) {
-		if (offcpu_signal)
-			return;
-		nanosleep(&nap, NULL);
-		if (r->target == KP_TARGET_COMMAND && kp_workload__reap(&r->wl, false))
-			return;
-		if (r->target == KP_TARGET_PIDS && !kp_sys__any_pid_exists(r->s->pids, r->s->nr_pids))
-			return;
-	}
-}
-
 /* The off-CPU counters of the stopped session, on stderr when any was lost. */
 static void offcpu__report_losses(const struct kp_agg_summary *sum, const char *cmd)
 {
@@ -384,17 +365,8 @@ int cmd_offcpu(int argc, const char **argv)
 		return KP_EXIT_USAGE;
 	}
 
-	r.s = calloc(1, sizeof(*r.s));
-	if (!r.s) {
-		kp_error(cmd, "%s", strerror(ENOMEM));
-		return KP_EXIT_FAILURE;
-	}
-	/* Only the target and depth of the session options: the event is ours. */
-	opts.events[0] = "cpu-clock";
-	opts.nr_event_args = 1;
-	opts.buffer_size = "8K";
 	opts.all_cpus = !opts.nr_pid_args && !command;
-	if (kp_session__from_opts(r.s, &r.target, &opts, nr_command > 0, true, cmd, &err)) {
+	if (kp_hist_run__session(&r, &opts, nr_command > 0, cmd, &err)) {
 		kp_err__print(&err, cmd);
 		goto out;
 	}
@@ -427,7 +399,7 @@ int cmd_offcpu(int argc, const char **argv)
 		fprintf(stderr, " for %lu secs.\n", duration);
 	else
 		fprintf(stderr, "... Hit Ctrl-C to end.\n");
-	offcpu__wait(duration, &r);
+	kp_hist_run__wait(&r, duration, &offcpu_signal);
 
 	ret = kp_hist_run__stop(&r, &err);
 	if (ret < 0)

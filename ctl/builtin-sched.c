@@ -78,24 +78,6 @@ static unsigned long sched__positive(const char *cmd, const char *what, const ch
 	return v;
 }
 
-/* Sleep @secs seconds, or until a signal or the end of the target. */
-static bool sched__wait(unsigned long secs, const struct kp_session *s, enum kp_target target,
-			struct kp_workload *wl)
-{
-	struct timespec nap = { 0, 100000000 };
-	unsigned long ticks = secs * 10, i;
-
-	for (i = 0; !secs || i < ticks; i++) {
-		if (sched_signal)
-			return false;
-		nanosleep(&nap, NULL);
-		if (target == KP_TARGET_COMMAND && kp_workload__reap(wl, false))
-			return false;
-		if (target == KP_TARGET_PIDS && !kp_sys__any_pid_exists(s->pids, s->nr_pids))
-			return false;
-	}
-	return true;
-}
 
 /*
  * One histogram, as runqlat prints it; with @keys (-P, -L) one per process
@@ -231,21 +213,11 @@ static int sched_runqlat(int argc, const char **argv, const char *cmd)
 		return KP_EXIT_USAGE;
 	}
 
-	r.s = calloc(1, sizeof(*r.s));
-	if (!r.s) {
-		kp_error(cmd, "%s", strerror(ENOMEM));
-		return KP_EXIT_FAILURE;
-	}
-	/* Only the target of the session options: the event is ours. */
-	opts.events[0] = "cpu-clock";
-	opts.nr_event_args = 1;
-	opts.buffer_size = "8K";
-	if (kp_session__from_opts(r.s, &r.target, &opts, argc > 0, true, cmd, &err)) {
+	if (kp_hist_run__session(&r, &opts, argc > 0, cmd, &err)) {
 		kp_err__print(&err, cmd);
-		ret = KP_EXIT_USAGE;
+		ret = r.s ? KP_EXIT_USAGE : KP_EXIT_FAILURE;
 		goto out;
 	}
-	r.s->flags &= ~(KPROF_SESSION_F_KERNEL_STACK | KPROF_SESSION_F_USER_STACK);
 	r.s->nr_events = 1;
 	ev = &r.s->events[0];
 	memset(ev, 0, sizeof(*ev));
@@ -302,8 +274,8 @@ static int sched_runqlat(int argc, const char **argv, const char *cmd)
 
 	for (;;) {
 		/* --live without an interval: the histograms as they are now */
-		bool more = live ? interval && sched__wait(interval, NULL, KP_TARGET_SYSTEM, NULL) :
-			sched__wait(interval, r.s, r.target, &r.wl);
+		bool more = live ? interval && kp_hist_run__wait(NULL, interval, &sched_signal) :
+			kp_hist_run__wait(&r, interval, &sched_signal);
 
 		if (kp_nl__hist_dump(r.nl, hists, nr_hists, kp, &err))
 			goto out_err;

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
@@ -13,6 +14,7 @@
 #include "error.h"
 #include "hist.h"
 #include "nl.h"
+#include "sys.h"
 #include "util.h"
 
 struct kp_hist_dump {
@@ -356,6 +358,44 @@ int kp_hist_run__start(struct kp_hist_run *r, int argc, const char **argv,
 	if (e)
 		kp_error(cmd, "cannot run '%s': %s", argv[0], strerror(r->wl.exec_errno));
 	return 0;
+}
+
+int kp_hist_run__session(struct kp_hist_run *r, struct kp_session_opts *opts, bool has_command,
+			 const char *cmd, struct kp_err *err)
+{
+	r->s = calloc(1, sizeof(*r->s));
+	if (!r->s) {
+		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	/* a placeholder event: only the target of the options is used */
+	opts->events[0] = "cpu-clock";
+	opts->nr_event_args = 1;
+	opts->buffer_size = "8K";
+	if (kp_session__from_opts(r->s, &r->target, opts, has_command, true, cmd, err))
+		return -1;
+	r->s->nr_events = 0;
+	r->s->flags &= ~(KPROF_SESSION_F_KERNEL_STACK | KPROF_SESSION_F_USER_STACK);
+	return 0;
+}
+
+bool kp_hist_run__wait(struct kp_hist_run *r, unsigned long secs,
+		       volatile sig_atomic_t *signalled)
+{
+	struct timespec nap = { 0, 100000000 };
+	unsigned long i;
+
+	for (i = 0; !secs || i < secs * 10; i++) {
+		if (*signalled)
+			return false;
+		nanosleep(&nap, NULL);
+		if (r && r->target == KP_TARGET_COMMAND && kp_workload__reap(&r->wl, false))
+			return false;
+		if (r && r->target == KP_TARGET_PIDS &&
+		    !kp_sys__any_pid_exists(r->s->pids, r->s->nr_pids))
+			return false;
+	}
+	return true;
 }
 
 int kp_hist_run__stop(struct kp_hist_run *r, struct kp_err *err)

@@ -51,6 +51,23 @@ int kp_hist_run__start(struct kp_hist_run *r, int argc, const char **argv,
 		       void (*handler)(int), uint32_t min_abi, const char *what,
 		       const char *cmd, struct kp_err *err);
 
+/*
+ * r->s (calloc'ed, the caller frees it) from the target options of @opts
+ * (-a, -p, -C, --stack-depth; a command follows when @has_command) with no
+ * event and no stacks yet: the caller adds its own events (runqlat,
+ * latency, offcpu).  0, or -1 with @err set.
+ */
+int kp_hist_run__session(struct kp_hist_run *r, struct kp_session_opts *opts, bool has_command,
+			 const char *cmd, struct kp_err *err);
+
+/*
+ * Sleep until @secs passed (0: no limit), *@signalled is set, the command
+ * ended or the processes of a -p session are all gone.  @r NULL: only the
+ * time and the signal (--live).  Returns true when the time ran out.
+ */
+bool kp_hist_run__wait(struct kp_hist_run *r, unsigned long secs,
+		       volatile sig_atomic_t *signalled);
+
 /* STOP the session; the command's exit code, or KP_EXIT_OK without one. */
 int kp_hist_run__stop(struct kp_hist_run *r, struct kp_err *err);
 
