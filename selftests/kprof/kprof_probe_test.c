@@ -264,7 +264,12 @@ TEST_F(probe, sched_switch_raw_fields)
 	       (unsigned long long)c.raw, (unsigned long long)c.mine);
 	EXPECT_EQ(0, t.bad) TH_LOG("%s", t.why);
 	EXPECT_EQ(0, c.no_raw);
-	EXPECT_LE(100, c.mine);
+	/*
+	 * /proc shows the child sleeping from set_current_state() on: a pong
+	 * written before its schedule() wakes it without a switch (seen once
+	 * in 100 under TCG), so not every round is a switch-out
+	 */
+	EXPECT_LE(90, c.mine);
 	EXPECT_EQ(c.mine, c.comm_ok);
 	kt_reader_close(&r);
 }
