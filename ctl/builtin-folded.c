@@ -21,6 +21,7 @@
 
 #include "builtin.h"
 #include "lib/decode-args.h"
+#include "lib/hmap.h"
 #include "lib/out.h"
 #include "lib/parse-options.h"
 #include "lib/util.h"
@@ -35,12 +36,6 @@ static const char * const folded_usage[] = {
 	NULL
 };
 
-/* A name per symbol (or per DSO for its unknown frames), tidied once. */
-struct name_cache {
-	const void	**keys;
-	const char	**vals;
-	size_t		mask, used;
-};
 
 /* Distinct stacks: words are interned name pointers, comm first. */
 struct stack_entry {
@@ -57,7 +52,7 @@ struct folded {
 	bool			time;		/* off-CPU time in the file: weigh by ns */
 	bool			annotate_kernel;	/* "_[k]" after kernel frames */
 	bool			pid, tid;
-	struct name_cache	names;
+	struct kp_hmap		names;	/* symbol (or DSO) -> its name, tidied once */
 	struct stack_entry	*stacks;	/* open addressing; nr == 0: empty */
 	size_t			mask, used;
 	const char		**words;
@@ -115,42 +110,12 @@ static char *tidy_name(const char *name, bool java)
 	return out;
 }
 
-static int names__grow(struct name_cache *c)
-{
-	size_t size = c->mask ? (c->mask + 1) * 2 : 1024, i, j;
-	struct name_cache n = { .mask = size - 1 };
-
-	n.keys = calloc(size, sizeof(*n.keys));
-	n.vals = calloc(size, sizeof(*n.vals));
-	if (!n.keys || !n.vals) {
-		free(n.keys);
-		free(n.vals);
-		return -ENOMEM;
-	}
-	for (i = 0; c->keys && i <= c->mask; i++) {
-		if (!c->keys[i])
-			continue;
-		for (j = ((uintptr_t)c->keys[i] >> 4) * 0x9e3779b97f4a7c15ULL >> 20 & n.mask;
-		     n.keys[j]; j = (j + 1) & n.mask)
-			;
-		n.keys[j] = c->keys[i];
-		n.vals[j] = c->vals[i];
-		n.used++;
-	}
-	free(c->keys);
-	free(c->vals);
-	*c = n;
-	return 0;
-}
-
 /* The folded name of @f; NULL on ENOMEM, "" for a frame to skip. */
 static const char *folded__name(struct folded *fo, const struct kp_frame *f, bool java)
 {
-	const void *key = f->sym ? (const void *)f->sym : (const void *)f->dso;
-	struct name_cache *c = &fo->names;
+	uint64_t key = (uintptr_t)(f->sym ? (const void *)f->sym : (const void *)f->dso);
 	const char *name;
 	char *s;
-	size_t i;
 
 	if (!key)
 		return KP_UNKNOWN;
@@ -159,12 +124,9 @@ static const char *folded__name(struct folded *fo, const struct kp_frame *f, boo
 		s = tidy_name(f->sym ? f->sym->name : KP_UNKNOWN, true);
 		return folded__keep(fo, s);
 	}
-	if (c->keys) {
-		for (i = ((uintptr_t)key >> 4) * 0x9e3779b97f4a7c15ULL >> 20 & c->mask; c->keys[i];
-		     i = (i + 1) & c->mask)
-			if (c->keys[i] == key)
-				return c->vals[i];
-	}
+	name = kp_hmap__get(&fo->names, key);
+	if (name)
+		return name;
 	if (f->sym) {
 		s = tidy_name(f->sym->name, false);
 	} else {
@@ -186,14 +148,8 @@ static const char *folded__name(struct folded *fo, const struct kp_frame *f, boo
 	 */
 	if (name[0] == '(' && strncmp(name, "(anonymous namespace)", 21))
 		name = "";
-	if ((c->used + 1) * 2 > c->mask + 1 && names__grow(c))
-		return name;
-	for (i = ((uintptr_t)key >> 4) * 0x9e3779b97f4a7c15ULL >> 20 & c->mask; c->keys[i];
-	     i = (i + 1) & c->mask)
-		;
-	c->keys[i] = key;
-	c->vals[i] = name;
-	c->used++;
+	/* out of memory: named again next time, nothing is lost */
+	kp_hmap__put(&fo->names, key, (void *)name);
 	return name;
 }
 
@@ -432,8 +388,7 @@ static void folded__exit(struct folded *fo)
 	for (i = 0; i < fo->nr_strs; i++)
 		free(fo->strs[i]);
 	free(fo->strs);
-	free(fo->names.keys);
-	free(fo->names.vals);
+	kp_hmap__exit(&fo->names);
 	free(fo->interned);
 	free(fo->stacks);
 	free(fo->words);
