@@ -12,6 +12,7 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/kprof_lib.sh"
 kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
 hot=$here/progs/hot
 debugfs=/sys/kernel/debug/kprof
@@ -23,11 +24,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 diag() { sed 's/^/# /' "$@"; }
 

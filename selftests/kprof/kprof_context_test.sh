@@ -27,6 +27,7 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/kprof_lib.sh"
 kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
 prog=$here/progs/tp_prog
 tmp=$(mktemp -d /tmp/kprof-context.XXXXXX)
@@ -46,15 +47,9 @@ nmi_longest_saved=
 trap 'echo "$opt_saved" > $opt 2>/dev/null; echo 25 > $cost 2>/dev/null;
       [ -n "$nmi_longest_saved" ] && echo "$nmi_longest_saved" > $nmi_longest; rm -rf "$tmp"' EXIT
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n $1"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 
 echo "TAP version 13"
-if ! grep -q '^kprof ' /proc/modules; then
-	insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
-fi
+kt_load
 mountpoint -q $tr || mount -t tracefs nodev $tr
 mountpoint -q /sys/kernel/debug || mount -t debugfs nodev /sys/kernel/debug
 "$kprofctl" stop >/dev/null 2>&1

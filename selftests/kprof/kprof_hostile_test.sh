@@ -43,14 +43,12 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/kprof_lib.sh"
 kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
 tmp=$(mktemp -d /tmp/kprof-hostile.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 cases="ftrace-unwinder ftrace-self kprobe-nofault corpus nested owner-killed lockdown"
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n $1"; }
 check() {	# check DESC CONDITION...
 	local desc=$1
 
@@ -69,9 +67,7 @@ fi
 case=${1:?usage: kprof_hostile_test.sh CASE}
 
 echo "TAP version 13"
-if ! grep -q '^kprof ' /proc/modules; then
-	insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
-fi
+kt_load
 "$kprofctl" stop >/dev/null 2>&1
 
 # record_probe DESC EVENT: record -g with cpu-clock at 4999 Hz and EVENT,

@@ -11,17 +11,13 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/kprof_lib.sh"
 kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
 check=$here/kprof_record_check.py
 export KPROFCTL=$kprofctl
 tmp=$(mktemp -d /tmp/kprof-record.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 # result DESC CMD...: one test from a command's status; its output as diagnostics
 result() {
 	local desc=$1 out
@@ -38,9 +34,7 @@ result() {
 echo "TAP version 13"
 echo "1..22"
 
-if ! grep -q '^kprof ' /proc/modules; then
-	insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
-fi
+kt_load
 "$kprofctl" stop >/dev/null 2>&1
 
 # --- recording a program with known functions -------------------------------

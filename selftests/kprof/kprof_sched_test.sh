@@ -16,29 +16,23 @@ set -u
 set -m
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/kprof_lib.sh"
 kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
 prog=$here/progs/tp_prog
 tmp=$(mktemp -d /tmp/kprof-sched.XXXXXX)
 peer_pid=
 trap '[ -n "$peer_pid" ] && kill -KILL $peer_pid 2>/dev/null; rm -rf "$tmp"' EXIT
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n $1"; }
 check() {
 	local desc=$1
 
 	shift
 	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
 }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 
 echo "TAP version 13"
-if ! grep -q '^kprof ' /proc/modules; then
-	insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
-fi
-mountpoint -q /sys/kernel/debug || mount -t debugfs nodev /sys/kernel/debug
-mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+kt_load
+kt_mounts
 "$kprofctl" stop >/dev/null 2>&1
 
 # start_peer NAME CMD...: start a runqlat peer, wait until it traces

@@ -12,17 +12,13 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/kprof_lib.sh"
 kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
 check=$here/kprof_stat_check.py
 progs=$here/progs
 tmp=$(mktemp -d /tmp/kprof-stat.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 # check DESC COND-CMD...: one test from a command's status
 check() {
 	local desc=$1
@@ -51,9 +47,7 @@ try3() { "$@" || "$@" || "$@"; }
 echo "TAP version 13"
 echo "1..27"
 
-if ! grep -q '^kprof ' /proc/modules; then
-	insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
-fi
+kt_load
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 
 # --- counts of known programs ----------------------------------------------------

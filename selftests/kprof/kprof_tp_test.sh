@@ -11,6 +11,7 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/kprof_lib.sh"
 kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
 kprofctl_bin=$kprofctl
 # every run bounded: SIGINT stops a recording cleanly
@@ -20,11 +21,6 @@ prog=$here/progs/tp_prog
 tmp=$(mktemp -d /tmp/kprof-tp.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 check() { if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2"; fi; }
 diag() { sed 's/^/# /' "$@"; }
 
@@ -50,9 +46,7 @@ samples() { "$kprofctl" dump -i "$1" | grep -c ': SAMPLE '; }
 echo "TAP version 13"
 echo "1..22"
 
-if ! grep -q '^kprof ' /proc/modules; then
-	insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
-fi
+kt_load
 "$kprofctl" stop >/dev/null 2>&1
 
 # --- irq:* during virtio I/O (the guest's timer is the local APIC) ----------
