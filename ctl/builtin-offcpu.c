@@ -315,17 +315,9 @@ int cmd_offcpu(int argc, const char **argv)
 	struct kp_err err;
 	uint32_t states;
 	uint64_t min_ns = 1000, max_ns = UINT64_MAX;
-	int i, nr_command = 0, ret = KP_EXIT_USAGE;
+	int nr_command = 0, ret = KP_EXIT_USAGE;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			command = argv + i + 1;
-			nr_command = argc - i - 1;
-			argv[i] = NULL;
-			argc = i;
-			break;
-		}
-	}
+	argc = kp_hist_run__split_command(argc, argv, &command, &nr_command);
 	argc = parse_options(argc, argv, options, offcpu_usage, 0);
 	if (argc < 0)
 		return parse_options_exit_code(argc);

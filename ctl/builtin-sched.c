@@ -158,20 +158,12 @@ static int sched_runqlat(int argc, const char **argv, const char *cmd)
 	struct kp_err err;
 	int ret = KP_EXIT_FAILURE;
 	const char **command = NULL, *unit;
-	int i, nr_command = 0, event = 0;
+	int nr_command = 0, event = 0;
 	unsigned int nr_hists = 1;
 	struct kp_status_info st;
 	uint64_t live_id = 0;
 	/* [options] [interval [count]] [-- command]: the command is split off first */
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			command = argv + i + 1;
-			nr_command = argc - i - 1;
-			argv[i] = NULL;
-			argc = i;
-			break;
-		}
-	}
+	argc = kp_hist_run__split_command(argc, argv, &command, &nr_command);
 	argc = parse_options(argc, argv, options, sched_usage, 0);
 	if (argc < 0)
 		return parse_options_exit_code(argc);

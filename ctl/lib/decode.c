@@ -35,12 +35,7 @@ static int decoder__index(struct kp_decoder *d, uint64_t time, uint64_t off)
 
 bool kp_decoder__has_offcpu(const struct kp_decoder *d)
 {
-	uint32_t i;
-
-	for (i = 0; i < d->info.session.nr_events; i++)
-		if (d->info.session.events[i].type == KPROF_TYPE_OFFCPU)
-			return true;
-	return false;
+	return d->has_offcpu;
 }
 
 /*
@@ -213,6 +208,7 @@ int kp_decoder__open(struct kp_decoder *d, const char *path, const struct kp_dec
 		goto out_close;
 	}
 	d->info = *kp_data__info(data);
+	d->has_offcpu = kp_session__has_offcpu(&d->info.session);
 	kp_data__take_tp_formats(data, &d->tp_formats);
 	vdso = kp_data__take_vdso(data, &vdso_size);
 	kp_machine__set_vdso(d->machine, vdso, vdso_size);

@@ -50,6 +50,7 @@ struct kp_decoder {
 	uint64_t		lost;		/* samples lost, LOST records */
 	uint64_t		lost_stats;	/* lost_full + lost_too_big of STATS totals */
 	bool			has_stats;
+	bool			has_offcpu;	/* an off-CPU event (record --off-cpu, offcpu -o) */
 	uint64_t		throttles;
 	bool			finished;	/* ends with FINISHED */
 	bool			partial;	/* a partial last record was ignored */

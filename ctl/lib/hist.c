@@ -360,6 +360,24 @@ int kp_hist_run__start(struct kp_hist_run *r, int argc, const char **argv,
 	return 0;
 }
 
+int kp_hist_run__split_command(int argc, const char **argv, const char ***command,
+			       int *nr_command)
+{
+	int i;
+
+	*command = NULL;
+	*nr_command = 0;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			*command = argv + i + 1;
+			*nr_command = argc - i - 1;
+			argv[i] = NULL;
+			return i;
+		}
+	}
+	return argc;
+}
+
 int kp_hist_run__session(struct kp_hist_run *r, struct kp_session_opts *opts, bool has_command,
 			 const char *cmd, struct kp_err *err)
 {

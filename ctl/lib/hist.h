@@ -52,6 +52,14 @@ int kp_hist_run__start(struct kp_hist_run *r, int argc, const char **argv,
 		       const char *cmd, struct kp_err *err);
 
 /*
+ * "[options] [args] -- command": the words before the first "--" (the
+ * count returned, argv[] cut there) and the command after it in *@command
+ * (NULL without "--"), *@nr_command words.
+ */
+int kp_hist_run__split_command(int argc, const char **argv, const char ***command,
+			       int *nr_command);
+
+/*
  * r->s (calloc'ed, the caller frees it) from the target options of @opts
  * (-a, -p, -C, --stack-depth; a command follows when @has_command) with no
  * event and no stacks yet: the caller adds its own events (runqlat,
