@@ -186,6 +186,7 @@ int kp_decoder__open(struct kp_decoder *d, const char *path, const struct kp_dec
 	struct kp_data *data;
 	uint32_t vdso_size;
 	struct stat st;
+	uint32_t i;
 	void *vdso;
 	int ret, fd;
 
@@ -208,7 +209,8 @@ int kp_decoder__open(struct kp_decoder *d, const char *path, const struct kp_dec
 		goto out_close;
 	}
 	d->info = *kp_data__info(data);
-	d->has_offcpu = kp_session__has_offcpu(&d->info.session);
+	for (i = 0; i < d->info.session.nr_events; i++)
+		d->has_offcpu |= d->info.session.events[i].type == KPROF_TYPE_OFFCPU;
 	kp_data__take_tp_formats(data, &d->tp_formats);
 	vdso = kp_data__take_vdso(data, &vdso_size);
 	kp_machine__set_vdso(d->machine, vdso, vdso_size);
