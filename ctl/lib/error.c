@@ -57,6 +57,15 @@ void kp_err__from_nlerr(struct kp_err *err, const void *buf, size_t len)
 	if (!ext.has_msg && ext.has_miss_type)
 		snprintf(miss, sizeof(miss), "missing attribute %u", ext.miss_type);
 	kp_err__set_remote(err, errnum, ext.has_msg ? ext.msg : miss);
+	err->has_offs = ext.has_offs;
+	err->offs = ext.offs;
+}
+
+void kp_err__name_attr(struct kp_err *err, const char *what)
+{
+	size_t n = strlen(err->msg);
+
+	snprintf(err->msg + n, sizeof(err->msg) - n, " (%s)", what);
 }
 
 void kp_err__print(const struct kp_err *err, const char *cmd)

@@ -713,7 +713,7 @@ static int kp_start__put_event(struct nl_msg *msg, const struct kp_event *ev)
 	return 0;
 }
 
-int kp_start__put(struct nl_msg *msg, const struct kp_session *s)
+int kp_start__put(struct nl_msg *msg, const struct kp_session *s, uint32_t *ev_offs)
 {
 	uint32_t i;
 
@@ -740,9 +740,13 @@ int kp_start__put(struct nl_msg *msg, const struct kp_session *s)
 	if ((s->flags & KPROF_SESSION_F_AGGREGATE) && s->agg_entries &&
 	    nla_put_u32(msg, KPROF_A_SESSION_AGG_ENTRIES, s->agg_entries) < 0)
 		return -EMSGSIZE;
-	for (i = 0; i < s->nr_events; i++)
+	for (i = 0; i < s->nr_events; i++) {
+		if (ev_offs)
+			ev_offs[i] = (uint32_t)((char *)nlmsg_tail(nlmsg_hdr(msg)) -
+						(char *)nlmsg_hdr(msg));
 		if (kp_start__put_event(msg, &s->events[i]))
 			return -EMSGSIZE;
+	}
 	return 0;
 }
 
@@ -754,21 +758,30 @@ static int kp_start__reply(const struct nlmsghdr *nlh, void *arg, struct kp_err 
 int kp_nl__start(struct kp_nl *nl, const struct kp_session *s,
 		 struct kp_start_info *info, struct kp_err *err)
 {
+	uint32_t ev_offs[KPROF_MAX_EVENTS + 1], i;
 	struct kp_status_info st;
 	struct kp_err status_err;
 	struct nl_msg *msg;
+	char what[KPROF_EVENT_NAME_MAX + 16];
 	int ret;
 
 	memset(info, 0, sizeof(*info));
 	msg = kp_request__new(nl, KPROF_CMD_START, err);
 	if (!msg)
 		return -ENOMEM;
-	if (kp_start__put(msg, s)) {
+	if (kp_start__put(msg, s, ev_offs)) {
 		nlmsg_free(msg);
 		kp_err__set(err, EMSGSIZE, "the session's request is too large");
 		return -EMSGSIZE;
 	}
+	ev_offs[s->nr_events] = nlmsg_hdr(msg)->nlmsg_len;
 	ret = kp_nl__request(nl, msg, kp_start__reply, info, err);
+	/* The module points at (an attribute of) a refused event: name it. */
+	for (i = 0; ret && err->has_offs && i < s->nr_events; i++)
+		if (err->offs >= ev_offs[i] && err->offs < ev_offs[i + 1]) {
+			snprintf(what, sizeof(what), "event '%s'", s->events[i].name);
+			kp_err__name_attr(err, what);
+		}
 	if (ret != -EBUSY)
 		return ret;
 	/* Name the session in the way. */

@@ -219,9 +219,12 @@ int kp_stats__parse_msg(const struct nlmsghdr *nlh, struct kp_stats *st,
  * BUFFER_SIZE, STACK_DEPTH, WATERMARK (if set), AGG_ENTRIES (if set, with
  * F_AGGREGATE), and one nested EVENT per event, in order.  No PAD
  * attributes: kprof.ko's strict policies refuse them (see
- * KP_REQUEST_PAD_U64 in proto.c).  Returns 0 or -EMSGSIZE.
+ * KP_REQUEST_PAD_U64 in proto.c).  With @ev_offs (KPROF_MAX_EVENTS
+ * entries), the offset of event i's nest from the message header goes into
+ * ev_offs[i]: the kernel's NLMSGERR_ATTR_OFFS of a refused event.
+ * Returns 0 or -EMSGSIZE.
  */
-int kp_start__put(struct nl_msg *msg, const struct kp_session *s);
+int kp_start__put(struct nl_msg *msg, const struct kp_session *s, uint32_t *ev_offs);
 
 /*
  * KPROF_CMD_VERSION.  @send_abi adds our KPROF_A_VERSION_ABI, which makes

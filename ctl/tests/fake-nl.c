@@ -91,15 +91,25 @@ int kp_nl__family(const struct kp_nl *nl)
 	return nl->family;
 }
 
-int fake_error(int errnum, const char *extack, struct kp_err *err)
+/* As the kernel's NL_SET_ERR_MSG_ATTR(): the message and @bad's offset. */
+static int fake_error_attr(int errnum, const char *extack, const struct nlmsghdr *nlh,
+			   const struct nlattr *bad, struct kp_err *err)
 {
 	struct nlbuf b;
 
 	nlbuf__error(&b, -errnum, NLM_F_CAPPED | (extack ? NLM_F_ACK_TLVS : 0), 0);
 	if (extack)
 		nlbuf__attr_str(&b, NLMSGERR_ATTR_MSG, extack);
+	if (extack && bad)
+		nlbuf__attr_u32(&b, NLMSGERR_ATTR_OFFS,
+				(uint32_t)((const char *)bad - (const char *)nlh));
 	kp_err__from_nlerr(err, nlbuf__data(&b), b.len);
 	return -err->errnum;
+}
+
+int fake_error(int errnum, const char *extack, struct kp_err *err)
+{
+	return fake_error_attr(errnum, extack, NULL, NULL, err);
 }
 
 static void fake_put(struct nl_msg *msg, int type, const void *data, int len)
@@ -369,6 +379,10 @@ static int fake_start(const struct nlmsghdr *nlh, struct nlattr **tb, struct nl_
 		}
 		if (s->nr_events >= KPROF_MAX_EVENTS)
 			return fake_error(E2BIG, "too many events", err);
+		if (fake.start_bad_event == (int)s->nr_events + 1)
+			return fake_error_attr(EINVAL,
+					       "kprof: cannot probe this function (missing, notrace or blacklisted)",
+					       nlh, nla, err);
 		if (nla_parse_nested(etb, KPROF_EV_A_MAX, nla, (struct nla_policy *)fake_ev_policy) ||
 		    !etb[KPROF_EV_A_TYPE] || !etb[KPROF_EV_A_CONFIG] || !etb[KPROF_EV_A_FLAGS] ||
 		    !etb[KPROF_EV_A_NAME])

@@ -64,6 +64,7 @@ struct fake_kprof {
 	/* KPROF_CMD_START */
 	int			start_errno;	/* != 0: fail with it and start_extack */
 	const char		*start_extack;
+	int			start_bad_event; /* >= 1: refuse event N-1, offset to its nest */
 	struct kp_session	start_req;	/* the last request, parsed back */
 	bool			saw_period;
 	bool			saw_watermark;

@@ -250,6 +250,7 @@ static void test_start(void)
 	unsigned int nr, i;
 	struct kp_err err;
 	struct kp_nl *nl;
+	char want[KP_ERR_MSG_MAX];
 
 	fake_kprof__reset();
 	nl = kp_nl__open(&err);
@@ -272,7 +273,7 @@ static void test_start(void)
 
 		s.freq = 0;
 		s.period = 12345;
-		ok(!kp_start__put(msg, &s), "START attributes built");
+		ok(!kp_start__put(msg, &s, NULL), "START attributes built");
 		nlmsg_for_each_attr(nla, nlmsg_hdr(msg), GENL_HDRLEN, rem) {
 			pads += nla_type(nla) == KPROF_A_PAD;
 			if (nla_type(nla) != KPROF_A_SESSION_EVENT)
@@ -349,6 +350,13 @@ static void test_start(void)
 	is_int(kp_nl__start(nl, &s, &info, &err), -EOPNOTSUPP, "START: EOPNOTSUPP");
 	is_str(err.msg, "Operation not supported: event 1 (LLC-load-misses:u): perf cannot create the counter",
 	       "START: the module's extack");
+	fake_kprof__reset();
+	fake.start_bad_event = 2;
+	is_int(kp_nl__start(nl, &s, &info, &err), -EINVAL, "START: one event refused");
+	snprintf(want, sizeof(want),
+		 "Invalid argument: kprof: cannot probe this function (missing, notrace or blacklisted) (event '%s')",
+		 s.events[1].name);
+	is_str(err.msg, want, "START: the refused event is named from the extack's offset");
 	fake_kprof__reset();
 	fake.privileged = false;
 	is_int(kp_nl__start(nl, &s, &info, &err), -EPERM, "START: EPERM");
