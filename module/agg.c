@@ -24,7 +24,9 @@
  * Off-CPU events (offcpu.c) intern an entry when a task blocks and add the
  * block's time to it when the task runs again, from whichever CPU that is:
  * those entries' counters are atomic64_t and a reset waits for such adds
- * in flight.
+ * in flight.  Lock events (lock.c) do the same with a wait for a lock; their
+ * key begins with key words (the lock's address and type) and their entries
+ * keep the longest and shortest wait too (KPROF_AGG_E_MINMAX).
  *
  * Memory per CPU: nr_entries * (sizeof(struct kprof_agg_entry) +
  * KPROF_AGG_FRAMES_PER_ENTRY * 8) bytes, 256 bytes an entry; 4 MiB for
@@ -121,12 +123,14 @@ void kprof_agg_free(struct kprof_agg *agg)
 
 /* The task's name is in the key: threads named apart stay apart (kprofctl too). */
 static bool kprof_agg_same(struct kprof_agg_cpu *t, const struct kprof_agg_entry *e,
-			   u64 hash, u16 event, u32 pid, const char *comm, const u64 *ips,
-			   u16 nr_kernel, u16 nr_user)
+			   u64 hash, u16 event, u32 pid, const char *comm,
+			   const struct kprof_agg_key *k)
 {
 	return e->hash == hash && e->pid == pid && e->event == event &&
-	       e->nr_kernel == nr_kernel && e->nr_user == nr_user &&
-	       !memcmp(t->pool + e->frames, ips, (nr_kernel + nr_user) * sizeof(u64)) &&
+	       e->nr_kernel == k->nr_kernel && e->nr_user == k->nr_user &&
+	       e->nr_key == k->nr_key &&
+	       !memcmp(t->pool + e->frames, k->ips,
+		       (k->nr_key + k->nr_kernel + k->nr_user) * sizeof(u64)) &&
 	       !strncmp(e->comm, comm, sizeof(e->comm) - 1);
 }
 
@@ -135,10 +139,11 @@ static bool kprof_agg_same(struct kprof_agg_cpu *t, const struct kprof_agg_entry
  * The slot in *@slot.  See kprof_agg_add().
  */
 static __always_inline int kprof_agg_lookup(struct kprof_agg_cpu *t, u16 event, u32 pid,
-					    const char *comm, const u64 *ips, u16 nr_kernel,
-					    u16 nr_user, bool count, u32 *found)
+					    const char *comm, const struct kprof_agg_key *k,
+					    bool count, u32 *found)
 {
-	u32 n = nr_kernel + nr_user;
+	u32 n = k->nr_key + k->nr_kernel + k->nr_user;
+	u32 words = n + (k->flags & KPROF_AGG_E_MINMAX ? 2 : 0);
 	u32 mask = t->nr_entries - 1;
 	u32 i, slot;
 	u64 hash;
@@ -146,8 +151,9 @@ static __always_inline int kprof_agg_lookup(struct kprof_agg_cpu *t, u16 event, 
 	if (unlikely(READ_ONCE(t->resetting)))
 		return -EBUSY;
 
-	hash = jhash2((const u32 *)ips, n * 2, pid ^ ((u32)event << 16) ^ nr_kernel);
-	hash = (hash << 32) | (pid ^ ((u64)nr_user << 20));
+	hash = jhash2((const u32 *)k->ips, n * 2,
+		      pid ^ ((u32)event << 16) ^ k->nr_kernel ^ ((u32)k->nr_key << 24));
+	hash = (hash << 32) | (pid ^ ((u64)k->nr_user << 20));
 	slot = (u32)(hash >> 32) & mask;
 
 	for (i = 0; i < KPROF_AGG_PROBES && i <= mask; i++, slot = (slot + 1) & mask) {
@@ -159,7 +165,7 @@ static __always_inline int kprof_agg_lookup(struct kprof_agg_cpu *t, u16 event, 
 		state = smp_load_acquire(&e->state);
 
 		if (state == KPROF_AGG_VALID) {
-			if (kprof_agg_same(t, e, hash, event, pid, comm, ips, nr_kernel, nr_user)) {
+			if (kprof_agg_same(t, e, hash, event, pid, comm, k)) {
 				if (count)
 					local64_inc(&e->count);
 				*found = slot;
@@ -171,18 +177,24 @@ static __always_inline int kprof_agg_lookup(struct kprof_agg_cpu *t, u16 event, 
 		    cmpxchg(&e->state, KPROF_AGG_EMPTY, KPROF_AGG_WRITING) != KPROF_AGG_EMPTY)
 			continue;	/* a nested writer is filling it */
 
-		off = local_add_return(n, &t->pool_used) - n;
-		if (off + n > t->pool_size) {
+		off = local_add_return(words, &t->pool_used) - words;
+		if (off + words > t->pool_size) {
 			WRITE_ONCE(e->state, KPROF_AGG_EMPTY);
 			return -ENOSPC;
 		}
-		memcpy(t->pool + off, ips, n * sizeof(u64));
+		memcpy(t->pool + off, k->ips, n * sizeof(u64));
+		if (k->flags & KPROF_AGG_E_MINMAX) {
+			t->pool[off + n] = 0;
+			t->pool[off + n + 1] = U64_MAX;
+		}
 		e->frames = off;
 		e->hash = hash;
 		e->pid = pid;
 		e->event = event;
-		e->nr_kernel = nr_kernel;
-		e->nr_user = nr_user;
+		e->nr_key = k->nr_key;
+		e->flags = k->flags;
+		e->nr_kernel = k->nr_kernel;
+		e->nr_user = k->nr_user;
 		memcpy(e->comm, comm, sizeof(e->comm));
 		e->comm[sizeof(e->comm) - 1] = '\0';
 		local64_set(&e->count, count);
@@ -215,9 +227,12 @@ static __always_inline int kprof_agg_lookup(struct kprof_agg_cpu *t, u16 event, 
 int kprof_agg_add(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
 		  const u64 *ips, u16 nr_kernel, u16 nr_user)
 {
+	struct kprof_agg_key k = {
+		.ips = ips, .nr_kernel = nr_kernel, .nr_user = nr_user,
+	};
 	u32 slot;
 
-	return kprof_agg_lookup(t, event, pid, comm, ips, nr_kernel, nr_user, true, &slot);
+	return kprof_agg_lookup(t, event, pid, comm, &k, true, &slot);
 }
 
 /**
@@ -226,21 +241,35 @@ int kprof_agg_add(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
  * @event: event index
  * @pid: process
  * @comm: the task's name
- * @ips: @nr_kernel kernel frames then @nr_user user frames
- * @nr_kernel: kernel frames
- * @nr_user: user frames
+ * @key: key words and frames
  * @slot: set to the entry's slot, for kprof_agg_add_time()
  *
- * An off-CPU block's stacks are taken when it begins; its time is added
- * when it ends, maybe on another CPU.  A new entry counts 0 until then.
+ * An off-CPU block's stacks (or a lock wait's lock and stack) are taken
+ * when it begins; its time is added when it ends, maybe on another CPU.  A
+ * new entry counts 0 until then.
  *
  * Context: as kprof_agg_add().
  * Return: as kprof_agg_add().
  */
 int kprof_agg_intern(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
-		     const u64 *ips, u16 nr_kernel, u16 nr_user, u32 *slot)
+		     const struct kprof_agg_key *key, u32 *slot)
 {
-	return kprof_agg_lookup(t, event, pid, comm, ips, nr_kernel, nr_user, false, slot);
+	return kprof_agg_lookup(t, event, pid, comm, key, false, slot);
+}
+
+/* *@word = max(*@word, @v) (@max) or min, against concurrent updates. */
+static void kprof_agg_extreme(u64 *word, u64 v, bool max)
+{
+	u64 old = READ_ONCE(*word);
+
+	/* each failed exchange means another add moved it towards @v */
+	while (max ? v > old : v < old) {
+		u64 seen = cmpxchg64(word, old, v);
+
+		if (seen == old)
+			break;
+		old = seen;
+	}
 }
 
 /**
@@ -270,6 +299,12 @@ bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns)
 
 		atomic64_inc(&e->blocks);
 		atomic64_add(ns, &e->time_ns);
+		if (e->flags & KPROF_AGG_E_MINMAX) {
+			u64 *mm = kprof_agg_minmax(t, e);
+
+			kprof_agg_extreme(&mm[0], ns, true);
+			kprof_agg_extreme(&mm[1], ns, false);
+		}
 		added = true;
 	}
 	/* the adds are done before the reset that waits for @remote sees 0 */

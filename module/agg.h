@@ -16,6 +16,25 @@
 /* probes of the open-addressing table before the sample counts as lost */
 #define KPROF_AGG_PROBES		64
 
+/* struct kprof_agg_entry's flags */
+#define KPROF_AGG_E_MINMAX	BIT(0)	/* keeps the longest and shortest time */
+
+/**
+ * struct kprof_agg_key - what an entry is counted by, besides event and task
+ * @ips: @nr_key key words, @nr_kernel kernel frames, @nr_user user frames
+ * @nr_key: key words (at most 255)
+ * @nr_kernel: kernel frames
+ * @nr_user: user frames
+ * @flags: KPROF_AGG_E_* of a new entry
+ */
+struct kprof_agg_key {
+	const u64 *ips;
+	u16 nr_key;
+	u16 nr_kernel;
+	u16 nr_user;
+	u8 flags;
+};
+
 enum kprof_agg_state {
 	KPROF_AGG_EMPTY = 0,
 	KPROF_AGG_WRITING,
@@ -26,10 +45,14 @@ enum kprof_agg_state {
  * struct kprof_agg_entry - one distinct (event, process, stacks) key
  * @state: enum kprof_agg_state; VALID is published after everything else
  * @event: event index
- * @nr_kernel: kernel frames at @frames
+ * @nr_kernel: kernel frames after the key words
  * @nr_user: user frames after them
- * @pid: process (tgid)
- * @frames: offset of the frames in the CPU's pool
+ * @nr_key: key words before the frames (a lock's address and type)
+ * @flags: KPROF_AGG_E_*
+ * @pid: process (tgid); the thread for lock events
+ * @frames: offset of the entry's words in the CPU's pool: @nr_key key
+ *	words, the frames, then with KPROF_AGG_E_MINMAX the longest and
+ *	shortest time added (kprof_agg_minmax())
  * @hash: hash of the key, checked before the full comparison
  * @count: samples of this key, written only on the table's CPU
  * @blocks: off-CPU events instead: blocks of this key that ended, added
@@ -42,7 +65,8 @@ struct kprof_agg_entry {
 	u16 event;
 	u16 nr_kernel;
 	u16 nr_user;
-	u16 __pad;
+	u8 nr_key;
+	u8 flags;
 	u32 pid;
 	u32 frames;
 	u64 hash;
@@ -91,7 +115,7 @@ void kprof_agg_free(struct kprof_agg *agg);
 int kprof_agg_add(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
 		  const u64 *ips, u16 nr_kernel, u16 nr_user);
 int kprof_agg_intern(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
-		     const u64 *ips, u16 nr_kernel, u16 nr_user, u32 *slot);
+		     const struct kprof_agg_key *key, u32 *slot);
 bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns);
 void kprof_agg_reset(struct kprof_agg *agg);
 u64 kprof_agg_bytes(u32 nr_entries);
@@ -113,10 +137,23 @@ static inline struct kprof_agg_entry *kprof_agg_entry_get(struct kprof_agg_cpu *
 	return e;
 }
 
+/* The key words of an entry (a lock's address and type), then its frames. */
+static inline const u64 *kprof_agg_keys(struct kprof_agg_cpu *t,
+					const struct kprof_agg_entry *e)
+{
+	return t->pool + e->frames;
+}
+
 static inline const u64 *kprof_agg_frames(struct kprof_agg_cpu *t,
 					  const struct kprof_agg_entry *e)
 {
-	return t->pool + e->frames;
+	return t->pool + e->frames + e->nr_key;
+}
+
+/* With KPROF_AGG_E_MINMAX: the longest, then the shortest time added. */
+static inline u64 *kprof_agg_minmax(struct kprof_agg_cpu *t, const struct kprof_agg_entry *e)
+{
+	return t->pool + e->frames + e->nr_key + e->nr_kernel + e->nr_user;
 }
 
 #endif /* _KPROF_AGG_H */

@@ -92,16 +92,60 @@ static void kprof_agg_kernel_name(char *buf, size_t len, u64 ip, bool kptr)
 		strscpy(buf, "[unknown]", len);
 }
 
-/* Is @e an entry of @which?  Off-CPU entries count once a block ended. */
+/* Which entries @e is of: samples, off-CPU time or lock waits. */
+static int kprof_agg_class(const struct kprof_session *s, const struct kprof_agg_entry *e)
+{
+	switch (s->events[e->event].cfg.type) {
+	case KPROF_TYPE_OFFCPU:
+		return KPROF_AGG_OFFCPU;
+	case KPROF_TYPE_LOCK:
+		return KPROF_AGG_LOCK;
+	default:
+		return KPROF_AGG_SAMPLES;
+	}
+}
+
+/* Is @e an entry of @which?  Off-CPU and lock entries count once a wait ended. */
 static bool kprof_agg_shown(const struct kprof_session *s, const struct kprof_agg_entry *e,
 			    int which)
 {
-	bool offcpu;
-
 	if (e->event >= s->nr_events || !local64_read(&e->count))
 		return false;
-	offcpu = s->events[e->event].cfg.type == KPROF_TYPE_OFFCPU;
-	return which == KPROF_AGG_ALL || offcpu == (which == KPROF_AGG_OFFCPU);
+	return which == KPROF_AGG_ALL || kprof_agg_class(s, e) == which;
+}
+
+/* perf lock contention's name of a lock type (KPROF_LOCK_F_*). */
+static const char *kprof_agg_lock_type(u32 flags)
+{
+	switch (flags) {
+	case 0:
+		return "semaphore";
+	case KPROF_LOCK_F_SPIN:
+		return "spinlock";
+	case KPROF_LOCK_F_SPIN | KPROF_LOCK_F_READ:
+		return "rwlock:R";
+	case KPROF_LOCK_F_SPIN | KPROF_LOCK_F_WRITE:
+		return "rwlock:W";
+	case KPROF_LOCK_F_READ:
+		return "rwsem:R";
+	case KPROF_LOCK_F_WRITE:
+		return "rwsem:W";
+	case KPROF_LOCK_F_RT:
+		return "rtmutex";
+	case KPROF_LOCK_F_RT | KPROF_LOCK_F_READ:
+		return "rwlock-rt:R";
+	case KPROF_LOCK_F_RT | KPROF_LOCK_F_WRITE:
+		return "rwlock-rt:W";
+	case KPROF_LOCK_F_PERCPU | KPROF_LOCK_F_READ:
+		return "pcpu-sem:R";
+	case KPROF_LOCK_F_PERCPU | KPROF_LOCK_F_WRITE:
+		return "pcpu-sem:W";
+	case KPROF_LOCK_F_MUTEX:
+	case KPROF_LOCK_F_MUTEX | KPROF_LOCK_F_SPIN:
+		return "mutex";
+	default:
+		return "unknown";
+	}
 }
 
 /* --- report: hottest leaf functions per event ---------------------------- */
@@ -345,12 +389,12 @@ static int kprof_agg_folded_show(struct seq_file *m, void *v)
 	const u64 *f = kprof_agg_frames(t, e);
 	struct kprof_session *s = kprof_session_current();
 	struct mm_struct *mm = NULL;
-	bool offcpu = it->which == KPROF_AGG_OFFCPU;
+	bool offcpu = it->which == KPROF_AGG_OFFCPU, lock = it->which == KPROF_AGG_LOCK;
 	char name[128];
 	int i;
 
 	seq_printf(m, "%s", e->comm);
-	if (s->nr_events > 1 && !offcpu)
+	if (s->nr_events > 1 && !offcpu && !lock)
 		seq_printf(m, ";[%s]", s->events[e->event].cfg.name);
 	if (e->nr_user) {
 		mm = kprof_agg_mm(e->pid);
@@ -371,9 +415,16 @@ static int kprof_agg_folded_show(struct seq_file *m, void *v)
 		seq_puts(m, ";-");
 	for (i = e->nr_kernel - 1; i >= 0; i--) {
 		kprof_agg_kernel_name(name, sizeof(name), f[i], it->kptr);
-		seq_printf(m, offcpu ? ";%s" : ";%s_[k]", name);
+		seq_printf(m, offcpu || lock ? ";%s" : ";%s_[k]", name);
 	}
-	if (offcpu)
+	/* lock waits: the lock as the leaf, [type name], and the time in us */
+	if (lock) {
+		const u64 *key = kprof_agg_keys(t, e);
+
+		kprof_agg_kernel_name(name, sizeof(name), key[0], it->kptr);
+		seq_printf(m, ";[%s %s]", kprof_agg_lock_type(key[1]), name);
+	}
+	if (offcpu || lock)
 		seq_printf(m, " %llu\n", div_u64(atomic64_read(&e->time_ns), NSEC_PER_USEC));
 	else
 		seq_printf(m, " %llu\n", (u64)local64_read(&e->count));
@@ -454,8 +505,7 @@ static bool kprof_agg_dump_session(struct netlink_callback *cb, struct kprof_ses
  */
 int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		   int (*put)(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
-			      unsigned int cpu, const struct kprof_agg_entry *e,
-			      const u64 *frames))
+			      unsigned int cpu, const struct kprof_agg_view *v))
 {
 	struct kprof_session *s;
 	struct kprof_agg *agg;
@@ -476,6 +526,7 @@ int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	for (;;) {
 		struct kprof_agg_cpu *t;
 		struct kprof_agg_entry *e = kprof_agg_find(&pos, &t, KPROF_AGG_ALL);
+		struct kprof_agg_view v = { };
 		const u64 *f;
 
 		if (!e)
@@ -486,7 +537,18 @@ int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			memcpy(hidden + e->nr_kernel, f + e->nr_kernel, e->nr_user * sizeof(u64));
 			f = hidden;
 		}
-		if (put(skb, cb, s->id, pos >> 32, e, f))
+		v.e = e;
+		v.frames = f;
+		if (kprof_agg_class(s, e) == KPROF_AGG_LOCK && e->nr_key >= 2) {
+			v.lock = hidden ? 0 : kprof_agg_keys(t, e)[0];
+			v.lock_flags = kprof_agg_keys(t, e)[1];
+		}
+		if (e->flags & KPROF_AGG_E_MINMAX) {
+			v.minmax = true;
+			v.max_ns = READ_ONCE(kprof_agg_minmax(t, e)[0]);
+			v.min_ns = READ_ONCE(kprof_agg_minmax(t, e)[1]);
+		}
+		if (put(skb, cb, s->id, pos >> 32, &v))
 			break;
 		pos++;
 	}

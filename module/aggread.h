@@ -24,11 +24,32 @@ struct kprof_agg_folded_iter {
 	int which;
 };
 
-/* Entries a reader walks: all, those of samples, those of off-CPU time. */
+/* Entries a reader walks: all, those of samples, off-CPU time, lock waits. */
 enum kprof_agg_which {
 	KPROF_AGG_ALL,
 	KPROF_AGG_SAMPLES,
 	KPROF_AGG_OFFCPU,
+	KPROF_AGG_LOCK,
+};
+
+/**
+ * struct kprof_agg_view - one entry as a dump shows it
+ * @e: the entry
+ * @frames: its frames, kernel ones zeroed when the reader may not see them
+ * @lock: a lock event's lock address (0 when hidden, as its frames)
+ * @lock_flags: its KPROF_LOCK_F_* type
+ * @minmax: @max_ns and @min_ns are kept
+ * @max_ns: the longest time added
+ * @min_ns: the shortest
+ */
+struct kprof_agg_view {
+	const struct kprof_agg_entry *e;
+	const u64 *frames;
+	u64 lock;
+	u32 lock_flags;
+	bool minmax;
+	u64 max_ns;
+	u64 min_ns;
 };
 
 int kprof_agg_report_show(struct seq_file *m, void *v);
@@ -37,8 +58,7 @@ ssize_t kprof_agg_reset_write(struct file *file, const char __user *ubuf, size_t
 			      loff_t *ppos);
 int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		   int (*put)(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
-			      unsigned int cpu, const struct kprof_agg_entry *e,
-			      const u64 *frames));
+			      unsigned int cpu, const struct kprof_agg_view *v));
 
 struct kprof_procmap_info;
 int kprof_procmap_dump(struct sk_buff *skb, struct netlink_callback *cb,

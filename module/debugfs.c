@@ -9,6 +9,8 @@
  *	report	aggregated: per event, the hottest leaf functions (0400)
  *	folded	aggregated: one collapsed stack per line (0400)
  *	offcpu	off-CPU time per stack, folded as BCC's offcputime -f, in us (0400)
+ *	lock	lock wait time per waiter's stack, folded, the lock as the leaf
+ *		("[type name]"), in us (0400)
  *	reset	writing 1 empties the aggregation tables (0200)
  *	probes	the session's kprobes and ftrace probes and their hits (0400)
  *	runqlat	the session's run-queue latency histograms, as BCC prints them (0400)
@@ -102,6 +104,22 @@ static void kprof_stats_agg(struct seq_file *m, const struct kprof_session_info 
 		   total->agg_samples, kprof_stats_agg_lost(total));
 }
 
+/* The balance line of one kind of wait, when it has any. */
+static void kprof_stats_wait(struct seq_file *m, const struct kprof_stats_snapshot *total,
+			     enum kprof_wait_kind k, const char *kind, const char *what)
+{
+	const u64 *w = total->wait[k];
+
+	if (!w[KPROF_WAIT_BEGUN])
+		return;
+	seq_printf(m, "balance (%s): %s %llu %s done %llu + filtered %llu + lost %llu (slot) + %llu (full) + %llu (reset) + open %llu\n",
+		   kind, what, w[KPROF_WAIT_BEGUN],
+		   w[KPROF_WAIT_BEGUN] == kprof_stats_wait_ended(total, k) ?
+		   "==" : "!= (waits in progress)",
+		   w[KPROF_WAIT_DONE], w[KPROF_WAIT_FILTERED], w[KPROF_WAIT_LOST],
+		   w[KPROF_WAIT_LOST_FULL], w[KPROF_WAIT_LOST_RESET], w[KPROF_WAIT_OPEN]);
+}
+
 static int kprof_stats_show(struct seq_file *m, void *v)
 {
 	struct kprof_stats_snapshot st, total = {};
@@ -144,13 +162,8 @@ static int kprof_stats_show(struct seq_file *m, void *v)
 	if (total.lost_cost)
 		seq_printf(m, "lost_cost: %llu probe hits over the cost cap (probe_cost_max_percent)\n",
 			   total.lost_cost);
-	if (total.offcpu_blocks)
-		seq_printf(m, "balance (off-CPU): blocks %llu %s done %llu + filtered %llu + lost %llu (slot) + %llu (full) + %llu (reset) + open %llu\n",
-			   total.offcpu_blocks,
-			   total.offcpu_blocks == kprof_stats_offcpu_ended(&total) ?
-			   "==" : "!= (blocks in progress)",
-			   total.offcpu_done, total.offcpu_filtered, total.offcpu_lost,
-			   total.offcpu_lost_full, total.offcpu_lost_reset, total.offcpu_open);
+	kprof_stats_wait(m, &total, KPROF_WAIT_OFFCPU, "off-CPU", "blocks");
+	kprof_stats_wait(m, &total, KPROF_WAIT_LOCK, "lock", "waits");
 	seq_printf(m, "nested: %llu records committed inside another writer's record\n",
 		   total.nested);
 	return 0;
@@ -308,6 +321,7 @@ int __init kprof_debugfs_init(void)
 	debugfs_create_file("report", 0400, root, NULL, &kprof_agg_report_fops);
 	debugfs_create_file("folded", 0400, root, (void *)KPROF_AGG_SAMPLES, &kprof_folded_fops);
 	debugfs_create_file("offcpu", 0400, root, (void *)KPROF_AGG_OFFCPU, &kprof_folded_fops);
+	debugfs_create_file("lock", 0400, root, (void *)KPROF_AGG_LOCK, &kprof_folded_fops);
 	debugfs_create_file("reset", 0200, root, NULL, &kprof_reset_fops);
 	debugfs_create_file("probes", 0400, root, NULL, &kprof_probes_fops);
 	debugfs_create_file("runqlat", 0400, root, NULL, &kprof_runqlat_fops);

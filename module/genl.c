@@ -244,11 +244,28 @@ int kprof_nl_put_u64(struct sk_buff *msg, int type, u64 v, int pad)
 	return nla_put_u64_64bit(msg, type, v, pad);
 }
 
+/* The first counter attribute of each kind of wait (enum kprof_wait_kind). */
+static const int kprof_wait_attrs[KPROF_WAIT_KINDS] = {
+	[KPROF_WAIT_OFFCPU]	= KPROF_STATS_A_OFFCPU_BLOCKS,
+	[KPROF_WAIT_LOCK]	= KPROF_STATS_A_LOCK_WAITS,
+};
+
 /* A KPROF_A_STATS nest; @cpu < 0 for totals. */
 static int kprof_nl_put_stats(struct sk_buff *msg, const struct kprof_stats_snapshot *st,
 			      int cpu)
 {
 	struct nlattr *nest;
+	int k, i;
+
+	/* enum kprof_wait_stat runs in the attributes' order */
+	BUILD_BUG_ON(KPROF_STATS_A_OFFCPU_OPEN - KPROF_STATS_A_OFFCPU_BLOCKS !=
+		     KPROF_WAIT_OPEN - KPROF_WAIT_BEGUN);
+	BUILD_BUG_ON(KPROF_STATS_A_LOCK_OPEN - KPROF_STATS_A_LOCK_WAITS !=
+		     KPROF_WAIT_OPEN - KPROF_WAIT_BEGUN);
+	BUILD_BUG_ON(KPROF_STATS_A_OFFCPU_LOST_FULL - KPROF_STATS_A_OFFCPU_BLOCKS !=
+		     KPROF_WAIT_LOST_FULL);
+	BUILD_BUG_ON(KPROF_STATS_A_LOCK_LOST_FULL - KPROF_STATS_A_LOCK_WAITS !=
+		     KPROF_WAIT_LOST_FULL);
 
 	nest = nla_nest_start(msg, KPROF_A_STATS);
 	if (!nest)
@@ -286,21 +303,18 @@ static int kprof_nl_put_stats(struct sk_buff *msg, const struct kprof_stats_snap
 	    kprof_nl_put_u64(msg, KPROF_STATS_A_LOST_RECURSION, st->lost_recursion,
 			     KPROF_STATS_A_PAD) ||
 	    kprof_nl_put_u64(msg, KPROF_STATS_A_NESTED, st->nested, KPROF_STATS_A_PAD) ||
-	    kprof_nl_put_u64(msg, KPROF_STATS_A_LOST_COST, st->lost_cost, KPROF_STATS_A_PAD) ||
-	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_BLOCKS, st->offcpu_blocks,
-			     KPROF_STATS_A_PAD) ||
-	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_DONE, st->offcpu_done, KPROF_STATS_A_PAD) ||
-	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_FILTERED, st->offcpu_filtered,
-			     KPROF_STATS_A_PAD) ||
-	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_LOST, st->offcpu_lost, KPROF_STATS_A_PAD) ||
-	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_LOST_FULL, st->offcpu_lost_full,
-			     KPROF_STATS_A_PAD) ||
-	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_LOST_RESET, st->offcpu_lost_reset,
-			     KPROF_STATS_A_PAD) ||
-	    kprof_nl_put_u64(msg, KPROF_STATS_A_OFFCPU_OPEN, st->offcpu_open, KPROF_STATS_A_PAD)) {
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_LOST_COST, st->lost_cost, KPROF_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
+	/* each kind's counters, in enum kprof_wait_stat's order */
+	for (k = 0; k < KPROF_WAIT_KINDS; k++)
+		for (i = 0; i < KPROF_WAIT_NR_STATS; i++)
+			if (kprof_nl_put_u64(msg, kprof_wait_attrs[k] + i, st->wait[k][i],
+					     KPROF_STATS_A_PAD)) {
+				nla_nest_cancel(msg, nest);
+				return -EMSGSIZE;
+			}
 	nla_nest_end(msg, nest);
 	return 0;
 }
@@ -381,6 +395,18 @@ int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
 			return -EINVAL;
 		}
 		break;
+	case KPROF_TYPE_LOCK:
+		if (tb[KPROF_EV_A_SYMBOL]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_SYMBOL],
+					    "kprof: lock contention takes no symbol");
+			return -EINVAL;
+		}
+		if (ev->config) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_CONFIG],
+					    "kprof: lock contention: the config is reserved, 0");
+			return -EINVAL;
+		}
+		break;
 	default:
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_TYPE],
 				    "kprof: event type not supported");
@@ -392,15 +418,16 @@ int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
 	ev->period = tb[KPROF_EV_A_PERIOD] ? nla_get_u64(tb[KPROF_EV_A_PERIOD]) : 0;
 	ev->min_ns = tb[KPROF_EV_A_MIN_NS] ? nla_get_u64(tb[KPROF_EV_A_MIN_NS]) : 0;
 	ev->max_ns = tb[KPROF_EV_A_MAX_NS] ? nla_get_u64(tb[KPROF_EV_A_MAX_NS]) : U64_MAX;
-	if ((tb[KPROF_EV_A_MIN_NS] || tb[KPROF_EV_A_MAX_NS]) && ev->type != KPROF_TYPE_OFFCPU) {
+	if ((tb[KPROF_EV_A_MIN_NS] || tb[KPROF_EV_A_MAX_NS]) &&
+	    !kprof_event_type_waits(ev->type)) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    tb[KPROF_EV_A_MIN_NS] ?: tb[KPROF_EV_A_MAX_NS],
-				    "kprof: block time limits apply to off-CPU events only");
+				    "kprof: time limits apply to off-CPU and lock events only");
 		return -EINVAL;
 	}
 	if (ev->min_ns > ev->max_ns) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_MIN_NS],
-				    "kprof: off-CPU: the shortest block counted is above the longest");
+				    "kprof: the shortest wait counted is above the longest");
 		return -EINVAL;
 	}
 	if (ev->type == PERF_TYPE_TRACEPOINT && !ev->period)
@@ -930,8 +957,11 @@ out_cancel:
 
 /* One AGG_DUMP message; non-zero when @skb is full. */
 static int kprof_nl_agg_put(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
-			    unsigned int cpu, const struct kprof_agg_entry *e, const u64 *frames)
+			    unsigned int cpu, const struct kprof_agg_view *v)
 {
+	const struct kprof_agg_entry *e = v->e;
+	const u64 *frames = v->frames;
+	bool lock = v->e->nr_key >= 2;
 	struct nlattr *nest;
 	void *hdr;
 	int err;
@@ -948,7 +978,13 @@ static int kprof_nl_agg_put(struct sk_buff *skb, struct netlink_callback *cb, u6
 	      nla_put(skb, KPROF_AGG_A_USER, e->nr_user * sizeof(u64), frames + e->nr_kernel) ||
 	      (atomic64_read(&e->time_ns) &&
 	       kprof_nl_put_u64(skb, KPROF_AGG_A_TIME_NS, atomic64_read(&e->time_ns),
-				KPROF_AGG_A_PAD));
+				KPROF_AGG_A_PAD)) ||
+	      (v->minmax &&
+	       (kprof_nl_put_u64(skb, KPROF_AGG_A_MAX_NS, v->max_ns, KPROF_AGG_A_PAD) ||
+		kprof_nl_put_u64(skb, KPROF_AGG_A_MIN_NS, v->min_ns, KPROF_AGG_A_PAD))) ||
+	      (lock &&
+	       (kprof_nl_put_u64(skb, KPROF_AGG_A_LOCK, v->lock, KPROF_AGG_A_PAD) ||
+		nla_put_u32(skb, KPROF_AGG_A_LOCK_FLAGS, v->lock_flags)));
 	return kprof_nl_dump_nest_end(skb, hdr, nest, err);
 }
 

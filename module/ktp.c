@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -22,7 +23,12 @@ static const char * const kprof_ktp_names[KPROF_KTP_NR] = {
 	[KPROF_KTP_SWITCH]		= "sched_switch",
 	[KPROF_KTP_WAKEUP]		= "sched_wakeup",
 	[KPROF_KTP_WAKEUP_NEW]		= "sched_wakeup_new",
+	[KPROF_KTP_CONTENTION_BEGIN]	= "contention_begin",
+	[KPROF_KTP_CONTENTION_END]	= "contention_end",
 };
+
+/* Tracepoints the module loads without: their events are refused instead. */
+#define KPROF_KTP_OPTIONAL	(BIT(KPROF_KTP_CONTENTION_BEGIN) | BIT(KPROF_KTP_CONTENTION_END))
 
 static struct tracepoint *kprof_ktps[KPROF_KTP_NR];
 
@@ -40,9 +46,36 @@ struct tracepoint *kprof_ktp(enum kprof_ktp id)
 	return kprof_ktps[id];
 }
 
+/**
+ * kprof_ktp_iter() - the tracepoint's iterator function, for stack walks
+ * @id: the tracepoint
+ * @len: set to the function's size (0 when kallsyms does not know it)
+ *
+ * With several probes attached, the tracepoint calls them through its
+ * iterator: a chain taken from a probe leaves that frame out.
+ *
+ * Return: the iterator's address.
+ */
+unsigned long kprof_ktp_iter(enum kprof_ktp id, unsigned long *len)
+{
+	unsigned long addr = (unsigned long)kprof_ktps[id]->iterator;
+	char buf[KSYM_SYMBOL_LEN];
+	const char *slash;
+
+	/* "name+0x0/0x50 [mod]": the size after the slash */
+	*len = 0;
+	sprint_symbol(buf, addr);
+	slash = strchr(buf, '/');
+	if (!slash || sscanf(slash + 1, "%lx", len) != 1)
+		*len = 0;
+	return addr;
+}
+
 /* Hook @probe (with @data) to tracepoint @id; 0 or a negative errno. */
 int kprof_ktp_register(enum kprof_ktp id, void *probe, void *data)
 {
+	if (!kprof_ktps[id])
+		return -EOPNOTSUPP;	/* an optional one this kernel lacks */
 	return tracepoint_probe_register(kprof_ktps[id], probe, data);
 }
 
@@ -69,7 +102,7 @@ int __init kprof_ktp_init(void)
 
 	for_each_kernel_tracepoint(kprof_ktp_lookup, NULL);
 	for (i = 0; i < KPROF_KTP_NR; i++) {
-		if (!kprof_ktps[i]) {
+		if (!kprof_ktps[i] && !(KPROF_KTP_OPTIONAL & BIT(i))) {
 			pr_err("tracepoint %s not found\n", kprof_ktp_names[i]);
 			return -ENOENT;
 		}

@@ -15,10 +15,13 @@ enum kprof_ktp {
 	KPROF_KTP_SWITCH,		/* sched_switch: run-queue latency */
 	KPROF_KTP_WAKEUP,		/* sched_wakeup */
 	KPROF_KTP_WAKEUP_NEW,		/* sched_wakeup_new */
+	KPROF_KTP_CONTENTION_BEGIN,	/* lock:contention_begin (5.19+): lock waits */
+	KPROF_KTP_CONTENTION_END,	/* lock:contention_end */
 	KPROF_KTP_NR
 };
 
 struct tracepoint *kprof_ktp(enum kprof_ktp id);
+unsigned long kprof_ktp_iter(enum kprof_ktp id, unsigned long *len);
 int kprof_ktp_register(enum kprof_ktp id, void *probe, void *data);
 void kprof_ktp_unregister(enum kprof_ktp id, void *probe, void *data);
 void kprof_ktp_sync(void);

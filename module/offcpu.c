@@ -11,29 +11,18 @@
  * it was away is added to that entry (kprof_agg_add_time()), from whichever
  * CPU it runs on now, when it lies within [min_ns, max_ns].
  *
- * The per-thread table is direct-mapped by thread id, 32 bytes a slot.  A
- * slot's @tid word is its lock: a writer (the thread blocking) swaps it to
- * KPROF_OFFCPU_BUSY, fills the slot and publishes its tid with a release;
- * the reader (the thread's next switch-in) reads the slot after an acquire
- * of its tid and owns what it read only if its cmpxchg of the tid back to 0
- * succeeds.  The only other writer of a slot is a thread whose id shares
- * it: the later block replaces the earlier, which is counted lost.
- *
- * Counters (per CPU, struct kprof_cpu_stats), apart from the samples'
- * (a session may stream samples and keep off-CPU time): each switch-out in
- * the event's states is an offcpu_block, which ends exactly once:
- * offcpu_done (time added), offcpu_filtered (outside [min_ns, max_ns]),
- * offcpu_lost (a thread sharing its slot replaced it), offcpu_lost_full (no
- * table entry for its stacks), offcpu_lost_reset (the tables were reset
- * when it began or while it lasted), or offcpu_open (still blocked when the
- * session stops: closed then, its time so far added when within limits).
+ * The per-thread table of open blocks is wait.c's, one block a thread;
+ * the counters are its KPROF_WAIT_OFFCPU ones (struct kprof_cpu_stats,
+ * apart from the samples': a session may stream samples and keep off-CPU
+ * time).  Each switch-out in the event's states is a block begun, which
+ * ends exactly once (wait.h); lost_full when no table entry holds its
+ * stacks.
  *
  * Context of both probes: the scheduler's, rq lock held, interrupts off.
  * No locks, no allocation, bounded work.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/netlink.h>
@@ -49,40 +38,19 @@
 #include "sample.h"
 #include "session.h"
 #include "sideband.h"
-
-/* Threads that can be off the CPU at once without sharing a slot (2 MiB). */
-#define KPROF_OFFCPU_SLOTS	BIT(16)
-#define KPROF_OFFCPU_BUSY	BIT_ULL(63)
-
-/* where: the entry of the block's stacks */
-#define KPROF_OFFCPU_CPU_SHIFT	48
-#define KPROF_OFFCPU_GEN_SHIFT	32
-
-/**
- * struct kprof_offcpu_slot - one blocked thread
- * @tid: its id; 0 when free; KPROF_OFFCPU_BUSY while being written
- * @start_ns: when it left the CPU
- * @where: its entry: cpu << 48 | (table generation & 0xffff) << 32 | slot
- * @__pad: to 32 bytes
- */
-struct kprof_offcpu_slot {
-	u64 tid;
-	u64 start_ns;
-	u64 where;
-	u64 __pad;
-};
+#include "wait.h"
 
 /**
  * struct kprof_offcpu - the off-CPU state of one event
  * @kev: its event
- * @slots: the blocked threads
+ * @waits: the blocked threads
  * @iter: the sched_switch tracepoint's iterator, skipped in kernel chains
  * @iter_len: its size
  * @registered: the probe is attached
  */
 struct kprof_offcpu {
 	struct kprof_event *kev;
-	struct kprof_offcpu_slot *slots;
+	struct kprof_waits waits;
 	unsigned long iter;
 	unsigned long iter_len;
 	bool registered;
@@ -110,100 +78,29 @@ static notrace void kprof_offcpu_begin(struct kprof_offcpu *off, struct kprof_ri
 	struct kprof_event *kev = off->kev;
 	struct kprof_session *s = kev->session;
 	struct kprof_agg_cpu *t = s->agg->cpus[ring->cpu];
-	struct kprof_offcpu_slot *slot;
-	u16 nr_kernel, nr_user, flags;
-	u64 *ips, old;
+	local64_t *c = ring->stats.wait[KPROF_WAIT_OFFCPU];
+	struct kprof_agg_key key = { };
+	u16 flags;
 	u32 entry;
 	int ret;
 
-	local64_inc(&ring->stats.offcpu_blocks);
-	ips = kprof_ring_scratch(ring, level);
-	flags = kprof_chains_here(s, ips, off->iter, off->iter_len, &nr_kernel, &nr_user);
-	if (flags & KPROF_SAMPLE_F_KSTACK_TRUNC)
-		local64_inc(&ring->stats.kstack_trunc);
-	if (flags & KPROF_SAMPLE_F_USTACK_TRUNC)
-		local64_inc(&ring->stats.ustack_trunc);
-	if (flags & KPROF_SAMPLE_F_USTACK_FAULT)
-		local64_inc(&ring->stats.ustack_fault);
+	local64_inc(&c[KPROF_WAIT_BEGUN]);
+	key.ips = kprof_ring_scratch(ring, level);
+	flags = kprof_chains_here(s, (u64 *)key.ips, off->iter, off->iter_len, true,
+				  &key.nr_kernel, &key.nr_user);
+	kprof_count_stack_flags(ring, flags);
 
-	ret = kprof_agg_intern(t, kev->index, task_tgid_nr(prev), prev->comm, ips, nr_kernel,
-			       nr_user, &entry);
+	ret = kprof_agg_intern(t, kev->index, task_tgid_nr(prev), prev->comm, &key, &entry);
 	if (ret < 0) {
-		local64_inc(ret == -EBUSY ? &ring->stats.offcpu_lost_reset :
-					    &ring->stats.offcpu_lost_full);
+		local64_inc(&c[ret == -EBUSY ? KPROF_WAIT_LOST_RESET : KPROF_WAIT_LOST_FULL]);
 		return;
 	}
-	if (ret > 0 && nr_user)
+	if (ret > 0 && key.nr_user)
 		kprof_procmap_note_pid(s->procmap, task_tgid_nr(prev));
-
-	slot = &off->slots[prev->pid & (KPROF_OFFCPU_SLOTS - 1)];
-	old = READ_ONCE(slot->tid);
-	if ((old & KPROF_OFFCPU_BUSY) || cmpxchg(&slot->tid, old, KPROF_OFFCPU_BUSY) != old) {
-		/* a thread sharing the slot is writing it right now */
-		local64_inc(&ring->stats.offcpu_lost);
-		return;
-	}
-	if (old)	/* another thread's block (or a stale one of ours): lost */
-		local64_inc(&ring->stats.offcpu_lost);
-	slot->start_ns = now;
-	slot->where = (u64)ring->cpu << KPROF_OFFCPU_CPU_SHIFT |
-		      (u64)(READ_ONCE(t->gen) & 0xffff) << KPROF_OFFCPU_GEN_SHIFT | entry;
-	/* release: the reader that sees the tid sees the slot */
-	smp_store_release(&slot->tid, prev->pid);
+	kprof_wait_begin(&off->waits, &ring->stats, ring->cpu, t, entry, prev->pid, 0, now);
 }
 
 NOKPROBE_SYMBOL(kprof_offcpu_begin);
-
-/*
- * Close a block of @ns: add it to its entry when within the limits.  At a
- * switch-in (@at_stop false) the outcome is counted as offcpu_done,
- * offcpu_filtered or offcpu_lost_reset; at stop every block closed is
- * offcpu_open.
- */
-static notrace void kprof_offcpu_close(struct kprof_offcpu *off, struct kprof_ring *ring,
-				       u64 where, u64 ns, bool at_stop)
-{
-	struct kprof_session *s = off->kev->session;
-	unsigned int cpu = where >> KPROF_OFFCPU_CPU_SHIFT;
-	u32 kept_gen = (where >> KPROF_OFFCPU_GEN_SHIFT) & 0xffff;
-	struct kprof_cpu_stats *st = &ring->stats;
-	struct kprof_agg_cpu *t;
-	u32 gen;
-
-	if (ns < off->kev->cfg.min_ns || ns > off->kev->cfg.max_ns) {
-		local64_inc(at_stop ? &st->offcpu_open : &st->offcpu_filtered);
-		return;
-	}
-	t = cpu < s->agg->nr_cpus ? s->agg->cpus[cpu] : NULL;
-	gen = t ? READ_ONCE(t->gen) : 0;
-	/* the generation as kept (its low 16 bits), then exactly, under the handshake */
-	if (t && (gen & 0xffff) == kept_gen && kprof_agg_add_time(t, (u32)where, gen, ns))
-		local64_inc(at_stop ? &st->offcpu_open : &st->offcpu_done);
-	else
-		local64_inc(at_stop ? &st->offcpu_open : &st->offcpu_lost_reset);
-}
-
-NOKPROBE_SYMBOL(kprof_offcpu_close);
-
-/* @next is about to run: end its block, if it has one. */
-static notrace void kprof_offcpu_end(struct kprof_offcpu *off, struct kprof_ring *ring,
-				     struct task_struct *next, u64 now)
-{
-	struct kprof_offcpu_slot *slot = &off->slots[next->pid & (KPROF_OFFCPU_SLOTS - 1)];
-	u64 start, where;
-
-	/* acquire: pairs with the writer's release of the tid */
-	if (smp_load_acquire(&slot->tid) != next->pid)
-		return;
-	start = READ_ONCE(slot->start_ns);
-	where = READ_ONCE(slot->where);
-	/* ours only if no writer took the slot meanwhile (it counted us lost) */
-	if (cmpxchg(&slot->tid, next->pid, 0) != next->pid)
-		return;
-	kprof_offcpu_close(off, ring, where, now - start, false);
-}
-
-NOKPROBE_SYMBOL(kprof_offcpu_end);
 
 static notrace void kprof_offcpu_switch(void *data, bool preempt, struct task_struct *prev,
 					struct task_struct *next, unsigned int prev_state)
@@ -225,7 +122,7 @@ static notrace void kprof_offcpu_switch(void *data, bool preempt, struct task_st
 		goto out;
 	now = ktime_get_mono_fast_ns();
 	if (next->pid)
-		kprof_offcpu_end(off, ring, next, now);
+		kprof_wait_end(&off->waits, &ring->stats, next->pid, 0, true, now);
 	if (prev->pid && (kprof_offcpu_class(preempt, prev_state) & off->kev->cfg.config) &&
 	    ((s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) ||
 	     kprof_pidset_has(s, task_tgid_nr(prev))))
@@ -235,20 +132,6 @@ out:
 }
 
 NOKPROBE_SYMBOL(kprof_offcpu_switch);
-
-/* The size of the function at @addr, from kallsyms ("name+0x0/0x50"). */
-static unsigned long kprof_offcpu_func_len(unsigned long addr)
-{
-	char buf[KSYM_SYMBOL_LEN];
-	unsigned long len = 0;
-	const char *slash;
-
-	sprint_symbol(buf, addr);
-	slash = strchr(buf, '/');
-	if (!slash || sscanf(slash + 1, "%lx", &len) != 1)
-		return 0;
-	return len;
-}
 
 /**
  * kprof_offcpu_start() - attach an off-CPU event's probe
@@ -262,7 +145,6 @@ int kprof_offcpu_start(struct kprof_event *kev, struct netlink_ext_ack *extack)
 {
 	struct kprof_session *s = kev->session;
 	struct kprof_offcpu *off;
-	struct tracepoint *tp;
 	int ret;
 
 	/* the session allocated them for us when it does not aggregate */
@@ -278,14 +160,11 @@ int kprof_offcpu_start(struct kprof_event *kev, struct netlink_ext_ack *extack)
 	if (!off)
 		return -ENOMEM;
 	off->kev = kev;
-	off->slots = kvcalloc(KPROF_OFFCPU_SLOTS, sizeof(*off->slots), KPROF_GFP);
-	if (!off->slots) {
-		ret = -ENOMEM;
+	ret = kprof_waits_init(&off->waits, s->agg, KPROF_WAIT_OFFCPU, 1, kev->cfg.min_ns,
+			       kev->cfg.max_ns);
+	if (ret)
 		goto out_free;
-	}
-	tp = kprof_ktp(KPROF_KTP_SWITCH);
-	off->iter = (unsigned long)tp->iterator;
-	off->iter_len = kprof_offcpu_func_len(off->iter);
+	off->iter = kprof_ktp_iter(KPROF_KTP_SWITCH, &off->iter_len);
 
 	ret = kprof_ktp_register(KPROF_KTP_SWITCH, kprof_offcpu_switch, off);
 	if (ret) {
@@ -298,7 +177,7 @@ int kprof_offcpu_start(struct kprof_event *kev, struct netlink_ext_ack *extack)
 	return 0;
 
 out_free:
-	kvfree(off->slots);
+	kprof_waits_free(&off->waits);
 	kfree(off);
 	return ret;
 }
@@ -317,7 +196,6 @@ void kprof_offcpu_stop(struct kprof_event *kev)
 	struct kprof_offcpu *off = kev->offcpu;
 	struct kprof_session *s = kev->session;
 	struct kprof_ring *ring;
-	u32 i;
 	u64 now;
 
 	if (!off || !off->registered)
@@ -329,14 +207,8 @@ void kprof_offcpu_stop(struct kprof_event *kev)
 	now = ktime_get_mono_fast_ns();
 	preempt_disable();
 	ring = s->bufs->rings[smp_processor_id()];
-	for (i = 0; ring && i < KPROF_OFFCPU_SLOTS; i++) {
-		struct kprof_offcpu_slot *slot = &off->slots[i];
-		u64 tid = xchg(&slot->tid, 0);
-
-		if (!tid || (tid & KPROF_OFFCPU_BUSY))
-			continue;
-		kprof_offcpu_close(off, ring, slot->where, now - slot->start_ns, true);
-	}
+	if (ring)
+		kprof_waits_drain(&off->waits, &ring->stats, now);
 	preempt_enable();
 }
 
@@ -346,7 +218,7 @@ void kprof_offcpu_free(struct kprof_event *kev)
 
 	if (!off)
 		return;
-	kvfree(off->slots);
+	kprof_waits_free(&off->waits);
 	kfree(off);
 	kev->offcpu = NULL;
 }

@@ -45,6 +45,7 @@
 #include "compat.h"
 #include "guard.h"
 #include "ktp.h"
+#include "lock.h"
 #include "offcpu.h"
 #include "probes.h"
 #include "sample.h"
@@ -398,6 +399,8 @@ static int kprof_probe_start(struct kprof_event *kev, struct netlink_ext_ack *ex
 
 	if (kev->cfg.type == KPROF_TYPE_OFFCPU)
 		return kprof_offcpu_start(kev, extack);
+	if (kev->cfg.type == KPROF_TYPE_LOCK)
+		return kprof_lock_start(kev, extack);
 
 	/* what tracefs refuses under lockdown, kprof refuses too */
 	if (kev->cfg.type == KPROF_TYPE_RUNQLAT) {
@@ -528,6 +531,7 @@ static void kprof_probe_stop(struct kprof_event *kev)
 	struct kprof_probe *p = kev->probe;
 
 	kprof_offcpu_stop(kev);
+	kprof_lock_stop(kev);
 	if (!p || !p->registered)
 		return;
 	/* each waits for handlers still running */
@@ -591,6 +595,7 @@ void kprof_probes_free(struct kprof_session *s)
 		kprof_probe_free(s->events[i].probe);
 		s->events[i].probe = NULL;
 		kprof_offcpu_free(&s->events[i]);
+		kprof_lock_free(&s->events[i]);
 	}
 }
 

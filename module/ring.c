@@ -444,6 +444,7 @@ void *kprof_ring_scratch(struct kprof_ring *ring, int level)
 void kprof_ring_stats(struct kprof_ring *ring, struct kprof_stats_snapshot *st)
 {
 	struct kprof_cpu_stats *c = &ring->stats;
+	int k, i;
 
 	st->invocations = local64_read(&c->invocations);
 	st->samples = local64_read(&c->samples);
@@ -465,13 +466,9 @@ void kprof_ring_stats(struct kprof_ring *ring, struct kprof_stats_snapshot *st)
 	st->lost_recursion = local64_read(&c->lost[KPROF_LOST_RECURSION]);
 	st->nested = local64_read(&c->nested);
 	st->lost_cost = local64_read(&c->lost[KPROF_LOST_COST]);
-	st->offcpu_blocks = local64_read(&c->offcpu_blocks);
-	st->offcpu_done = local64_read(&c->offcpu_done);
-	st->offcpu_filtered = local64_read(&c->offcpu_filtered);
-	st->offcpu_lost = local64_read(&c->offcpu_lost);
-	st->offcpu_lost_full = local64_read(&c->offcpu_lost_full);
-	st->offcpu_lost_reset = local64_read(&c->offcpu_lost_reset);
-	st->offcpu_open = local64_read(&c->offcpu_open);
+	for (k = 0; k < KPROF_WAIT_KINDS; k++)
+		for (i = 0; i < KPROF_WAIT_NR_STATS; i++)
+			st->wait[k][i] = local64_read(&c->wait[k][i]);
 	st->agg_used = 0;
 	st->agg_capacity = 0;
 }
@@ -485,6 +482,8 @@ void kprof_ring_stats(struct kprof_ring *ring, struct kprof_stats_snapshot *st)
  */
 void kprof_stats_add(struct kprof_stats_snapshot *sum, const struct kprof_stats_snapshot *one)
 {
+	int k, i;
+
 	sum->invocations += one->invocations;
 	sum->samples += one->samples;
 	sum->lost_full += one->lost_full;
@@ -507,11 +506,7 @@ void kprof_stats_add(struct kprof_stats_snapshot *sum, const struct kprof_stats_
 	sum->lost_recursion += one->lost_recursion;
 	sum->nested += one->nested;
 	sum->lost_cost += one->lost_cost;
-	sum->offcpu_blocks += one->offcpu_blocks;
-	sum->offcpu_done += one->offcpu_done;
-	sum->offcpu_filtered += one->offcpu_filtered;
-	sum->offcpu_lost += one->offcpu_lost;
-	sum->offcpu_lost_full += one->offcpu_lost_full;
-	sum->offcpu_lost_reset += one->offcpu_lost_reset;
-	sum->offcpu_open += one->offcpu_open;
+	for (k = 0; k < KPROF_WAIT_KINDS; k++)
+		for (i = 0; i < KPROF_WAIT_NR_STATS; i++)
+			sum->wait[k][i] += one->wait[k][i];
 }

@@ -14,6 +14,7 @@
 #include <uapi/linux/kprof.h>
 
 #include "guard.h"
+#include "wait.h"
 
 /* Largest record: a sample with full kernel and user chains. */
 #define KPROF_SAMPLE_FIXED	56
@@ -27,10 +28,11 @@
  * Written only on their own CPU, possibly by nested writers (an NMI
  * interrupting an interrupt handler), hence local64_t.  The balance
  * invocations == samples + lost[FULL] + lost[TOO_BIG] + lost[RECURSION] +
- * lost[COST] holds once no handler is running, and offcpu_blocks ==
- * offcpu_done + offcpu_filtered + offcpu_lost(_full, _reset) + offcpu_open once the
- * session has stopped (offcpu.c).  @nested counts the records committed
- * while another writer on the CPU was between its reserve and its commit.
+ * lost[COST] holds once no handler is running, and for each kind of wait
+ * (wait.h: off-CPU blocks, lock waits) wait[k][BEGUN] == the sum of its
+ * outcomes (kprof_stats_wait_ended()) once the session has stopped.
+ * @nested counts the records committed while another writer on the CPU was
+ * between its reserve and its commit.
  */
 struct kprof_cpu_stats {
 	local64_t invocations;
@@ -48,13 +50,7 @@ struct kprof_cpu_stats {
 	local64_t agg_samples;
 	local64_t filtered;
 	local64_t nested;
-	local64_t offcpu_blocks;
-	local64_t offcpu_done;
-	local64_t offcpu_filtered;
-	local64_t offcpu_lost;
-	local64_t offcpu_lost_full;
-	local64_t offcpu_lost_reset;
-	local64_t offcpu_open;
+	local64_t wait[KPROF_WAIT_KINDS][KPROF_WAIT_NR_STATS];
 };
 
 /**
@@ -86,13 +82,7 @@ struct kprof_stats_snapshot {
 	u64 lost_recursion;
 	u64 nested;
 	u64 lost_cost;
-	u64 offcpu_blocks;
-	u64 offcpu_done;
-	u64 offcpu_filtered;
-	u64 offcpu_lost;
-	u64 offcpu_lost_full;
-	u64 offcpu_lost_reset;
-	u64 offcpu_open;
+	u64 wait[KPROF_WAIT_KINDS][KPROF_WAIT_NR_STATS];
 };
 
 /**
@@ -169,10 +159,16 @@ static inline u64 kprof_stats_lost(const struct kprof_stats_snapshot *st)
 	return st->lost_full + st->lost_too_big + st->lost_recursion + st->lost_cost;
 }
 
-static inline u64 kprof_stats_offcpu_ended(const struct kprof_stats_snapshot *st)
+/* The waits of kind @k that ended, one way or another. */
+static inline u64 kprof_stats_wait_ended(const struct kprof_stats_snapshot *st,
+					 enum kprof_wait_kind k)
 {
-	return st->offcpu_done + st->offcpu_filtered + st->offcpu_lost + st->offcpu_lost_full +
-	       st->offcpu_lost_reset + st->offcpu_open;
+	u64 sum = 0;
+	int i;
+
+	for (i = KPROF_WAIT_BEGUN + 1; i < KPROF_WAIT_NR_STATS; i++)
+		sum += st->wait[k][i];
+	return sum;
 }
 
 static inline u64 kprof_stats_agg_lost(const struct kprof_stats_snapshot *st)

@@ -137,6 +137,7 @@ static unsigned int kprof_user_chain(struct pt_regs *regs, u64 *ips,
  * @skip: a function's start whose frame is skipped too (a tracepoint's
  *	iterator, which calls the probe when several are attached)
  * @skip_len: its size
+ * @user: the user chain too, when the session takes user stacks
  * @nr_kernel: set to the kernel frames
  * @nr_user: set to the user frames
  *
@@ -148,7 +149,7 @@ static unsigned int kprof_user_chain(struct pt_regs *regs, u64 *ips,
  * Return: KPROF_SAMPLE_F_* flags saying how good the chains are.
  */
 u16 kprof_chains_here(struct kprof_session *s, u64 *ips, unsigned long skip,
-		      unsigned long skip_len, u16 *nr_kernel, u16 *nr_user)
+		      unsigned long skip_len, bool user, u16 *nr_kernel, u16 *nr_user)
 {
 	unsigned int depth = s->cfg.stack_depth, n = 0;
 	struct task_struct *task = current;
@@ -180,7 +181,7 @@ u16 kprof_chains_here(struct kprof_session *s, u64 *ips, unsigned long skip,
 			flags |= KPROF_SAMPLE_F_KSTACK_ERROR;
 		*nr_kernel = n;
 	}
-	if ((s->cfg.flags & KPROF_SESSION_F_USER_STACK) && task->mm &&
+	if (user && (s->cfg.flags & KPROF_SESSION_F_USER_STACK) && task->mm &&
 	    !(task->flags & (PF_KTHREAD | PF_EXITING)))
 		*nr_user = kprof_user_chain(task_pt_regs(task), ips + n, depth, &flags);
 	return flags;
@@ -394,12 +395,7 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 		n += rec->nr_user;
 	}
 
-	if (rec->flags & KPROF_SAMPLE_F_KSTACK_TRUNC)
-		local64_inc(&ring->stats.kstack_trunc);
-	if (rec->flags & KPROF_SAMPLE_F_USTACK_TRUNC)
-		local64_inc(&ring->stats.ustack_trunc);
-	if (rec->flags & KPROF_SAMPLE_F_USTACK_FAULT)
-		local64_inc(&ring->stats.ustack_fault);
+	kprof_count_stack_flags(ring, rec->flags);
 
 	if (cfg->flags & KPROF_SESSION_F_STREAM) {
 		len = sizeof(*rec) + n * sizeof(u64);

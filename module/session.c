@@ -302,13 +302,13 @@ static int kprof_per_task_start(struct kprof_session *s, struct netlink_ext_ack 
 
 /* --- the session ---------------------------------------------------------- */
 
-/* Does the request have an off-CPU event (which keeps its time in tables)? */
-static bool kprof_session_keeps_offcpu(const struct kprof_session_config *cfg)
+/* Does the request have an off-CPU or lock event (which keep time in tables)? */
+static bool kprof_session_keeps_waits(const struct kprof_session_config *cfg)
 {
 	unsigned int i;
 
 	for (i = 0; i < cfg->nr_events; i++)
-		if (cfg->events[i].type == KPROF_TYPE_OFFCPU)
+		if (kprof_event_type_waits(cfg->events[i].type))
 			return true;
 	return false;
 }
@@ -413,7 +413,7 @@ int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	if ((s->cfg.flags & KPROF_SESSION_F_AGGREGATE) || kprof_session_keeps_offcpu(&s->cfg)) {
+	if ((s->cfg.flags & KPROF_SESSION_F_AGGREGATE) || kprof_session_keeps_waits(&s->cfg)) {
 		/*
 		 * allocated before any counter exists: never on the sampling
 		 * path; a streaming session keeps its off-CPU time there too

@@ -80,6 +80,7 @@ struct kprof_session;
  * @percpu: system-wide counters, one per CPU (NULL where none)
  * @probe: the kprobe or ftrace probe of a probe event
  * @offcpu: the state of an off-CPU event (offcpu.c)
+ * @lock: the state of a lock contention event (lock.c)
  */
 struct kprof_event {
 	struct kprof_session *session;
@@ -88,6 +89,7 @@ struct kprof_event {
 	struct perf_event **percpu;
 	struct kprof_probe *probe;
 	struct kprof_offcpu *offcpu;
+	struct kprof_lock *lock;
 };
 
 /* Events kprof probes itself, not perf counters. */
@@ -95,7 +97,13 @@ static inline bool kprof_event_is_probe(const struct kprof_event *kev)
 {
 	return kev->cfg.type == KPROF_TYPE_KPROBE || kev->cfg.type == KPROF_TYPE_FTRACE ||
 	       kev->cfg.type == KPROF_TYPE_LATENCY || kev->cfg.type == KPROF_TYPE_RUNQLAT ||
-	       kev->cfg.type == KPROF_TYPE_OFFCPU;
+	       kev->cfg.type == KPROF_TYPE_OFFCPU || kev->cfg.type == KPROF_TYPE_LOCK;
+}
+
+/* Events that time waits into the aggregation tables (wait.c). */
+static inline bool kprof_event_type_waits(u32 type)
+{
+	return type == KPROF_TYPE_OFFCPU || type == KPROF_TYPE_LOCK;
 }
 
 /* Events whose hits come from kernel code paths: under the probe cost cap. */

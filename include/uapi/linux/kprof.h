@@ -25,7 +25,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		5
+#define KPROF_ABI_MINOR		6
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -140,12 +140,35 @@ enum {
  *				with KPROF_SESSION_F_AGGREGATE.  No symbol.
  *				Blocks still open when the session stops
  *				are closed then (offcpu_open).
+ *	KPROF_TYPE_LOCK		(1.6) lock contention: from the kernel's
+ *				lock:contention_begin/_end tracepoints (the
+ *				slow paths only), the time each thread waited
+ *				for a lock, counted in the aggregation tables
+ *				by (thread, lock address, KPROF_LOCK_F_* type,
+ *				kernel chain of the waiter): KPROF_AGG_A_COUNT
+ *				waits, KPROF_AGG_A_TIME_NS their total and
+ *				KPROF_AGG_A_MAX_NS/_MIN_NS, KPROF_AGG_A_LOCK
+ *				and KPROF_AGG_A_LOCK_FLAGS.  PID is the
+ *				thread.  A second begin for the lock a thread
+ *				already waits for (a mutex spins, then sleeps)
+ *				is the same wait.  Waits within
+ *				[KPROF_EV_A_MIN_NS, KPROF_EV_A_MAX_NS] count.
+ *				KPROF_EV_A_CONFIG: 0 (reserved).  No symbol.
  */
 #define KPROF_TYPE_KPROBE	0x40000001U
 #define KPROF_TYPE_FTRACE	0x40000002U
 #define KPROF_TYPE_LATENCY	0x40000003U
 #define KPROF_TYPE_RUNQLAT	0x40000004U
 #define KPROF_TYPE_OFFCPU	0x40000005U
+#define KPROF_TYPE_LOCK		0x40000006U
+
+/* KPROF_AGG_A_LOCK_FLAGS (1.6): the kernel's contention_begin flags */
+#define KPROF_LOCK_F_SPIN	(1U << 0) /* spins: a spinlock, or a sleeping lock spinning */
+#define KPROF_LOCK_F_READ	(1U << 1) /* a reader of an rwlock or rwsem */
+#define KPROF_LOCK_F_WRITE	(1U << 2) /* a writer */
+#define KPROF_LOCK_F_RT		(1U << 3) /* an rt_mutex */
+#define KPROF_LOCK_F_PERCPU	(1U << 4) /* a per-CPU rwsem */
+#define KPROF_LOCK_F_MUTEX	(1U << 5) /* a mutex */
 
 /* KPROF_EV_A_CONFIG of KPROF_TYPE_OFFCPU (1.5): the switch-outs that count */
 #define KPROF_OFFCPU_F_S	(1U << 0) /* TASK_INTERRUPTIBLE: sleeping */
@@ -342,6 +365,13 @@ enum {
 	KPROF_STATS_A_OFFCPU_LOST_FULL,	/* u64 (1.5): ... lost: no table entry for the stacks */
 	KPROF_STATS_A_OFFCPU_LOST_RESET, /* u64 (1.5): ... lost: the tables were reset */
 	KPROF_STATS_A_OFFCPU_OPEN,	/* u64 (1.5): ... still open at stop, closed then */
+	KPROF_STATS_A_LOCK_WAITS,	/* u64 (1.6): lock waits begun */
+	KPROF_STATS_A_LOCK_DONE,	/* u64 (1.6): ... ended, their time added */
+	KPROF_STATS_A_LOCK_FILTERED,	/* u64 (1.6): ... ended outside [min, max] */
+	KPROF_STATS_A_LOCK_LOST,	/* u64 (1.6): ... lost: slot shared, or nested deeper */
+	KPROF_STATS_A_LOCK_LOST_FULL,	/* u64 (1.6): ... lost: no table entry for the key */
+	KPROF_STATS_A_LOCK_LOST_RESET,	/* u64 (1.6): ... lost: the tables were reset */
+	KPROF_STATS_A_LOCK_OPEN,	/* u64 (1.6): ... still open at stop, closed then */
 
 	/* private: non-ABI */
 	__KPROF_STATS_A_MAX,
@@ -397,7 +427,11 @@ enum {
 	KPROF_AGG_A_KERNEL,		/* binary: __u64 kernel frames, innermost first */
 	KPROF_AGG_A_USER,		/* binary: __u64 user frames, innermost first */
 	KPROF_AGG_A_PAD,
-	KPROF_AGG_A_TIME_NS,		/* u64 (1.5): off-CPU events: time blocked */
+	KPROF_AGG_A_TIME_NS,		/* u64 (1.5): off-CPU: time blocked; lock (1.6): waited */
+	KPROF_AGG_A_MAX_NS,		/* u64 (1.6): lock events: longest wait */
+	KPROF_AGG_A_MIN_NS,		/* u64 (1.6): lock events: shortest wait */
+	KPROF_AGG_A_LOCK,		/* u64 (1.6): lock events: the lock's address */
+	KPROF_AGG_A_LOCK_FLAGS,		/* u32 (1.6): lock events: KPROF_LOCK_F_* */
 
 	/* private: non-ABI */
 	__KPROF_AGG_A_MAX,

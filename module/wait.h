@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprof - waits timed per thread (wait.c): an off-CPU block (offcpu.c) or a
+ * wait for a lock (lock.c) begins on one thread, with its key interned in
+ * the aggregation tables, and ends later, maybe on another CPU, when its
+ * time is added to that entry.
+ */
+#ifndef _KPROF_WAIT_H
+#define _KPROF_WAIT_H
+
+#include <linux/types.h>
+
+/* The kinds of waits, each with its own counters. */
+enum kprof_wait_kind {
+	KPROF_WAIT_OFFCPU,
+	KPROF_WAIT_LOCK,
+	KPROF_WAIT_KINDS
+};
+
+/*
+ * The outcomes of waits: each wait BEGUN ends exactly once, in one of the
+ * others.  In the order of KPROF_STATS_A_OFFCPU_BLOCKS.. and
+ * KPROF_STATS_A_LOCK_WAITS.. (the uapi header).
+ */
+enum kprof_wait_stat {
+	KPROF_WAIT_BEGUN,
+	KPROF_WAIT_DONE,	/* ended, its time added */
+	KPROF_WAIT_FILTERED,	/* ended outside [min_ns, max_ns] */
+	KPROF_WAIT_LOST,	/* a thread sharing its slot replaced it; or too deep */
+	KPROF_WAIT_LOST_FULL,	/* no table entry for its key */
+	KPROF_WAIT_LOST_RESET,	/* the tables were reset when it began or meanwhile */
+	KPROF_WAIT_OPEN,	/* still open when the session stopped: closed then */
+	KPROF_WAIT_NR_STATS
+};
+
+/* Waits one thread can have open at once (a mutex, then its wait_lock). */
+#define KPROF_WAIT_DEPTH	2
+
+struct kprof_agg;
+struct kprof_agg_cpu;
+struct kprof_cpu_stats;
+struct kprof_wait_slot;
+
+/**
+ * struct kprof_waits - the open waits of one event, by thread
+ * @slots: direct-mapped by thread id
+ * @agg: the tables the waits' entries are in
+ * @kind: which counters
+ * @depth: waits one thread may have open, at most KPROF_WAIT_DEPTH
+ * @min_ns: the shortest wait counted
+ * @max_ns: the longest wait counted
+ */
+struct kprof_waits {
+	struct kprof_wait_slot *slots;
+	struct kprof_agg *agg;
+	enum kprof_wait_kind kind;
+	unsigned int depth;
+	u64 min_ns;
+	u64 max_ns;
+};
+
+int kprof_waits_init(struct kprof_waits *w, struct kprof_agg *agg, enum kprof_wait_kind kind,
+		     unsigned int depth, u64 min_ns, u64 max_ns);
+void kprof_waits_free(struct kprof_waits *w);
+bool kprof_wait_open(struct kprof_waits *w, u32 tid, u64 tag);
+void kprof_wait_begin(struct kprof_waits *w, struct kprof_cpu_stats *st, unsigned int cpu,
+		      struct kprof_agg_cpu *t, u32 slot, u32 tid, u64 tag, u64 now);
+void kprof_wait_end(struct kprof_waits *w, struct kprof_cpu_stats *st, u32 tid, u64 tag,
+		    bool any, u64 now);
+void kprof_waits_drain(struct kprof_waits *w, struct kprof_cpu_stats *st, u64 now);
+
+#endif /* _KPROF_WAIT_H */
