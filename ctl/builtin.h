@@ -34,6 +34,7 @@ int cmd_help(int argc, const char **argv);
 int cmd_list(int argc, const char **argv);
 int cmd_latency(int argc, const char **argv);
 int cmd_offcpu(int argc, const char **argv);
+int cmd_lock(int argc, const char **argv);
 int cmd_sched(int argc, const char **argv);
 int cmd_record(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);

@@ -25,6 +25,7 @@ static const struct cmd_struct commands[] = {
 	{ "list",	cmd_list,	"List the event names" },
 	{ "latency",	cmd_latency,	"Histograms of kernel function latency, like funclatency" },
 	{ "offcpu",	cmd_offcpu,	"Off-CPU time by stack, like offcputime" },
+	{ "lock",	cmd_lock,	"Kernel lock contention, like perf lock contention" },
 	{ "sched",	cmd_sched,	"Scheduler analysis: record, latency, map, timehist, runqlat" },
 	{ "report",	cmd_report,	"Show where the samples are, with call graphs" },
 	{ "script",	cmd_script,	"Print every sample with its call chain" },

@@ -85,6 +85,13 @@ static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_OFFCPU_LOST_FULL] = "KPROF_STATS_A_OFFCPU_LOST_FULL",
 	[KPROF_STATS_A_OFFCPU_LOST_RESET] = "KPROF_STATS_A_OFFCPU_LOST_RESET",
 	[KPROF_STATS_A_OFFCPU_OPEN]	= "KPROF_STATS_A_OFFCPU_OPEN",
+	[KPROF_STATS_A_LOCK_WAITS]	= "KPROF_STATS_A_LOCK_WAITS",
+	[KPROF_STATS_A_LOCK_DONE]	= "KPROF_STATS_A_LOCK_DONE",
+	[KPROF_STATS_A_LOCK_FILTERED]	= "KPROF_STATS_A_LOCK_FILTERED",
+	[KPROF_STATS_A_LOCK_LOST]	= "KPROF_STATS_A_LOCK_LOST",
+	[KPROF_STATS_A_LOCK_LOST_FULL]	= "KPROF_STATS_A_LOCK_LOST_FULL",
+	[KPROF_STATS_A_LOCK_LOST_RESET]	= "KPROF_STATS_A_LOCK_LOST_RESET",
+	[KPROF_STATS_A_LOCK_OPEN]	= "KPROF_STATS_A_LOCK_OPEN",
 };
 
 static const char * const kp_stat_names[KP_STATS_NR] = {
@@ -190,6 +197,13 @@ static const struct nla_policy kp_stats_policy[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_OFFCPU_LOST_FULL] = { .type = NLA_U64 },
 	[KPROF_STATS_A_OFFCPU_LOST_RESET] = { .type = NLA_U64 },
 	[KPROF_STATS_A_OFFCPU_OPEN]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_LOCK_WAITS]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_LOCK_DONE]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_LOCK_FILTERED]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_LOCK_LOST]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_LOCK_LOST_FULL]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_LOCK_LOST_RESET]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_LOCK_OPEN]	= { .type = NLA_U64 },
 };
 
 const char *kp_fmt_lost_tail(uint64_t recursion, uint64_t cost, char *buf, size_t len)
@@ -361,6 +375,14 @@ static int kp_stats__parse_nest(struct nlattr *nest, struct kp_stats *st,
 			st->offcpu[i] = nla_get_u64(tb[KPROF_STATS_A_OFFCPU_BLOCKS + i]);
 		else
 			st->has_offcpu = false;
+	}
+	/* ABI 1.6: all or none */
+	st->has_lock = true;
+	for (i = 0; i < KP_OFFCPU_STATS_NR; i++) {
+		if (tb[KPROF_STATS_A_LOCK_WAITS + i])
+			st->lock[i] = nla_get_u64(tb[KPROF_STATS_A_LOCK_WAITS + i]);
+		else
+			st->has_lock = false;
 	}
 	st->has_nested = tb[KPROF_STATS_A_NESTED];
 	if (st->has_nested)
@@ -872,6 +894,10 @@ static const char *kp_agg_attr__name(int type)
 		[KPROF_AGG_A_USER]	= "KPROF_AGG_A_USER",
 		[KPROF_AGG_A_PAD]	= "KPROF_AGG_A_PAD",
 		[KPROF_AGG_A_TIME_NS]	= "KPROF_AGG_A_TIME_NS",
+		[KPROF_AGG_A_MAX_NS]	= "KPROF_AGG_A_MAX_NS",
+		[KPROF_AGG_A_MIN_NS]	= "KPROF_AGG_A_MIN_NS",
+		[KPROF_AGG_A_LOCK]	= "KPROF_AGG_A_LOCK",
+		[KPROF_AGG_A_LOCK_FLAGS] = "KPROF_AGG_A_LOCK_FLAGS",
 	};
 
 	if (type > 0 && type <= KPROF_AGG_A_MAX && names[type])
@@ -889,6 +915,10 @@ static const struct nla_policy kp_agg_policy[KPROF_AGG_A_MAX + 1] = {
 	[KPROF_AGG_A_USER]	= { .type = NLA_UNSPEC },
 	[KPROF_AGG_A_PAD]	= { .type = NLA_UNSPEC },
 	[KPROF_AGG_A_TIME_NS]	= { .type = NLA_U64 },
+	[KPROF_AGG_A_MAX_NS]	= { .type = NLA_U64 },
+	[KPROF_AGG_A_MIN_NS]	= { .type = NLA_U64 },
+	[KPROF_AGG_A_LOCK]	= { .type = NLA_U64 },
+	[KPROF_AGG_A_LOCK_FLAGS] = { .type = NLA_U32 },
 };
 
 /*
@@ -946,6 +976,17 @@ int kp_agg__parse_msg(const struct nlmsghdr *nlh, struct kp_agg_entry *e, uint64
 	e->count = nla_get_u64(atb[KPROF_AGG_A_COUNT]);
 	if (atb[KPROF_AGG_A_TIME_NS])
 		e->time_ns = nla_get_u64(atb[KPROF_AGG_A_TIME_NS]);
+	/* ABI 1.6, lock events: both or neither */
+	e->has_minmax = atb[KPROF_AGG_A_MAX_NS] && atb[KPROF_AGG_A_MIN_NS];
+	if (e->has_minmax) {
+		e->max_ns = nla_get_u64(atb[KPROF_AGG_A_MAX_NS]);
+		e->min_ns = nla_get_u64(atb[KPROF_AGG_A_MIN_NS]);
+	}
+	e->has_lock = atb[KPROF_AGG_A_LOCK] && atb[KPROF_AGG_A_LOCK_FLAGS];
+	if (e->has_lock) {
+		e->lock = nla_get_u64(atb[KPROF_AGG_A_LOCK]);
+		e->lock_flags = nla_get_u32(atb[KPROF_AGG_A_LOCK_FLAGS]);
+	}
 	ret = kp_agg__frames(atb[KPROF_AGG_A_KERNEL], KPROF_AGG_A_KERNEL, &e->kernel,
 			     &e->nr_kernel, frames, err);
 	if (!ret)

@@ -95,16 +95,25 @@ struct kp_stats {
 	uint64_t	nested;			/* records committed inside another's */
 	bool		has_offcpu;		/* offcpu[] came with the reply (ABI 1.5) */
 	uint64_t	offcpu[KP_OFFCPU_STATS_NR];
+	bool		has_lock;		/* lock[] came with the reply (ABI 1.6) */
+	uint64_t	lock[KP_OFFCPU_STATS_NR];	/* lock waits, as offcpu[] */
 };
+
+_Static_assert(KPROF_STATS_A_LOCK_WAITS + KP_OFFCPU_STATS_NR - 1 == KPROF_STATS_A_LOCK_OPEN,
+	       "enum kp_offcpu_stat does not match the KPROF_STATS_A_LOCK_* attributes");
+
+/* A wait balance (offcpu[] or lock[]), once the session has stopped. */
+static inline bool kp_stats__waits_balanced(const uint64_t *o)
+{
+	return o[KP_OFFCPU_STAT_BLOCKS] == o[KP_OFFCPU_STAT_DONE] + o[KP_OFFCPU_STAT_FILTERED] +
+					   o[KP_OFFCPU_STAT_LOST] + o[KP_OFFCPU_STAT_LOST_FULL] +
+					   o[KP_OFFCPU_STAT_LOST_RESET] + o[KP_OFFCPU_STAT_OPEN];
+}
 
 /* The off-CPU balance, once the session has stopped: every block ended once. */
 static inline bool kp_stats__offcpu_balanced(const struct kp_stats *st)
 {
-	const uint64_t *o = st->offcpu;
-
-	return o[KP_OFFCPU_STAT_BLOCKS] == o[KP_OFFCPU_STAT_DONE] + o[KP_OFFCPU_STAT_FILTERED] +
-					   o[KP_OFFCPU_STAT_LOST] + o[KP_OFFCPU_STAT_LOST_FULL] +
-					   o[KP_OFFCPU_STAT_LOST_RESET] + o[KP_OFFCPU_STAT_OPEN];
+	return kp_stats__waits_balanced(st->offcpu);
 }
 
 /* "invocations", "lost_full", ... (the attribute names in lower case). */
@@ -273,6 +282,11 @@ struct kp_agg_entry {
 	char		comm[16];		/* the task's name when first seen */
 	uint64_t	count;			/* samples; off-CPU events: blocks */
 	uint64_t	time_ns;		/* off-CPU events: their time (ABI 1.5) */
+	bool		has_minmax;		/* lock events (ABI 1.6): */
+	uint64_t	max_ns, min_ns;		/* the longest and shortest wait */
+	bool		has_lock;		/* lock events (ABI 1.6): */
+	uint64_t	lock;			/* the lock's address (0: hidden) */
+	uint32_t	lock_flags;		/* KPROF_LOCK_F_* */
 	uint32_t	nr_kernel;
 	uint32_t	nr_user;
 	const uint64_t	*kernel;		/* innermost first, within the message */

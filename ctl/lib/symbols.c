@@ -730,6 +730,25 @@ static struct kp_dso *kernel__module(struct kp_kernel *k, const char *name, size
 	return dso;
 }
 
+/* Keep the bounds of the lock and scheduler text when @name is one. */
+static void kernel__text_bounds(struct kp_kernel *k, const char *name, uint64_t addr)
+{
+	if (!strcmp(name, "__lock_text_start"))
+		k->lock_text[0] = addr;
+	else if (!strcmp(name, "__lock_text_end"))
+		k->lock_text[1] = addr;
+	else if (!strcmp(name, "__sched_text_start"))
+		k->sched_text[0] = addr;
+	else if (!strcmp(name, "__sched_text_end"))
+		k->sched_text[1] = addr;
+}
+
+bool kp_kernel__in_lock_text(const struct kp_kernel *k, uint64_t addr)
+{
+	return (addr >= k->lock_text[0] && addr < k->lock_text[1]) ||
+	       (addr >= k->sched_text[0] && addr < k->sched_text[1]);
+}
+
 int kp_kernel__load(struct kp_kernel *k, const char *path)
 {
 	struct symtab_builder b = { 0 };
@@ -770,9 +789,11 @@ int kp_kernel__load(struct kp_kernel *k, const char *path)
 			nr_zero++;
 			continue;
 		}
+		name = end + 3;
+		if (name[0] == '_' && name[1] == '_')
+			kernel__text_bounds(k, name, addr);
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
-		name = end + 3;
 		mod = strchr(name, '\t');
 		if (mod) {
 			*mod++ = '\0';
@@ -828,6 +849,7 @@ const struct kp_sym *kp_kernel__find(struct kp_kernel *k, uint64_t addr, struct 
 {
 	const struct kp_sym *sym = table__find(&k->cache, k->syms, k->nr_syms, addr);
 
-	*dso = sym ? sym->dso : k->kernel;
+	if (dso)
+		*dso = sym ? sym->dso : k->kernel;
 	return sym;
 }

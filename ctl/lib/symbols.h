@@ -152,6 +152,8 @@ struct kp_kernel {
 	bool			restricted;	/* every address read as 0 (kptr_restrict) */
 	bool			missing;	/* the file could not be read */
 	struct kp_symcache	cache;
+	/* __lock_text_start/_end, __sched_text_start/_end: 0 when not listed */
+	uint64_t		lock_text[2], sched_text[2];
 };
 
 /*
@@ -161,7 +163,14 @@ struct kp_kernel {
  */
 int kp_kernel__load(struct kp_kernel *k, const char *path);
 void kp_kernel__exit(struct kp_kernel *k);
-/* The symbol at @addr, or NULL; *@dso gets its DSO (the kernel when none). */
+/* The symbol at @addr, or NULL; *@dso (unless NULL) gets its DSO (the kernel when none). */
 const struct kp_sym *kp_kernel__find(struct kp_kernel *k, uint64_t addr, struct kp_dso **dso);
+
+/*
+ * Is @addr in the kernel's lock or scheduler text (the lock functions and
+ * __schedule() and friends)?  A lock waiter's caller is its first frame
+ * outside them, as perf lock finds it.
+ */
+bool kp_kernel__in_lock_text(const struct kp_kernel *k, uint64_t addr);
 
 #endif /* KPROFCTL_SYMBOLS_H */

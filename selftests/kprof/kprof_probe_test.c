@@ -710,7 +710,7 @@ TEST_F(probe, refuse_bad_offcpu_config)
 		{ 1ULL << 4, ~0ULL, ~0ULL, NULL,
 		  "kprof: off-CPU states: a non-empty set of KPROF_OFFCPU_F_*" },
 		{ KPROF_OFFCPU_F_S, 10000, 5000, NULL,
-		  "kprof: off-CPU: the shortest block counted is above the longest" },
+		  "kprof: the shortest wait counted is above the longest" },
 		{ KPROF_OFFCPU_F_S, ~0ULL, ~0ULL, "schedule", "kprof: off-CPU time takes no symbol" },
 	};
 	uint64_t one_cpu = 1;
@@ -735,7 +735,7 @@ TEST_F(probe, refuse_bad_offcpu_config)
 		kt_nest_end(&m, n);
 	}
 	EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
-	EXPECT_STREQ("kprof: block time limits apply to off-CPU events only", m.extack);
+	EXPECT_STREQ("kprof: time limits apply to off-CPU and lock events only", m.extack);
 
 	/* a streaming session: it gets tables for the off-CPU time */
 	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_STREAM,
@@ -800,6 +800,115 @@ TEST_F(probe, offcpu_counts_sleeps_and_balances)
 		  kt_stat(&m, KPROF_STATS_A_LOST_AGG_FULL) + kt_stat(&m, KPROF_STATS_A_LOST_AGG_RESET) +
 		  kt_stat(&m, KPROF_STATS_A_LOST_RECURSION));
 	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_AGG_SAMPLES));
+}
+
+/* A lock contention event, with wait limits when @min or @max is not ~0. */
+static void put_lock(struct kt_msg *m, uint64_t config, uint64_t min, uint64_t max,
+		     const char *symbol)
+{
+	struct nlattr *n = kt_nest_start(m, KPROF_A_SESSION_EVENT);
+
+	kt_put_u32(m, KPROF_EV_A_TYPE, KPROF_TYPE_LOCK);
+	kt_put_u64(m, KPROF_EV_A_CONFIG, config);
+	kt_put_str(m, KPROF_EV_A_NAME, "lock");
+	if (symbol)
+		kt_put_str(m, KPROF_EV_A_SYMBOL, symbol);
+	if (min != ~0ULL)
+		kt_put_u64(m, KPROF_EV_A_MIN_NS, min);
+	if (max != ~0ULL)
+		kt_put_u64(m, KPROF_EV_A_MAX_NS, max);
+	kt_nest_end(m, n);
+}
+
+TEST_F(probe, refuse_bad_lock_config)
+{
+	static const struct {
+		uint64_t config, min, max;
+		const char *symbol;
+		const char *extack;
+	} bad[] = {
+		{ 1, ~0ULL, ~0ULL, NULL, "kprof: lock contention: the config is reserved, 0" },
+		{ 0, 10000, 5000, NULL, "kprof: the shortest wait counted is above the longest" },
+		{ 0, ~0ULL, ~0ULL, "mutex_lock", "kprof: lock contention takes no symbol" },
+	};
+	uint64_t one_cpu = 1;
+	struct kt_msg m;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		kt_start_init(&m, self->family, OFFCPU_SESSION, 99, 0);
+		put_lock(&m, bad[i].config, bad[i].min, bad[i].max, bad[i].symbol);
+		EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m)) TH_LOG("case %u", i);
+		EXPECT_STREQ(bad[i].extack, m.extack);
+	}
+	/* some CPUs only: a wait may end on another */
+	if (sysconf(_SC_NPROCESSORS_CONF) > 1) {
+		kt_start_init(&m, self->family, OFFCPU_SESSION, 99, 0);
+		kt_put(&m, KPROF_A_SESSION_CPUS, &one_cpu, sizeof(one_cpu));
+		put_lock(&m, 0, ~0ULL, ~0ULL, NULL);
+		EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
+		EXPECT_STREQ("kprof: lock waits follow threads across CPUs: take every CPU or processes",
+			     m.extack);
+	}
+	kt_stop_any(self->fd, self->family);
+}
+
+/*
+ * Three children write 4 KiB at a time into one pipe that the parent
+ * drains: the pipe's mutex is contended.  Waits are counted and end, every
+ * wait begun ends exactly once by the time the session stopped, and the
+ * lock waits are no samples.
+ */
+TEST_F(probe, lock_counts_contention_and_balances)
+{
+	uint64_t waits, done, filtered, lost, open;
+	char buf[65536];
+	struct kt_msg m;
+	pid_t child[3];
+	int fds[2], i, status;
+	struct timespec t0, t;
+
+	ASSERT_EQ(0, pipe(fds));
+	kt_start_init(&m, self->family, OFFCPU_SESSION, 99, 0);
+	put_lock(&m, 0, ~0ULL, ~0ULL, NULL);
+	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
+	for (i = 0; i < 3; i++) {
+		child[i] = fork();
+		ASSERT_LE(0, child[i]);
+		if (!child[i]) {
+			memset(buf, 'x', 4096);
+			close(fds[0]);
+			while (write(fds[1], buf, 4096) > 0)
+				;
+			_exit(0);
+		}
+	}
+	close(fds[1]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		ASSERT_LT(0, read(fds[0], buf, sizeof(buf)));
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 2);
+	/* the writers get EPIPE once the reader is gone */
+	close(fds[0]);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(child[i], waitpid(child[i], &status, 0));
+	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
+	waits = kt_stat(&m, KPROF_STATS_A_LOCK_WAITS);
+	done = kt_stat(&m, KPROF_STATS_A_LOCK_DONE);
+	filtered = kt_stat(&m, KPROF_STATS_A_LOCK_FILTERED);
+	lost = kt_stat(&m, KPROF_STATS_A_LOCK_LOST) + kt_stat(&m, KPROF_STATS_A_LOCK_LOST_FULL) +
+	       kt_stat(&m, KPROF_STATS_A_LOCK_LOST_RESET);
+	open = kt_stat(&m, KPROF_STATS_A_LOCK_OPEN);
+	TH_LOG("waits %llu done %llu filtered %llu lost %llu open %llu",
+	       (unsigned long long)waits, (unsigned long long)done,
+	       (unsigned long long)filtered, (unsigned long long)lost, (unsigned long long)open);
+	EXPECT_LT(0, done);
+	EXPECT_EQ(waits, done + filtered + lost + open);
+	EXPECT_EQ(0, filtered);
+	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_AGG_SAMPLES));
+	/* off-CPU counters untouched */
+	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_OFFCPU_BLOCKS));
 }
 
 TEST_F(probe, refuse_unknown_tracepoint)

@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprofctl lock contention [-a | -p PID | -- CMD] [-k KEY] [-t | -l] [-E N]
+ *                          [--max-stack N] [-v] [--folded] [duration]
+ *
+ * perf lock contention on kprof: START an aggregating session with one
+ * KPROF_TYPE_LOCK event (module/lock.c: each wait in a kernel lock's slow
+ * path, from lock:contention_begin to contention_end, counted in the
+ * kernel by thread, lock, type and the waiter's kernel stack, with its
+ * total, longest and shortest time), wait for the duration, the command or
+ * Ctrl-C, STOP, read the tables (AGG_DUMP) and print perf's table:
+ * contended, total wait, max wait, avg wait, type, and the caller (the
+ * first frame outside the kernel's lock and scheduler text, see
+ * lock__caller(); perf skips a fixed 3 frames first, which on 6.1 lands one
+ * frame further out, in the caller's caller); per thread with -t, per lock
+ * address with -l, with the stacks with -v.  --folded prints the waiters' stacks weighted by wait time (ns),
+ * the lock type as the leaf, for flamegraph --colors lock.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "lib/hist.h"
+#include "lib/hmap.h"
+#include "lib/parse-options.h"
+#include "lib/proto.h"
+#include "lib/session.h"
+#include "lib/symbols.h"
+#include "lib/util.h"
+
+static const char * const lock_usage[] = {
+	"kprofctl lock contention [-a | -p <pid>] [<options>] [<duration>] [-- <command>]",
+	"",
+	"Kernel lock contention, as perf lock contention: who waited for which",
+	"lock, from where and how long, counted in the kernel from the",
+	"lock:contention_begin/end tracepoints.  Without -p or a command: every",
+	"thread (-a).  Until <duration> seconds passed, the command ended or Ctrl-C.",
+	NULL
+};
+
+static volatile sig_atomic_t lock_signal;
+
+static void lock__sighandler(int sig)
+{
+	lock_signal = sig;
+}
+
+/* The sort keys, as perf lock contention's -k names them. */
+enum lock_key {
+	LOCK_KEY_CONTENDED,
+	LOCK_KEY_WAIT_TOTAL,
+	LOCK_KEY_WAIT_MAX,
+	LOCK_KEY_WAIT_MIN,
+	LOCK_KEY_AVG_WAIT,
+};
+
+static const char * const lock_key_names[] = {
+	[LOCK_KEY_CONTENDED]	= "contended",
+	[LOCK_KEY_WAIT_TOTAL]	= "wait_total",
+	[LOCK_KEY_WAIT_MAX]	= "wait_max",
+	[LOCK_KEY_WAIT_MIN]	= "wait_min",
+	[LOCK_KEY_AVG_WAIT]	= "avg_wait",
+};
+
+/* One printed row: the waits of a caller (or thread, or lock), summed. */
+struct lock_row {
+	uint64_t	contended;
+	uint64_t	total_ns;
+	uint64_t	max_ns;
+	uint64_t	min_ns;
+	uint32_t	flags;		/* KPROF_LOCK_F_* */
+	uint32_t	pid;		/* -t: the thread */
+	char		comm[16];
+	uint64_t	lock;		/* -l: the lock */
+	uint64_t	caller;		/* the caller's address */
+	uint32_t	nr_frames;	/* the first row's stack (-v) */
+	uint64_t	*frames;
+};
+
+enum lock_aggr {
+	LOCK_AGGR_CALLER,
+	LOCK_AGGR_TASK,
+	LOCK_AGGR_ADDR,
+};
+
+struct lock_report {
+	enum lock_aggr		aggr;
+	struct kp_kernel	kernel;
+	struct kp_hmap		index;		/* key hash -> row index + 1 */
+	struct lock_row		*rows;
+	size_t			nr, alloc;
+	uint64_t		entries;	/* AGG entries read */
+	uint64_t		session_id;
+	unsigned int		max_stack;
+	bool			folded;
+	uint32_t		event;		/* the lock event's index */
+};
+
+/* perf lock contention's name of a KPROF_LOCK_F_* type. */
+static const char *lock__type(uint32_t flags)
+{
+	static const struct {
+		uint32_t	flags;
+		const char	*name;
+	} types[] = {
+		{ 0,						"semaphore" },
+		{ KPROF_LOCK_F_SPIN,				"spinlock" },
+		{ KPROF_LOCK_F_SPIN | KPROF_LOCK_F_READ,	"rwlock:R" },
+		{ KPROF_LOCK_F_SPIN | KPROF_LOCK_F_WRITE,	"rwlock:W" },
+		{ KPROF_LOCK_F_READ,				"rwsem:R" },
+		{ KPROF_LOCK_F_WRITE,				"rwsem:W" },
+		{ KPROF_LOCK_F_RT,				"rtmutex" },
+		{ KPROF_LOCK_F_RT | KPROF_LOCK_F_READ,		"rwlock-rt:R" },
+		{ KPROF_LOCK_F_RT | KPROF_LOCK_F_WRITE,		"rwlock-rt:W" },
+		{ KPROF_LOCK_F_PERCPU | KPROF_LOCK_F_READ,	"pcpu-sem:R" },
+		{ KPROF_LOCK_F_PERCPU | KPROF_LOCK_F_WRITE,	"pcpu-sem:W" },
+		{ KPROF_LOCK_F_MUTEX,				"mutex" },
+		{ KPROF_LOCK_F_MUTEX | KPROF_LOCK_F_SPIN,	"mutex" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (types[i].flags == flags)
+			return types[i].name;
+	return "unknown";
+}
+
+/*
+ * The caller of a wait: its first kernel frame outside the lock functions
+ * (the kernel's lock and scheduler text) after one inside them.  The slow
+ * paths that call the tracepoint are not all in that text (qspinlock's
+ * queued_spin_lock_slowpath(), PREEMPT_RT's __rt_mutex_slowlock_locked()),
+ * but the lock function that called them is.
+ */
+static uint64_t lock__caller(struct lock_report *r, const uint64_t *frames, uint32_t nr)
+{
+	bool seen = false;
+	uint32_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (kp_kernel__in_lock_text(&r->kernel, frames[i]))
+			seen = true;
+		else if (seen)
+			return frames[i];
+	}
+	/* no lock function in the chain: its first frame */
+	return nr ? frames[seen ? nr - 1 : 0] : 0;
+}
+
+/* "name+0xoff", or the address when kallsyms does not know it. */
+static void lock__symoff(struct lock_report *r, uint64_t addr, char *buf, size_t len)
+{
+	const struct kp_sym *sym = addr ? kp_kernel__find(&r->kernel, addr, NULL) : NULL;
+
+	if (sym)
+		snprintf(buf, len, "%s+0x%" PRIx64, sym->name, addr - sym->start);
+	else
+		snprintf(buf, len, "0x%" PRIx64, addr);
+}
+
+static int lock__entry(const struct kp_agg_entry *e, void *arg, struct kp_err *err)
+{
+	struct lock_report *r = arg;
+	uint32_t nr = e->nr_kernel < r->max_stack ? e->nr_kernel : r->max_stack;
+	struct lock_row *row;
+	uint64_t h, caller;
+	void *v;
+
+	if (!e->has_lock || e->event != r->event || !e->count)
+		return 0;
+	if (r->session_id && e->session_id && e->session_id != r->session_id) {
+		kp_err__set(err, EAGAIN, "another session started while the tables were read");
+		return -EAGAIN;
+	}
+	r->entries++;
+	caller = lock__caller(r, e->kernel, e->nr_kernel);
+	switch (r->aggr) {
+	case LOCK_AGGR_TASK:
+		h = kp_hash64(e->pid);
+		break;
+	case LOCK_AGGR_ADDR:
+		h = kp_hash64(e->lock ^ e->lock_flags);
+		break;
+	default:
+		h = kp_hash64(caller ^ ((uint64_t)e->lock_flags << 56));
+		break;
+	}
+	/* distinct keys that hash alike chain on: h + 1, h + 2, ... */
+	for (h |= 1;; h += 2) {
+		v = kp_hmap__get(&r->index, h);
+		if (!v)
+			break;
+		row = &r->rows[(uintptr_t)v - 1];
+		if (r->aggr == LOCK_AGGR_TASK ? row->pid == e->pid :
+		    r->aggr == LOCK_AGGR_ADDR ? row->lock == e->lock && row->flags == e->lock_flags :
+		    row->caller == caller && row->flags == e->lock_flags)
+			break;
+	}
+	if (!v) {
+		if (r->nr == r->alloc) {
+			size_t n = r->alloc ? 2 * r->alloc : 64;
+			struct lock_row *rows = realloc(r->rows, n * sizeof(*rows));
+
+			if (!rows)
+				goto nomem;
+			r->rows = rows;
+			r->alloc = n;
+		}
+		row = &r->rows[r->nr];
+		memset(row, 0, sizeof(*row));
+		row->min_ns = UINT64_MAX;
+		row->flags = e->lock_flags;
+		row->pid = e->pid;
+		snprintf(row->comm, sizeof(row->comm), "%s", e->comm);
+		row->lock = e->lock;
+		row->caller = caller;
+		row->frames = malloc((nr ? nr : 1) * sizeof(*row->frames));
+		if (!row->frames)
+			goto nomem;
+		memcpy(row->frames, e->kernel, nr * sizeof(*row->frames));
+		row->nr_frames = nr;
+		if (kp_hmap__put(&r->index, h, (void *)(uintptr_t)(r->nr + 1))) {
+			free(row->frames);
+			goto nomem;
+		}
+		r->nr++;
+	}
+	row->contended += e->count;
+	row->total_ns += e->time_ns;
+	if (e->has_minmax) {
+		if (e->max_ns > row->max_ns)
+			row->max_ns = e->max_ns;
+		if (e->min_ns < row->min_ns)
+			row->min_ns = e->min_ns;
+	}
+	return 0;
+
+nomem:
+	kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+	return -ENOMEM;
+}
+
+static enum lock_key lock_sort_key;
+
+static uint64_t lock__key_value(const struct lock_row *row)
+{
+	switch (lock_sort_key) {
+	case LOCK_KEY_CONTENDED:
+		return row->contended;
+	case LOCK_KEY_WAIT_MAX:
+		return row->max_ns;
+	case LOCK_KEY_WAIT_MIN:
+		return row->min_ns;
+	case LOCK_KEY_AVG_WAIT:
+		return row->contended ? row->total_ns / row->contended : 0;
+	default:
+		return row->total_ns;
+	}
+}
+
+static int lock__cmp(const void *a, const void *b)
+{
+	const struct lock_row *x = a, *y = b;
+	uint64_t vx = lock__key_value(x), vy = lock__key_value(y);
+
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	if (x->contended != y->contended)
+		return x->contended > y->contended ? -1 : 1;
+	return x->caller < y->caller ? -1 : x->caller > y->caller;
+}
+
+/* A time as perf lock prints it: "%*.2f unit" in @len columns. */
+static void lock__time(uint64_t ns, int len)
+{
+	static const struct {
+		double		base;
+		const char	*unit;
+	} units[] = {
+		{ 1e9 * 3600, "h " }, { 1e9 * 60, "m " }, { 1e9, "s " }, { 1e6, "ms" }, { 1e3, "us" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (ns >= units[i].base) {
+			printf("%*.2f %s ", len - 3, ns / units[i].base, units[i].unit);
+			return;
+		}
+	}
+	printf("%*" PRIu64 " %s ", len - 3, ns, "ns");
+}
+
+static void lock__print(struct lock_report *r, long max_entries, bool verbose)
+{
+	char buf[256];
+	size_t i;
+	uint32_t j;
+
+	qsort(r->rows, r->nr, sizeof(*r->rows), lock__cmp);
+	if (r->folded) {
+		for (i = 0; i < r->nr; i++) {
+			const struct lock_row *row = &r->rows[i];
+
+			fputs(row->comm[0] && r->aggr == LOCK_AGGR_TASK ? row->comm : "lock", stdout);
+			for (j = row->nr_frames; j-- > 0;) {
+				const struct kp_sym *sym = kp_kernel__find(&r->kernel, row->frames[j],
+									   NULL);
+
+				printf(";%s", sym ? sym->name : "[unknown]");
+			}
+			printf(";[%s] %" PRIu64 "\n", lock__type(row->flags), row->total_ns);
+		}
+		return;
+	}
+	printf("%10s %12s %12s %12s ", "contended", "total wait", "max wait", "avg wait");
+	if (r->aggr == LOCK_AGGR_TASK)
+		printf("%10s   %s\n\n", "pid", "comm");
+	else if (r->aggr == LOCK_AGGR_ADDR)
+		printf("%18s   %-15s   %s\n\n", "address", "type", "symbol");
+	else
+		printf("  %10s   %s\n\n", "type", "caller");
+	for (i = 0; i < r->nr && (max_entries < 0 || (long)i < max_entries); i++) {
+		const struct lock_row *row = &r->rows[i];
+
+		printf("%10" PRIu64 " ", row->contended);
+		lock__time(row->total_ns, 12);
+		lock__time(row->max_ns, 12);
+		lock__time(row->contended ? row->total_ns / row->contended : 0, 12);
+		if (r->aggr == LOCK_AGGR_TASK) {
+			printf("%10u   %s\n", row->pid, row->comm);
+		} else if (r->aggr == LOCK_AGGR_ADDR) {
+			const struct kp_sym *sym = row->lock ?
+				kp_kernel__find(&r->kernel, row->lock, NULL) : NULL;
+
+			printf("  %#16" PRIx64 "   %-15s   %s\n", row->lock, lock__type(row->flags),
+			       sym && row->lock < sym->end ? sym->name : "");
+		} else {
+			lock__symoff(r, row->caller, buf, sizeof(buf));
+			printf("  %10s   %s\n", lock__type(row->flags), buf);
+		}
+		for (j = 0; verbose && j < row->nr_frames; j++) {
+			lock__symoff(r, row->frames[j], buf, sizeof(buf));
+			printf("\t\t\t%#" PRIx64 "  %s\n", row->frames[j], buf);
+		}
+	}
+}
+
+static void lock__exit(struct lock_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		free(r->rows[i].frames);
+	free(r->rows);
+	kp_hmap__exit(&r->index);
+	kp_kernel__exit(&r->kernel);
+}
+
+/* The stopped session's lock counters, on stderr when a wait was lost. */
+static void lock__report_losses(struct kp_nl *nl, const char *cmd)
+{
+	struct kp_status_info st;
+	struct kp_err err;
+	const uint64_t *o;
+
+	if (kp_nl__status(nl, &st, &err) || !st.has_stats || !st.stats.has_lock)
+		return;
+	o = st.stats.lock;
+	if (o[KP_OFFCPU_STAT_LOST] || o[KP_OFFCPU_STAT_LOST_FULL] || o[KP_OFFCPU_STAT_LOST_RESET])
+		kp_error(cmd, "%" PRIu64 " of %" PRIu64 " lock waits lost (%" PRIu64
+			 " table full, %" PRIu64 " reset, %" PRIu64 " thread slot shared or nested deeper)",
+			 o[KP_OFFCPU_STAT_LOST] + o[KP_OFFCPU_STAT_LOST_FULL] +
+			 o[KP_OFFCPU_STAT_LOST_RESET], o[KP_OFFCPU_STAT_BLOCKS],
+			 o[KP_OFFCPU_STAT_LOST_FULL], o[KP_OFFCPU_STAT_LOST_RESET],
+			 o[KP_OFFCPU_STAT_LOST]);
+	if (!kp_stats__waits_balanced(o))
+		kp_error(cmd, "lock counters do not balance: %" PRIu64 " waits, %" PRIu64
+			 " done + %" PRIu64 " filtered + %" PRIu64 " lost + %" PRIu64 " open",
+			 o[KP_OFFCPU_STAT_BLOCKS], o[KP_OFFCPU_STAT_DONE],
+			 o[KP_OFFCPU_STAT_FILTERED],
+			 o[KP_OFFCPU_STAT_LOST] + o[KP_OFFCPU_STAT_LOST_FULL] +
+			 o[KP_OFFCPU_STAT_LOST_RESET], o[KP_OFFCPU_STAT_OPEN]);
+}
+
+/* A positive count (-E, --max-stack) into @v. */
+static int lock__count(const char *arg, const char *name, long *v, const char *cmd)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || *v <= 0 || *v > 1000000) {
+		kp_error(cmd, "bad %s '%s': a positive number expected", name, arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int lock_contention(int argc, const char **argv)
+{
+	const char *cmd = "lock contention";
+	struct kp_session_opts opts = { 0 };
+	struct lock_report rep = { .max_stack = 8 };
+	const char *key = "wait_total", *entries = NULL, *max_stack = NULL;
+	bool all = false, threads = false, addrs = false, verbose = false;
+	const struct option options[] = {
+		OPT_BOOLEAN('a', "all-cpus", &all, "every thread (the default without -p or a command)"),
+		OPT_CALLBACK('p', "pid", &opts, "pid[,pid]", "these existing processes only",
+			     kp_session_opts__pid_cb),
+		OPT_STRING('k', "key", &key, "key",
+			   "sort by: contended, wait_total (default), wait_max, wait_min, avg_wait"),
+		OPT_BOOLEAN('t', "threads", &threads, "one row per thread"),
+		OPT_BOOLEAN('l', "lock-addr", &addrs, "one row per lock address"),
+		OPT_STRING('E', "entries", &entries, "n", "print only the first <n> rows"),
+		OPT_STRING(0, "max-stack", &max_stack, "n",
+			   "frames of a waiter's stack kept (default 8)"),
+		OPT_BOOLEAN('v', "verbose", &verbose, "the waiters' stacks under each row"),
+		OPT_BOOLEAN(0, "folded", &rep.folded,
+			    "folded stacks weighted by wait time (ns), for flamegraph --colors lock"),
+		OPT_END()
+	};
+	struct kp_hist_run r = { .wl = KP_WORKLOAD_INIT };
+	const char **command = NULL;
+	unsigned long duration = 0;
+	long max_entries = -1, depth;
+	struct kp_event *ev;
+	struct kp_err err;
+	size_t i;
+	int nr_command = 0, ret = KP_EXIT_USAGE;
+
+	argc = kp_hist_run__split_command(argc, argv, &command, &nr_command);
+	argc = parse_options(argc, argv, options, lock_usage, 0);
+	if (argc < 0)
+		return parse_options_exit_code(argc);
+	for (i = 0; i < sizeof(lock_key_names) / sizeof(lock_key_names[0]); i++)
+		if (!strcmp(key, lock_key_names[i]))
+			break;
+	if (i == sizeof(lock_key_names) / sizeof(lock_key_names[0])) {
+		kp_error(cmd, "unknown sort key '%s' (contended, wait_total, wait_max, wait_min, avg_wait)",
+			 key);
+		return KP_EXIT_USAGE;
+	}
+	lock_sort_key = i;
+	if (entries && lock__count(entries, "-E/--entries", &max_entries, cmd))
+		return KP_EXIT_USAGE;
+	if (max_stack) {
+		if (lock__count(max_stack, "--max-stack", &depth, cmd))
+			return KP_EXIT_USAGE;
+		if (depth > KPROF_MAX_STACK_DEPTH - 16) {
+			kp_error(cmd, "bad --max-stack '%s': at most %d", max_stack,
+				 KPROF_MAX_STACK_DEPTH - 16);
+			return KP_EXIT_USAGE;
+		}
+		rep.max_stack = depth;
+	}
+	if (threads && addrs) {
+		kp_error(cmd, "options -t/--threads and -l/--lock-addr are mutually exclusive");
+		return KP_EXIT_USAGE;
+	}
+	rep.aggr = threads ? LOCK_AGGR_TASK : addrs ? LOCK_AGGR_ADDR : LOCK_AGGR_CALLER;
+	if (argc > 1) {
+		kp_error(cmd, "unexpected argument '%s' (a command goes after --)", argv[1]);
+		return KP_EXIT_USAGE;
+	}
+	if (argc == 1) {
+		char *end;
+
+		errno = 0;
+		duration = strtoul(argv[0], &end, 10);
+		if (errno || end == argv[0] || *end || !duration || argv[0][0] == '-') {
+			kp_error(cmd, "bad duration '%s': whole seconds expected", argv[0]);
+			return KP_EXIT_USAGE;
+		}
+	}
+	if (command && !nr_command) {
+		kp_error(cmd, "no command after --");
+		return KP_EXIT_USAGE;
+	}
+	if (all && (opts.nr_pid_args || command)) {
+		kp_error(cmd, "-a takes no -p and no command");
+		return KP_EXIT_USAGE;
+	}
+
+	opts.all_cpus = !opts.nr_pid_args && !command;
+	if (kp_hist_run__session(&r, &opts, nr_command > 0, cmd, &err)) {
+		kp_err__print(&err, cmd);
+		goto out;
+	}
+	r.s->flags &= ~KPROF_SESSION_F_STREAM;
+	r.s->flags |= KPROF_SESSION_F_AGGREGATE | KPROF_SESSION_F_KERNEL_STACK;
+	/* the lock functions' own frames come first: room for them */
+	r.s->stack_depth = rep.max_stack + 16;
+	r.s->nr_events = 1;
+	ev = &r.s->events[0];
+	memset(ev, 0, sizeof(*ev));
+	ev->type = KPROF_TYPE_LOCK;
+	ev->min_ns = 0;
+	ev->max_ns = UINT64_MAX;
+	snprintf(ev->name, sizeof(ev->name), "lock");
+	rep.event = 0;
+
+	ret = KP_EXIT_FAILURE;
+	if (kp_hist_run__start(&r, nr_command, command, lock__sighandler, (1 << 16) | 6,
+			       "lock contention", cmd, &err))
+		goto out_err;
+	rep.session_id = r.info.session_id;
+	fprintf(stderr, "Tracing kernel lock contention of %s",
+		r.target == KP_TARGET_SYSTEM ? "all threads" :
+		r.target == KP_TARGET_COMMAND ? "the command" : "the processes");
+	if (duration)
+		fprintf(stderr, " for %lu secs.\n", duration);
+	else
+		fprintf(stderr, "... Hit Ctrl-C to end.\n");
+	kp_hist_run__wait(&r, duration, &lock_signal);
+
+	ret = kp_hist_run__stop(&r, &err);
+	if (ret < 0)
+		goto out_err;
+	if (kp_kernel__load(&rep.kernel, "/proc/kallsyms")) {
+		kp_err__set(&err, ENOMEM, "%s", strerror(ENOMEM));
+		goto out_err;
+	}
+	if (kp_nl__agg_dump(r.nl, lock__entry, &rep, &err))
+		goto out_err;
+	lock__report_losses(r.nl, cmd);
+	lock__print(&rep, max_entries, verbose);
+	goto out;
+
+out_err:
+	kp_err__print(&err, cmd);
+	ret = KP_EXIT_FAILURE;
+out:
+	kp_hist_run__end(&r);
+	lock__exit(&rep);
+	free(r.s);
+	return ret;
+}
+
+static const char * const lock_cmd_usage[] = {
+	"kprofctl lock contention [<options>]",
+	"",
+	"Kernel lock analysis.  Subcommands:",
+	"   contention   lock contention by caller, thread or lock, counted in the kernel",
+	NULL
+};
+
+int cmd_lock(int argc, const char **argv)
+{
+	static const struct option none[] = { OPT_END() };
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage_with_options(argc < 2 ? stderr : stdout, lock_cmd_usage, none);
+		return argc < 2 ? KP_EXIT_USAGE : KP_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "contention") || !strcmp(argv[1], "con"))
+		return lock_contention(argc - 1, argv + 1);
+	kp_error(argv[0], "unknown lock command '%s' (contention)", argv[1]);
+	return KP_EXIT_USAGE;
+}

@@ -1,0 +1,155 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Lock contention against its peer, in the same guest boot and on the same
+# run: progs/lock_prog's writer threads contend one pipe's mutex while
+# "kprofctl lock contention -a" and "perf lock record -a" (Debian's perf,
+# from the lock:contention_begin/end tracepoints) watch at the same time.
+# kprof must find the pipe's mutex under pipe_write()/pipe_read() as the
+# top callers, agree with perf lock contention on their contended counts
+# within 5 %, keep max >= avg >= min, show the waits in debugfs while it
+# runs and balance its counters.  Then bad input.  Prints KTAP.
+
+set -u
+set -m
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/kprof_lib.sh"
+kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
+prog=$here/progs/lock_prog
+dbg=/sys/kernel/debug/kprof
+tmp=$(mktemp -d /tmp/kprof-lock.XXXXXX)
+pids=
+trap 'for p in $pids; do kill -KILL $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
+
+check() {
+	local desc=$1
+
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+echo "TAP version 13"
+kt_load
+kt_mounts
+"$kprofctl" stop >/dev/null 2>&1
+echo "1..12"
+
+# within_stack FILE FUNC: the contended waits of kprofctl -v's rows whose
+# stack holds FUNC
+within_stack() {
+	awk -v f="$2" '
+	/^ +[0-9]+ / { c = $1; seen = 0; next }
+	/^\t/ { s = $2; sub(/\+0x[0-9a-f]+$/, "", s); if (s == f && !seen) { n += c; seen = 1 } }
+	END { print n + 0 }' "$1"
+}
+
+# per_caller FILE: "function contended" per caller function, summed, from
+# a perf lock contention table (kprofctl's has the same columns)
+per_caller() {
+	awk 'NF >= 7 && $1 ~ /^[0-9]+$/ { c = $NF; sub(/\+0x[0-9a-f]+$/, "", c); s[c] += $1 }
+	     END { for (k in s) print k, s[k] }' "$1" | sort -k2,2nr
+}
+
+# wait_for SECONDS CMD...: until CMD succeeds (every 0.5 s)
+wait_for() {
+	local i
+
+	for i in $(seq $(($1 * 2))); do
+		"${@:2}" && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+"$kprofctl" lock contention -a -v -E 20 >"$tmp/kp.out" 2>"$tmp/kp.err" &
+kp=$!
+pids="$pids $kp"
+wait_for 60 grep -q '^Tracing' "$tmp/kp.err"
+# perf starts its command once its events are on: it sees the whole run
+perf=
+if command -v perf >/dev/null; then
+	perf lock record -a -o "$tmp/perf.data" -- "$prog" 4 3 >"$tmp/prog.out" 2>"$tmp/perf-rec.out"
+	perf=1
+else
+	"$prog" 4 3 >"$tmp/prog.out"
+fi
+# debugfs while the session still runs: the pipe's waits, the lock as the leaf
+cp "$dbg/lock" "$tmp/lock.folded"
+# (PREEMPT_RT: the pipe's mutex is an rt_mutex)
+check "debugfs lock shows pipe waits while it runs ([mutex] leaves)" \
+	grep -qE 'pipe_write;.*\[(rt)?mutex ' "$tmp/lock.folded"
+kill -INT "$kp"
+wait "$kp"
+rc=$?
+[ -n "$perf" ] && sed 's/^/# perf lock record: /' "$tmp/perf-rec.out" | tail -n 3
+grep -v '^	' "$tmp/kp.out" | sed 's/^/# kprof: /' | head -n 14
+sed 's/^/# kprof stderr: /' "$tmp/kp.err"
+check "lock contention exits 0 (rc=$rc)" [ "$rc" = 0 ]
+check "perf lock contention's header" \
+	grep -q '^ contended   total wait     max wait     avg wait         type   caller$' "$tmp/kp.out"
+per_caller "$tmp/kp.out" > "$tmp/kp.callers"
+sed 's/^/# kprof callers: /' "$tmp/kp.callers" | head -n 5
+# the first two callers (the rows come by total wait): the pipe's writers and reader
+top=$(awk 'NF >= 7 && $1 ~ /^[0-9]+$/ { c = $NF; sub(/\+0x[0-9a-f]+$/, "", c)
+	    if (!(c in seen)) { seen[c] = 1; print c } }' "$tmp/kp.out" | head -n 2 | sort | tr '\n' ' ')
+check "the two callers that waited longest are pipe_read and pipe_write ($top)" \
+	[ "$top" = "pipe_read pipe_write " ]
+check "the pipe's waits are on a mutex (rtmutex on PREEMPT_RT)" \
+	grep -qE '^ +[0-9]+ .* (rt)?mutex +pipe_(write|read)\+0x' "$tmp/kp.out"
+# max >= avg on every row (the times in one unit: convert)
+check "max wait >= avg wait on every row" awk '
+	function ns(v, u) { return u == "ns" ? v : u == "us" ? v * 1e3 : u == "ms" ? v * 1e6 : v * 1e9 }
+	NF >= 9 && $1 ~ /^[0-9]+$/ { if (ns($6, $7) + 0.01 * ns($6, $7) < ns($8, $9)) bad = 1 }
+	END { exit bad }' "$tmp/kp.out"
+check "no wait lost and the counters balance" [ ! -s "$tmp/kp.err" -o -z "$(grep -v '^Tracing' "$tmp/kp.err")" ]
+
+[ -n "$perf" ] && [ -s "$tmp/perf.data" ] &&
+	perf lock contention -i "$tmp/perf.data" -E 20 >"$tmp/perf.out" 2>&1
+if grep -q 'evsel not found' "$tmp/perf.out" 2>/dev/null; then
+	# a lockdep kernel (the debug guest): perf lock record takes lockdep's
+	# tracepoints instead, which its contention command does not read
+	sed 's/^/# perf: /' "$tmp/perf.out" | head -n 3
+	skip "perf lock record took lockdep's events (a lockdep kernel): no comparison"
+	skip "perf lock record took lockdep's events (a lockdep kernel): no comparison"
+elif [ -n "$perf" ] && [ -s "$tmp/perf.data" ]; then
+	# perf lock prints its table on stderr
+	sed 's/^/# perf: /' "$tmp/perf.out" | head -n 14
+	per_caller "$tmp/perf.out" > "$tmp/perf.callers"
+	# perf's caller skips the first 3 frames before it looks for one
+	# outside the lock functions (its --stack-skip): on generic 6.1 that
+	# is pipe_write's caller, vfs_write (on RT, pipe_write).  kprof's
+	# caller is the first frame outside them after one inside (pipe_write):
+	# compare perf's two top callers with the kprof rows whose stacks hold
+	# them.
+	for f in $(head -n 2 "$tmp/perf.callers" | awk '{ print $1 }'); do
+		k=$(within_stack "$tmp/kp.out" "$f")
+		p=$(awk -v f=$f '$1 == f { print $2 }' "$tmp/perf.callers")
+		check "perf lock's caller $f: contended within 5 % (kprof $k, perf ${p:-0})" \
+			awk -v k="$k" -v p="${p:-0}" 'BEGIN { exit !(p > 0 && k >= 0.95 * p && k <= 1.05 * p) }'
+	done
+else
+	skip "perf lock record did not run: no comparison"
+	skip "perf lock record did not run: no comparison"
+fi
+
+# -t: one row per thread, the writers among them
+"$kprofctl" lock contention -t -E 5 -- "$prog" 4 1 >"$tmp/t.out" 2>"$tmp/t.err"
+check "-t: rows per thread (pid comm), the writers among them" grep -qE '^ +[0-9]+ .* [0-9]+   kp-writer$' "$tmp/t.out"
+
+# bad input: one line each, naming the bad value
+bad() {
+	local want=$1 out
+
+	shift
+	out=$("$kprofctl" lock contention "$@" 2>&1 >/dev/null)
+	[ $? != 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
+		printf '%s' "$out" | grep -q -- "$want"
+}
+check "bad input: unknown sort key, -E 0, -t with -l, a stray argument: one line each" \
+	bad "'bogus'" -k bogus -a 1 && bad "'0'" -E 0 -a 1 && bad "mutually exclusive" -t -l -a 1 &&
+	bad "'x'" -a 1 x
+
+dmesg | grep -E 'BUG:|WARNING:|Oops|sleeping function called from invalid context' &&
+	not_ok "kernel log clean" || ok "kernel log clean"
+exit 0
