@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprofctl flamegraph [-i <file> | --live] [-o <file.svg>] [--title <text>] [--width <px>]
- *		       [--reverse] [--inverted] [--colors hot|io|mem] [--minwidth <px|N%>]
+ *		       [--reverse] [--inverted] [--colors hot|io|mem|lock] [--minwidth <px|N%>]
  *
  * A self-contained, interactive SVG flame graph of kprof.data or of
  * collapsed stacks from any tool (FlameGraph's stackcollapse-*.pl,
@@ -55,7 +55,7 @@ int cmd_flamegraph(int argc, const char **argv)
 			     kp_flame_opt__height),
 		OPT_CALLBACK(0, "minwidth", &o, "px|N%",
 			     "omit frames narrower than this (default 0.1 px)", kp_flame_opt__minwidth),
-		OPT_CALLBACK(0, "colors", &o.palette, "palette", "hot (default), io or mem",
+		OPT_CALLBACK(0, "colors", &o.palette, "palette", "hot (default), io, mem or lock",
 			     colors_cb),
 		OPT_BOOLEAN(0, "reverse", &reverse, "merge stacks from the leaf (icicle graph)"),
 		OPT_BOOLEAN(0, "inverted", &o.inverted, "icicle graph: the root at the top"),

@@ -129,6 +129,12 @@ static const char *lock__type(uint32_t flags)
 	return "unknown";
 }
 
+/* A type's key: a mutex that spins first is the same mutex. */
+static uint32_t lock__type_key(uint32_t flags)
+{
+	return flags & KPROF_LOCK_F_MUTEX ? KPROF_LOCK_F_MUTEX : flags;
+}
+
 /*
  * The caller of a wait: its first kernel frame outside the lock functions
  * (the kernel's lock and scheduler text) after one inside them.  The slow
@@ -166,6 +172,7 @@ static int lock__entry(const struct kp_agg_entry *e, void *arg, struct kp_err *e
 {
 	struct lock_report *r = arg;
 	uint32_t nr = e->nr_kernel < r->max_stack ? e->nr_kernel : r->max_stack;
+	uint32_t type = lock__type_key(e->lock_flags);
 	struct lock_row *row;
 	uint64_t h, caller;
 	void *v;
@@ -183,10 +190,10 @@ static int lock__entry(const struct kp_agg_entry *e, void *arg, struct kp_err *e
 		h = kp_hash64(e->pid);
 		break;
 	case LOCK_AGGR_ADDR:
-		h = kp_hash64(e->lock ^ e->lock_flags);
+		h = kp_hash64(e->lock ^ type);
 		break;
 	default:
-		h = kp_hash64(caller ^ ((uint64_t)e->lock_flags << 56));
+		h = kp_hash64(caller ^ ((uint64_t)type << 56));
 		break;
 	}
 	/* distinct keys that hash alike chain on: h + 1, h + 2, ... */
@@ -196,8 +203,8 @@ static int lock__entry(const struct kp_agg_entry *e, void *arg, struct kp_err *e
 			break;
 		row = &r->rows[(uintptr_t)v - 1];
 		if (r->aggr == LOCK_AGGR_TASK ? row->pid == e->pid :
-		    r->aggr == LOCK_AGGR_ADDR ? row->lock == e->lock && row->flags == e->lock_flags :
-		    row->caller == caller && row->flags == e->lock_flags)
+		    r->aggr == LOCK_AGGR_ADDR ? row->lock == e->lock && row->flags == type :
+		    row->caller == caller && row->flags == type)
 			break;
 	}
 	if (!v) {
@@ -213,7 +220,7 @@ static int lock__entry(const struct kp_agg_entry *e, void *arg, struct kp_err *e
 		row = &r->rows[r->nr];
 		memset(row, 0, sizeof(*row));
 		row->min_ns = UINT64_MAX;
-		row->flags = e->lock_flags;
+		row->flags = type;
 		row->pid = e->pid;
 		snprintf(row->comm, sizeof(row->comm), "%s", e->comm);
 		row->lock = e->lock;
@@ -318,7 +325,7 @@ static void lock__print(struct lock_report *r, long max_entries, bool verbose)
 	}
 	printf("%10s %12s %12s %12s ", "contended", "total wait", "max wait", "avg wait");
 	if (r->aggr == LOCK_AGGR_TASK)
-		printf("%10s   %s\n\n", "pid", "comm");
+		printf("  %10s   %s\n\n", "pid", "comm");
 	else if (r->aggr == LOCK_AGGR_ADDR)
 		printf("%18s   %-15s   %s\n\n", "address", "type", "symbol");
 	else
@@ -331,7 +338,7 @@ static void lock__print(struct lock_report *r, long max_entries, bool verbose)
 		lock__time(row->max_ns, 12);
 		lock__time(row->contended ? row->total_ns / row->contended : 0, 12);
 		if (r->aggr == LOCK_AGGR_TASK) {
-			printf("%10u   %s\n", row->pid, row->comm);
+			printf("  %10u   %s\n", row->pid, row->comm);
 		} else if (r->aggr == LOCK_AGGR_ADDR) {
 			const struct kp_sym *sym = row->lock ?
 				kp_kernel__find(&r->kernel, row->lock, NULL) : NULL;
@@ -406,6 +413,7 @@ static int lock_contention(int argc, const char **argv)
 	struct kp_session_opts opts = { 0 };
 	struct lock_report rep = { .max_stack = 8 };
 	const char *key = "wait_total", *entries = NULL, *max_stack = NULL;
+	const char *kallsyms = "/proc/kallsyms";
 	bool all = false, threads = false, addrs = false, verbose = false;
 	const struct option options[] = {
 		OPT_BOOLEAN('a', "all-cpus", &all, "every thread (the default without -p or a command)"),
@@ -419,6 +427,8 @@ static int lock_contention(int argc, const char **argv)
 		OPT_STRING(0, "max-stack", &max_stack, "n",
 			   "frames of a waiter's stack kept (default 8)"),
 		OPT_BOOLEAN('v', "verbose", &verbose, "the waiters' stacks under each row"),
+		OPT_STRING(0, "kallsyms", &kallsyms, "file",
+			   "kernel symbols (default /proc/kallsyms)"),
 		OPT_BOOLEAN(0, "folded", &rep.folded,
 			    "folded stacks weighted by wait time (ns), for flamegraph --colors lock"),
 		OPT_END()
@@ -520,7 +530,7 @@ static int lock_contention(int argc, const char **argv)
 	ret = kp_hist_run__stop(&r, &err);
 	if (ret < 0)
 		goto out_err;
-	if (kp_kernel__load(&rep.kernel, "/proc/kallsyms")) {
+	if (kp_kernel__load(&rep.kernel, kallsyms)) {
 		kp_err__set(&err, ENOMEM, "%s", strerror(ENOMEM));
 		goto out_err;
 	}

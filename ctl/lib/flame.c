@@ -522,6 +522,8 @@ int kp_flame__parse_palette(const char *s, enum kp_flame_palette *p)
 		*p = KP_FLAME_IO;
 	else if (!strcmp(s, "mem"))
 		*p = KP_FLAME_MEM;
+	else if (!strcmp(s, "lock"))
+		*p = KP_FLAME_LOCK;
 	else
 		return -EINVAL;
 	return 0;
@@ -563,6 +565,17 @@ void kp_flame__color(enum kp_flame_palette palette, const char *name, size_t len
 			r = 0;
 			g = 190 + 50 * v2;
 			b = 210 * v1;
+		}
+		break;
+	case KP_FLAME_LOCK:
+		if (len && name[0] == '[') {	/* the lock type: red */
+			r = 200 + 55 * v1;
+			g = 40 * v2;
+			b = 40 * v2;
+		} else {		/* the waiters' frames: orange */
+			r = 220 + 35 * v1;
+			g = 120 + 60 * v2;
+			b = 30 * v3;
 		}
 		break;
 	case KP_FLAME_HOT:

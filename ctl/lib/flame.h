@@ -39,6 +39,7 @@ enum kp_flame_palette {
 	KP_FLAME_HOT,
 	KP_FLAME_IO,
 	KP_FLAME_MEM,
+	KP_FLAME_LOCK,		/* lock waits: "[type]" leaves red, stacks orange */
 };
 
 #define KP_FLAME_ROOT		0	/* node index of "all" */
@@ -165,7 +166,7 @@ void kp_flame__color(enum kp_flame_palette palette, const char *name, size_t len
 		     char *buf, size_t size);
 /* "rgb(r,g,b)" of a diff frame: red when @delta > 0, blue when < 0. */
 void kp_flame__diff_color(double delta, double maxdelta, char *buf, size_t size);
-/* "hot", "io", "mem" -> palette; -EINVAL for other names. */
+/* "hot", "io", "mem", "lock" -> palette; -EINVAL for other names. */
 int kp_flame__parse_palette(const char *s, enum kp_flame_palette *p);
 /* "0.5" (px) or "1%" -> @o->minwidth*; -EINVAL / -ERANGE. */
 int kp_flame__parse_minwidth(const char *s, struct kp_flame_opts *o);

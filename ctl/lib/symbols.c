@@ -730,8 +730,11 @@ static struct kp_dso *kernel__module(struct kp_kernel *k, const char *name, size
 	return dso;
 }
 
-/* Keep the bounds of the lock and scheduler text when @name is one. */
-static void kernel__text_bounds(struct kp_kernel *k, const char *name, uint64_t addr)
+/*
+ * Keep the bounds of the lock and scheduler text when @name is one; true
+ * then: a marker that shares its address with a function, not a symbol.
+ */
+static bool kernel__text_bounds(struct kp_kernel *k, const char *name, uint64_t addr)
 {
 	if (!strcmp(name, "__lock_text_start"))
 		k->lock_text[0] = addr;
@@ -741,6 +744,9 @@ static void kernel__text_bounds(struct kp_kernel *k, const char *name, uint64_t 
 		k->sched_text[0] = addr;
 	else if (!strcmp(name, "__sched_text_end"))
 		k->sched_text[1] = addr;
+	else
+		return false;
+	return true;
 }
 
 bool kp_kernel__in_lock_text(const struct kp_kernel *k, uint64_t addr)
@@ -790,8 +796,8 @@ int kp_kernel__load(struct kp_kernel *k, const char *path)
 			continue;
 		}
 		name = end + 3;
-		if (name[0] == '_' && name[1] == '_')
-			kernel__text_bounds(k, name, addr);
+		if (name[0] == '_' && name[1] == '_' && kernel__text_bounds(k, name, addr))
+			continue;
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
 		mod = strchr(name, '\t');

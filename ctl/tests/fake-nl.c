@@ -617,6 +617,18 @@ static int fake_agg_dump(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_rep
 				fake_agg_put(msg, KPROF_AGG_A_PAD, &pad, 0);
 			fake_agg_put(msg, KPROF_AGG_A_TIME_NS, &e->time_ns, 8);
 		}
+		if (e->has_lock) {
+			const uint64_t *v[] = { &e->max_ns, &e->min_ns, &e->lock };
+			const int types[] = { KPROF_AGG_A_MAX_NS, KPROF_AGG_A_MIN_NS, KPROF_AGG_A_LOCK };
+			unsigned int j;
+
+			for (j = 0; j < 3; j++) {
+				if ((nlmsg_hdr(msg)->nlmsg_len + NLA_HDRLEN) % 8)
+					fake_agg_put(msg, KPROF_AGG_A_PAD, &pad, 0);
+				fake_agg_put(msg, types[j], v[j], 8);
+			}
+			fake_agg_put(msg, KPROF_AGG_A_LOCK_FLAGS, &e->lock_flags, 4);
+		}
 		nla_nest_end(msg, nest);
 		if (fn)
 			ret = fn(nlmsg_hdr(msg), arg, err);

@@ -30,6 +30,9 @@ struct fake_agg_entry {
 	const char		*comm;
 	uint64_t		count;
 	uint64_t		time_ns;	/* off-CPU entries (ABI 1.5); 0: not sent */
+	bool			has_lock;	/* lock entries (ABI 1.6): these four sent */
+	uint64_t		lock, max_ns, min_ns;
+	uint32_t		lock_flags;
 	uint32_t		nr_kernel, nr_user;
 	uint64_t		frames[8];	/* nr_kernel, then nr_user */
 };

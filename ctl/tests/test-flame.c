@@ -501,6 +501,15 @@ static void test_parse_opts(void)
 	is_int(kp_flame__parse_minwidth("-1", &o), -ERANGE, "minwidth -1");
 	is_int(kp_flame__parse_minwidth("101%", &o), -ERANGE, "minwidth 101%%");
 	ok(!kp_flame__parse_palette("mem", &p) && p == KP_FLAME_MEM, "palette mem");
+	ok(!kp_flame__parse_palette("lock", &p) && p == KP_FLAME_LOCK, "palette lock");
+	{
+		char leaf[32], frame[32];
+
+		kp_flame__color(KP_FLAME_LOCK, "[mutex]", 7, leaf, sizeof(leaf));
+		kp_flame__color(KP_FLAME_LOCK, "pipe_write", 10, frame, sizeof(frame));
+		ok(!strncmp(leaf, "rgb(2", 5) && strcmp(leaf, frame),
+		   "palette lock: the [type] leaf red, the waiters' frames apart");
+	}
 	is_int(kp_flame__parse_palette("java", &p), -EINVAL, "palette java");
 }
 

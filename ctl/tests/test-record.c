@@ -760,6 +760,110 @@ static void test_offcpu(void)
 	run_free(&r);
 }
 
+/* A lock entry: @nr_kernel frames from 0xffffffff81002000 (see test_lock()). */
+static void fake_lock_entry(unsigned int i, uint32_t cpu, uint32_t pid, uint64_t waits,
+			    uint64_t ns, uint64_t max, uint64_t min, uint32_t flags,
+			    const uint64_t *frames, uint32_t nr_kernel)
+{
+	struct fake_agg_entry *e = &fake.agg[i];
+
+	memset(e, 0, sizeof(*e));
+	e->cpu = cpu;
+	e->pid = pid;
+	e->comm = pid == 7 ? "writer" : "reader";
+	e->count = waits;
+	e->time_ns = ns;
+	e->has_lock = true;
+	e->lock = 0xffff888012340000ULL;
+	e->lock_flags = flags;
+	e->max_ns = max;
+	e->min_ns = min;
+	e->nr_kernel = nr_kernel;
+	memcpy(e->frames, frames, nr_kernel * sizeof(*frames));
+	if (i >= fake.nr_agg)
+		fake.nr_agg = i + 1;
+}
+
+static void test_lock(void)
+{
+	const struct kp_event *ev = &fake.start_req.events[0];
+	/* __mutex_lock (lock text) <- pipe_write <- vfs_write */
+	static const uint64_t w[] = { 0xffffffff81002010ULL, 0xffffffff81001020ULL,
+				      0xffffffff81001120ULL };
+	/* queued_spin_lock_slowpath (outside) <- _raw_spin_lock (lock text) <- pipe_read */
+	static const uint64_t r[] = { 0xffffffff81000f10ULL, 0xffffffff81002110ULL,
+				      0xffffffff81001210ULL };
+	char ksyms[256];
+	struct run run;
+
+	snprintf(ksyms, sizeof(ksyms), "%s/lock-kallsyms", root);
+	tmpdir__write(root, "lock-kallsyms",
+		      "ffffffff81000f00 T queued_spin_lock_slowpath\n"
+		      "ffffffff81001000 T pipe_write\n"
+		      "ffffffff81001100 T vfs_write\n"
+		      "ffffffff81001200 T pipe_read\n"
+		      "ffffffff81002000 T __lock_text_start\n"
+		      "ffffffff81002000 T __mutex_lock\n"
+		      "ffffffff81002100 T _raw_spin_lock\n"
+		      "ffffffff81002200 T __lock_text_end\n");
+	fake_setup();
+	fake.offcpu_events = true;
+	fake_lock_entry(0, 0, 7, 3, 3000000, 2000000, 100000, KPROF_LOCK_F_MUTEX | KPROF_LOCK_F_SPIN,
+			w, 3);
+	/* the same key on CPU 1: merged, max and min across both */
+	fake_lock_entry(1, 1, 7, 1, 4000000, 4000000, 4000000, KPROF_LOCK_F_MUTEX, w, 3);
+	fake_lock_entry(2, 0, 8, 10, 1500, 900, 50, KPROF_LOCK_F_SPIN, r, 3);
+	fake_lock_entry(3, 1, 8, 0, 0, 0, ~0ULL, KPROF_LOCK_F_SPIN, r, 3);	/* no wait ended */
+	kprofctl(&run, "lock", "contention", "--kallsyms", ksyms, "--", "true", NULL);
+	is_int(run.rc, 0, "lock contention -- true: exit 0");
+	ok(fake.start_req.nr_events == 1 && ev->type == KPROF_TYPE_LOCK && !ev->config &&
+	   (fake.start_req.flags & KPROF_SESSION_F_AGGREGATE) &&
+	   !(fake.start_req.flags & KPROF_SESSION_F_STREAM) &&
+	   (fake.start_req.flags & KPROF_SESSION_F_KERNEL_STACK) &&
+	   !(fake.start_req.flags & KPROF_SESSION_F_USER_STACK) && fake.nr_stops == 1,
+	   "lock contention: one LOCK event, kernel stacks only, aggregating; stopped, then read");
+	is_str(run.out,
+	       " contended   total wait     max wait     avg wait         type   caller\n\n"
+	       "         4      7.00 ms      4.00 ms      1.75 ms        mutex   pipe_write+0x20\n"
+	       "        10      1.50 us       900 ns       150 ns     spinlock   pipe_read+0x10\n",
+	       "lock contention: perf's table by total wait; the caller after the lock text; CPUs merged");
+	run_free(&run);
+
+	kprofctl(&run, "lock", "contention", "--kallsyms", ksyms, "-t", "-k", "contended", "-E", "1",
+		 "--", "true", NULL);
+	is_str(run.out,
+	       " contended   total wait     max wait     avg wait          pid   comm\n\n"
+	       "        10      1.50 us       900 ns       150 ns            8   reader\n",
+	       "lock contention -t -k contended -E 1: per thread, most contended first, one row");
+	run_free(&run);
+
+	kprofctl(&run, "lock", "contention", "--kallsyms", ksyms, "-v", "-E", "1", "--", "true", NULL);
+	ok(strstr(run.out, "pipe_write+0x20\n\t\t\t0xffffffff81002010  __mutex_lock+0x10\n"
+			   "\t\t\t0xffffffff81001020  pipe_write+0x20\n"
+			   "\t\t\t0xffffffff81001120  vfs_write+0x20\n") != NULL,
+	   "lock contention -v: the waiter's stack under its row");
+	run_free(&run);
+
+	kprofctl(&run, "lock", "contention", "--kallsyms", ksyms, "--folded", "--", "true", NULL);
+	is_str(run.out, "lock;vfs_write;pipe_write;__mutex_lock;[mutex] 7000000\n"
+			"lock;pipe_read;_raw_spin_lock;queued_spin_lock_slowpath;[spinlock] 1500\n",
+	       "lock contention --folded: outermost first, the type as the leaf, ns");
+	run_free(&run);
+
+	kprofctl(&run, "lock", "contention", "-k", "bogus", NULL);
+	ok(run.rc == 2 && strstr(run.err, "unknown sort key 'bogus'"), "lock -k bogus: named");
+	run_free(&run);
+	kprofctl(&run, "lock", "contention", "-E", "0", NULL);
+	ok(run.rc == 2 && strstr(run.err, "bad -E/--entries '0'"), "lock -E 0: named");
+	run_free(&run);
+	kprofctl(&run, "lock", "contention", "-t", "-l", NULL);
+	ok(run.rc == 2 && strstr(run.err, "mutually exclusive"), "lock -t -l: refused");
+	run_free(&run);
+	kprofctl(&run, "lock", "frob", NULL);
+	ok(run.rc == 2 && strstr(run.err, "unknown lock command 'frob'"), "lock frob: named");
+	run_free(&run);
+}
+
 static void test_list(void)
 {
 	struct run r;
@@ -792,6 +896,7 @@ int main(void)
 	test_latency_command();
 	test_sched_runqlat();
 	test_offcpu();
+	test_lock();
 
 	tmpdir__remove(root);
 	return done_testing();
