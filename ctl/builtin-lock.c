@@ -28,6 +28,7 @@
 #include "lib/hmap.h"
 #include "lib/parse-options.h"
 #include "lib/proto.h"
+#include "lib/schedev.h"
 #include "lib/session.h"
 #include "lib/symbols.h"
 #include "lib/util.h"
@@ -168,21 +169,15 @@ static void lock__symoff(struct lock_report *r, uint64_t addr, char *buf, size_t
 		snprintf(buf, len, "0x%" PRIx64, addr);
 }
 
-static int lock__entry(const struct kp_agg_entry *e, void *arg, struct kp_err *err)
+/* Add the waits of @e (an AGG entry, or one recorded wait) to their row. */
+static int lock__add(struct lock_report *r, const struct kp_agg_entry *e, struct kp_err *err)
 {
-	struct lock_report *r = arg;
 	uint32_t nr = e->nr_kernel < r->max_stack ? e->nr_kernel : r->max_stack;
 	uint32_t type = lock__type_key(e->lock_flags);
 	struct lock_row *row;
 	uint64_t h, caller;
 	void *v;
 
-	if (!e->has_lock || e->event != r->event || !e->count)
-		return 0;
-	if (r->session_id && e->session_id && e->session_id != r->session_id) {
-		kp_err__set(err, EAGAIN, "another session started while the tables were read");
-		return -EAGAIN;
-	}
 	r->entries++;
 	caller = lock__caller(r, e->kernel, e->nr_kernel);
 	switch (r->aggr) {
@@ -249,6 +244,19 @@ static int lock__entry(const struct kp_agg_entry *e, void *arg, struct kp_err *e
 nomem:
 	kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
 	return -ENOMEM;
+}
+
+static int lock__entry(const struct kp_agg_entry *e, void *arg, struct kp_err *err)
+{
+	struct lock_report *r = arg;
+
+	if (!e->has_lock || e->event != r->event || !e->count)
+		return 0;
+	if (r->session_id && e->session_id && e->session_id != r->session_id) {
+		kp_err__set(err, EAGAIN, "another session started while the tables were read");
+		return -EAGAIN;
+	}
+	return lock__add(r, e, err);
 }
 
 static enum lock_key lock_sort_key;
@@ -407,71 +415,90 @@ static int lock__count(const char *arg, const char *name, long *v, const char *c
 	return 0;
 }
 
+/* The options of the table, shared by 'contention' and 'report'. */
+struct lock_print_opts {
+	const char	*key, *entries, *max_stack, *kallsyms;
+	bool		threads, addrs, verbose;
+	long		max_entries;
+};
+
+#define LOCK_PRINT_OPTIONS(o, rep)							\
+	OPT_STRING('k', "key", &(o)->key, "key",					\
+		   "sort by: contended, wait_total (default), wait_max, wait_min, avg_wait"), \
+	OPT_BOOLEAN('t', "threads", &(o)->threads, "one row per thread"),		\
+	OPT_BOOLEAN('l', "lock-addr", &(o)->addrs, "one row per lock address"),	\
+	OPT_STRING('E', "entries", &(o)->entries, "n", "print only the first <n> rows"), \
+	OPT_STRING(0, "max-stack", &(o)->max_stack, "n",				\
+		   "frames of a waiter's stack kept (default 8)"),			\
+	OPT_BOOLEAN('v', "verbose", &(o)->verbose, "the waiters' stacks under each row"), \
+	OPT_STRING(0, "kallsyms", &(o)->kallsyms, "file",				\
+		   "kernel symbols (default /proc/kallsyms)"),				\
+	OPT_BOOLEAN(0, "folded", &(rep)->folded,					\
+		    "folded stacks weighted by wait time (ns), for flamegraph --colors lock")
+
+/* Check the table's options into @rep; 0, or -EINVAL with a line said. */
+static int lock__print_opts(struct lock_print_opts *o, struct lock_report *rep, const char *cmd)
+{
+	long depth;
+	size_t i;
+
+	for (i = 0; i < sizeof(lock_key_names) / sizeof(lock_key_names[0]); i++)
+		if (!strcmp(o->key, lock_key_names[i]))
+			break;
+	if (i == sizeof(lock_key_names) / sizeof(lock_key_names[0])) {
+		kp_error(cmd, "unknown sort key '%s' (contended, wait_total, wait_max, wait_min, avg_wait)",
+			 o->key);
+		return -EINVAL;
+	}
+	lock_sort_key = i;
+	o->max_entries = -1;
+	if (o->entries && lock__count(o->entries, "-E/--entries", &o->max_entries, cmd))
+		return -EINVAL;
+	if (o->max_stack) {
+		if (lock__count(o->max_stack, "--max-stack", &depth, cmd))
+			return -EINVAL;
+		if (depth > KPROF_MAX_STACK_DEPTH - 16) {
+			kp_error(cmd, "bad --max-stack '%s': at most %d", o->max_stack,
+				 KPROF_MAX_STACK_DEPTH - 16);
+			return -EINVAL;
+		}
+		rep->max_stack = depth;
+	}
+	if (o->threads && o->addrs) {
+		kp_error(cmd, "options -t/--threads and -l/--lock-addr are mutually exclusive");
+		return -EINVAL;
+	}
+	rep->aggr = o->threads ? LOCK_AGGR_TASK : o->addrs ? LOCK_AGGR_ADDR : LOCK_AGGR_CALLER;
+	return 0;
+}
+
 static int lock_contention(int argc, const char **argv)
 {
 	const char *cmd = "lock contention";
 	struct kp_session_opts opts = { 0 };
 	struct lock_report rep = { .max_stack = 8 };
-	const char *key = "wait_total", *entries = NULL, *max_stack = NULL;
-	const char *kallsyms = "/proc/kallsyms";
-	bool all = false, threads = false, addrs = false, verbose = false;
+	struct lock_print_opts po = { .key = "wait_total", .kallsyms = "/proc/kallsyms" };
+	bool all = false;
 	const struct option options[] = {
 		OPT_BOOLEAN('a', "all-cpus", &all, "every thread (the default without -p or a command)"),
 		OPT_CALLBACK('p', "pid", &opts, "pid[,pid]", "these existing processes only",
 			     kp_session_opts__pid_cb),
-		OPT_STRING('k', "key", &key, "key",
-			   "sort by: contended, wait_total (default), wait_max, wait_min, avg_wait"),
-		OPT_BOOLEAN('t', "threads", &threads, "one row per thread"),
-		OPT_BOOLEAN('l', "lock-addr", &addrs, "one row per lock address"),
-		OPT_STRING('E', "entries", &entries, "n", "print only the first <n> rows"),
-		OPT_STRING(0, "max-stack", &max_stack, "n",
-			   "frames of a waiter's stack kept (default 8)"),
-		OPT_BOOLEAN('v', "verbose", &verbose, "the waiters' stacks under each row"),
-		OPT_STRING(0, "kallsyms", &kallsyms, "file",
-			   "kernel symbols (default /proc/kallsyms)"),
-		OPT_BOOLEAN(0, "folded", &rep.folded,
-			    "folded stacks weighted by wait time (ns), for flamegraph --colors lock"),
+		LOCK_PRINT_OPTIONS(&po, &rep),
 		OPT_END()
 	};
 	struct kp_hist_run r = { .wl = KP_WORKLOAD_INIT };
 	const char **command = NULL;
 	unsigned long duration = 0;
-	long max_entries = -1, depth;
 	struct kp_event *ev;
 	struct kp_err err;
-	size_t i;
 	int nr_command = 0, ret = KP_EXIT_USAGE;
 
 	argc = kp_hist_run__split_command(argc, argv, &command, &nr_command);
 	argc = parse_options(argc, argv, options, lock_usage, 0);
 	if (argc < 0)
 		return parse_options_exit_code(argc);
-	for (i = 0; i < sizeof(lock_key_names) / sizeof(lock_key_names[0]); i++)
-		if (!strcmp(key, lock_key_names[i]))
-			break;
-	if (i == sizeof(lock_key_names) / sizeof(lock_key_names[0])) {
-		kp_error(cmd, "unknown sort key '%s' (contended, wait_total, wait_max, wait_min, avg_wait)",
-			 key);
+	if (lock__print_opts(&po, &rep, cmd))
 		return KP_EXIT_USAGE;
-	}
-	lock_sort_key = i;
-	if (entries && lock__count(entries, "-E/--entries", &max_entries, cmd))
-		return KP_EXIT_USAGE;
-	if (max_stack) {
-		if (lock__count(max_stack, "--max-stack", &depth, cmd))
-			return KP_EXIT_USAGE;
-		if (depth > KPROF_MAX_STACK_DEPTH - 16) {
-			kp_error(cmd, "bad --max-stack '%s': at most %d", max_stack,
-				 KPROF_MAX_STACK_DEPTH - 16);
-			return KP_EXIT_USAGE;
-		}
-		rep.max_stack = depth;
-	}
-	if (threads && addrs) {
-		kp_error(cmd, "options -t/--threads and -l/--lock-addr are mutually exclusive");
-		return KP_EXIT_USAGE;
-	}
-	rep.aggr = threads ? LOCK_AGGR_TASK : addrs ? LOCK_AGGR_ADDR : LOCK_AGGR_CALLER;
 	if (argc > 1) {
 		kp_error(cmd, "unexpected argument '%s' (a command goes after --)", argv[1]);
 		return KP_EXIT_USAGE;
@@ -530,14 +557,14 @@ static int lock_contention(int argc, const char **argv)
 	ret = kp_hist_run__stop(&r, &err);
 	if (ret < 0)
 		goto out_err;
-	if (kp_kernel__load(&rep.kernel, kallsyms)) {
+	if (kp_kernel__load(&rep.kernel, po.kallsyms)) {
 		kp_err__set(&err, ENOMEM, "%s", strerror(ENOMEM));
 		goto out_err;
 	}
 	if (kp_nl__agg_dump(r.nl, lock__entry, &rep, &err))
 		goto out_err;
 	lock__report_losses(r.nl, cmd);
-	lock__print(&rep, max_entries, verbose);
+	lock__print(&rep, po.max_entries, po.verbose);
 	goto out;
 
 out_err:
@@ -550,11 +577,203 @@ out:
 	return ret;
 }
 
+static const char lock_record_events[] = "lock:contention_begin,lock:contention_end";
+
+/* 'kprofctl record -e lock:contention_begin,lock:contention_end -g' with the options given. */
+static int lock_record(int argc, const char **argv)
+{
+	const char **rec_argv;
+	int i, n = 0, ret;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf(" Usage: kprofctl lock record [<record options>] [-- <command> [<args>]]\n\n"
+			       "    'kprofctl record -e %s -g' with the options given: -a,\n"
+			       "    -p, -o (default kprof.data), --buffer-size...; see 'kprofctl record\n"
+			       "    --help'.  Each contention begin and end with the waiter's stack;\n"
+			       "    'kprofctl lock report' reads it.\n",
+			       lock_record_events);
+			return KP_EXIT_OK;
+		}
+	}
+	rec_argv = calloc(argc + 4, sizeof(*rec_argv));
+	if (!rec_argv) {
+		kp_error("lock record", "%s", strerror(ENOMEM));
+		return KP_EXIT_FAILURE;
+	}
+	rec_argv[n++] = "record";
+	rec_argv[n++] = "-e";
+	rec_argv[n++] = lock_record_events;
+	rec_argv[n++] = "-g";
+	for (i = 1; i < argc; i++)
+		rec_argv[n++] = argv[i];
+	rec_argv[n] = NULL;
+	ret = cmd_record(n, rec_argv);
+	free(rec_argv);
+	return ret;
+}
+
+/* A recorded wait that began and has not ended: by (thread, lock). */
+struct lock_pending {
+	uint32_t	tid;
+	bool		open;
+	uint64_t	lock;
+	uint32_t	flags;
+	uint64_t	time;
+	const char	*comm;
+	uint32_t	nr;
+	uint64_t	frames[KPROF_MAX_STACK_DEPTH];
+};
+
+struct lock_replay {
+	struct lock_report	*rep;
+	struct kp_hmap		pending;	/* hash of (tid, lock) -> struct lock_pending */
+	uint64_t		unmatched;	/* ends without their begin (it came before) */
+	struct kp_err		*err;
+};
+
+/* The pending wait of (@tid, @lock), or NULL; *@h its key or where to put it. */
+static struct lock_pending *lock__pending(struct lock_replay *p, uint32_t tid, uint64_t lock,
+					  uint64_t *h)
+{
+	struct lock_pending *w;
+
+	for (*h = kp_hash64(lock ^ ((uint64_t)tid << 48 | tid)) | 1;; *h += 2) {
+		w = kp_hmap__get(&p->pending, *h);
+		if (!w || (w->tid == tid && w->lock == lock))
+			return w;
+	}
+}
+
+static int lock__replay(const struct kp_schedev *ev, void *arg)
+{
+	struct lock_replay *p = arg;
+	const struct kp_rec_sample *rec = ev->sample->rec;
+	struct lock_pending *w;
+	struct kp_agg_entry e;
+	uint64_t h;
+
+	w = lock__pending(p, rec->tid, ev->lock_addr, &h);
+	if (ev->type == KP_SCHEDEV_LOCK_BEGIN) {
+		/* a second begin of one wait (a mutex spins, then sleeps) */
+		if (w && w->open)
+			return 0;
+		if (!w) {
+			w = calloc(1, sizeof(*w));
+			if (!w || kp_hmap__put(&p->pending, h, w)) {
+				free(w);
+				kp_err__set(p->err, ENOMEM, "%s", strerror(ENOMEM));
+				return -ENOMEM;
+			}
+		}
+		w->tid = rec->tid;
+		w->lock = ev->lock_addr;
+		w->open = true;
+		w->flags = ev->lock_flags;
+		w->time = ev->time;
+		w->comm = ev->sample->comm;
+		w->nr = rec->nr_kernel < KPROF_MAX_STACK_DEPTH ? rec->nr_kernel : KPROF_MAX_STACK_DEPTH;
+		memcpy(w->frames, rec->ips, w->nr * sizeof(*w->frames));
+		return 0;
+	}
+	if (!w || !w->open) {
+		p->unmatched++;
+		return 0;
+	}
+	w->open = false;
+	memset(&e, 0, sizeof(e));
+	e.pid = w->tid;
+	snprintf(e.comm, sizeof(e.comm), "%s", w->comm ? w->comm : "");
+	e.count = 1;
+	e.time_ns = ev->time >= w->time ? ev->time - w->time : 0;
+	e.has_minmax = true;
+	e.max_ns = e.min_ns = e.time_ns;
+	e.has_lock = true;
+	e.lock = w->lock;
+	e.lock_flags = w->flags;
+	e.nr_kernel = w->nr;
+	e.kernel = w->frames;
+	return lock__add(p->rep, &e, p->err) ? -ENOMEM : 0;
+}
+
+static const char * const lock_report_usage[] = {
+	"kprofctl lock report [-i <file>] [<options>]",
+	"",
+	"The lock contention of a recording ('kprofctl lock record'), as 'lock",
+	"contention' prints it: each recorded begin matched with its end by",
+	"thread and lock.",
+	NULL
+};
+
+static int lock_report(int argc, const char **argv)
+{
+	const char *cmd = "lock report", *input = "kprof.data";
+	struct lock_report rep = { .max_stack = 8 };
+	struct lock_print_opts po = { .key = "wait_total", .kallsyms = "/proc/kallsyms" };
+	const struct option options[] = {
+		OPT_STRING('i', "input", &input, "file", "the recording (default kprof.data)"),
+		LOCK_PRINT_OPTIONS(&po, &rep),
+		OPT_END()
+	};
+	struct kp_decode_opts opts = { 0 };
+	struct lock_replay p = { .rep = &rep };
+	struct kp_schedev_stats stats;
+	struct kp_decoder d;
+	struct kp_err err;
+	size_t pos = 0;
+	uint64_t key;
+	void *val;
+	int ret;
+
+	argc = parse_options(argc, argv, options, lock_report_usage, 0);
+	if (argc < 0)
+		return parse_options_exit_code(argc);
+	if (parse_options_max_args(cmd, argc, argv, 0) || lock__print_opts(&po, &rep, cmd))
+		return KP_EXIT_USAGE;
+	opts.time_order = true;
+	opts.machine.cmd = cmd;
+	opts.machine.kallsyms = po.kallsyms;
+	if (kp_decoder__open(&d, input, &opts, &err)) {
+		kp_err__print(&err, cmd);
+		return KP_EXIT_FAILURE;
+	}
+	ret = KP_EXIT_FAILURE;
+	if (kp_kernel__load(&rep.kernel, po.kallsyms)) {
+		kp_error(cmd, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	p.err = &err;
+	if (kp_schedev__for_each(&d, cmd,
+				 KP_SCHEDEV_BIT(KP_SCHEDEV_LOCK_BEGIN) |
+				 KP_SCHEDEV_BIT(KP_SCHEDEV_LOCK_END),
+				 KP_SCHEDEV_BIT(KP_SCHEDEV_LOCK_BEGIN) |
+				 KP_SCHEDEV_BIT(KP_SCHEDEV_LOCK_END),
+				 lock__replay, &p, &stats) == -ENOMEM) {
+		kp_error(cmd, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	if (stats.events == 0 && !kp_schedev__recorded(&d, KP_SCHEDEV_LOCK_BEGIN))
+		goto out;	/* said: the recording has no lock events */
+	if (stats.bad)
+		kp_error(cmd, "%" PRIu64 " lock records were malformed and skipped", stats.bad);
+	lock__print(&rep, po.max_entries, po.verbose);
+	ret = KP_EXIT_OK;
+out:
+	while (kp_hmap__next(&p.pending, &pos, &key, &val))
+		free(val);
+	kp_hmap__exit(&p.pending);
+	kp_decoder__close(&d);
+	lock__exit(&rep);
+	return ret;
+}
+
 static const char * const lock_cmd_usage[] = {
-	"kprofctl lock contention [<options>]",
+	"kprofctl lock {contention|record|report} [<options>]",
 	"",
 	"Kernel lock analysis.  Subcommands:",
 	"   contention   lock contention by caller, thread or lock, counted in the kernel",
+	"   record       record each contention with its stack ('record -e lock:...')",
+	"   report       the contention of such a recording",
 	NULL
 };
 
@@ -568,6 +787,10 @@ int cmd_lock(int argc, const char **argv)
 	}
 	if (!strcmp(argv[1], "contention") || !strcmp(argv[1], "con"))
 		return lock_contention(argc - 1, argv + 1);
-	kp_error(argv[0], "unknown lock command '%s' (contention)", argv[1]);
+	if (!strcmp(argv[1], "record"))
+		return lock_record(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return lock_report(argc - 1, argv + 1);
+	kp_error(argv[0], "unknown lock command '%s' (contention, record, report)", argv[1]);
 	return KP_EXIT_USAGE;
 }

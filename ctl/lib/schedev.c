@@ -21,19 +21,21 @@ static const char * const schedev_names[KP_SCHEDEV_NR] = {
 	[KP_SCHEDEV_FORK]	= "sched:sched_process_fork",
 	[KP_SCHEDEV_EXEC]	= "sched:sched_process_exec",
 	[KP_SCHEDEV_EXIT]	= "sched:sched_process_exit",
+	[KP_SCHEDEV_LOCK_BEGIN]	= "lock:contention_begin",
+	[KP_SCHEDEV_LOCK_END]	= "lock:contention_end",
 };
 
 /* The fields read, by event type; NULL ends a list. */
 enum {
 	F_PREV_PID, F_NEXT_PID, F_PREV_PRIO, F_NEXT_PRIO, F_PREV_STATE, F_PREV_COMM, F_NEXT_COMM,
 	F_PID, F_PRIO, F_TARGET_CPU, F_ORIG_CPU, F_DEST_CPU, F_COMM,
-	F_PARENT_PID, F_CHILD_PID, F_CHILD_COMM, F_NR
+	F_PARENT_PID, F_CHILD_PID, F_CHILD_COMM, F_LOCK_ADDR, F_FLAGS, F_RET, F_NR
 };
 
 static const char * const field_names[F_NR] = {
 	"prev_pid", "next_pid", "prev_prio", "next_prio", "prev_state", "prev_comm", "next_comm",
 	"pid", "prio", "target_cpu", "orig_cpu", "dest_cpu", "comm",
-	"parent_pid", "child_pid", "child_comm",
+	"parent_pid", "child_pid", "child_comm", "lock_addr", "flags", "ret",
 };
 
 /* Fields an event of each type must have (else its records are bad). */
@@ -46,6 +48,8 @@ static const uint32_t required[KP_SCHEDEV_NR] = {
 	[KP_SCHEDEV_FORK]	= 1U << F_PARENT_PID | 1U << F_CHILD_PID,
 	[KP_SCHEDEV_EXEC]	= 1U << F_PID,
 	[KP_SCHEDEV_EXIT]	= 1U << F_PID,
+	[KP_SCHEDEV_LOCK_BEGIN]	= 1U << F_LOCK_ADDR | 1U << F_FLAGS,
+	[KP_SCHEDEV_LOCK_END]	= 1U << F_LOCK_ADDR,
 };
 
 struct schedev_event {
@@ -201,6 +205,9 @@ static int schedev_sample(struct kp_decoder *d, const struct kp_resolved *s, voi
 	ev.target_cpu = have & 1U << F_TARGET_CPU ? (int32_t)v[F_TARGET_CPU] : -1;
 	ev.orig_cpu = v[F_ORIG_CPU];
 	ev.dest_cpu = v[F_DEST_CPU];
+	ev.lock_addr = v[F_LOCK_ADDR];
+	ev.lock_flags = v[F_FLAGS];
+	ev.lock_ret = v[F_RET];
 	w->stats->events++;
 	return w->fn(&ev, w->arg);
 }
@@ -257,8 +264,9 @@ int kp_schedev__for_each(struct kp_decoder *d, const char *cmd, unsigned int nee
 	}
 	for (j = 0; j < KP_SCHEDEV_NR; j++) {
 		if ((need & KP_SCHEDEV_BIT(j)) && !(have & KP_SCHEDEV_BIT(j))) {
-			kp_error(cmd, "%s has no %s events (record them with 'kprofctl sched record')",
-				 d->path, schedev_names[j]);
+			kp_error(cmd, "%s has no %s events (record them with 'kprofctl %s record')",
+				 d->path, schedev_names[j],
+				 j >= KP_SCHEDEV_LOCK_BEGIN ? "lock" : "sched");
 			ret = -ENOENT;
 			goto out;
 		}

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The scheduler events of a recording, for 'kprofctl sched latency|map|
- * timehist': the samples of the sched:* tracepoints of a kprof.data (made
- * by 'kprofctl sched record' or 'kprofctl record -e sched:...'), in time
- * order, with the fields each analysis reads taken from the raw record by
+ * The scheduler (and lock contention) events of a recording, for 'kprofctl
+ * sched latency|map|timehist' and 'kprofctl lock report': the samples of
+ * the sched:* (lock:contention_*) tracepoints of a kprof.data (made by
+ * 'kprofctl sched record', 'kprofctl lock record' or 'kprofctl record -e
+ * sched:...'), in time order, with the fields each analysis reads taken from the raw record by
  * the recorded formats (libtraceevent), so that a field is found where the
  * recording kernel put it.
  *
@@ -31,6 +32,8 @@ enum kp_schedev_type {
 	KP_SCHEDEV_FORK,		/* sched:sched_process_fork */
 	KP_SCHEDEV_EXEC,		/* sched:sched_process_exec */
 	KP_SCHEDEV_EXIT,		/* sched:sched_process_exit */
+	KP_SCHEDEV_LOCK_BEGIN,		/* lock:contention_begin */
+	KP_SCHEDEV_LOCK_END,		/* lock:contention_end */
 	KP_SCHEDEV_NR
 };
 
@@ -54,6 +57,10 @@ struct kp_schedev {
 	int32_t				prio;
 	int32_t				target_cpu, orig_cpu, dest_cpu;
 	char				comm[16];
+	/* contention_begin, _end: the lock; begin: its flags; end: ret */
+	uint64_t			lock_addr;
+	uint32_t			lock_flags;
+	int32_t				lock_ret;
 };
 
 struct kp_schedev_stats {

@@ -33,7 +33,7 @@ echo "TAP version 13"
 kt_load
 kt_mounts
 "$kprofctl" stop >/dev/null 2>&1
-echo "1..12"
+echo "1..15"
 
 # within_stack FILE FUNC: the contended waits of kprofctl -v's rows whose
 # stack holds FUNC
@@ -136,6 +136,20 @@ fi
 # -t: one row per thread, the writers among them
 "$kprofctl" lock contention -t -E 5 -- "$prog" 4 1 >"$tmp/t.out" 2>"$tmp/t.err"
 check "-t: rows per thread (pid comm), the writers among them" grep -qE '^ +[0-9]+ .* [0-9]+   kp-writer$' "$tmp/t.out"
+
+# the recorded form: each begin and end with its stack, matched afterwards
+"$kprofctl" lock record -a -o "$tmp/lock.data" -- "$prog" 4 1 >"$tmp/rec.out" 2>"$tmp/rec.err"
+check "lock record -a -- prog exits 0" [ $? = 0 ]
+"$kprofctl" lock report -i "$tmp/lock.data" -E 6 >"$tmp/rep.out" 2>"$tmp/rep.err"
+sed 's/^/# lock report: /' "$tmp/rep.out" "$tmp/rep.err" | head -n 10
+top=$(awk 'NF >= 7 && $1 ~ /^[0-9]+$/ { c = $NF; sub(/\+0x[0-9a-f]+$/, "", c)
+	    if (!(c in seen)) { seen[c] = 1; print c } }' "$tmp/rep.out" | head -n 2 | sort | tr '\n' ' ')
+check "lock report: the pipe's mutex under pipe_read and pipe_write ($top)" \
+	[ "$top" = "pipe_read pipe_write " ]
+"$kprofctl" record -e cpu-clock -a -o "$tmp/cpu.data" -- sleep 0.2 >/dev/null 2>&1
+out=$("$kprofctl" lock report -i "$tmp/cpu.data" 2>&1 >/dev/null)
+check "lock report of a recording without lock events: one line saying so ($out)" \
+	[ "$(printf '%s\n' "$out" | wc -l)" = 1 -a -n "$(printf '%s' "$out" | grep 'no lock:contention_begin events')" ]
 
 # bad input: one line each, naming the bad value
 bad() {
