@@ -21,15 +21,28 @@
  *				context matrix test probes (kprof_context_test.sh):
  *				with no PMU in the test guests, nothing else
  *				puts a probe in NMI context.  At most 10000.
+ *	test_lock		writing "mutex,N,H,I" or "spin,N,H,I" runs N
+ *				kernel threads (at most 16) that each take
+ *				kprof_test_mutex (or kprof_test_spinlock) I
+ *				times (at most 100000) and hold it H us (at
+ *				most 10000), trying it first: each failed
+ *				trylock is counted.  The write returns when all
+ *				are done; reading gives "<kind> <failed
+ *				trylocks> <acquisitions>" of the last run, the
+ *				lock test's (kprof_lock_test.sh) known truth.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/spinlock.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <asm/apic.h>
 #include <asm/nmi.h>
 
@@ -156,6 +169,130 @@ static const struct kernel_param_ops kprof_test_nmi_ops = {
 };
 module_param_cb(test_nmi, &kprof_test_nmi_ops, NULL, 0200);
 MODULE_PARM_DESC(test_nmi, "selftests only: N NMIs to this CPU, each calling kprof_test_nmi_target()");
+
+/* the locks test_lock's threads contend (global: kallsyms names them) */
+static DEFINE_MUTEX(kprof_test_mutex);
+static DEFINE_SPINLOCK(kprof_test_spinlock);
+/* one test_lock run at a time */
+static DEFINE_MUTEX(kprof_test_lock_run);
+
+/**
+ * struct kprof_test_lock - one test_lock run
+ * @spin: the spinlock, else the mutex
+ * @hold_ns: how long each holds it
+ * @iters: acquisitions per thread
+ * @failed: failed trylocks, all threads
+ * @left: threads still running
+ * @done: the last thread is done
+ */
+struct kprof_test_lock {
+	bool spin;
+	u64 hold_ns;
+	unsigned int iters;
+	atomic_t failed;
+	atomic_t left;
+	struct completion done;
+};
+
+static struct {
+	bool spin;
+	unsigned int failed;
+	unsigned int acquired;
+} kprof_test_lock_last;
+
+/* Hold for @ns: a clock loop, as kprof_test_write_delay() (TCG's delays are short). */
+static void kprof_test_hold(u64 ns)
+{
+	u64 end = ktime_get_mono_fast_ns() + ns;
+
+	while (ktime_get_mono_fast_ns() < end)
+		cpu_relax();
+}
+
+static int kprof_test_lock_fn(void *arg)
+{
+	struct kprof_test_lock *t = arg;
+	unsigned int i;
+
+	for (i = 0; i < t->iters; i++) {
+		if (t->spin) {
+			if (!spin_trylock(&kprof_test_spinlock)) {
+				atomic_inc(&t->failed);
+				spin_lock(&kprof_test_spinlock);
+			}
+			kprof_test_hold(t->hold_ns);
+			spin_unlock(&kprof_test_spinlock);
+		} else {
+			if (!mutex_trylock(&kprof_test_mutex)) {
+				atomic_inc(&t->failed);
+				mutex_lock(&kprof_test_mutex);
+			}
+			kprof_test_hold(t->hold_ns);
+			mutex_unlock(&kprof_test_mutex);
+		}
+		cond_resched();
+	}
+	if (atomic_dec_and_test(&t->left))
+		complete(&t->done);
+	return 0;
+}
+
+static int kprof_test_lock_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n, hold_us, iters, i, started = 0;
+	struct kprof_test_lock *t;
+	bool spin = str_has_prefix(val, "spin,");
+	int ret = 0;
+
+	if ((!spin && !str_has_prefix(val, "mutex,")) ||
+	    sscanf(val + (spin ? 5 : 6), "%u,%u,%u", &n, &hold_us, &iters) != 3)
+		return -EINVAL;
+	if (!n || n > 16 || hold_us > 10000 || !iters || iters > 100000)
+		return -ERANGE;
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->spin = spin;
+	t->hold_ns = (u64)hold_us * NSEC_PER_USEC;
+	t->iters = iters;
+	init_completion(&t->done);
+	/* one reference per thread, and ours until all are started */
+	atomic_set(&t->left, n + 1);
+	mutex_lock(&kprof_test_lock_run);
+	for (i = 0; i < n; i++) {
+		struct task_struct *k = kthread_run(kprof_test_lock_fn, t, "kprof-lock/%u", i);
+
+		if (IS_ERR(k)) {
+			ret = PTR_ERR(k);
+			atomic_sub(n - i, &t->left);
+			break;
+		}
+		started++;
+	}
+	if (atomic_dec_and_test(&t->left))
+		complete(&t->done);
+	wait_for_completion(&t->done);
+	kprof_test_lock_last.spin = t->spin;
+	kprof_test_lock_last.failed = atomic_read(&t->failed);
+	kprof_test_lock_last.acquired = started * iters;
+	mutex_unlock(&kprof_test_lock_run);
+	kfree(t);
+	return ret;
+}
+
+static int kprof_test_lock_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s %u %u\n", kprof_test_lock_last.spin ? "spin" : "mutex",
+			  kprof_test_lock_last.failed, kprof_test_lock_last.acquired);
+}
+
+static const struct kernel_param_ops kprof_test_lock_ops = {
+	.set	= kprof_test_lock_set,
+	.get	= kprof_test_lock_get,
+};
+module_param_cb(test_lock, &kprof_test_lock_ops, NULL, 0600);
+MODULE_PARM_DESC(test_lock,
+		 "selftests only: \"mutex|spin,N,H,I\": N threads take a lock I times for H us");
 
 /* Module exit: the NMI handler goes, if a test registered it. */
 void kprof_testseam_exit(void)

@@ -33,7 +33,7 @@ echo "TAP version 13"
 kt_load
 kt_mounts
 "$kprofctl" stop >/dev/null 2>&1
-echo "1..15"
+echo "1..19"
 
 # within_stack FILE FUNC: the contended waits of kprofctl -v's rows whose
 # stack holds FUNC
@@ -136,6 +136,38 @@ fi
 # -t: one row per thread, the writers among them
 "$kprofctl" lock contention -t -E 5 -- "$prog" 4 1 >"$tmp/t.out" 2>"$tmp/t.err"
 check "-t: rows per thread (pid comm), the writers among them" grep -qE '^ +[0-9]+ .* [0-9]+   kp-writer$' "$tmp/t.out"
+
+# the known truth: kprof.ko's test_lock seam runs N kernel threads that
+# take kprof_test_mutex, hold it H us, and count their failed trylocks
+# (each a slow path, one contention_begin; qspinlock's first waiter spins
+# as "pending" without the tracepoint, so spinlocks are not counted this
+# way).  Its row (caller kprof_test_lock_fn): contended within 10 % of the
+# failed trylocks, max wait >= H, avg wait >= 0.5 H.  (N - 1) H bounds the
+# average only where a waiter runs as soon as the lock is free: under TCG
+# the guest's two vCPUs take turns, and a woken waiter waits for its
+# vCPU's turn (milliseconds), so that bound is not checked here.
+seam=/sys/module/kprof/parameters/test_lock
+"$kprofctl" lock contention -a -E 30 >"$tmp/tl.out" 2>"$tmp/tl.err" &
+tl=$!
+pids="$pids $tl"
+wait_for 60 grep -q '^Tracing' "$tmp/tl.err"
+echo mutex,4,1000,50 > "$seam"
+read -r kind tl_failed acquired < "$seam"
+kill -INT "$tl"
+wait "$tl"
+grep 'kprof_test_lock_fn' "$tmp/tl.out" | sed 's/^/# test_lock: /'
+echo "# test_lock: $kind: $tl_failed failed trylocks of $acquired acquisitions"
+row=$(grep -E ' (rt)?mutex +kprof_test_lock_fn\+0x' "$tmp/tl.out" | head -n 1)
+check "test_lock: the test mutex's row, caller kprof_test_lock_fn" [ -n "$row" ]
+# ns VALUE UNIT
+ns() { awk -v v="$1" -v u="$2" 'BEGIN { printf "%d\n", u == "ns" ? v : u == "us" ? v * 1e3 : u == "ms" ? v * 1e6 : v * 1e9 }'; }
+set -- $row
+check "test_lock: contended within 10 % of the threads' failed trylocks (kprof ${1:-0}, module $tl_failed)" \
+	awk -v k="${1:-0}" -v f="$tl_failed" 'BEGIN { exit !(f > 0 && k >= 0.9 * f && k <= 1.1 * f) }'
+max=$(ns "${4:-0}" "${5:-ns}")
+avg=$(ns "${6:-0}" "${7:-ns}")
+check "test_lock: max wait >= the hold time (max ${max} ns, H 1000000 ns)" [ "$max" -ge 1000000 ]
+check "test_lock: avg wait >= 0.5 H (avg ${avg} ns)" [ "$avg" -ge 500000 ]
 
 # the recorded form: each begin and end with its stack, matched afterwards
 "$kprofctl" lock record -a -o "$tmp/lock.data" -- "$prog" 4 1 >"$tmp/rec.out" 2>"$tmp/rec.err"
