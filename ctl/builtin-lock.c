@@ -380,25 +380,9 @@ static void lock__report_losses(struct kp_nl *nl, const char *cmd)
 {
 	struct kp_status_info st;
 	struct kp_err err;
-	const uint64_t *o;
 
-	if (kp_nl__status(nl, &st, &err) || !st.has_stats || !st.stats.has_lock)
-		return;
-	o = st.stats.lock;
-	if (o[KP_OFFCPU_STAT_LOST] || o[KP_OFFCPU_STAT_LOST_FULL] || o[KP_OFFCPU_STAT_LOST_RESET])
-		kp_error(cmd, "%" PRIu64 " of %" PRIu64 " lock waits lost (%" PRIu64
-			 " table full, %" PRIu64 " reset, %" PRIu64 " thread slot shared or nested deeper)",
-			 o[KP_OFFCPU_STAT_LOST] + o[KP_OFFCPU_STAT_LOST_FULL] +
-			 o[KP_OFFCPU_STAT_LOST_RESET], o[KP_OFFCPU_STAT_BLOCKS],
-			 o[KP_OFFCPU_STAT_LOST_FULL], o[KP_OFFCPU_STAT_LOST_RESET],
-			 o[KP_OFFCPU_STAT_LOST]);
-	if (!kp_stats__waits_balanced(o))
-		kp_error(cmd, "lock counters do not balance: %" PRIu64 " waits, %" PRIu64
-			 " done + %" PRIu64 " filtered + %" PRIu64 " lost + %" PRIu64 " open",
-			 o[KP_OFFCPU_STAT_BLOCKS], o[KP_OFFCPU_STAT_DONE],
-			 o[KP_OFFCPU_STAT_FILTERED],
-			 o[KP_OFFCPU_STAT_LOST] + o[KP_OFFCPU_STAT_LOST_FULL] +
-			 o[KP_OFFCPU_STAT_LOST_RESET], o[KP_OFFCPU_STAT_OPEN]);
+	if (!kp_nl__status(nl, &st, &err) && st.has_stats && st.stats.has_lock)
+		kp_hist__report_waits(st.stats.lock, "lock waits", cmd);
 }
 
 /* A positive count (-E, --max-stack) into @v. */
@@ -499,28 +483,9 @@ static int lock_contention(int argc, const char **argv)
 		return parse_options_exit_code(argc);
 	if (lock__print_opts(&po, &rep, cmd))
 		return KP_EXIT_USAGE;
-	if (argc > 1) {
-		kp_error(cmd, "unexpected argument '%s' (a command goes after --)", argv[1]);
+	if (kp_hist_run__args(argc, argv, all, opts.nr_pid_args, command, nr_command, &duration,
+			      cmd))
 		return KP_EXIT_USAGE;
-	}
-	if (argc == 1) {
-		char *end;
-
-		errno = 0;
-		duration = strtoul(argv[0], &end, 10);
-		if (errno || end == argv[0] || *end || !duration || argv[0][0] == '-') {
-			kp_error(cmd, "bad duration '%s': whole seconds expected", argv[0]);
-			return KP_EXIT_USAGE;
-		}
-	}
-	if (command && !nr_command) {
-		kp_error(cmd, "no command after --");
-		return KP_EXIT_USAGE;
-	}
-	if (all && (opts.nr_pid_args || command)) {
-		kp_error(cmd, "-a takes no -p and no command");
-		return KP_EXIT_USAGE;
-	}
 
 	opts.all_cpus = !opts.nr_pid_args && !command;
 	if (kp_hist_run__session(&r, &opts, nr_command > 0, cmd, &err)) {
@@ -582,35 +547,17 @@ static const char lock_record_events[] = "lock:contention_begin,lock:contention_
 /* 'kprofctl record -e lock:contention_begin,lock:contention_end -g' with the options given. */
 static int lock_record(int argc, const char **argv)
 {
-	const char **rec_argv;
-	int i, n = 0, ret;
+	static const char * const pre[] = { "-e", lock_record_events, "-g", NULL };
+	char help[512];
 
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf(" Usage: kprofctl lock record [<record options>] [-- <command> [<args>]]\n\n"
-			       "    'kprofctl record -e %s -g' with the options given: -a,\n"
-			       "    -p, -o (default kprof.data), --buffer-size...; see 'kprofctl record\n"
-			       "    --help'.  Each contention begin and end with the waiter's stack;\n"
-			       "    'kprofctl lock report' reads it.\n",
-			       lock_record_events);
-			return KP_EXIT_OK;
-		}
-	}
-	rec_argv = calloc(argc + 4, sizeof(*rec_argv));
-	if (!rec_argv) {
-		kp_error("lock record", "%s", strerror(ENOMEM));
-		return KP_EXIT_FAILURE;
-	}
-	rec_argv[n++] = "record";
-	rec_argv[n++] = "-e";
-	rec_argv[n++] = lock_record_events;
-	rec_argv[n++] = "-g";
-	for (i = 1; i < argc; i++)
-		rec_argv[n++] = argv[i];
-	rec_argv[n] = NULL;
-	ret = cmd_record(n, rec_argv);
-	free(rec_argv);
-	return ret;
+	snprintf(help, sizeof(help),
+		 " Usage: kprofctl lock record [<record options>] [-- <command> [<args>]]\n\n"
+		 "    'kprofctl record -e %s -g' with the options given: -a,\n"
+		 "    -p, -o (default kprof.data), --buffer-size...; see 'kprofctl record\n"
+		 "    --help'.  Each contention begin and end with the waiter's stack;\n"
+		 "    'kprofctl lock report' reads it.\n",
+		 lock_record_events);
+	return cmd_record_with(argc, argv, pre, help, "lock record");
 }
 
 /* A recorded wait that began and has not ended: by (thread, lock). */

@@ -253,30 +253,6 @@ static int offcpu__save_session(struct kp_hist_run *r, struct kp_err *err)
 	return ret;
 }
 
-/* The off-CPU counters of the stopped session, on stderr when any was lost. */
-static void offcpu__report_losses(const struct kp_agg_summary *sum, const char *cmd)
-{
-	const struct kp_stats *t = &sum->totals;
-	const uint64_t *o = t->offcpu;
-
-	if (!sum->has_totals || !t->has_offcpu)
-		return;
-	if (o[KP_OFFCPU_STAT_LOST] || o[KP_OFFCPU_STAT_LOST_FULL] || o[KP_OFFCPU_STAT_LOST_RESET])
-		kp_error(cmd, "%" PRIu64 " of %" PRIu64 " blocks lost (%" PRIu64 " table full, %"
-			 PRIu64 " reset, %" PRIu64 " thread slot shared)",
-			 o[KP_OFFCPU_STAT_LOST] + o[KP_OFFCPU_STAT_LOST_FULL] +
-			 o[KP_OFFCPU_STAT_LOST_RESET], o[KP_OFFCPU_STAT_BLOCKS],
-			 o[KP_OFFCPU_STAT_LOST_FULL], o[KP_OFFCPU_STAT_LOST_RESET],
-			 o[KP_OFFCPU_STAT_LOST]);
-	if (!kp_stats__offcpu_balanced(t))
-		kp_error(cmd, "off-CPU counters do not balance: %" PRIu64 " blocks, %" PRIu64
-			 " done + %" PRIu64 " filtered + %" PRIu64 " lost + %" PRIu64 " open",
-			 o[KP_OFFCPU_STAT_BLOCKS], o[KP_OFFCPU_STAT_DONE],
-			 o[KP_OFFCPU_STAT_FILTERED],
-			 o[KP_OFFCPU_STAT_LOST] + o[KP_OFFCPU_STAT_LOST_FULL] +
-			 o[KP_OFFCPU_STAT_LOST_RESET], o[KP_OFFCPU_STAT_OPEN]);
-}
-
 int cmd_offcpu(int argc, const char **argv)
 {
 	const char *cmd = argv[0];
@@ -334,28 +310,9 @@ int cmd_offcpu(int argc, const char **argv)
 			 max_block);
 		return KP_EXIT_USAGE;
 	}
-	if (argc > 1) {
-		kp_error(cmd, "unexpected argument '%s' (a command goes after --)", argv[1]);
+	if (kp_hist_run__args(argc, argv, all, opts.nr_pid_args, command, nr_command, &duration,
+			      cmd))
 		return KP_EXIT_USAGE;
-	}
-	if (argc == 1) {
-		char *end;
-
-		errno = 0;
-		duration = strtoul(argv[0], &end, 10);
-		if (errno || end == argv[0] || *end || !duration || argv[0][0] == '-') {
-			kp_error(cmd, "bad duration '%s': whole seconds expected", argv[0]);
-			return KP_EXIT_USAGE;
-		}
-	}
-	if (command && !nr_command) {
-		kp_error(cmd, "no command after --");
-		return KP_EXIT_USAGE;
-	}
-	if (all && (opts.nr_pid_args || command)) {
-		kp_error(cmd, "-a takes no -p and no command");
-		return KP_EXIT_USAGE;
-	}
 
 	opts.all_cpus = !opts.nr_pid_args && !command;
 	if (kp_hist_run__session(&r, &opts, nr_command > 0, cmd, &err)) {
@@ -403,7 +360,8 @@ int cmd_offcpu(int argc, const char **argv)
 	}
 	if (kp_agg__save_profile(r.nl, output, &so, &sum, &err) < 0)
 		goto out_err;
-	offcpu__report_losses(&sum, cmd);
+	if (sum.has_totals && sum.totals.has_offcpu)
+		kp_hist__report_waits(sum.totals.offcpu, "blocks", cmd);
 	if (kp_decoder__open(&d, output, &dopts, &err))
 		goto out_err;
 	if (kp_decoder__for_each(&d, offcpu__sample, &p) || offcpu__print(&p)) {

@@ -9,6 +9,7 @@
  * print the summary and exit with the command's status.  Without a command,
  * record until SIGINT or SIGTERM (or until the -p processes are gone).
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,5 +206,35 @@ out:
 	if (signals)
 		record__signals_restore(&sigs);
 	kp_nl__delete(r.nl);
+	return ret;
+}
+
+int cmd_record_with(int argc, const char **argv, const char * const *pre, const char *help,
+		    const char *cmd)
+{
+	const char **rec_argv;
+	int i, n = 0, nr_pre = 0, ret;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(help, stdout);
+			return KP_EXIT_OK;
+		}
+	}
+	while (pre[nr_pre])
+		nr_pre++;
+	rec_argv = calloc(argc + nr_pre + 2, sizeof(*rec_argv));
+	if (!rec_argv) {
+		kp_error(cmd, "%s", strerror(ENOMEM));
+		return KP_EXIT_FAILURE;
+	}
+	rec_argv[n++] = "record";
+	for (i = 0; i < nr_pre; i++)
+		rec_argv[n++] = pre[i];
+	for (i = 1; i < argc; i++)
+		rec_argv[n++] = argv[i];
+	rec_argv[n] = NULL;
+	ret = cmd_record(n, rec_argv);
+	free(rec_argv);
 	return ret;
 }

@@ -328,33 +328,16 @@ static const char sched_record_events[] =
 
 static int sched_record(int argc, const char **argv)
 {
-	const char **rec_argv;
-	int i, n = 0, ret;
+	static const char * const pre[] = { "-e", sched_record_events, NULL };
+	char help[512];
 
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf(" Usage: kprofctl sched record [<record options>] [-- <command> [<args>]]\n\n"
-			       "    'kprofctl record -e %s' with the options given: -a, -p, -C,\n"
-			       "    -g (the stack of each switched-out task), -o, --buffer-size...;\n"
-			       "    see 'kprofctl record --help'.  Without -p, -C or a command: -a.\n",
-			       sched_record_events);
-			return KP_EXIT_OK;
-		}
-	}
-	rec_argv = calloc(argc + 4, sizeof(*rec_argv));
-	if (!rec_argv) {
-		kp_error("sched record", "%s", strerror(ENOMEM));
-		return KP_EXIT_FAILURE;
-	}
-	rec_argv[n++] = "record";
-	rec_argv[n++] = "-e";
-	rec_argv[n++] = sched_record_events;
-	for (i = 1; i < argc; i++)
-		rec_argv[n++] = argv[i];
-	rec_argv[n] = NULL;
-	ret = cmd_record(n, rec_argv);
-	free(rec_argv);
-	return ret;
+	snprintf(help, sizeof(help),
+		 " Usage: kprofctl sched record [<record options>] [-- <command> [<args>]]\n\n"
+		 "    'kprofctl record -e %s' with the options given: -a, -p, -C,\n"
+		 "    -g (the stack of each switched-out task), -o, --buffer-size...;\n"
+		 "    see 'kprofctl record --help'.  Without -p, -C or a command: -a.\n",
+		 sched_record_events);
+	return cmd_record_with(argc, argv, pre, help, "sched record");
 }
 
 /*

@@ -37,6 +37,13 @@ int cmd_offcpu(int argc, const char **argv);
 int cmd_lock(int argc, const char **argv);
 int cmd_sched(int argc, const char **argv);
 int cmd_record(int argc, const char **argv);
+/*
+ * 'kprofctl record' with the words of @pre (NULL-ended, e.g. "-e", EVENTS)
+ * before the options given (@argv[1..]): the recording commands of 'sched'
+ * and 'lock'.  -h/--help before any "--" prints @help instead.
+ */
+int cmd_record_with(int argc, const char **argv, const char * const *pre, const char *help,
+		    const char *cmd);
 int cmd_report(int argc, const char **argv);
 int cmd_script(int argc, const char **argv);
 int cmd_start(int argc, const char **argv);

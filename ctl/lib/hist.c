@@ -448,3 +448,50 @@ void kp_hist_run__end(struct kp_hist_run *r)
 	kp_nl__delete(r->nl);
 	r->nl = NULL;
 }
+
+int kp_hist_run__args(int argc, const char **argv, bool all, unsigned int nr_pids,
+		      const char **command, int nr_command, unsigned long *duration,
+		      const char *cmd)
+{
+	char *end;
+
+	*duration = 0;
+	if (argc > 1) {
+		kp_error(cmd, "unexpected argument '%s' (a command goes after --)", argv[1]);
+		return -1;
+	}
+	if (argc == 1) {
+		errno = 0;
+		*duration = strtoul(argv[0], &end, 10);
+		if (errno || end == argv[0] || *end || !*duration || argv[0][0] == '-') {
+			kp_error(cmd, "bad duration '%s': whole seconds expected", argv[0]);
+			return -1;
+		}
+	}
+	if (command && !nr_command) {
+		kp_error(cmd, "no command after --");
+		return -1;
+	}
+	if (all && (nr_pids || command)) {
+		kp_error(cmd, "-a takes no -p and no command");
+		return -1;
+	}
+	return 0;
+}
+
+void kp_hist__report_waits(const uint64_t *o, const char *what, const char *cmd)
+{
+	uint64_t lost = o[KP_OFFCPU_STAT_LOST] + o[KP_OFFCPU_STAT_LOST_FULL] +
+			o[KP_OFFCPU_STAT_LOST_RESET];
+
+	if (lost)
+		kp_error(cmd, "%" PRIu64 " of %" PRIu64 " %s lost (%" PRIu64 " table full, %" PRIu64
+			 " reset, %" PRIu64 " thread slot shared or nested deeper)",
+			 lost, o[KP_OFFCPU_STAT_BLOCKS], what, o[KP_OFFCPU_STAT_LOST_FULL],
+			 o[KP_OFFCPU_STAT_LOST_RESET], o[KP_OFFCPU_STAT_LOST]);
+	if (!kp_stats__waits_balanced(o))
+		kp_error(cmd, "the %s counters do not balance: %" PRIu64 " begun, %" PRIu64
+			 " done + %" PRIu64 " filtered + %" PRIu64 " lost + %" PRIu64 " open",
+			 what, o[KP_OFFCPU_STAT_BLOCKS], o[KP_OFFCPU_STAT_DONE],
+			 o[KP_OFFCPU_STAT_FILTERED], lost, o[KP_OFFCPU_STAT_OPEN]);
+}

@@ -76,6 +76,24 @@ int kp_hist_run__session(struct kp_hist_run *r, struct kp_session_opts *opts, bo
 bool kp_hist_run__wait(struct kp_hist_run *r, unsigned long secs,
 		       volatile sig_atomic_t *signalled);
 
+/*
+ * The words left after the options of a command that traces for a while
+ * ('offcpu', 'lock contention'): at most one, the duration in whole
+ * seconds, into *@duration (0 without); a command after "--" (@command,
+ * @nr_command words) needs a word; -a (@all) takes no -p (@nr_pids) and no
+ * command.  0, or -1 with a line said.
+ */
+int kp_hist_run__args(int argc, const char **argv, bool all, unsigned int nr_pids,
+		      const char **command, int nr_command, unsigned long *duration,
+		      const char *cmd);
+
+/*
+ * The counters of a kind of waits (kp_stats offcpu[] or lock[]) of a
+ * stopped session: a line when some were lost (@what: "blocks", "lock
+ * waits"), and one when they do not balance.
+ */
+void kp_hist__report_waits(const uint64_t *o, const char *what, const char *cmd);
+
 /* STOP the session; the command's exit code, or KP_EXIT_OK without one. */
 int kp_hist_run__stop(struct kp_hist_run *r, struct kp_err *err);
 

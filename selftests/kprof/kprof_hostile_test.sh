@@ -49,12 +49,6 @@ tmp=$(mktemp -d /tmp/kprof-hostile.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 cases="ftrace-unwinder ftrace-self kprobe-nofault corpus nested owner-killed lockdown"
 
-check() {	# check DESC CONDITION...
-	local desc=$1
-
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
 # a counter of "kprofctl status --json": "name":N in the session's stats
 stat_of() {
 	sed -n "s/.*\"stats\":{[^}]*\"$2\":\([0-9]*\).*/\1/p" "$1"

@@ -1,13 +1,33 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced by kprof's shell selftests: the KTAP counters and the guest's
-# setup, one copy.  The tests keep their own check() (its arguments differ).
+# Sourced by kprof's shell selftests: the KTAP counters, check and
+# wait_for, and the guest's setup, one copy.  (kprof_aggctl_test.sh and
+# kprof_tp_test.sh keep their own check(): its arguments differ.)
 
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n $1"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
 skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+
+# check DESC CMD...: ok DESC when CMD succeeds, else not ok
+check() {
+	local desc=$1
+
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+# wait_for SECONDS CMD...: until CMD succeeds (every 0.5 s); false on timeout
+wait_for() {
+	local i
+
+	for i in $(seq $(($1 * 2))); do
+		"${@:2}" && return 0
+		sleep 0.5
+	done
+	return 1
+}
 
 # kt_load: kprof.ko ($KPROF_KO) loaded unless it is; Bail out! when it cannot be
 kt_load() {

@@ -22,13 +22,6 @@ tmp=$(mktemp -d /tmp/kprof-lock.XXXXXX)
 pids=
 trap 'for p in $pids; do kill -KILL $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
 
-check() {
-	local desc=$1
-
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
-
 echo "TAP version 13"
 kt_load
 kt_mounts
@@ -49,17 +42,6 @@ within_stack() {
 per_caller() {
 	awk 'NF >= 7 && $1 ~ /^[0-9]+$/ { c = $NF; sub(/\+0x[0-9a-f]+$/, "", c); s[c] += $1 }
 	     END { for (k in s) print k, s[k] }' "$1" | sort -k2,2nr
-}
-
-# wait_for SECONDS CMD...: until CMD succeeds (every 0.5 s)
-wait_for() {
-	local i
-
-	for i in $(seq $(($1 * 2))); do
-		"${@:2}" && return 0
-		sleep 0.5
-	done
-	return 1
 }
 
 "$kprofctl" lock contention -a -v -E 20 >"$tmp/kp.out" 2>"$tmp/kp.err" &

@@ -24,28 +24,10 @@ tmp=$(mktemp -d /tmp/kprof-offcpu.XXXXXX)
 pids=
 trap 'for p in $pids; do kill -KILL $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
 
-check() {
-	local desc=$1
-
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
-
 echo "TAP version 13"
 kt_load
 kt_mounts
 "$kprofctl" stop >/dev/null 2>&1
-
-# wait_for SECONDS CMD...: until CMD succeeds (every 0.5 s)
-wait_for() {
-	local i
-
-	for i in $(seq $(($1 * 2))); do
-		"${@:2}" && return 0
-		sleep 0.5
-	done
-	return 1
-}
 
 # sum FILE EGREP...: the values of the folded lines matching all (each
 # line ends with ';' for the patterns: ';frame;' matches the last frame too)

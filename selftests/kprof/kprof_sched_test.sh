@@ -23,13 +23,6 @@ tmp=$(mktemp -d /tmp/kprof-sched.XXXXXX)
 peer_pid=
 trap '[ -n "$peer_pid" ] && kill -KILL $peer_pid 2>/dev/null; rm -rf "$tmp"' EXIT
 
-check() {
-	local desc=$1
-
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
-
 echo "TAP version 13"
 kt_load
 kt_mounts

@@ -20,16 +20,6 @@ tmp=$(mktemp -d /tmp/kprof-stat.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 # check DESC COND-CMD...: one test from a command's status
-check() {
-	local desc=$1
-
-	shift
-	if "$@"; then
-		ok "$desc"
-	else
-		not_ok "$desc"
-	fi
-}
 diag() { sed 's/^/# /' "$@"; }
 # value FILE EVENT [FORMAT]: the event's count in the table's units, or its status
 value() {
