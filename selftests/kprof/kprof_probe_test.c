@@ -678,15 +678,15 @@ TEST_F(probe, refuse_bad_runqlat_config)
 	}
 }
 
-/* An off-CPU event, with block limits when @min or @max is not ~0. */
-static void put_offcpu(struct kt_msg *m, uint64_t config, uint64_t min, uint64_t max,
-		       const char *symbol)
+/* An off-CPU or lock event of @type, with limits when @min or @max is not ~0. */
+static void put_wait_event(struct kt_msg *m, uint32_t type, uint64_t config, uint64_t min,
+			   uint64_t max, const char *symbol)
 {
 	struct nlattr *n = kt_nest_start(m, KPROF_A_SESSION_EVENT);
 
-	kt_put_u32(m, KPROF_EV_A_TYPE, KPROF_TYPE_OFFCPU);
+	kt_put_u32(m, KPROF_EV_A_TYPE, type);
 	kt_put_u64(m, KPROF_EV_A_CONFIG, config);
-	kt_put_str(m, KPROF_EV_A_NAME, "offcpu");
+	kt_put_str(m, KPROF_EV_A_NAME, type == KPROF_TYPE_LOCK ? "lock" : "offcpu");
 	if (symbol)
 		kt_put_str(m, KPROF_EV_A_SYMBOL, symbol);
 	if (min != ~0ULL)
@@ -694,6 +694,12 @@ static void put_offcpu(struct kt_msg *m, uint64_t config, uint64_t min, uint64_t
 	if (max != ~0ULL)
 		kt_put_u64(m, KPROF_EV_A_MAX_NS, max);
 	kt_nest_end(m, n);
+}
+
+static void put_offcpu(struct kt_msg *m, uint64_t config, uint64_t min, uint64_t max,
+		       const char *symbol)
+{
+	put_wait_event(m, KPROF_TYPE_OFFCPU, config, min, max, symbol);
 }
 
 #define OFFCPU_SESSION	(KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_AGGREGATE | \
@@ -802,22 +808,10 @@ TEST_F(probe, offcpu_counts_sleeps_and_balances)
 	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_AGG_SAMPLES));
 }
 
-/* A lock contention event, with wait limits when @min or @max is not ~0. */
 static void put_lock(struct kt_msg *m, uint64_t config, uint64_t min, uint64_t max,
 		     const char *symbol)
 {
-	struct nlattr *n = kt_nest_start(m, KPROF_A_SESSION_EVENT);
-
-	kt_put_u32(m, KPROF_EV_A_TYPE, KPROF_TYPE_LOCK);
-	kt_put_u64(m, KPROF_EV_A_CONFIG, config);
-	kt_put_str(m, KPROF_EV_A_NAME, "lock");
-	if (symbol)
-		kt_put_str(m, KPROF_EV_A_SYMBOL, symbol);
-	if (min != ~0ULL)
-		kt_put_u64(m, KPROF_EV_A_MIN_NS, min);
-	if (max != ~0ULL)
-		kt_put_u64(m, KPROF_EV_A_MAX_NS, max);
-	kt_nest_end(m, n);
+	put_wait_event(m, KPROF_TYPE_LOCK, config, min, max, symbol);
 }
 
 TEST_F(probe, refuse_bad_lock_config)
