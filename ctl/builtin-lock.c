@@ -349,7 +349,7 @@ static void lock__print(struct lock_report *r, long max_entries, bool verbose)
 			printf("  %10u   %s\n", row->pid, row->comm);
 		} else if (r->aggr == LOCK_AGGR_ADDR) {
 			const struct kp_sym *sym = row->lock ?
-				kp_kernel__find(&r->kernel, row->lock, NULL) : NULL;
+				kp_kernel__find_data(&r->kernel, row->lock) : NULL;
 
 			printf("  %#16" PRIx64 "   %-15s   %s\n", row->lock, lock__type(row->flags),
 			       sym && row->lock < sym->end ? sym->name : "");
@@ -522,7 +522,8 @@ static int lock_contention(int argc, const char **argv)
 	ret = kp_hist_run__stop(&r, &err);
 	if (ret < 0)
 		goto out_err;
-	if (kp_kernel__load(&rep.kernel, po.kallsyms)) {
+	if ((rep.aggr == LOCK_AGGR_ADDR ? kp_kernel__load_data : kp_kernel__load)(&rep.kernel,
+										     po.kallsyms)) {
 		kp_err__set(&err, ENOMEM, "%s", strerror(ENOMEM));
 		goto out_err;
 	}
@@ -685,7 +686,8 @@ static int lock_report(int argc, const char **argv)
 		return KP_EXIT_FAILURE;
 	}
 	ret = KP_EXIT_FAILURE;
-	if (kp_kernel__load(&rep.kernel, po.kallsyms)) {
+	if ((rep.aggr == LOCK_AGGR_ADDR ? kp_kernel__load_data : kp_kernel__load)(&rep.kernel,
+										     po.kallsyms)) {
 		kp_error(cmd, "%s", strerror(ENOMEM));
 		goto out;
 	}

@@ -755,9 +755,27 @@ bool kp_kernel__in_lock_text(const struct kp_kernel *k, uint64_t addr)
 	       (addr >= k->sched_text[0] && addr < k->sched_text[1]);
 }
 
+static int kernel__load(struct kp_kernel *k, const char *path, bool data);
+
 int kp_kernel__load(struct kp_kernel *k, const char *path)
 {
-	struct symtab_builder b = { 0 };
+	return kernel__load(k, path, false);
+}
+
+int kp_kernel__load_data(struct kp_kernel *k, const char *path)
+{
+	return kernel__load(k, path, true);
+}
+
+static bool kernel__is_data(char type)
+{
+	return type == 'd' || type == 'D' || type == 'b' || type == 'B' || type == 'r' ||
+	       type == 'R';
+}
+
+static int kernel__load(struct kp_kernel *k, const char *path, bool data)
+{
+	struct symtab_builder b = { 0 }, db = { 0 };
 	struct kp_dso *last_mod = NULL;
 	char *line = NULL;
 	size_t cap = 0, nr_zero = 0, nr_lines = 0;
@@ -798,6 +816,13 @@ int kp_kernel__load(struct kp_kernel *k, const char *path)
 		name = end + 3;
 		if (name[0] == '_' && name[1] == '_' && kernel__text_bounds(k, name, addr))
 			continue;
+		if (data && kernel__is_data(type)) {
+			/* a module's name follows a tab: the variable's name only */
+			ret = builder__add(&db, addr, 0, name, strcspn(name, "\t"), 0, k->kernel);
+			if (ret)
+				break;
+			continue;
+		}
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
 		mod = strchr(name, '\t');
@@ -828,13 +853,21 @@ int kp_kernel__load(struct kp_kernel *k, const char *path)
 	}
 	free(line);
 	fclose(fp);
+	if (!ret && data)
+		ret = builder__finish(&db, &k->data_syms, &k->nr_data_syms, &k->data_strs, 0);
 	if (ret) {
 		builder__free(&b);
+		builder__free(&db);
 		return ret;
 	}
 	if (nr_lines && nr_zero == nr_lines)
 		k->restricted = true;
 	return builder__finish(&b, &k->syms, &k->nr_syms, &k->strs, KSYM_CROSS_SPAN);
+}
+
+const struct kp_sym *kp_kernel__find_data(struct kp_kernel *k, uint64_t addr)
+{
+	return table__find(&k->data_cache, k->data_syms, k->nr_data_syms, addr);
 }
 
 void kp_kernel__exit(struct kp_kernel *k)
@@ -848,6 +881,9 @@ void kp_kernel__exit(struct kp_kernel *k)
 	free(k->syms);
 	free(k->strs);
 	symcache__exit(&k->cache);
+	free(k->data_syms);
+	free(k->data_strs);
+	symcache__exit(&k->data_cache);
 	memset(k, 0, sizeof(*k));
 }
 

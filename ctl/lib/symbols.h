@@ -154,6 +154,11 @@ struct kp_kernel {
 	struct kp_symcache	cache;
 	/* __lock_text_start/_end, __sched_text_start/_end: 0 when not listed */
 	uint64_t		lock_text[2], sched_text[2];
+	/* data symbols (d, D, b, B, r, R), with kp_kernel__load_data() only */
+	struct kp_sym		*data_syms;
+	size_t			nr_data_syms;
+	char			*data_strs;
+	struct kp_symcache	data_cache;
 };
 
 /*
@@ -162,7 +167,11 @@ struct kp_kernel {
  * empty table with ->missing or ->restricted set.  Returns 0 or -ENOMEM.
  */
 int kp_kernel__load(struct kp_kernel *k, const char *path);
+/* kp_kernel__load() and the data symbols besides, for kp_kernel__find_data(). */
+int kp_kernel__load_data(struct kp_kernel *k, const char *path);
 void kp_kernel__exit(struct kp_kernel *k);
+/* The data symbol (a global variable, e.g. a static mutex) holding @addr, or NULL. */
+const struct kp_sym *kp_kernel__find_data(struct kp_kernel *k, uint64_t addr);
 /* The symbol at @addr, or NULL; *@dso (unless NULL) gets its DSO (the kernel when none). */
 const struct kp_sym *kp_kernel__find(struct kp_kernel *k, uint64_t addr, struct kp_dso **dso);
 

@@ -805,7 +805,8 @@ static void test_lock(void)
 		      "ffffffff81002000 T __lock_text_start\n"
 		      "ffffffff81002000 T __mutex_lock\n"
 		      "ffffffff81002100 T _raw_spin_lock\n"
-		      "ffffffff81002200 T __lock_text_end\n");
+		      "ffffffff81002200 T __lock_text_end\n"
+		      "ffff888012340000 b pipe_test_mutex\t[pipetest]\n");
 	fake_setup();
 	fake.offcpu_events = true;
 	fake_lock_entry(0, 0, 7, 3, 3000000, 2000000, 100000, KPROF_LOCK_F_MUTEX | KPROF_LOCK_F_SPIN,
@@ -842,6 +843,14 @@ static void test_lock(void)
 			   "\t\t\t0xffffffff81001020  pipe_write+0x20\n"
 			   "\t\t\t0xffffffff81001120  vfs_write+0x20\n") != NULL,
 	   "lock contention -v: the waiter's stack under its row");
+	run_free(&run);
+
+	kprofctl(&run, "lock", "contention", "--kallsyms", ksyms, "-l", "--", "true", NULL);
+	is_str(run.out,
+	       " contended   total wait     max wait     avg wait            address   type              symbol\n\n"
+	       "         4      7.00 ms      4.00 ms      1.75 ms   0xffff888012340000   mutex             pipe_test_mutex\n"
+	       "        10      1.50 us       900 ns       150 ns   0xffff888012340000   spinlock          pipe_test_mutex\n",
+	       "lock contention -l: per lock address and type, named by its data symbol (a module's too)");
 	run_free(&run);
 
 	kprofctl(&run, "lock", "contention", "--kallsyms", ksyms, "--folded", "--", "true", NULL);

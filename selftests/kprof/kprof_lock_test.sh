@@ -26,7 +26,7 @@ echo "TAP version 13"
 kt_load
 kt_mounts
 "$kprofctl" stop >/dev/null 2>&1
-echo "1..19"
+echo "1..22"
 
 # within_stack FILE FUNC: the contended waits of kprofctl -v's rows whose
 # stack holds FUNC
@@ -115,6 +115,43 @@ else
 	skip "perf lock record did not run: no comparison"
 fi
 
+# BCC's klockstat (kprobes or fentry on mutex_lock/mutex_unlock: the time in
+# mutex_lock of every acquisition, contended or not) on the same run: the
+# same top caller as kprof's by total wait.  On the generic guest only
+# (KPROF_BPF_PEERS=0 on RT).
+kls=
+if [ "${KPROF_BPF_PEERS:-1}" != 0 ] && command -v klockstat-bpfcc >/dev/null; then
+	PYTHONUNBUFFERED=1 klockstat-bpfcc -n 5 -s 2 >"$tmp/kls.out" 2>"$tmp/kls.err" &
+	kls=$!
+	pids="$pids $kls"
+	t0=$(date +%s)
+	if wait_for 300 grep -q '^Tracing' "$tmp/kls.out"; then
+		echo "# klockstat attached after $(($(date +%s) - t0)) s"
+	else
+		echo "# klockstat did not attach:"
+		tail -n 5 "$tmp/kls.err" | sed 's/^/#   /'
+		kill -KILL "$kls" 2>/dev/null
+		kls=
+	fi
+fi
+if [ -n "$kls" ]; then
+	"$kprofctl" lock contention -a -E 5 >"$tmp/kk.out" 2>"$tmp/kk.err" &
+	kk=$!
+	pids="$pids $kk"
+	wait_for 60 grep -q '^Tracing' "$tmp/kk.err"
+	"$prog" 4 2 >/dev/null
+	kill -INT "$kk" "$kls"
+	wait "$kk" "$kls"
+	sed 's/^/# klockstat: /' "$tmp/kls.out" | head -n 12
+	grep -v '^	' "$tmp/kk.out" | sed 's/^/# kprof: /' | head -n 6
+	bt=$(awk '/Avg Spin/ { getline; c = $1; sub(/\+0x[0-9a-f]+$/, "", c); print c; exit }' "$tmp/kls.out")
+	kt=$(awk 'NF >= 7 && $1 ~ /^[0-9]+$/ { c = $NF; sub(/\+0x[0-9a-f]+$/, "", c); print c; exit }' "$tmp/kk.out")
+	check "klockstat's top caller by total time in mutex_lock is kprof's by total wait ($bt, $kt)" \
+		[ -n "$kt" -a "$bt" = "$kt" ]
+else
+	skip "the top caller against BCC klockstat" "klockstat-bpfcc could not run here"
+fi
+
 # -t: one row per thread, the writers among them
 "$kprofctl" lock contention -t -E 5 -- "$prog" 4 1 >"$tmp/t.out" 2>"$tmp/t.err"
 check "-t: rows per thread (pid comm), the writers among them" grep -qE '^ +[0-9]+ .* [0-9]+   kp-writer$' "$tmp/t.out"
@@ -135,6 +172,7 @@ pids="$pids $tl"
 wait_for 60 grep -q '^Tracing' "$tmp/tl.err"
 echo mutex,4,1000,50 > "$seam"
 read -r kind tl_failed acquired < "$seam"
+cp "$dbg/lock" "$tmp/tl.folded"
 kill -INT "$tl"
 wait "$tl"
 grep 'kprof_test_lock_fn' "$tmp/tl.out" | sed 's/^/# test_lock: /'
@@ -150,6 +188,8 @@ max=$(ns "${4:-0}" "${5:-ns}")
 avg=$(ns "${6:-0}" "${7:-ns}")
 check "test_lock: max wait >= the hold time (max ${max} ns, H 1000000 ns)" [ "$max" -ge 1000000 ]
 check "test_lock: avg wait >= 0.5 H (avg ${avg} ns)" [ "$avg" -ge 500000 ]
+check "test_lock: debugfs names the static mutex, the leaf of kprof_test_lock_fn's waits" \
+	grep -qE 'kprof_test_lock_fn;.*\[(rt)?mutex kprof_test_mutex' "$tmp/tl.folded"
 
 # the recorded form: each begin and end with its stack, matched afterwards
 "$kprofctl" lock record -a -o "$tmp/lock.data" -- "$prog" 4 1 >"$tmp/rec.out" 2>"$tmp/rec.err"
@@ -160,6 +200,13 @@ top=$(awk 'NF >= 7 && $1 ~ /^[0-9]+$/ { c = $NF; sub(/\+0x[0-9a-f]+$/, "", c)
 	    if (!(c in seen)) { seen[c] = 1; print c } }' "$tmp/rep.out" | head -n 2 | sort | tr '\n' ' ')
 check "lock report: the pipe's mutex under pipe_read and pipe_write ($top)" \
 	[ "$top" = "pipe_read pipe_write " ]
+# -l: per lock address, a static lock named by kallsyms
+"$kprofctl" lock record -a -o "$tmp/tl.data" -- sh -c "echo mutex,4,1000,20 > $seam" \
+	>/dev/null 2>"$tmp/tlrec.err"
+"$kprofctl" lock report -i "$tmp/tl.data" -l -E 5 >"$tmp/tlrep.out" 2>&1
+sed 's/^/# lock report -l: /' "$tmp/tlrep.out" | head -n 6
+check "lock report -l: the test mutex's row names kprof_test_mutex" \
+	grep -qE '^ +[0-9]+ .* 0x[0-9a-f]+ +(rt)?mutex +kprof_test_mutex$' "$tmp/tlrep.out"
 "$kprofctl" record -e cpu-clock -a -o "$tmp/cpu.data" -- sleep 0.2 >/dev/null 2>&1
 out=$("$kprofctl" lock report -i "$tmp/cpu.data" 2>&1 >/dev/null)
 check "lock report of a recording without lock events: one line saying so ($out)" \
