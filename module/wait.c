@@ -125,8 +125,16 @@ bool kprof_wait_open(struct kprof_waits *w, u32 tid, u64 tag)
 	nr = min_t(u64, READ_ONCE(slot->nr), KPROF_WAIT_DEPTH);
 	for (i = 0; i < nr; i++)
 		if (READ_ONCE(slot->lv[i].tag) == tag)
-			return true;
-	return false;
+			break;
+	if (i == nr)
+		return false;
+	/*
+	 * Still ours after the read: a thread sharing the slot that took it
+	 * meanwhile (and whose tag we may have read) made the tid its own or
+	 * busy first.  Then the wait is begun, and counted lost there.
+	 */
+	smp_rmb();
+	return READ_ONCE(slot->tid) == tid;
 }
 
 NOKPROBE_SYMBOL(kprof_wait_open);
