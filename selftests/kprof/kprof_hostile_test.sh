@@ -266,9 +266,9 @@ lockdown)
 	echo confidentiality > "$lock"
 	sed 's/^/# lockdown: /' "$lock"
 	record_refused "confidentiality: function tracing is refused, naming lockdown" \
-		ftrace:ksys_read 'function tracing refused: kernel locked down$'
+		ftrace:ksys_read 'function tracing refused: kernel locked down (event .ftrace:ksys_read.)$'
 	record_refused "confidentiality: a kprobe is refused, naming lockdown" kprobe:ksys_read \
-		'kprobes refused: kernel locked down$'
+		'kprobes refused: kernel locked down (event .kprobe:ksys_read.)$'
 	record_works "confidentiality: cpu-clock still works" cpu-clock
 	;;
 *)
