@@ -338,8 +338,12 @@ TEST_F_TIMEOUT(cycles, start_stop_500_cycles_no_growth, 500)
 	ASSERT_EQ(0, ks_start(self->fd, self->family, KS_STREAM, &m));
 	ASSERT_EQ(0, ks_stop(self->fd, self->family, KS_STREAM, &m));
 	end = ks_kernel_kib();
-	/* the instrument sees kprof: a 1 MiB ring per CPU */
-	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 1 << 20);
+	/*
+	 * The instrument sees kprof: a 4 MiB ring per CPU.  (Large beside the
+	 * debug kernel's KASAN quarantine, whose SUnreclaim drifts by a
+	 * megabyte or more between two readings.)
+	 */
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 4 << 20);
 	kt_put_event(&m, &kt_cpu_clock);
 	ASSERT_EQ(0, kt_transact(self->fd, &m));
 	during = ks_kernel_kib();
@@ -356,7 +360,7 @@ TEST_F_TIMEOUT(cycles, start_stop_500_cycles_no_growth, 500)
 		TH_LOG("growth not checked (KPROF_STRESS_GROWTH=0): kmemleak decides");
 	else
 		EXPECT_GT(256, end - base);
-	EXPECT_LE(900 * (long)sysconf(_SC_NPROCESSORS_ONLN), during - end);
+	EXPECT_LE(3600 * (long)sysconf(_SC_NPROCESSORS_ONLN), during - end);
 }
 
 TEST_HARNESS_MAIN
