@@ -137,6 +137,18 @@ static uint32_t lock__type_key(uint32_t flags)
 }
 
 /*
+ * A BPF trampoline or program ("[bpf]" in kallsyms): a tracer's fentry on
+ * a lock function (BCC's klockstat on mutex_lock) puts one between the lock
+ * function and its caller.
+ */
+static bool lock__bpf_frame(struct lock_report *r, uint64_t addr)
+{
+	struct kp_dso *dso = NULL;
+
+	return kp_kernel__find(&r->kernel, addr, &dso) && dso && !strcmp(dso->name, "[bpf]");
+}
+
+/*
  * The caller of a wait: its first kernel frame outside the lock functions
  * (the kernel's lock and scheduler text) after one inside them.  The slow
  * paths that call the tracepoint are not all in that text (qspinlock's
@@ -151,7 +163,7 @@ static uint64_t lock__caller(struct lock_report *r, const uint64_t *frames, uint
 	for (i = 0; i < nr; i++) {
 		if (kp_kernel__in_lock_text(&r->kernel, frames[i]))
 			seen = true;
-		else if (seen)
+		else if (seen && !lock__bpf_frame(r, frames[i]))
 			return frames[i];
 	}
 	/* no lock function in the chain: its first frame */
