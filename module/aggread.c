@@ -540,6 +540,7 @@ int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		v.e = e;
 		v.frames = f;
 		if (kprof_agg_class(s, e) == KPROF_AGG_LOCK && e->nr_key >= 2) {
+			v.has_lock = true;
 			v.lock = hidden ? 0 : kprof_agg_keys(t, e)[0];
 			v.lock_flags = kprof_agg_keys(t, e)[1];
 		}

@@ -36,6 +36,7 @@ enum kprof_agg_which {
  * struct kprof_agg_view - one entry as a dump shows it
  * @e: the entry
  * @frames: its frames, kernel ones zeroed when the reader may not see them
+ * @has_lock: the entry is a lock event's: @lock and @lock_flags are its
  * @lock: a lock event's lock address (0 when hidden, as its frames)
  * @lock_flags: its KPROF_LOCK_F_* type
  * @minmax: @max_ns and @min_ns are kept
@@ -45,6 +46,7 @@ enum kprof_agg_which {
 struct kprof_agg_view {
 	const struct kprof_agg_entry *e;
 	const u64 *frames;
+	bool has_lock;
 	u64 lock;
 	u32 lock_flags;
 	bool minmax;

@@ -961,7 +961,6 @@ static int kprof_nl_agg_put(struct sk_buff *skb, struct netlink_callback *cb, u6
 {
 	const struct kprof_agg_entry *e = v->e;
 	const u64 *frames = v->frames;
-	bool lock = v->e->nr_key >= 2;
 	struct nlattr *nest;
 	void *hdr;
 	int err;
@@ -982,7 +981,7 @@ static int kprof_nl_agg_put(struct sk_buff *skb, struct netlink_callback *cb, u6
 	      (v->minmax &&
 	       (kprof_nl_put_u64(skb, KPROF_AGG_A_MAX_NS, v->max_ns, KPROF_AGG_A_PAD) ||
 		kprof_nl_put_u64(skb, KPROF_AGG_A_MIN_NS, v->min_ns, KPROF_AGG_A_PAD))) ||
-	      (lock &&
+	      (v->has_lock &&
 	       (kprof_nl_put_u64(skb, KPROF_AGG_A_LOCK, v->lock, KPROF_AGG_A_PAD) ||
 		nla_put_u32(skb, KPROF_AGG_A_LOCK_FLAGS, v->lock_flags)));
 	return kprof_nl_dump_nest_end(skb, hdr, nest, err);

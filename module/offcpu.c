@@ -80,15 +80,14 @@ static notrace void kprof_offcpu_begin(struct kprof_offcpu *off, struct kprof_ri
 	struct kprof_agg_cpu *t = s->agg->cpus[ring->cpu];
 	local64_t *c = ring->stats.wait[KPROF_WAIT_OFFCPU];
 	struct kprof_agg_key key = { };
-	u16 flags;
+	u64 *ips = kprof_ring_scratch(ring, level);
 	u32 entry;
 	int ret;
 
 	local64_inc(&c[KPROF_WAIT_BEGUN]);
-	key.ips = kprof_ring_scratch(ring, level);
-	flags = kprof_chains_here(s, (u64 *)key.ips, off->iter, off->iter_len, true,
-				  &key.nr_kernel, &key.nr_user);
-	kprof_count_stack_flags(ring, flags);
+	key.ips = ips;
+	kprof_count_stack_flags(ring, kprof_chains_here(s, ips, off->iter, off->iter_len, true,
+							&key.nr_kernel, &key.nr_user));
 
 	ret = kprof_agg_intern(t, kev->index, task_tgid_nr(prev), prev->comm, &key, &entry);
 	if (ret < 0) {
