@@ -94,7 +94,6 @@ struct lock_report {
 	struct kp_hmap		index;		/* key hash -> row index + 1 */
 	struct lock_row		*rows;
 	size_t			nr, alloc;
-	uint64_t		entries;	/* AGG entries read */
 	uint64_t		session_id;
 	unsigned int		max_stack;
 	bool			folded;
@@ -190,7 +189,6 @@ static int lock__add(struct lock_report *r, const struct kp_agg_entry *e, struct
 	uint64_t h, caller;
 	void *v;
 
-	r->entries++;
 	caller = lock__caller(r, e->kernel, e->nr_kernel);
 	switch (r->aggr) {
 	case LOCK_AGGR_TASK:
@@ -515,20 +513,14 @@ static int lock_contention(int argc, const char **argv)
 	ev->min_ns = 0;
 	ev->max_ns = UINT64_MAX;
 	snprintf(ev->name, sizeof(ev->name), "lock");
-	rep.event = 0;
 
 	ret = KP_EXIT_FAILURE;
 	if (kp_hist_run__start(&r, nr_command, command, lock__sighandler, (1 << 16) | 6,
 			       "lock contention", cmd, &err))
 		goto out_err;
 	rep.session_id = r.info.session_id;
-	fprintf(stderr, "Tracing kernel lock contention of %s",
-		r.target == KP_TARGET_SYSTEM ? "all threads" :
-		r.target == KP_TARGET_COMMAND ? "the command" : "the processes");
-	if (duration)
-		fprintf(stderr, " for %lu secs.\n", duration);
-	else
-		fprintf(stderr, "... Hit Ctrl-C to end.\n");
+	fprintf(stderr, "Tracing kernel lock contention of %s", kp_hist_run__whom(&r));
+	kp_hist_run__until(duration);
 	kp_hist_run__wait(&r, duration, &lock_signal);
 
 	ret = kp_hist_run__stop(&r, &err);
@@ -588,7 +580,6 @@ struct lock_pending {
 struct lock_replay {
 	struct lock_report	*rep;
 	struct kp_hmap		pending;	/* hash of (tid, lock) -> struct lock_pending */
-	uint64_t		unmatched;	/* ends without their begin (it came before) */
 	struct kp_err		*err;
 };
 
@@ -636,10 +627,9 @@ static int lock__replay(const struct kp_schedev *ev, void *arg)
 		memcpy(w->frames, rec->ips, w->nr * sizeof(*w->frames));
 		return 0;
 	}
-	if (!w || !w->open) {
-		p->unmatched++;
+	/* an end whose begin came before the recording: left out */
+	if (!w || !w->open)
 		return 0;
-	}
 	w->open = false;
 	memset(&e, 0, sizeof(e));
 	e.pid = w->tid;

@@ -340,14 +340,9 @@ int cmd_offcpu(int argc, const char **argv)
 			       "off-CPU time", cmd, &err) ||
 	    offcpu__save_session(&r, &err))
 		goto out_err;
-	fprintf(stderr, "Tracing off-CPU time (us) of %s by %s stack",
-		r.target == KP_TARGET_SYSTEM ? "all threads" :
-		r.target == KP_TARGET_COMMAND ? "the command" : "the processes",
+	fprintf(stderr, "Tracing off-CPU time (us) of %s by %s stack", kp_hist_run__whom(&r),
 		p.kernel_only ? "kernel" : p.user_only ? "user" : "user + kernel");
-	if (duration)
-		fprintf(stderr, " for %lu secs.\n", duration);
-	else
-		fprintf(stderr, "... Hit Ctrl-C to end.\n");
+	kp_hist_run__until(duration);
 	kp_hist_run__wait(&r, duration, &offcpu_signal);
 
 	ret = kp_hist_run__stop(&r, &err);

@@ -495,3 +495,17 @@ void kp_hist__report_waits(const uint64_t *o, const char *what, const char *cmd)
 			 what, o[KP_OFFCPU_STAT_BLOCKS], o[KP_OFFCPU_STAT_DONE],
 			 o[KP_OFFCPU_STAT_FILTERED], lost, o[KP_OFFCPU_STAT_OPEN]);
 }
+
+const char *kp_hist_run__whom(const struct kp_hist_run *r)
+{
+	return r->target == KP_TARGET_SYSTEM ? "all threads" :
+	       r->target == KP_TARGET_COMMAND ? "the command" : "the processes";
+}
+
+void kp_hist_run__until(unsigned long duration)
+{
+	if (duration)
+		fprintf(stderr, " for %lu secs.\n", duration);
+	else
+		fprintf(stderr, "... Hit Ctrl-C to end.\n");
+}

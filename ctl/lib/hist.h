@@ -87,6 +87,12 @@ int kp_hist_run__args(int argc, const char **argv, bool all, unsigned int nr_pid
 		      const char **command, int nr_command, unsigned long *duration,
 		      const char *cmd);
 
+/* Whom a started session traces: "all threads", "the command", "the processes". */
+const char *kp_hist_run__whom(const struct kp_hist_run *r);
+
+/* End the "Tracing ..." line: " for N secs." or "... Hit Ctrl-C to end." */
+void kp_hist_run__until(unsigned long duration);
+
 /*
  * The counters of a kind of waits (kp_stats offcpu[] or lock[]) of a
  * stopped session: a line when some were lost (@what: "blocks", "lock
