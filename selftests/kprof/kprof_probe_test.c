@@ -696,6 +696,20 @@ static void put_wait_event(struct kt_msg *m, uint32_t type, uint64_t config, uin
 	kt_nest_end(m, n);
 }
 
+/* A kind's wait counters, from its first KPROF_STATS_A_* (the rest follow it). */
+struct wait_counts {
+	uint64_t begun, done, filtered, lost, open;
+};
+
+static void read_waits(struct kt_msg *m, int first, struct wait_counts *w)
+{
+	w->begun = kt_stat(m, first);
+	w->done = kt_stat(m, first + 1);
+	w->filtered = kt_stat(m, first + 2);
+	w->lost = kt_stat(m, first + 3) + kt_stat(m, first + 4) + kt_stat(m, first + 5);
+	w->open = kt_stat(m, first + 6);
+}
+
 static void put_offcpu(struct kt_msg *m, uint64_t config, uint64_t min, uint64_t max,
 		       const char *symbol)
 {
@@ -770,8 +784,8 @@ TEST_F(probe, refuse_bad_offcpu_config)
  */
 TEST_F(probe, offcpu_counts_sleeps_and_balances)
 {
+	struct wait_counts w;
 	struct kt_msg m;
-	uint64_t blocks, done, filtered, lost, open;
 	uint64_t invocations;
 	pid_t child;
 	int i, status;
@@ -788,18 +802,14 @@ TEST_F(probe, offcpu_counts_sleeps_and_balances)
 	}
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
-	blocks = kt_stat(&m, KPROF_STATS_A_OFFCPU_BLOCKS);
-	done = kt_stat(&m, KPROF_STATS_A_OFFCPU_DONE);
-	filtered = kt_stat(&m, KPROF_STATS_A_OFFCPU_FILTERED);
-	lost = kt_stat(&m, KPROF_STATS_A_OFFCPU_LOST) + kt_stat(&m, KPROF_STATS_A_OFFCPU_LOST_FULL) +
-	       kt_stat(&m, KPROF_STATS_A_OFFCPU_LOST_RESET);
-	open = kt_stat(&m, KPROF_STATS_A_OFFCPU_OPEN);
+	read_waits(&m, KPROF_STATS_A_OFFCPU_BLOCKS, &w);
 	TH_LOG("blocks %llu done %llu filtered %llu lost %llu open %llu",
-	       (unsigned long long)blocks, (unsigned long long)done,
-	       (unsigned long long)filtered, (unsigned long long)lost, (unsigned long long)open);
+	       (unsigned long long)w.begun, (unsigned long long)w.done,
+	       (unsigned long long)w.filtered, (unsigned long long)w.lost,
+	       (unsigned long long)w.open);
 	/* the child's ten sleeps at least, of 15 ms or more */
-	EXPECT_LE(10, done);
-	EXPECT_EQ(blocks, done + filtered + lost + open);
+	EXPECT_LE(10, w.done);
+	EXPECT_EQ(w.begun, w.done + w.filtered + w.lost + w.open);
 	/* off-CPU blocks are not samples: the samples' balance is apart, here empty */
 	invocations = kt_stat(&m, KPROF_STATS_A_INVOCATIONS);
 	EXPECT_EQ(invocations, kt_stat(&m, KPROF_STATS_A_AGG_SAMPLES) +
@@ -855,7 +865,7 @@ TEST_F(probe, refuse_bad_lock_config)
  */
 TEST_F(probe, lock_counts_contention_and_balances)
 {
-	uint64_t waits, done, filtered, lost, open;
+	struct wait_counts w;
 	char buf[65536];
 	struct kt_msg m;
 	pid_t child[3];
@@ -888,18 +898,14 @@ TEST_F(probe, lock_counts_contention_and_balances)
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(child[i], waitpid(child[i], &status, 0));
 	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
-	waits = kt_stat(&m, KPROF_STATS_A_LOCK_WAITS);
-	done = kt_stat(&m, KPROF_STATS_A_LOCK_DONE);
-	filtered = kt_stat(&m, KPROF_STATS_A_LOCK_FILTERED);
-	lost = kt_stat(&m, KPROF_STATS_A_LOCK_LOST) + kt_stat(&m, KPROF_STATS_A_LOCK_LOST_FULL) +
-	       kt_stat(&m, KPROF_STATS_A_LOCK_LOST_RESET);
-	open = kt_stat(&m, KPROF_STATS_A_LOCK_OPEN);
+	read_waits(&m, KPROF_STATS_A_LOCK_WAITS, &w);
 	TH_LOG("waits %llu done %llu filtered %llu lost %llu open %llu",
-	       (unsigned long long)waits, (unsigned long long)done,
-	       (unsigned long long)filtered, (unsigned long long)lost, (unsigned long long)open);
-	EXPECT_LT(0, done);
-	EXPECT_EQ(waits, done + filtered + lost + open);
-	EXPECT_EQ(0, filtered);
+	       (unsigned long long)w.begun, (unsigned long long)w.done,
+	       (unsigned long long)w.filtered, (unsigned long long)w.lost,
+	       (unsigned long long)w.open);
+	EXPECT_LT(0, w.done);
+	EXPECT_EQ(w.begun, w.done + w.filtered + w.lost + w.open);
+	EXPECT_EQ(0, w.filtered);
 	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_AGG_SAMPLES));
 	/* off-CPU counters untouched */
 	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_OFFCPU_BLOCKS));
