@@ -120,6 +120,9 @@ fi
 # same top caller as kprof's by total wait.  On the generic guest only
 # (KPROF_BPF_PEERS=0 on RT).
 kls=
+why="klockstat-bpfcc could not run here"
+[ "${KPROF_BPF_PEERS:-1}" = 0 ] && why="KPROF_BPF_PEERS=0: BCC runs on the generic guest"
+command -v klockstat-bpfcc >/dev/null || why="klockstat-bpfcc is not installed"
 if [ "${KPROF_BPF_PEERS:-1}" != 0 ] && command -v klockstat-bpfcc >/dev/null; then
 	PYTHONUNBUFFERED=1 klockstat-bpfcc -n 5 -s 2 >"$tmp/kls.out" 2>"$tmp/kls.err" &
 	kls=$!
@@ -159,7 +162,7 @@ if [ -n "$kls" ]; then
 	check "klockstat's top caller by time in mutex_lock ($bt) is in kprof's top row's stack" \
 		[ -n "$bt" -a -n "$(printf ' %s ' "$top_stack" | grep -F " $bt ")" ]
 else
-	skip "the top caller against BCC klockstat" "klockstat-bpfcc could not run here"
+	skip "the top caller against BCC klockstat" "$why"
 fi
 
 # -t: one row per thread, the writers among them
