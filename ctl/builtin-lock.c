@@ -17,11 +17,13 @@
  * the lock type as the leaf, for flamegraph --colors lock.
  */
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "lib/hist.h"
@@ -31,6 +33,7 @@
 #include "lib/schedev.h"
 #include "lib/session.h"
 #include "lib/symbols.h"
+#include "lib/tracefs.h"
 #include "lib/util.h"
 
 static const char * const lock_usage[] = {
@@ -548,21 +551,49 @@ out:
 }
 
 static const char lock_record_events[] = "lock:contention_begin,lock:contention_end";
+static const char lockdep_record_events[] =
+	"lock:lock_acquire,lock:lock_acquired,lock:lock_contended,lock:lock_release";
 
-/* 'kprofctl record -e lock:contention_begin,lock:contention_end -g' with the options given. */
+/* Has this kernel lockdep's lock:lock_acquire and lock_stat's lock:lock_contended? */
+static bool lock__have_lockdep(void)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+	struct kp_err err;
+
+	if (kp_tracefs__events_dir(dir, sizeof(dir), &err))
+		return false;
+	snprintf(path, sizeof(path), "%s/lock/lock_acquire", dir);
+	if (access(path, F_OK))
+		return false;
+	snprintf(path, sizeof(path), "%s/lock/lock_contended", dir);
+	return !access(path, F_OK);
+}
+
+/*
+ * 'kprofctl record -e lock:contention_begin,lock:contention_end -g' with the
+ * options given; on a kernel with lockdep and lock_stat, lockdep's four
+ * events as well (as perf lock record takes them), for the report by lock.
+ */
 static int lock_record(int argc, const char **argv)
 {
 	static const char * const pre[] = { "-e", lock_record_events, "-g", NULL };
-	char help[512];
+	static const char * const pre_lockdep[] = {
+		"-e", lock_record_events, "-e", lockdep_record_events, "-g", NULL
+	};
+	char help[1024];
 
 	snprintf(help, sizeof(help),
 		 " Usage: kprofctl lock record [<record options>] [-- <command> [<args>]]\n\n"
 		 "    'kprofctl record -e %s -g' with the options given: -a,\n"
 		 "    -p, -o (default kprof.data), --buffer-size...; see 'kprofctl record\n"
 		 "    --help'.  Each contention begin and end with the waiter's stack;\n"
-		 "    'kprofctl lock report' reads it.\n",
-		 lock_record_events);
-	return cmd_record_with(argc, argv, pre, help, "lock record");
+		 "    'kprofctl lock report' reads it.  On a kernel with CONFIG_LOCKDEP and\n"
+		 "    CONFIG_LOCK_STAT, also -e %s\n"
+		 "    (every acquisition and release: use -p or a command, not -a), for\n"
+		 "    'lock report -k acquired'; other kernels have no such tracepoints.\n",
+		 lock_record_events, lockdep_record_events);
+	return cmd_record_with(argc, argv, lock__have_lockdep() ? pre_lockdep : pre, help,
+			       "lock record");
 }
 
 /* A recorded wait that began and has not ended: by (thread, lock). */
@@ -646,12 +677,378 @@ static int lock__replay(const struct kp_schedev *ev, void *arg)
 	return lock__add(p->rep, &e, p->err) ? -ENOMEM : 0;
 }
 
+/*
+ * The lockdep report (perf lock report): from lock:lock_acquire, _acquired,
+ * _contended and _release (a kernel with CONFIG_LOCKDEP and
+ * CONFIG_LOCK_STAT), per lock instance (its lockdep map) or per thread
+ * (-t): acquisitions, contentions, and the wait from each contended to its
+ * acquired.  The sequence of each (thread, lock) is followed as perf does;
+ * an event out of sequence marks the lock broken (counted, said with -v)
+ * and restarts its sequence.
+ */
+enum lockdep_state {
+	LOCKDEP_NONE,		/* no sequence, or it ended (perf: uninitialized) */
+	LOCKDEP_ACQUIRING,
+	LOCKDEP_CONTENDED,
+	LOCKDEP_ACQUIRED,
+	LOCKDEP_READ_ACQUIRED,
+};
+
+#define LOCKDEP_TRYLOCK		1
+#define LOCKDEP_READ		2
+
+/* perf lock report's keys, in its column order */
+enum lockdep_key {
+	LOCKDEP_KEY_ACQUIRED,
+	LOCKDEP_KEY_CONTENDED,
+	LOCKDEP_KEY_AVG_WAIT,
+	LOCKDEP_KEY_WAIT_TOTAL,
+	LOCKDEP_KEY_WAIT_MAX,
+	LOCKDEP_KEY_WAIT_MIN,
+	LOCKDEP_NR_KEYS
+};
+
+static const char * const lockdep_key_names[LOCKDEP_NR_KEYS] = {
+	"acquired", "contended", "avg_wait", "wait_total", "wait_max", "wait_min",
+};
+
+static const char * const lockdep_key_headers[LOCKDEP_NR_KEYS] = {
+	"acquired", "contended", "avg wait", "total wait", "max wait", "min wait",
+};
+
+struct lockdep_stat {
+	uint64_t	key;		/* the lockdep map, or -t: the thread */
+	char		name[48];
+	uint64_t	acquired, contended, total_ns, max_ns, min_ns;
+	bool		broken;
+};
+
+struct lockdep_seq {
+	uint32_t		tid;
+	uint64_t		addr;
+	enum lockdep_state	state;
+	uint32_t		read_count;
+	uint64_t		time;
+};
+
+struct lockdep_replay {
+	struct kp_hmap		stats;		/* key + 1 hash -> struct lockdep_stat */
+	struct kp_hmap		seqs;		/* (tid, addr) hash -> struct lockdep_seq */
+	bool			threads;
+	uint64_t		broken[4];	/* locks broken by: acquire, acquired, contended, release */
+	enum lockdep_key	sort[LOCKDEP_NR_KEYS];
+	unsigned int		nr_sort;
+};
+
+static uint64_t lockdep__value(const struct lockdep_stat *st, enum lockdep_key k)
+{
+	switch (k) {
+	case LOCKDEP_KEY_ACQUIRED:	return st->acquired;
+	case LOCKDEP_KEY_CONTENDED:	return st->contended;
+	case LOCKDEP_KEY_AVG_WAIT:	return st->contended ? st->total_ns / st->contended : 0;
+	case LOCKDEP_KEY_WAIT_TOTAL:	return st->total_ns;
+	case LOCKDEP_KEY_WAIT_MAX:	return st->max_ns;
+	default:			return st->min_ns == UINT64_MAX ? 0 : st->min_ns;
+	}
+}
+
+static const struct lockdep_replay *lockdep_sorting;
+
+static int lockdep__cmp(const void *a, const void *b)
+{
+	const struct lockdep_stat *x = *(const struct lockdep_stat * const *)a;
+	const struct lockdep_stat *y = *(const struct lockdep_stat * const *)b;
+	unsigned int i;
+	int c;
+
+	for (i = 0; i < lockdep_sorting->nr_sort; i++) {
+		uint64_t vx = lockdep__value(x, lockdep_sorting->sort[i]);
+		uint64_t vy = lockdep__value(y, lockdep_sorting->sort[i]);
+
+		if (vx != vy)
+			return vx > vy ? -1 : 1;
+	}
+	c = strcmp(x->name, y->name);
+	return c ? c : (x->key > y->key) - (x->key < y->key);
+}
+
+/* The hash-map slot of a (@tid, @addr) sequence, or of a stat's @key: like lock__pending(). */
+static struct lockdep_seq *lockdep__seq(struct lockdep_replay *p, uint32_t tid, uint64_t addr)
+{
+	struct lockdep_seq *q;
+	uint64_t h;
+
+	for (h = kp_hash64(addr ^ ((uint64_t)tid << 48 | tid)) | 1;; h += 2) {
+		q = kp_hmap__get(&p->seqs, h);
+		if (q && q->tid == tid && q->addr == addr)
+			return q;
+		if (!q)
+			break;
+	}
+	q = calloc(1, sizeof(*q));
+	if (!q || kp_hmap__put(&p->seqs, h, q)) {
+		free(q);
+		return NULL;
+	}
+	q->tid = tid;
+	q->addr = addr;
+	return q;
+}
+
+static struct lockdep_stat *lockdep__stat(struct lockdep_replay *p, uint64_t key,
+					  const char *name)
+{
+	struct lockdep_stat *st = kp_hmap__get(&p->stats, key + 1);
+
+	if (st)
+		return st;
+	st = calloc(1, sizeof(*st));
+	if (!st || kp_hmap__put(&p->stats, key + 1, st)) {
+		free(st);
+		return NULL;
+	}
+	st->key = key;
+	st->min_ns = UINT64_MAX;
+	snprintf(st->name, sizeof(st->name), "%s", name);
+	return st;
+}
+
+/* An event out of its (thread, lock) sequence: the lock is broken, the sequence restarts. */
+static void lockdep__broken(struct lockdep_replay *p, struct lockdep_stat *st,
+			    struct lockdep_seq *q, unsigned int by)
+{
+	if (!st->broken) {
+		st->broken = true;
+		p->broken[by]++;
+	}
+	q->state = LOCKDEP_NONE;
+}
+
+static int lockdep__replay(const struct kp_schedev *ev, void *arg)
+{
+	struct lockdep_replay *p = arg;
+	const struct kp_rec_sample *rec = ev->sample->rec;
+	struct lockdep_stat *st;
+	struct lockdep_seq *q;
+	uint64_t wait;
+
+	st = p->threads ? lockdep__stat(p, rec->tid, ev->sample->comm ? ev->sample->comm : "") :
+		lockdep__stat(p, ev->lock_addr, ev->lock_name);
+	q = st ? lockdep__seq(p, rec->tid, ev->lock_addr) : NULL;
+	if (!q)
+		return -ENOMEM;
+	switch (ev->type) {
+	case KP_SCHEDEV_LOCKDEP_ACQUIRE:
+		if (q->state == LOCKDEP_NONE) {
+			if (!ev->lock_flags) {
+				q->state = LOCKDEP_ACQUIRING;
+			} else {
+				/* a trylock or a read lock is acquired at once */
+				q->state = LOCKDEP_READ_ACQUIRED;
+				q->read_count = 1;
+				st->acquired++;
+			}
+		} else if (q->state == LOCKDEP_READ_ACQUIRED && ev->lock_flags & LOCKDEP_READ) {
+			q->read_count++;
+			st->acquired++;
+			return 0;
+		} else {
+			lockdep__broken(p, st, q, 0);
+			return 0;
+		}
+		break;
+	case KP_SCHEDEV_LOCKDEP_ACQUIRED:
+		if (q->state == LOCKDEP_NONE)
+			return 0;	/* its acquire came before the recording */
+		if (q->state == LOCKDEP_CONTENDED) {
+			wait = ev->time >= q->time ? ev->time - q->time : 0;
+			st->total_ns += wait;
+			if (wait < st->min_ns)
+				st->min_ns = wait;
+			if (wait > st->max_ns)
+				st->max_ns = wait;
+		} else if (q->state != LOCKDEP_ACQUIRING) {
+			lockdep__broken(p, st, q, 1);
+			return 0;
+		}
+		q->state = LOCKDEP_ACQUIRED;
+		st->acquired++;
+		break;
+	case KP_SCHEDEV_LOCKDEP_CONTENDED:
+		if (q->state == LOCKDEP_NONE)
+			return 0;
+		if (q->state != LOCKDEP_ACQUIRING) {
+			lockdep__broken(p, st, q, 2);
+			return 0;
+		}
+		q->state = LOCKDEP_CONTENDED;
+		st->contended++;
+		break;
+	case KP_SCHEDEV_LOCKDEP_RELEASE:
+		if (q->state == LOCKDEP_NONE)
+			return 0;
+		if (q->state == LOCKDEP_READ_ACQUIRED && --q->read_count)
+			return 0;
+		if (q->state != LOCKDEP_ACQUIRED && q->state != LOCKDEP_READ_ACQUIRED) {
+			lockdep__broken(p, st, q, 3);
+			return 0;
+		}
+		q->state = LOCKDEP_NONE;
+		return 0;
+	default:
+		return 0;
+	}
+	q->time = ev->time;
+	return 0;
+}
+
+/* perf lock report's table: "%20s " names cut to 16 characters and "...", then the keys. */
+static void lockdep__print(struct lockdep_replay *p, long max_entries, bool verbose)
+{
+	struct lockdep_stat **v = NULL;
+	size_t n = 0, i, pos = 0, bad = 0;
+	long printed = 0;
+	uint64_t key;
+	void *val;
+	int k;
+
+	v = calloc(p->stats.used ? p->stats.used : 1, sizeof(*v));
+	if (!v) {
+		kp_error("lock report", "%s", strerror(ENOMEM));
+		return;
+	}
+	while (kp_hmap__next(&p->stats, &pos, &key, &val)) {
+		v[n] = val;
+		bad += v[n]->broken;
+		n++;
+	}
+	lockdep_sorting = p;
+	qsort(v, n, sizeof(*v), lockdep__cmp);
+	printf("%20s ", "Name");
+	for (k = 0; k < LOCKDEP_NR_KEYS; k++)
+		printf("%*s ", k < LOCKDEP_KEY_AVG_WAIT ? 10 : 12, lockdep_key_headers[k]);
+	printf("\n\n");
+	for (i = 0; i < n && (max_entries < 0 || printed < max_entries); i++) {
+		if (!v[i]->acquired)
+			continue;
+		printed++;
+		if (strlen(v[i]->name) < 20)
+			printf("%20s ", v[i]->name);
+		else
+			printf("%20.16s... ", v[i]->name);
+		printf("%10" PRIu64 " %10" PRIu64 " ", v[i]->acquired, v[i]->contended);
+		for (k = LOCKDEP_KEY_AVG_WAIT; k < LOCKDEP_NR_KEYS; k++)
+			lock__time(lockdep__value(v[i], k), 12);
+		printf("\n");
+	}
+	/* perf's debug lines: the locks whose sequence broke, by the event that broke it */
+	if (verbose || bad) {
+		static const char * const by[] = { "acquire", "acquired", "contended", "release" };
+
+		printf("\n=== output for debug===\n\n");
+		printf("bad: %zu, total: %zu\n", bad, n);
+		printf("bad rate: %.2f %%\n", n ? 100.0 * bad / n : 0.0);
+		printf("histogram of events caused bad sequence\n");
+		for (k = 0; k < 4; k++)
+			printf(" %10s: %" PRIu64 "\n", by[k], p->broken[k]);
+	}
+	free(v);
+}
+
+static void lockdep__exit(struct lockdep_replay *p)
+{
+	size_t pos = 0;
+	uint64_t key;
+	void *val;
+
+	while (kp_hmap__next(&p->stats, &pos, &key, &val))
+		free(val);
+	pos = 0;
+	while (kp_hmap__next(&p->seqs, &pos, &key, &val))
+		free(val);
+	kp_hmap__exit(&p->stats);
+	kp_hmap__exit(&p->seqs);
+}
+
+/* --sort KEY[,KEY...] or -k KEY of the lockdep report into @p; 0 or -EINVAL said. */
+static int lockdep__sort_keys(struct lockdep_replay *p, const char *list, const char *cmd)
+{
+	char buf[256], *tok, *save = NULL;
+	unsigned int i;
+
+	if (strlen(list) >= sizeof(buf)) {
+		kp_error(cmd, "bad sort keys '%.32s...': too long", list);
+		return -EINVAL;
+	}
+	strcpy(buf, list);
+	p->nr_sort = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < LOCKDEP_NR_KEYS; i++)
+			if (!strcmp(tok, lockdep_key_names[i]))
+				break;
+		if (i == LOCKDEP_NR_KEYS) {
+			kp_error(cmd, "unknown sort key '%s' (acquired, contended, avg_wait, wait_total, wait_max, wait_min)",
+				 tok);
+			return -EINVAL;
+		}
+		if (p->nr_sort == LOCKDEP_NR_KEYS) {
+			kp_error(cmd, "bad sort keys '%s': at most %d", list, LOCKDEP_NR_KEYS);
+			return -EINVAL;
+		}
+		p->sort[p->nr_sort++] = i;
+	}
+	if (!p->nr_sort) {
+		kp_error(cmd, "bad sort keys '%s': none given", list);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+#define LOCKDEP_EVENTS	(KP_SCHEDEV_BIT(KP_SCHEDEV_LOCKDEP_ACQUIRE) |		\
+			 KP_SCHEDEV_BIT(KP_SCHEDEV_LOCKDEP_ACQUIRED) |		\
+			 KP_SCHEDEV_BIT(KP_SCHEDEV_LOCKDEP_CONTENDED) |	\
+			 KP_SCHEDEV_BIT(KP_SCHEDEV_LOCKDEP_RELEASE))
+
+/* The lockdep report of @d (it has lock:lock_acquire); an exit code. */
+static int lockdep_report(struct kp_decoder *d, const char *keys, bool threads,
+			  long max_entries, bool verbose, const char *cmd)
+{
+	struct lockdep_replay p = { .threads = threads };
+	struct kp_schedev_stats stats;
+	int ret = KP_EXIT_FAILURE;
+
+	if (lockdep__sort_keys(&p, keys, cmd))
+		return KP_EXIT_USAGE;
+	/* lock_acquired and lock_contended need CONFIG_LOCK_STAT as well */
+	ret = kp_schedev__for_each(d, cmd, KP_SCHEDEV_BIT(KP_SCHEDEV_LOCKDEP_ACQUIRE) |
+				   KP_SCHEDEV_BIT(KP_SCHEDEV_LOCKDEP_RELEASE), LOCKDEP_EVENTS,
+				   lockdep__replay, &p, &stats);
+	if (ret) {
+		if (ret == -ENOMEM)
+			kp_error(cmd, "%s", strerror(ENOMEM));
+		ret = KP_EXIT_FAILURE;
+		goto out;
+	}
+	if (!kp_schedev__recorded(d, KP_SCHEDEV_LOCKDEP_CONTENDED))
+		kp_error(cmd, "note: no lock:lock_contended events (a kernel without CONFIG_LOCK_STAT): no contentions or waits");
+	if (stats.bad)
+		kp_error(cmd, "%" PRIu64 " lock records were malformed and skipped", stats.bad);
+	lockdep__print(&p, max_entries, verbose);
+	ret = KP_EXIT_OK;
+out:
+	lockdep__exit(&p);
+	return ret;
+}
+
 static const char * const lock_report_usage[] = {
 	"kprofctl lock report [-i <file>] [<options>]",
 	"",
 	"The lock contention of a recording ('kprofctl lock record'), as 'lock",
 	"contention' prints it: each recorded begin matched with its end by",
-	"thread and lock.",
+	"thread and lock.  A recording with lockdep's events (lock:lock_acquire,",
+	"_acquired, _contended, _release: a kernel with CONFIG_LOCKDEP and",
+	"CONFIG_LOCK_STAT) gets perf lock report's table instead: acquired,",
+	"contended and waits per lock, sorted by -k/--sort (default acquired).",
 	NULL
 };
 
@@ -659,10 +1056,13 @@ static int lock_report(int argc, const char **argv)
 {
 	const char *cmd = "lock report", *input = "kprof.data";
 	struct lock_report rep = { .max_stack = 8 };
-	struct lock_print_opts po = { .key = "wait_total", .kallsyms = "/proc/kallsyms" };
+	struct lock_print_opts po = { .kallsyms = "/proc/kallsyms" };
+	const char *sort = NULL;
 	const struct option options[] = {
 		OPT_STRING('i', "input", &input, "file", "the recording (default kprof.data)"),
 		LOCK_PRINT_OPTIONS(&po, &rep),
+		OPT_STRING(0, "sort", &sort, "key[,key...]",
+			   "lockdep recordings: sort by these keys in turn (acquired, contended, avg_wait, wait_total, wait_max, wait_min)"),
 		OPT_END()
 	};
 	struct kp_decode_opts opts = { 0 };
@@ -678,14 +1078,38 @@ static int lock_report(int argc, const char **argv)
 	argc = parse_options(argc, argv, options, lock_report_usage, 0);
 	if (argc < 0)
 		return parse_options_exit_code(argc);
-	if (parse_options_max_args(cmd, argc, argv, 0) || lock__print_opts(&po, &rep, cmd))
+	if (parse_options_max_args(cmd, argc, argv, 0))
 		return KP_EXIT_USAGE;
+	if (sort && po.key) {
+		kp_error(cmd, "options -k/--key and --sort are mutually exclusive");
+		return KP_EXIT_USAGE;
+	}
 	opts.time_order = true;
 	opts.machine.cmd = cmd;
 	opts.machine.kallsyms = po.kallsyms;
 	if (kp_decoder__open(&d, input, &opts, &err)) {
 		kp_err__print(&err, cmd);
 		return KP_EXIT_FAILURE;
+	}
+	if (kp_schedev__recorded(&d, KP_SCHEDEV_LOCKDEP_ACQUIRE)) {
+		const char *keys = sort ? sort : po.key ? po.key : "acquired";
+
+		/* the table's other options (-E, -t) checked as for contention */
+		po.key = "wait_total";
+		ret = lock__print_opts(&po, &rep, cmd) ? KP_EXIT_USAGE :
+			lockdep_report(&d, keys, po.threads, po.max_entries, po.verbose, cmd);
+		goto out;
+	}
+	if (sort || (po.key && !strcmp(po.key, "acquired"))) {
+		kp_error(cmd, "%s has no lockdep events: sorting by '%s' needs lock:lock_acquire, recorded by 'kprofctl lock record' on a kernel with CONFIG_LOCKDEP and CONFIG_LOCK_STAT",
+			 input, sort ? sort : po.key);
+		ret = KP_EXIT_USAGE;
+		goto out;
+	}
+	po.key = po.key ? po.key : "wait_total";
+	if (lock__print_opts(&po, &rep, cmd)) {
+		ret = KP_EXIT_USAGE;
+		goto out;
 	}
 	ret = KP_EXIT_FAILURE;
 	if ((rep.aggr == LOCK_AGGR_ADDR ? kp_kernel__load_data : kp_kernel__load)(&rep.kernel,

@@ -257,9 +257,11 @@ done
 # Built once per machine outside the clone (tools/debug-kernel/build.sh);
 # a named subset of the selftests that reaches every netlink command, event
 # type and mode, plus the allocation-failure walk that needs its failslab;
-# about 9 minutes (the shell tests, slow there, run on the other kernels).
+# about 9 minutes (the shell tests, slow there, run on the other kernels,
+# but for the lockdep report, which needs this kernel's lockdep).
 debug_tests="kprof_load_test kprof_genl_test kprof_dev_test kprof_session_test kprof_agg_test
-kprof_count_test kprof_probe_test kprof_fault_test kprof_nlfuzz_test kprof_stress_test"
+kprof_count_test kprof_probe_test kprof_fault_test kprof_nlfuzz_test kprof_stress_test
+kprof_lockdep_test.sh"
 if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
 	echo "# guest: debug kernel (KASAN, lockdep, kmemleak, fault injection)"
 	tools/debug-kernel/build.sh --print >/dev/null 2>&1 ||

@@ -23,19 +23,25 @@ static const char * const schedev_names[KP_SCHEDEV_NR] = {
 	[KP_SCHEDEV_EXIT]	= "sched:sched_process_exit",
 	[KP_SCHEDEV_LOCK_BEGIN]	= "lock:contention_begin",
 	[KP_SCHEDEV_LOCK_END]	= "lock:contention_end",
+	[KP_SCHEDEV_LOCKDEP_ACQUIRE]	= "lock:lock_acquire",
+	[KP_SCHEDEV_LOCKDEP_ACQUIRED]	= "lock:lock_acquired",
+	[KP_SCHEDEV_LOCKDEP_CONTENDED]	= "lock:lock_contended",
+	[KP_SCHEDEV_LOCKDEP_RELEASE]	= "lock:lock_release",
 };
 
 /* The fields read, by event type; NULL ends a list. */
 enum {
 	F_PREV_PID, F_NEXT_PID, F_PREV_PRIO, F_NEXT_PRIO, F_PREV_STATE, F_PREV_COMM, F_NEXT_COMM,
 	F_PID, F_PRIO, F_TARGET_CPU, F_ORIG_CPU, F_DEST_CPU, F_COMM,
-	F_PARENT_PID, F_CHILD_PID, F_CHILD_COMM, F_LOCK_ADDR, F_FLAGS, F_RET, F_NR
+	F_PARENT_PID, F_CHILD_PID, F_CHILD_COMM, F_LOCK_ADDR, F_FLAGS, F_RET, F_LOCKDEP_ADDR,
+	F_NAME, F_NR
 };
 
 static const char * const field_names[F_NR] = {
 	"prev_pid", "next_pid", "prev_prio", "next_prio", "prev_state", "prev_comm", "next_comm",
 	"pid", "prio", "target_cpu", "orig_cpu", "dest_cpu", "comm",
-	"parent_pid", "child_pid", "child_comm", "lock_addr", "flags", "ret",
+	"parent_pid", "child_pid", "child_comm", "lock_addr", "flags", "ret", "lockdep_addr",
+	"name",
 };
 
 /* Fields an event of each type must have (else its records are bad). */
@@ -50,6 +56,10 @@ static const uint32_t required[KP_SCHEDEV_NR] = {
 	[KP_SCHEDEV_EXIT]	= 1U << F_PID,
 	[KP_SCHEDEV_LOCK_BEGIN]	= 1U << F_LOCK_ADDR | 1U << F_FLAGS,
 	[KP_SCHEDEV_LOCK_END]	= 1U << F_LOCK_ADDR,
+	[KP_SCHEDEV_LOCKDEP_ACQUIRE]	= 1U << F_LOCKDEP_ADDR | 1U << F_FLAGS,
+	[KP_SCHEDEV_LOCKDEP_ACQUIRED]	= 1U << F_LOCKDEP_ADDR,
+	[KP_SCHEDEV_LOCKDEP_CONTENDED]	= 1U << F_LOCKDEP_ADDR,
+	[KP_SCHEDEV_LOCKDEP_RELEASE]	= 1U << F_LOCKDEP_ADDR,
 };
 
 struct schedev_event {
@@ -205,7 +215,8 @@ static int schedev_sample(struct kp_decoder *d, const struct kp_resolved *s, voi
 	ev.target_cpu = have & 1U << F_TARGET_CPU ? (int32_t)v[F_TARGET_CPU] : -1;
 	ev.orig_cpu = v[F_ORIG_CPU];
 	ev.dest_cpu = v[F_DEST_CPU];
-	ev.lock_addr = v[F_LOCK_ADDR];
+	ev.lock_addr = have & 1U << F_LOCK_ADDR ? v[F_LOCK_ADDR] : v[F_LOCKDEP_ADDR];
+	read_str(e->field[F_NAME], raw, len, ev.lock_name, sizeof(ev.lock_name));
 	ev.lock_flags = v[F_FLAGS];
 	ev.lock_ret = v[F_RET];
 	w->stats->events++;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The scheduler (and lock contention) events of a recording, for 'kprofctl
+ * The scheduler (and lock) events of a recording, for 'kprofctl
  * sched latency|map|timehist' and 'kprofctl lock report': the samples of
- * the sched:* (lock:contention_*) tracepoints of a kprof.data (made by
+ * the sched:* (lock:contention_*, lockdep's lock:lock_*) tracepoints of a kprof.data (made by
  * 'kprofctl sched record', 'kprofctl lock record' or 'kprofctl record -e
  * sched:...'), in time order, with the fields each analysis reads taken from the raw record by
  * the recorded formats (libtraceevent), so that a field is found where the
@@ -34,6 +34,10 @@ enum kp_schedev_type {
 	KP_SCHEDEV_EXIT,		/* sched:sched_process_exit */
 	KP_SCHEDEV_LOCK_BEGIN,		/* lock:contention_begin */
 	KP_SCHEDEV_LOCK_END,		/* lock:contention_end */
+	KP_SCHEDEV_LOCKDEP_ACQUIRE,	/* lock:lock_acquire (CONFIG_LOCKDEP) */
+	KP_SCHEDEV_LOCKDEP_ACQUIRED,	/* lock:lock_acquired (CONFIG_LOCK_STAT) */
+	KP_SCHEDEV_LOCKDEP_CONTENDED,	/* lock:lock_contended (CONFIG_LOCK_STAT) */
+	KP_SCHEDEV_LOCKDEP_RELEASE,	/* lock:lock_release (CONFIG_LOCKDEP) */
 	KP_SCHEDEV_NR
 };
 
@@ -57,10 +61,15 @@ struct kp_schedev {
 	int32_t				prio;
 	int32_t				target_cpu, orig_cpu, dest_cpu;
 	char				comm[16];
-	/* contention_begin, _end: the lock; begin: its flags; end: ret */
+	/*
+	 * contention_begin, _end: the lock; begin: its flags; end: ret.
+	 * lock_acquire, _acquired, _contended, _release: the lockdep map in
+	 * lock_addr, its name; acquire: flags (1 trylock, 2 read).
+	 */
 	uint64_t			lock_addr;
 	uint32_t			lock_flags;
 	int32_t				lock_ret;
+	char				lock_name[48];
 };
 
 struct kp_schedev_stats {

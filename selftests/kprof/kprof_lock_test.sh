@@ -26,7 +26,7 @@ echo "TAP version 13"
 kt_load
 kt_mounts
 "$kprofctl" stop >/dev/null 2>&1
-echo "1..22"
+echo "1..23"
 
 # within_stack FILE FUNC: the contended waits of kprofctl -v's rows whose
 # stack holds FUNC
@@ -221,6 +221,14 @@ check "lock report: the pipe's mutex under pipe_read and pipe_write ($top)" \
 sed 's/^/# lock report -l: /' "$tmp/tlrep.out" | head -n 6
 check "lock report -l: the test mutex's row names kprof_test_mutex" \
 	grep -qE '^ +[0-9]+ .* 0x[0-9a-f]+ +(rt)?mutex +kprof_test_mutex$' "$tmp/tlrep.out"
+# lockdep's table (kprof_lockdep_test.sh on the debug kernel) needs its events
+if [ -e /sys/kernel/tracing/events/lock/lock_acquire ]; then
+	skip "lock report -k acquired without lockdep events" "this kernel has lockdep"
+else
+	out=$("$kprofctl" lock report -i "$tmp/lock.data" -k acquired 2>&1 >/dev/null)
+	check "lock report -k acquired of a recording without lockdep events: one line saying what it needs ($out)" \
+		[ "$(printf '%s\n' "$out" | wc -l)" = 1 -a -n "$(printf '%s' "$out" | grep 'CONFIG_LOCKDEP')" ]
+fi
 "$kprofctl" record -e cpu-clock -a -o "$tmp/cpu.data" -- sleep 0.2 >/dev/null 2>&1
 out=$("$kprofctl" lock report -i "$tmp/cpu.data" 2>&1 >/dev/null)
 check "lock report of a recording without lock events: one line saying so ($out)" \

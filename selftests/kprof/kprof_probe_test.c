@@ -859,23 +859,16 @@ TEST_F(probe, refuse_bad_lock_config)
 
 /*
  * Three children write 4 KiB at a time into one pipe that the parent
- * drains: the pipe's mutex is contended.  Waits are counted and end, every
- * wait begun ends exactly once by the time the session stopped, and the
- * lock waits are no samples.
+ * drains for @secs seconds: the pipe's mutex is contended.
  */
-TEST_F(probe, lock_counts_contention_and_balances)
+static void contend_pipe(struct __test_metadata *_metadata, int secs)
 {
-	struct wait_counts w;
 	char buf[65536];
-	struct kt_msg m;
 	pid_t child[3];
 	int fds[2], i, status;
 	struct timespec t0, t;
 
 	ASSERT_EQ(0, pipe(fds));
-	kt_start_init(&m, self->family, OFFCPU_SESSION, 99, 0);
-	put_lock(&m, 0, ~0ULL, ~0ULL, NULL);
-	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
 	for (i = 0; i < 3; i++) {
 		child[i] = fork();
 		ASSERT_LE(0, child[i]);
@@ -892,23 +885,108 @@ TEST_F(probe, lock_counts_contention_and_balances)
 	do {
 		ASSERT_LT(0, read(fds[0], buf, sizeof(buf)));
 		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while (t.tv_sec - t0.tv_sec < 2);
+	} while (t.tv_sec - t0.tv_sec < secs);
 	/* the writers get EPIPE once the reader is gone */
 	close(fds[0]);
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(child[i], waitpid(child[i], &status, 0));
+}
+
+static void log_waits(struct __test_metadata *_metadata, const char *what,
+		      const struct wait_counts *w)
+{
+	TH_LOG("%s %llu done %llu filtered %llu lost %llu open %llu", what,
+	       (unsigned long long)w->begun, (unsigned long long)w->done,
+	       (unsigned long long)w->filtered, (unsigned long long)w->lost,
+	       (unsigned long long)w->open);
+}
+
+/*
+ * The pipe contended: waits are counted and end, every wait begun ends
+ * exactly once by the time the session stopped, and the lock waits are no
+ * samples.
+ */
+TEST_F(probe, lock_counts_contention_and_balances)
+{
+	struct wait_counts w;
+	struct kt_msg m;
+
+	kt_start_init(&m, self->family, OFFCPU_SESSION, 99, 0);
+	put_lock(&m, 0, ~0ULL, ~0ULL, NULL);
+	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
+	contend_pipe(_metadata, 2);
 	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
 	read_waits(&m, KPROF_STATS_A_LOCK_WAITS, &w);
-	TH_LOG("waits %llu done %llu filtered %llu lost %llu open %llu",
-	       (unsigned long long)w.begun, (unsigned long long)w.done,
-	       (unsigned long long)w.filtered, (unsigned long long)w.lost,
-	       (unsigned long long)w.open);
+	log_waits(_metadata, "waits", &w);
 	EXPECT_LT(0, w.done);
 	EXPECT_EQ(w.begun, w.done + w.filtered + w.lost + w.open);
 	EXPECT_EQ(0, w.filtered);
 	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_AGG_SAMPLES));
 	/* off-CPU counters untouched */
 	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_OFFCPU_BLOCKS));
+}
+
+/*
+ * A wait probe's callees probed in the same session: an ftrace probe with
+ * kernel stacks on the ORC unwinder, which the lock (or off-CPU) probe
+ * calls for the waiter's chain at every begin, inside the lock slow path
+ * or the scheduler.  The nested hits are refused by kprof's guard and
+ * counted (lost_recursion), the unwinder's hits from elsewhere are stored,
+ * both balances hold, and the kernel log stays clean (the runner scans it).
+ */
+static void wait_with_unwinder_probe(struct __test_metadata *_metadata,
+				     FIXTURE_DATA(probe) *self, uint32_t type)
+{
+	uint64_t inv, stored, recursion;
+	struct wait_counts w;
+	struct kt_msg m;
+	int ret, i;
+
+	kt_start_init(&m, self->family, OFFCPU_SESSION, 99, 0);
+	if (type == KPROF_TYPE_LOCK)
+		put_lock(&m, 0, ~0ULL, ~0ULL, NULL);
+	else
+		put_offcpu(&m, KPROF_OFFCPU_F_S, ~0ULL, ~0ULL, NULL);
+	kt_put_probe(&m, KPROF_TYPE_FTRACE, 0, "ftrace:unwind_next_frame", "unwind_next_frame",
+		     NULL, 0);
+	ret = kt_transact(self->fd, &m);
+	if (ret == -EINVAL && strstr(m.extack, "cannot probe"))
+		SKIP(return, "unwind_next_frame cannot be traced here: %s", m.extack);
+	ASSERT_EQ(0, ret) TH_LOG("%s", m.extack);
+	if (type == KPROF_TYPE_LOCK) {
+		contend_pipe(_metadata, 2);
+	} else {
+		for (i = 0; i < 20; i++)
+			usleep(5000);
+	}
+	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
+	read_waits(&m, type == KPROF_TYPE_LOCK ? KPROF_STATS_A_LOCK_WAITS :
+		   KPROF_STATS_A_OFFCPU_BLOCKS, &w);
+	log_waits(_metadata, type == KPROF_TYPE_LOCK ? "waits" : "blocks", &w);
+	EXPECT_LT(0, w.done);
+	EXPECT_EQ(w.begun, w.done + w.filtered + w.lost + w.open);
+	inv = kt_stat(&m, KPROF_STATS_A_INVOCATIONS);
+	stored = kt_stat(&m, KPROF_STATS_A_AGG_SAMPLES);
+	recursion = kt_stat(&m, KPROF_STATS_A_LOST_RECURSION);
+	TH_LOG("unwinder hits %llu: stored %llu, recursion %llu, cost %llu",
+	       (unsigned long long)inv, (unsigned long long)stored,
+	       (unsigned long long)recursion,
+	       (unsigned long long)kt_stat(&m, KPROF_STATS_A_LOST_COST));
+	EXPECT_EQ(inv, stored + kt_stat(&m, KPROF_STATS_A_LOST_AGG_FULL) +
+		  kt_stat(&m, KPROF_STATS_A_LOST_AGG_RESET) + recursion +
+		  kt_stat(&m, KPROF_STATS_A_LOST_COST));
+	/* every begin unwinds inside the guard: each such hit is refused */
+	EXPECT_LE(w.begun - w.lost, recursion);
+}
+
+TEST_F(probe, lock_probe_callees_are_guarded)
+{
+	wait_with_unwinder_probe(_metadata, self, KPROF_TYPE_LOCK);
+}
+
+TEST_F(probe, offcpu_probe_callees_are_guarded)
+{
+	wait_with_unwinder_probe(_metadata, self, KPROF_TYPE_OFFCPU);
 }
 
 TEST_F(probe, refuse_unknown_tracepoint)

@@ -16,6 +16,8 @@
 #   kind=run tool=baseline|perf|kprof|agg rate=HZ round=N status=ok|fail
 #            seconds=S units=N throughput=UNITS/S samples=N lost=N ...
 #   kind=switch tool=baseline|perf|kprof status=ok|fail|skip ...
+#   kind=lock tool=baseline|perf|kprof|kprof-agg mode=lockpipe|pipeself ...
+#            contended=N (contention events the tool saw)
 #   kind=decode tool=perf|kprof cmd=record|report|... samples=N cpu=SEC ...
 #
 # "lost=-" means the guest cannot tell cheaply (perf: run.sh counts the
@@ -37,6 +39,7 @@
 #   --tools "T..."     profilers to run: perf kprof (default both)
 #   --kprofctl PATH    kprofctl to use (default ctl/kprofctl)
 #   --switch-seconds S pingpong seconds per tracepoint run (default 2; 0 = skip)
+#   --lock-seconds S   lock workload seconds per lock contention run (default 2; 0 = skip)
 #   --decode-seconds S recording length for the decoding test (default 10; 0 = skip)
 #   --decode-period NS cpu-clock period (-c) of that recording (default 20000)
 
@@ -52,6 +55,7 @@ event=cpu-clock
 tools="perf kprof agg"
 kprofctl=$top/ctl/kprofctl
 switch_seconds=2
+lock_seconds=2
 decode_seconds=10
 decode_period=20000
 
@@ -70,6 +74,7 @@ while (($#)); do
 	--tools) tools=$2; shift 2 ;;
 	--kprofctl) kprofctl=$2; shift 2 ;;
 	--switch-seconds) switch_seconds=$2; shift 2 ;;
+	--lock-seconds) lock_seconds=$2; shift 2 ;;
 	--decode-seconds) decode_seconds=$2; shift 2 ;;
 	--decode-period) decode_period=$2; shift 2 ;;
 	-h|--help) usage ;;
@@ -471,6 +476,62 @@ if [[ $switch_seconds != 0 ]]; then
 	fi
 	switch_run baseline
 	[[ -z $cap_was ]] || echo "$cap_was" > $cap
+fi
+
+# ---- lock contention: cost per contention event, and the fast path ----
+
+# lock_run TOOL MODE: `workload --MODE` (lockpipe: a contended pipe mutex;
+# pipeself: the same mutex uncontended) bare, under `perf lock record`
+# (perf's child, as perf lock record runs it), under `kprofctl lock record`
+# (a stream of contention_begin/_end) or `kprofctl lock contention`
+# (aggregated in the kernel).  contended= is the number of contentions the
+# tool saw: the sum of the contended column of perf lock contention -i
+# (perf) and kprofctl lock report (kprof) on the recording, of kprofctl lock
+# contention's table (kprof-agg).
+lock_run() {
+	local tool=$1 mode=$2 name=lock-$1-$2 rc=0 data=$stage/run/lock.data wl contended=-
+	note "$name"
+	local -a cmd=("$workload" "--$mode" "$lock_seconds")
+	case $tool in
+	baseline) "${cmd[@]}" ;;
+	perf) "$perf" lock record -a -o "$data" -- "${cmd[@]}" ;;
+	kprof) "$kprofctl" lock record -a -o "$data" -- "${cmd[@]}" ;;
+	kprof-agg) "$kprofctl" lock contention -a -E 1000 -- "${cmd[@]}" ;;
+	esac >"$stage/run/$name.out" 2>"$stage/run/$name.err" || rc=$?
+	mv "$stage/run/$name.out" "$stage/run/$name.err" "$out/log/"
+	wl=$(parse_workload "$out/log/$name.out")
+	# the recordings' contentions, from their own reports (untimed): a
+	# mutex's wait is two begins (spin, sleep) and one end
+	case $tool in
+	perf) "$perf" lock contention -i "$data" -E 1000 >"$out/log/$name.rep" 2>&1 || rc=$? ;;
+	kprof) "$kprofctl" lock report -i "$data" -E 1000 >"$out/log/$name.rep" 2>&1 || rc=$? ;;
+	kprof-agg) cp "$out/log/$name.out" "$out/log/$name.rep" ;;
+	esac
+	rm -f "$data"
+	# "   contended   total wait ..." rows: the first column
+	[[ $tool == baseline ]] ||
+		contended=$(awk '/^ +[0-9]+ +[0-9.]+ [mun]?s / { s += $1 } END { print s + 0 }' \
+			"$out/log/$name.rep")
+	local status=ok
+	if ((rc)) || [[ -z $wl ]] || [[ -z $contended ]]; then
+		status=fail
+		note "$name FAILED (exit $rc); last lines of its log:"
+		tail -n 5 "$out/log/$name.err" | sed 's/^/    /'
+	fi
+	emit "kind=lock tool=$tool mode=$mode status=$status exit=$rc" \
+		"${wl:-seconds=- units=- throughput=-} contended=${contended:--}"
+	echo "    ${wl:-no result} contended=$contended"
+}
+
+if [[ $lock_seconds != 0 && $tools == *kprof* ]]; then
+	"$workload" --lockpipe 0.5 >/dev/null
+	for mode in lockpipe pipeself; do
+		lock_run baseline $mode
+		[[ -z $perf ]] || lock_run perf $mode
+		lock_run kprof $mode
+		lock_run kprof-agg $mode
+		lock_run baseline $mode
+	done
 fi
 
 # ---- decoding speed: report, script, folded against perf report/script ----

@@ -316,6 +316,50 @@ def main():
             ratio("kprof-runqlat", "bcc-runqlat", "runqlat_ratio")
             ratio("kprof-offcpu", "bcc-offcputime", "offcpu_ratio")
 
+    # ---- lock contention: cost per contention event, the uncontended fast path ----
+    lk_rows = [r for r in rows if r.get("kind") == "lock"]
+    lock = None
+    if lk_rows:
+        lock = {}
+        print()
+        print("lock contention, system-wide (-a): `workload --lockpipe` (4 writers on one pipe's"
+              " mutex) and `workload --pipeself` (the same mutex, uncontended)")
+        hdr4 = (f"{'tool':>9}  {'mode':>8}  {'units/s':>10}  {'overhead':>8}  {'contended':>9}  "
+                f"{'ns/contention':>13}")
+        print(hdr4)
+        print("-" * len(hdr4))
+        for mode in ("lockpipe", "pipeself"):
+            ok = {}
+            for r in lk_rows:
+                if r.get("mode") == mode and r.get("status") == "ok":
+                    ok.setdefault(r["tool"], []).append(r)
+            base = mean(num(r.get("throughput")) for r in ok.get("baseline", []))
+            lock[mode] = {"baseline": base,
+                          "baseline_runs": [num(r.get("throughput")) for r in ok.get("baseline", [])]}
+            for tool in ("baseline", "perf", "kprof", "kprof-agg"):
+                sel = ok.get(tool)
+                if not sel:
+                    if any(r["tool"] == tool and r.get("mode") == mode for r in lk_rows):
+                        print(f"{tool:>9}  {mode:>8}  FAILED")
+                    continue
+                tp = mean(num(r.get("throughput")) for r in sel)
+                secs = mean(num(r.get("seconds")) for r in sel)
+                cont = mean(num(r.get("contended")) for r in sel) if tool != "baseline" else None
+                ovh = 1 - tp / base if base and tp and tool != "baseline" else None
+                # extra guest ns (= instructions) over the run, per contention seen
+                per = (ovh * secs * 1e9 / cont) if ovh is not None and secs and cont else None
+                lock[mode][tool] = {"throughput": tp, "overhead": ovh, "contended": cont,
+                                    "ns_per_contention": per}
+                print(f"{tool:>9}  {mode:>8}  {fmt(tp, '.1f', 10)}  "
+                      f"{fmt(ovh * 100 if ovh is not None else None, '.2f', 7)}%  "
+                      f"{fmt(cont, '.0f', 9)}  {fmt(per, '.0f', 13)}")
+        lp = lock.get("lockpipe", {})
+        for a in ("kprof", "kprof-agg"):
+            if lp.get(a, {}).get("ns_per_contention") and lp.get("perf", {}).get("ns_per_contention"):
+                key = f"{a}_perf_ratio"
+                lock[key] = lp[a]["ns_per_contention"] / lp["perf"]["ns_per_contention"]
+                print(f"{a}/perf cost per contention: {lock[key]:.3f}")
+
     # ---- decoding speed ----
     dec_rows = [r for r in rows if r.get("kind") == "decode"]
     decode = None
@@ -400,7 +444,7 @@ def main():
     for r in failed:
         print(f"FAILED: {r['tool']} at {r['rate']} Hz round {r['round']} (exit {r['exit']})")
     for r in rows:
-        if r.get("kind") in ("switch", "decode") and r.get("status") == "fail":
+        if r.get("kind") in ("switch", "lock", "decode") and r.get("status") == "fail":
             print(f"FAILED: {r['kind']} {r.get('tool')} {r.get('cmd', '')} (exit {r.get('exit')})")
             failed.append(r)
 
@@ -410,6 +454,7 @@ def main():
         "rates": rates,
         "memory": memory,
         "sched_switch": switch,
+        "lock": lock,
         "decode": decode,
         "skipped": skips,
         "targets": targets,

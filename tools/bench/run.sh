@@ -15,10 +15,10 @@
 #
 # Usage: tools/bench/run.sh [--seconds S] [--rounds N] [--rates "R..."]
 #                           [--event EV] [--tools "perf kprof agg"] [--timeout SEC]
-#                           [--kprofctl PATH] [--switch-seconds S]
+#                           [--kprofctl PATH] [--switch-seconds S] [--lock-seconds S]
 #                           [--decode-seconds S] [--decode-period NS]
 # Environment: BENCH_SECONDS, BENCH_ROUNDS, BENCH_RATES, BENCH_EVENT,
-# BENCH_TOOLS, BENCH_TIMEOUT, BENCH_KPROFCTL, BENCH_SWITCH_SECONDS,
+# BENCH_TOOLS, BENCH_TIMEOUT, BENCH_KPROFCTL, BENCH_SWITCH_SECONDS, BENCH_LOCK_SECONDS,
 # BENCH_DECODE_SECONDS, BENCH_DECODE_PERIOD give the same defaults
 # (make bench BENCH_ROUNDS=1 ...).
 
@@ -35,6 +35,7 @@ tools=${BENCH_TOOLS:-perf kprof agg}
 timeout=${BENCH_TIMEOUT:-3600}
 kprofctl=${BENCH_KPROFCTL:-$top/ctl/kprofctl}
 switch_seconds=${BENCH_SWITCH_SECONDS:-2}
+lock_seconds=${BENCH_LOCK_SECONDS:-2}
 decode_seconds=${BENCH_DECODE_SECONDS:-20}
 decode_period=${BENCH_DECODE_PERIOD:-20000}
 
@@ -53,6 +54,7 @@ while (($#)); do
 	--timeout) timeout=$2; shift 2 ;;
 	--kprofctl) kprofctl=$2; shift 2 ;;
 	--switch-seconds) switch_seconds=$2; shift 2 ;;
+	--lock-seconds) lock_seconds=$2; shift 2 ;;
 	--decode-seconds) decode_seconds=$2; shift 2 ;;
 	--decode-period) decode_period=$2; shift 2 ;;
 	-h|--help) usage ;;
@@ -63,6 +65,7 @@ done
 [[ $seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "bench: bad --seconds $seconds" >&2; exit 2; }
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench: bad --rounds $rounds" >&2; exit 2; }
 [[ $switch_seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "bench: bad --switch-seconds $switch_seconds" >&2; exit 2; }
+[[ $lock_seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "bench: bad --lock-seconds $lock_seconds" >&2; exit 2; }
 [[ $decode_seconds =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "bench: bad --decode-seconds $decode_seconds" >&2; exit 2; }
 [[ $decode_period =~ ^[1-9][0-9]*$ ]] || { echo "bench: bad --decode-period $decode_period" >&2; exit 2; }
 [[ $rates =~ ^[0-9\ ]+$ && -n ${rates// /} ]] || { echo "bench: bad --rates '$rates'" >&2; exit 2; }
@@ -89,8 +92,8 @@ nruns=$(( $(wc -w <<<"$rates") * ($(wc -w <<<"$tools") * rounds + 1) + 1 ))
 # Host seconds: about 3 per guest second of the overhead runs; the decoding
 # test about 20 per recorded second at the default period (perf report and
 # perf script dominate).
-est=$(awk -v n="$nruns" -v s="$seconds" -v sw="$switch_seconds" -v d="$decode_seconds" \
-	-v p="$decode_period" 'BEGIN { printf "%d", (n * s + 4 * sw) * 3.5 + 60 + d * 20 * 20000 / p }')
+est=$(awk -v n="$nruns" -v s="$seconds" -v sw="$switch_seconds" -v lk="$lock_seconds" -v d="$decode_seconds" \
+	-v p="$decode_period" 'BEGIN { printf "%d", (n * s + 10 * sw + 10 * lk) * 3.5 + 60 + d * 20 * 20000 / p }')
 echo "==> booting $rel under QEMU -icount (one vCPU): $nruns runs of $seconds guest s,"
 echo "    tracepoint runs of $switch_seconds s, decoding test of $decode_seconds s at -c $decode_period"
 echo "    (about $(( est / 60 + 1 )) min on an idle host, several times that on a loaded one;"
@@ -100,7 +103,7 @@ echo "    console log in build/bench/console.log)"
 vm=(tools/kprof-vm --kernel generic --icount --mem 2048 --timeout "$timeout" --log "$bench/console.log")
 guest=(tools/bench/guest.sh --ko "$ko" --seconds "$seconds" --rounds "$rounds"
 	--rates "$rates" --event "$event" --tools "$tools" --kprofctl "$(readlink -f "$kprofctl")"
-	--switch-seconds "$switch_seconds" --decode-seconds "$decode_seconds"
+	--switch-seconds "$switch_seconds" --lock-seconds "$lock_seconds" --decode-seconds "$decode_seconds"
 	--decode-period "$decode_period" "$out")
 start=$SECONDS
 vmrc=0

@@ -4,6 +4,8 @@
  *
  *	workload SECONDS
  *	workload --pingpong SECONDS
+ *	workload --lockpipe SECONDS
+ *	workload --pipeself SECONDS
  *
  * Does units of work for SECONDS of CLOCK_MONOTONIC time and prints how many
  * it completed per second.  Under QEMU's -icount (one vCPU), guest time is
@@ -22,8 +24,22 @@
  * --pingpong is the context-switch-heavy mode: a parent and a child process
  * pass one byte back and forth over two pipes for SECONDS; a unit is a round
  * trip, which on one CPU is two context switches (parent -> child -> parent).
+ *
+ * --lockpipe contends a kernel mutex: LOCKPIPE_WRITERS child processes write
+ * 256 KiB blocks into one 1 MiB pipe that the parent drains; a unit is a
+ * block read.  Each write holds the pipe's mutex while it copies; when the
+ * tick preempts a writer inside the copy (might_fault() reschedules), the
+ * tasks that run next block on the mutex: lock:contention_begin/_end on
+ * one CPU, without spinning.
+ *
+ * --pipeself takes the same mutex with no contention: one process writes a
+ * byte into its own pipe and reads it back; a unit is a round trip (two
+ * uncontended mutex_lock() fast paths, where the contention tracepoints are
+ * not reached).
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,20 +180,113 @@ static NOINLINE uint64_t pingpong(uint64_t duration_ns, uint64_t *elapsed_ns)
 	return units;
 }
 
+#define LOCKPIPE_WRITERS	4
+#define LOCKPIPE_BLOCK		(256 << 10)
+
+static NOINLINE uint64_t lockpipe(uint64_t duration_ns, uint64_t *elapsed_ns)
+{
+	static char buf[LOCKPIPE_BLOCK];
+	pid_t pids[LOCKPIPE_WRITERS];
+	uint64_t start, end, units = 0;
+	size_t got = 0;
+	int p[2], i;
+
+	if (pipe(p)) {
+		perror("pipe");
+		exit(1);
+	}
+	/* room for four blocks: writers copy without waiting for space */
+	if (fcntl(p[1], F_SETPIPE_SZ, 4 * LOCKPIPE_BLOCK) < 0) {
+		perror("F_SETPIPE_SZ");
+		exit(1);
+	}
+	memset(buf, 'x', sizeof(buf));
+	for (i = 0; i < LOCKPIPE_WRITERS; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			perror("fork");
+			exit(1);
+		}
+		if (pids[i] == 0) {
+			close(p[0]);
+			while (write(p[1], buf, sizeof(buf)) > 0)
+				;
+			_exit(0);
+		}
+	}
+	close(p[1]);
+	start = now_ns();
+	end = start + duration_ns;
+	do {
+		ssize_t n = read(p[0], buf, sizeof(buf));
+
+		if (n <= 0) {
+			perror("lockpipe");
+			exit(1);
+		}
+		got += n;
+		for (; got >= LOCKPIPE_BLOCK; got -= LOCKPIPE_BLOCK)
+			units++;
+	} while (now_ns() < end);
+	*elapsed_ns = now_ns() - start;
+	/* the writers end on EPIPE */
+	close(p[0]);
+	for (i = 0; i < LOCKPIPE_WRITERS; i++)
+		waitpid(pids[i], NULL, 0);
+	return units;
+}
+
+static NOINLINE uint64_t pipeself(uint64_t duration_ns, uint64_t *elapsed_ns)
+{
+	uint64_t start, end, units = 0;
+	char c = 'x';
+	int p[2];
+
+	if (pipe(p)) {
+		perror("pipe");
+		exit(1);
+	}
+	start = now_ns();
+	end = start + duration_ns;
+	do {
+		unsigned int i;
+
+		for (i = 0; i < 16; i++) {
+			if (write(p[1], &c, 1) != 1 || read(p[0], &c, 1) != 1) {
+				perror("pipeself");
+				exit(1);
+			}
+			units++;
+		}
+	} while (now_ns() < end);
+	*elapsed_ns = now_ns() - start;
+	close(p[0]);
+	close(p[1]);
+	return units;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t units, elapsed;
-	int pp = 0;
 	char *endp;
 	double secs;
 
-	if (argc == 3 && !strcmp(argv[1], "--pingpong")) {
-		pp = 1;
+	static const char * const modes[] = { "--pingpong", "--lockpipe", "--pipeself" };
+	int mode = 0;
+
+	if (argc == 3) {
+		for (mode = 1; mode <= 3; mode++)
+			if (!strcmp(argv[1], modes[mode - 1]))
+				break;
+		if (mode > 3) {
+			fprintf(stderr, "%s: unknown mode '%s'\n", argv[0], argv[1]);
+			return 2;
+		}
 		argv++;
 		argc--;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s [--pingpong] SECONDS\n", argv[0]);
+		fprintf(stderr, "usage: %s [--pingpong|--lockpipe|--pipeself] SECONDS\n", argv[0]);
 		return 2;
 	}
 	errno = 0;
@@ -186,8 +295,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: bad SECONDS '%s' (0 < SECONDS <= 3600)\n", argv[0], argv[1]);
 		return 2;
 	}
-	if (pp)
+	if (mode == 1)
 		units = pingpong((uint64_t)(secs * 1e9), &elapsed);
+	else if (mode == 2)
+		units = lockpipe((uint64_t)(secs * 1e9), &elapsed);
+	else if (mode == 3)
+		units = pipeself((uint64_t)(secs * 1e9), &elapsed);
 	else
 		units = run((uint64_t)(secs * 1e9), &elapsed);
 	printf("workload: seconds=%.6f units=%llu throughput=%.2f\n", elapsed / 1e9,
