@@ -243,9 +243,11 @@ bad() {
 	[ $? != 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
 		printf '%s' "$out" | grep -q -- "$want"
 }
-check "bad input: unknown sort key, -E 0, -t with -l, a stray argument: one line each" \
+bad_inputs() {
 	bad "'bogus'" -k bogus -a 1 && bad "'0'" -E 0 -a 1 && bad "mutually exclusive" -t -l -a 1 &&
-	bad "'x'" -a 1 x
+		bad "'x'" -a 1 x
+}
+check "bad input: unknown sort key, -E 0, -t with -l, a stray argument: one line each" bad_inputs
 
 dmesg | grep -E 'BUG:|WARNING:|Oops|sleeping function called from invalid context' &&
 	not_ok "kernel log clean" || ok "kernel log clean"
