@@ -477,7 +477,7 @@ static int lock_contention(int argc, const char **argv)
 	struct lock_print_opts po = { .key = "wait_total", .kallsyms = "/proc/kallsyms" };
 	bool all = false;
 	const struct option options[] = {
-		OPT_BOOLEAN('a', "all-cpus", &all, "every thread (the default without -p or a command)"),
+		OPT_BOOLEAN('a', "all-cpus", &all, "every thread (the default without -p or a command; with a command, until it exits)"),
 		OPT_CALLBACK('p', "pid", &opts, "pid[,pid]", "these existing processes only",
 			     kp_session_opts__pid_cb),
 		LOCK_PRINT_OPTIONS(&po, &rep),
@@ -500,7 +500,7 @@ static int lock_contention(int argc, const char **argv)
 			      cmd))
 		return KP_EXIT_USAGE;
 
-	opts.all_cpus = !opts.nr_pid_args && !command;
+	opts.all_cpus = all || (!opts.nr_pid_args && !command);
 	if (kp_hist_run__session(&r, &opts, nr_command > 0, cmd, &err)) {
 		kp_err__print(&err, cmd);
 		goto out;

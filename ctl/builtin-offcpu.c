@@ -261,7 +261,7 @@ int cmd_offcpu(int argc, const char **argv)
 	const char *state = "all", *min_block = NULL, *max_block = NULL, *output = NULL;
 	bool all = false;
 	const struct option options[] = {
-		OPT_BOOLEAN('a', "all-cpus", &all, "every thread (the default without -p or a command)"),
+		OPT_BOOLEAN('a', "all-cpus", &all, "every thread (the default without -p or a command; with a command, until it exits)"),
 		OPT_CALLBACK('p', "pid", &opts, "pid[,pid]", "these existing processes only",
 			     kp_session_opts__pid_cb),
 		OPT_BOOLEAN('K', "kernel-stacks-only", &p.kernel_only, "kernel stacks only"),
@@ -314,7 +314,7 @@ int cmd_offcpu(int argc, const char **argv)
 			      cmd))
 		return KP_EXIT_USAGE;
 
-	opts.all_cpus = !opts.nr_pid_args && !command;
+	opts.all_cpus = all || (!opts.nr_pid_args && !command);
 	if (kp_hist_run__session(&r, &opts, nr_command > 0, cmd, &err)) {
 		kp_err__print(&err, cmd);
 		goto out;

@@ -407,7 +407,7 @@ bool kp_hist_run__wait(struct kp_hist_run *r, unsigned long secs,
 		if (*signalled)
 			return false;
 		nanosleep(&nap, NULL);
-		if (r && r->target == KP_TARGET_COMMAND && kp_workload__reap(&r->wl, false))
+		if (r && r->has_command && kp_workload__reap(&r->wl, false))
 			return false;
 		if (r && r->target == KP_TARGET_PIDS &&
 		    !kp_sys__any_pid_exists(r->s->pids, r->s->nr_pids))
@@ -472,8 +472,14 @@ int kp_hist_run__args(int argc, const char **argv, bool all, unsigned int nr_pid
 		kp_error(cmd, "no command after --");
 		return -1;
 	}
-	if (all && (nr_pids || command)) {
-		kp_error(cmd, "-a takes no -p and no command");
+	/* -a -- CMD is system-wide until the command exits, as in perf */
+	if (all && nr_pids) {
+		kp_error(cmd, "-a takes no -p");
+		return -1;
+	}
+	if (command && *duration) {
+		kp_error(cmd, "a duration ('%s') and a command: the command's run is the duration",
+			 argv[0]);
 		return -1;
 	}
 	return 0;

@@ -758,6 +758,10 @@ static void test_offcpu(void)
 	kprofctl(&r, "offcpu", "-a", "-p", "1", NULL);
 	ok(r.rc == 2 && strstr(r.err, "-a takes no -p"), "offcpu -a -p: refused");
 	run_free(&r);
+	kprofctl(&r, "offcpu", "-a", "2", "--", "true", NULL);
+	ok(r.rc == 2 && strstr(r.err, "a duration ('2') and a command"),
+	   "offcpu -a 2 -- true: the duration named");
+	run_free(&r);
 }
 
 /* A lock entry: @nr_kernel frames from 0xffffffff81002000 (see test_lock()). */

@@ -83,7 +83,7 @@ read -r rel ko <<<"$(tools/build-test-modules.sh generic)"
 make -s ctl
 mkdir -p "$bench"
 # Frame pointers everywhere, leaf functions included, for -g call chains.
-gcc -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+gcc -O2 -g -pthread -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-Wall -Wextra -Werror -o "$bench/workload" tools/bench/workload.c
 
 rm -rf "$out"

@@ -25,12 +25,15 @@
  * pass one byte back and forth over two pipes for SECONDS; a unit is a round
  * trip, which on one CPU is two context switches (parent -> child -> parent).
  *
- * --lockpipe contends a kernel mutex: LOCKPIPE_WRITERS child processes write
- * 256 KiB blocks into one 1 MiB pipe that the parent drains; a unit is a
- * block read.  Each write holds the pipe's mutex while it copies; when the
- * tick preempts a writer inside the copy (might_fault() reschedules), the
- * tasks that run next block on the mutex: lock:contention_begin/_end on
- * one CPU, without spinning.
+ * --lockpipe contends a kernel mutex on one CPU, where a holder is
+ * rarely preempted inside its critical section: LOCKPIPE_WRITERS child
+ * processes write 256 KiB blocks into one 1 MiB pipe that the parent
+ * drains; a unit is a block read.  The first page of each writer's block
+ * is registered with userfaultfd and dropped before every write, so
+ * pipe_write() faults on it with the pipe's mutex held and sleeps until
+ * the writer's fault thread maps a zero page: meanwhile the other writers
+ * and the reader block on the mutex (lock:contention_begin/_end, a few
+ * contentions per block, none spinning: the owner is off the CPU).
  *
  * --pipeself takes the same mutex with no contention: one process writes a
  * byte into its own pipe and reads it back; a unit is a round trip (two
@@ -39,6 +42,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/userfaultfd.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +51,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -183,6 +191,74 @@ static NOINLINE uint64_t pingpong(uint64_t duration_ns, uint64_t *elapsed_ns)
 #define LOCKPIPE_WRITERS	4
 #define LOCKPIPE_BLOCK		(256 << 10)
 
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+/* A writer's fault thread: maps a zero page at each missing-page fault. */
+static void *lockpipe_faults(void *arg)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int uffd = *(int *)arg;
+	struct uffd_msg msg;
+
+	for (;;) {
+		struct uffdio_zeropage zp = { 0 };
+		ssize_t n = read(uffd, &msg, sizeof(msg));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != sizeof(msg))
+			die("userfaultfd read");
+		if (msg.event != UFFD_EVENT_PAGEFAULT)
+			continue;
+		zp.range.start = msg.arg.pagefault.address & ~(uint64_t)(page - 1);
+		zp.range.len = page;
+		if (ioctl(uffd, UFFDIO_ZEROPAGE, &zp) && errno != EEXIST)
+			die("UFFDIO_ZEROPAGE");
+	}
+	return NULL;
+}
+
+/*
+ * lockpipe_writer - a child writing blocks whose first page faults inside
+ * pipe_write(), with the pipe's mutex held, every time; ends on EPIPE.
+ */
+static NOINLINE void lockpipe_writer(int fd)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { 0 };
+	long page = sysconf(_SC_PAGESIZE);
+	pthread_t th;
+	char *buf;
+	int uffd;
+
+	buf = mmap(NULL, LOCKPIPE_BLOCK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	if (buf == MAP_FAILED)
+		die("mmap");
+	memset(buf, 'x', LOCKPIPE_BLOCK);
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (uffd < 0)
+		die("userfaultfd");
+	reg.range.start = (uintptr_t)buf;
+	reg.range.len = page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(uffd, UFFDIO_API, &api) || ioctl(uffd, UFFDIO_REGISTER, &reg))
+		die("userfaultfd register");
+	errno = pthread_create(&th, NULL, lockpipe_faults, &uffd);
+	if (errno)
+		die("pthread_create");
+	for (;;) {
+		if (madvise(buf, page, MADV_DONTNEED))
+			die("madvise");
+		if (write(fd, buf, LOCKPIPE_BLOCK) <= 0)
+			_exit(0);
+	}
+}
+
 static NOINLINE uint64_t lockpipe(uint64_t duration_ns, uint64_t *elapsed_ns)
 {
 	static char buf[LOCKPIPE_BLOCK];
@@ -209,9 +285,7 @@ static NOINLINE uint64_t lockpipe(uint64_t duration_ns, uint64_t *elapsed_ns)
 		}
 		if (pids[i] == 0) {
 			close(p[0]);
-			while (write(p[1], buf, sizeof(buf)) > 0)
-				;
-			_exit(0);
+			lockpipe_writer(p[1]);
 		}
 	}
 	close(p[1]);
