@@ -572,14 +572,13 @@ static bool lock__have_lockdep(void)
 /*
  * 'kprofctl record -e lock:contention_begin,lock:contention_end -g' with the
  * options given; on a kernel with lockdep and lock_stat, lockdep's four
- * events as well (as perf lock record takes them), for the report by lock.
+ * events instead, without stacks, as perf lock record takes them there:
+ * every acquisition and release of every lock, the report by lock.
  */
 static int lock_record(int argc, const char **argv)
 {
 	static const char * const pre[] = { "-e", lock_record_events, "-g", NULL };
-	static const char * const pre_lockdep[] = {
-		"-e", lock_record_events, "-e", lockdep_record_events, "-g", NULL
-	};
+	static const char * const pre_lockdep[] = { "-e", lockdep_record_events, NULL };
 	char help[1024];
 
 	snprintf(help, sizeof(help),
@@ -588,9 +587,9 @@ static int lock_record(int argc, const char **argv)
 		 "    -p, -o (default kprof.data), --buffer-size...; see 'kprofctl record\n"
 		 "    --help'.  Each contention begin and end with the waiter's stack;\n"
 		 "    'kprofctl lock report' reads it.  On a kernel with CONFIG_LOCKDEP and\n"
-		 "    CONFIG_LOCK_STAT, also -e %s\n"
-		 "    (every acquisition and release: use -p or a command, not -a), for\n"
-		 "    'lock report -k acquired'; other kernels have no such tracepoints.\n",
+		 "    CONFIG_LOCK_STAT, as perf lock record: -e %s\n"
+		 "    instead, without stacks (every acquisition and release: use -p or a\n"
+		 "    command, not -a), for 'lock report -k acquired'.\n",
 		 lock_record_events, lockdep_record_events);
 	return cmd_record_with(argc, argv, lock__have_lockdep() ? pre_lockdep : pre, help,
 			       "lock record");
@@ -837,6 +836,9 @@ static int lockdep__replay(const struct kp_schedev *ev, void *arg)
 	q = st ? lockdep__seq(p, rec->tid, ev->lock_addr) : NULL;
 	if (!q)
 		return -ENOMEM;
+	/* a thread is named by its latest comm, as perf names it (after exec) */
+	if (p->threads && ev->sample->comm && strcmp(st->name, ev->sample->comm))
+		snprintf(st->name, sizeof(st->name), "%s", ev->sample->comm);
 	switch (ev->type) {
 	case KP_SCHEDEV_LOCKDEP_ACQUIRE:
 		if (q->state == LOCKDEP_NONE) {
@@ -935,7 +937,7 @@ static void lockdep__print(struct lockdep_replay *p, long max_entries, bool verb
 		if (strlen(v[i]->name) < 20)
 			printf("%20s ", v[i]->name);
 		else
-			printf("%20.16s... ", v[i]->name);
+			printf(" %.16s... ", v[i]->name);
 		printf("%10" PRIu64 " %10" PRIu64 " ", v[i]->acquired, v[i]->contended);
 		for (k = LOCKDEP_KEY_AVG_WAIT; k < LOCKDEP_NR_KEYS; k++)
 			lock__time(lockdep__value(v[i], k), 12);

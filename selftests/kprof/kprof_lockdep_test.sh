@@ -31,7 +31,7 @@ if [ ! -e "$ev/lock_acquire" ] || [ ! -e "$ev/lock_contended" ]; then
 	skip "the lockdep report" "no lock:lock_acquire/lock_contended here (CONFIG_LOCKDEP, CONFIG_LOCK_STAT)"
 	exit 0
 fi
-echo "1..11"
+echo "1..12"
 
 # rows FILE NAME: "acquired contended" of each row named NAME in a lock
 # report table (kprofctl's or perf's: "%20s " name, then the counts)
@@ -75,9 +75,17 @@ if [ -n "$perf" ]; then
 	kh=$(grep -m 1 '^ *Name ' "$tmp/kr1.out" | sed 's/ *$//')
 	ph=$(grep -m 1 '^ *Name ' "$tmp/pr1.out" | sed 's/ *$//')
 	check "the header is perf lock report's, column for column" [ -n "$kh" -a "$kh" = "$ph" ]
+	# perf's "%20s " of a name cut to 16 characters and "..."
+	cut_as_perf() {
+		grep -q -- '\.\.\. ' "$tmp/kr1.out" &&
+			! grep -- '\.\.\. ' "$tmp/kr1.out" "$tmp/pr1.out" | cut -d: -f2- |
+				grep -vE '^ .{16}\.\.\. '
+	}
+	check "long names cut as perf cuts them, in the same 20 columns" cut_as_perf
 else
 	skip "perf lock report counts the same acquisitions" "no perf in this guest"
 	skip "the header is perf lock report's" "no perf in this guest"
+	skip "long names cut as perf cuts them" "no perf in this guest"
 fi
 
 # contention: three writers on one pipe

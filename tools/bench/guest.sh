@@ -430,15 +430,22 @@ switch_run() {
 	echo "    ${wl:-no result}${samples:+ samples=$samples}"
 }
 
-if [[ $switch_seconds != 0 ]]; then
-	# kprof's probe cost cap off for every tracepoint run, so that no event
-	# is dropped to make kprof look cheap (perf drops none of its own)
-	cap=/sys/module/kprof/parameters/probe_cost_max_percent
-	cap_was=
+# kprof's probe cost cap off for every tracepoint run, so that no event is
+# dropped to make kprof look cheap (perf drops none of its own)
+cap=/sys/module/kprof/parameters/probe_cost_max_percent
+cap_was=
+cap_off() {
 	if [[ -w $cap ]]; then
 		cap_was=$(cat $cap)
 		echo 100 > $cap
 	fi
+}
+cap_restore() {
+	[[ -z $cap_was ]] || echo "$cap_was" > $cap
+}
+
+if [[ $switch_seconds != 0 ]]; then
+	cap_off
 	"$workload" --pingpong 0.5 >/dev/null
 	switch_run baseline
 	[[ -z $perf ]] || switch_run perf
@@ -475,7 +482,7 @@ if [[ $switch_seconds != 0 ]]; then
 		fi
 	fi
 	switch_run baseline
-	[[ -z $cap_was ]] || echo "$cap_was" > $cap
+	cap_restore
 fi
 
 # ---- lock contention: cost per contention event, and the fast path ----
@@ -524,6 +531,7 @@ lock_run() {
 }
 
 if [[ $lock_seconds != 0 && $tools == *kprof* ]]; then
+	cap_off
 	"$workload" --lockpipe 0.5 >/dev/null
 	for mode in lockpipe pipeself; do
 		lock_run baseline $mode
@@ -532,6 +540,7 @@ if [[ $lock_seconds != 0 && $tools == *kprof* ]]; then
 		lock_run kprof-agg $mode
 		lock_run baseline $mode
 	done
+	cap_restore
 fi
 
 # ---- decoding speed: report, script, folded against perf report/script ----

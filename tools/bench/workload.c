@@ -27,13 +27,14 @@
  *
  * --lockpipe contends a kernel mutex on one CPU, where a holder is
  * rarely preempted inside its critical section: LOCKPIPE_WRITERS child
- * processes write 256 KiB blocks into one 1 MiB pipe that the parent
- * drains; a unit is a block read.  The first page of each writer's block
- * is registered with userfaultfd and dropped before every write, so
+ * processes write a page at a time into one 1 MiB pipe that the parent
+ * drains 256 KiB at a time; a unit is 256 KiB read.  Each writer's page is
+ * registered with userfaultfd and dropped before every write, so
  * pipe_write() faults on it with the pipe's mutex held and sleeps until
- * the writer's fault thread maps a zero page: meanwhile the other writers
- * and the reader block on the mutex (lock:contention_begin/_end, a few
- * contentions per block, none spinning: the owner is off the CPU).
+ * the writer's fault thread, after letting the others run, maps a zero
+ * page: meanwhile the other writers and the reader block on the mutex
+ * (lock:contention_begin/_end, about one contention per write, none
+ * spinning: the owner is off the CPU).
  *
  * --pipeself takes the same mutex with no contention: one process writes a
  * byte into its own pipe and reads it back; a unit is a round trip (two
@@ -44,6 +45,7 @@
 #include <errno.h>
 #include <linux/userfaultfd.h>
 #include <pthread.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -214,6 +216,12 @@ static void *lockpipe_faults(void *arg)
 			die("userfaultfd read");
 		if (msg.event != UFFD_EVENT_PAGEFAULT)
 			continue;
+		/*
+		 * On one CPU the faulting writer, woken at once, would run
+		 * again before anyone else asks for the mutex it holds:
+		 * let the others run into it first.
+		 */
+		sched_yield();
 		zp.range.start = msg.arg.pagefault.address & ~(uint64_t)(page - 1);
 		zp.range.len = page;
 		if (ioctl(uffd, UFFDIO_ZEROPAGE, &zp) && errno != EEXIST)
@@ -223,8 +231,8 @@ static void *lockpipe_faults(void *arg)
 }
 
 /*
- * lockpipe_writer - a child writing blocks whose first page faults inside
- * pipe_write(), with the pipe's mutex held, every time; ends on EPIPE.
+ * lockpipe_writer - a child writing a page that faults inside pipe_write(),
+ * with the pipe's mutex held, every time; ends on EPIPE.
  */
 static NOINLINE void lockpipe_writer(int fd)
 {
@@ -235,11 +243,10 @@ static NOINLINE void lockpipe_writer(int fd)
 	char *buf;
 	int uffd;
 
-	buf = mmap(NULL, LOCKPIPE_BLOCK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	buf = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		   -1, 0);
 	if (buf == MAP_FAILED)
 		die("mmap");
-	memset(buf, 'x', LOCKPIPE_BLOCK);
 	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
 	if (uffd < 0)
 		die("userfaultfd");
@@ -254,7 +261,7 @@ static NOINLINE void lockpipe_writer(int fd)
 	for (;;) {
 		if (madvise(buf, page, MADV_DONTNEED))
 			die("madvise");
-		if (write(fd, buf, LOCKPIPE_BLOCK) <= 0)
+		if (write(fd, buf, page) <= 0)
 			_exit(0);
 	}
 }
