@@ -26,7 +26,7 @@ echo "TAP version 13"
 kt_load
 kt_mounts
 "$kprofctl" stop >/dev/null 2>&1
-echo "1..23"
+echo "1..24"
 
 # within_stack FILE FUNC: the contended waits of kprofctl -v's rows whose
 # stack holds FUNC
@@ -214,6 +214,12 @@ top=$(awk 'NF >= 7 && $1 ~ /^[0-9]+$/ { c = $NF; sub(/\+0x[0-9a-f]+$/, "", c)
 	    if (!(c in seen)) { seen[c] = 1; print c } }' "$tmp/rep.out" | head -n 2 | sort | tr '\n' ' ')
 check "lock report: the pipe's mutex under pipe_read and pipe_write ($top)" \
 	[ "$top" = "pipe_read pipe_write " ]
+# -a -- CMD: every thread, as perf lock contention -a -- CMD, until it exits
+"$kprofctl" lock contention -a -E 6 -- "$prog" 4 1 >"$tmp/ac.out" 2>"$tmp/ac.err"
+rc=$?
+sed 's/^/# lock contention -a -- prog: /' "$tmp/ac.out" "$tmp/ac.err" | head -n 6
+check "lock contention -a -- prog: ends with it, exit 0, the pipe's waits (rc=$rc)" \
+	[ $rc = 0 -a -n "$(grep -E ' (rt)?mutex +pipe_(read|write)\+0x' "$tmp/ac.out")" ]
 # -l: per lock address, a static lock named by kallsyms
 "$kprofctl" lock record -a -o "$tmp/tl.data" -- sh -c "echo mutex,4,1000,20 > $seam" \
 	>/dev/null 2>"$tmp/tlrec.err"
