@@ -89,7 +89,7 @@ else
 fi
 
 # contention: three writers on one pipe
-"$kprofctl" lock record --buffer-size 16M -o "$tmp/k2.data" -- "$prog" 3 1 >/dev/null 2>"$tmp/k2.err"
+"$kprofctl" lock record --buffer-size 16M -o "$tmp/k2.data" -- "$prog" 3 0.5 >/dev/null 2>"$tmp/k2.err"
 grep -E 'Lost|Balance' "$tmp/k2.err" | sed 's/^/# kprofctl lock record: /'
 "$kprofctl" lock report -i "$tmp/k2.data" --sort contended,acquired -E 8 >"$tmp/kr2.out" 2>&1
 sed 's/^/# kprofctl lock report --sort contended,acquired: /' "$tmp/kr2.out" | head -n 10
@@ -104,7 +104,7 @@ check "--sort contended,acquired: rows by contended, then acquired, descending" 
 		if (n++ && ($3 > c || ($3 == c && $2 > a))) bad = 1; c = $3; a = $2 }
 	     END { exit bad || n < 2 }' "$tmp/kr2.out"
 if [ -n "$perf" ]; then
-	"$perf" lock record -o "$tmp/p2.data" -- "$prog" 3 1 >/dev/null 2>"$tmp/p2.err"
+	"$perf" lock record -o "$tmp/p2.data" -- "$prog" 3 0.5 >/dev/null 2>"$tmp/p2.err"
 	"$perf" lock report -i "$tmp/p2.data" -k contended -E 8 >"$tmp/pr2.out" 2>&1
 	sed 's/^/# perf lock report -k contended: /' "$tmp/pr2.out" | head -n 10
 	ptop=$(awk 'NF >= 9 && $2 ~ /^[0-9]+$/ { print $1; exit }' "$tmp/pr2.out")
