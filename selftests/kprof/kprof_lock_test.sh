@@ -153,8 +153,11 @@ if [ -n "$kls" ]; then
 	grep -v '^	' "$tmp/kk.out" | sed 's/^/# kprof: /' | head -n 6
 	# klockstat's caller is stack[1], the lock caller's caller (vfs_write
 	# for pipe_write), as perf's: it must be in the stack of kprof's top row
-	bt=$(awk '/Avg Spin/ { getline; c = $1; gsub(/^b.|.$/, "", c); sub(/\+0x[0-9a-f]+$/, "", c)
-		    print c; exit }' "$tmp/kls.out")
+	# by total wait.  klockstat's rows are sorted by max spin: its top
+	# caller is the one with the most total spin, summed over its rows
+	bt=$(awk '/Avg Spin/ { on = 1; next } on && NF < 5 { exit }
+		  on { c = $1; gsub(/^b.|.$/, "", c); sub(/\+0x[0-9a-f]+$/, "", c); t[c] += $NF }
+		  END { for (c in t) if (t[c] > best) { best = t[c]; top = c }; print top }' "$tmp/kls.out")
 	top_stack=$(awk '/^ +[0-9]+ / { if (++rows > 1) exit; next }
 			 rows == 1 && /^\t/ { s = $2; sub(/\+0x[0-9a-f]+$/, "", s); print s }' "$tmp/kk.out" |
 		    tr '\n' ' ')
