@@ -81,10 +81,6 @@ static void ev(struct gen_writer *g, unsigned int us, uint32_t tid, unsigned int
 	const char *name = lock_name(addr);
 	uint32_t n = strlen(name) + 1, at = type == EV_ACQUIRE ? 12 : 8;
 	uint8_t raw[64] = { 0 };
-	uint64_t buf[(sizeof(struct kp_rec_sample) + 8 + 8 + 64) / 8] = { 0 };
-	struct kp_rec_sample *s = (void *)buf;
-	uint8_t *p = (uint8_t *)(s->ips + 1);
-	uint32_t len = (24 + n + 7) & ~7U;
 
 	tpr__common(raw, sizeof(raw), ids[type], tid);
 	if (type == EV_ACQUIRE)
@@ -92,21 +88,7 @@ static void ev(struct gen_writer *g, unsigned int us, uint32_t tid, unsigned int
 	tp_fake__put32(raw, at, 24 | n << 16);
 	memcpy(raw + 16, &addr, 8);
 	memcpy(raw + 24, name, n);
-
-	s->header.type = KPROF_RECORD_SAMPLE;
-	s->header.misc = KPROF_MISC_KERNEL | KPROF_MISC_RAW;
-	s->header.size = sizeof(*s) + 8 + 8 + len;
-	s->time = TPR_T0 + us * 1000ULL;
-	s->ip = TPR_IP;
-	s->period = 1;
-	s->pid = s->tid = tid;
-	s->cpu = tid & 1;
-	s->event = type;
-	s->nr_kernel = 1;
-	s->ips[0] = TPR_IP;
-	memcpy(p, &len, 4);
-	memcpy(p + 8, raw, len);
-	gen__write(g, s);
+	tpr__sample_at(g, TPR_T0 + us * 1000ULL, tid, tid & 1, type, raw, (24 + n + 7) & ~7U);
 }
 
 /* acquire, maybe contended for @wait_us, acquired, held 100 us, release */

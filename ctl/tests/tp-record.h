@@ -26,9 +26,9 @@ static inline void tpr__common(uint8_t *raw, size_t len, uint16_t id, uint32_t p
 	raw[2] = 1;				/* irqs-off, as sched_switch has it */
 }
 
-/* A sample of @event at @ms with one kernel frame and the raw record @raw. */
-static inline void tpr__sample(struct gen_writer *g, unsigned int ms, uint32_t pid,
-			       uint32_t cpu, uint16_t event, const void *raw, uint32_t len)
+/* A sample of @event at @time (ns) with one kernel frame and the raw record @raw. */
+static inline void tpr__sample_at(struct gen_writer *g, uint64_t time, uint32_t pid,
+				  uint32_t cpu, uint16_t event, const void *raw, uint32_t len)
 {
 	uint64_t buf[(sizeof(struct kp_rec_sample) + 8 + 8 + 256) / 8] = { 0 };
 	struct kp_rec_sample *s = (void *)buf;
@@ -37,7 +37,7 @@ static inline void tpr__sample(struct gen_writer *g, unsigned int ms, uint32_t p
 	s->header.type = KPROF_RECORD_SAMPLE;
 	s->header.misc = KPROF_MISC_KERNEL | (raw ? KPROF_MISC_RAW : 0);
 	s->header.size = sizeof(*s) + 8 + (raw ? 8 + ((len + 7) & ~7U) : 0);
-	s->time = TPR_T0 + ms * TPR_MS;
+	s->time = time;
 	s->ip = TPR_IP;
 	s->period = 1;
 	s->pid = s->tid = pid;
@@ -50,6 +50,13 @@ static inline void tpr__sample(struct gen_writer *g, unsigned int ms, uint32_t p
 		memcpy(p + 8, raw, len);
 	}
 	gen__write(g, s);
+}
+
+/* The same at @ms milliseconds. */
+static inline void tpr__sample(struct gen_writer *g, unsigned int ms, uint32_t pid,
+			       uint32_t cpu, uint16_t event, const void *raw, uint32_t len)
+{
+	tpr__sample_at(g, TPR_T0 + ms * TPR_MS, pid, cpu, event, raw, len);
 }
 
 static inline void tpr__switch(struct gen_writer *g, unsigned int ms, uint32_t cpu,
