@@ -500,7 +500,8 @@ static int lock_contention(int argc, const char **argv)
 			      cmd))
 		return KP_EXIT_USAGE;
 
-	opts.all_cpus = all || (!opts.nr_pid_args && !command);
+	/* no pid and no command: kp_session__from_opts() goes system-wide */
+	opts.all_cpus = all;
 	if (kp_hist_run__session(&r, &opts, nr_command > 0, cmd, &err)) {
 		kp_err__print(&err, cmd);
 		goto out;
