@@ -289,8 +289,15 @@ static void kprof_agg_extreme(u64 *word, u64 v, bool max)
  */
 bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns)
 {
+	unsigned long irqflags;
 	bool added = false;
 
+	/*
+	 * Interrupts off: a reset's IPI landing on this CPU between the inc
+	 * and the dec would wait for @remote forever (contention_end runs
+	 * with interrupts on).
+	 */
+	local_irq_save(irqflags);
 	atomic_inc(&t->remote);
 	/* pairs with the barrier in kprof_agg_reset_cpu(): see it or be seen */
 	smp_mb__after_atomic();
@@ -310,6 +317,7 @@ bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns)
 	/* the adds are done before the reset that waits for @remote sees 0 */
 	smp_mb__before_atomic();
 	atomic_dec(&t->remote);
+	local_irq_restore(irqflags);
 	return added;
 }
 
