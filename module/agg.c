@@ -321,6 +321,53 @@ bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns)
 	return added;
 }
 
+/**
+ * kprof_agg_copy_frames() - copy an entry's frames out of any CPU's table
+ * @t: the table the entry is in
+ * @slot: the entry's slot
+ * @gen16: the low 16 bits of @t->gen when it was interned
+ * @dst: where to copy its kernel, then user frames
+ * @room: words at @dst
+ * @nr_kernel: set to its kernel frames
+ * @nr_user: set to its user frames
+ *
+ * Under kprof_agg_add_time()'s handshake with a reset: the entry is read
+ * only while its table keeps the generation it was interned in.
+ *
+ * Context: any but NMI, on any CPU.
+ * Return: 0; -EBUSY when a reset came between; -ENOSPC when @room is short.
+ */
+int kprof_agg_copy_frames(struct kprof_agg_cpu *t, u32 slot, u32 gen16, u64 *dst, u32 room,
+			  u16 *nr_kernel, u16 *nr_user)
+{
+	unsigned long irqflags;
+	int ret = -EBUSY;
+
+	local_irq_save(irqflags);
+	atomic_inc(&t->remote);
+	/* pairs with the barrier in kprof_agg_reset_cpu(), as in kprof_agg_add_time() */
+	smp_mb__after_atomic();
+	if (!READ_ONCE(t->resetting) && (READ_ONCE(t->gen) & 0xffff) == gen16 &&
+	    slot < t->nr_entries) {
+		const struct kprof_agg_entry *e = kprof_agg_entry_get(t, slot);
+
+		if (e && e->nr_kernel + e->nr_user <= room) {
+			memcpy(dst, kprof_agg_frames(t, e),
+			       (e->nr_kernel + e->nr_user) * sizeof(u64));
+			*nr_kernel = e->nr_kernel;
+			*nr_user = e->nr_user;
+			ret = 0;
+		} else if (e) {
+			ret = -ENOSPC;
+		}
+	}
+	/* the copy is done before the reset that waits for @remote sees 0 */
+	smp_mb__before_atomic();
+	atomic_dec(&t->remote);
+	local_irq_restore(irqflags);
+	return ret;
+}
+
 /* Runs on the table's CPU with interrupts off: no writer but an NMI. */
 static void kprof_agg_reset_cpu(void *arg)
 {

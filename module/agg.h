@@ -16,13 +16,23 @@
 /* probes of the open-addressing table before the sample counts as lost */
 #define KPROF_AGG_PROBES		64
 
+/*
+ * The key words of an off-CPU block's waker entry (offcpu.c): its
+ * process, its name (two words), its frames' counts (kernel | user << 16),
+ * then its kernel and user frames; the entry's own frames are the block's.
+ */
+#define KPROF_AGG_WAKER_PID	0
+#define KPROF_AGG_WAKER_COMM	1
+#define KPROF_AGG_WAKER_NR	3
+#define KPROF_AGG_WAKER_HDR	4
+
 /* struct kprof_agg_entry's flags */
 #define KPROF_AGG_E_MINMAX	BIT(0)	/* keeps the longest and shortest time */
 
 /**
  * struct kprof_agg_key - what an entry is counted by, besides event and task
  * @ips: @nr_key key words, @nr_kernel kernel frames, @nr_user user frames
- * @nr_key: key words (at most 255)
+ * @nr_key: key words
  * @nr_kernel: kernel frames
  * @nr_user: user frames
  * @flags: KPROF_AGG_E_* of a new entry
@@ -47,12 +57,13 @@ enum kprof_agg_state {
  * @event: event index
  * @nr_kernel: kernel frames after the key words
  * @nr_user: user frames after them
- * @nr_key: key words before the frames (a lock's address and type)
- * @flags: KPROF_AGG_E_*
+ * @nr_key: key words before the frames (a lock's address and type; an
+ *	off-CPU block's waker)
  * @pid: process (tgid); the thread for lock events
  * @frames: offset of the entry's words in the CPU's pool: @nr_key key
  *	words, the frames, then with KPROF_AGG_E_MINMAX the longest and
  *	shortest time added (kprof_agg_minmax())
+ * @flags: KPROF_AGG_E_*
  * @hash: hash of the key, checked before the full comparison
  * @count: samples of this key, written only on the table's CPU
  * @blocks: off-CPU events instead: blocks of this key that ended, added
@@ -65,10 +76,10 @@ struct kprof_agg_entry {
 	u16 event;
 	u16 nr_kernel;
 	u16 nr_user;
-	u8 nr_key;
-	u8 flags;
+	u16 nr_key;
 	u32 pid;
 	u32 frames;
+	u8 flags;
 	u64 hash;
 	union {
 		local64_t count;
@@ -117,6 +128,8 @@ int kprof_agg_add(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
 int kprof_agg_intern(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
 		     const struct kprof_agg_key *key, u32 *slot);
 bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns);
+int kprof_agg_copy_frames(struct kprof_agg_cpu *t, u32 slot, u32 gen16, u64 *dst, u32 room,
+			  u16 *nr_kernel, u16 *nr_user);
 void kprof_agg_reset(struct kprof_agg *agg);
 u64 kprof_agg_bytes(u32 nr_entries);
 

@@ -67,8 +67,8 @@ static struct mm_struct *kprof_agg_mm(u32 pid)
  * kept when it exited or exec'd (procmap.c), else "[unknown]".
  */
 static int kprof_agg_user_name(char *buf, size_t len, struct mm_struct *mm,
-			       const struct kprof_session *s,
-			       const struct kprof_agg_entry *e, u64 addr)
+			       const struct kprof_session *s, u32 pid, const char *comm,
+			       u64 addr)
 {
 	struct vm_area_struct *vma = mm ? vma_lookup(mm, addr) : NULL;
 	int n;
@@ -76,7 +76,7 @@ static int kprof_agg_user_name(char *buf, size_t len, struct mm_struct *mm,
 	if (vma && vma->vm_file)
 		return scnprintf(buf, len, "%pD+0x%llx", vma->vm_file,
 				 addr - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT));
-	n = kprof_procmap_name(s->procmap, e->pid, e->comm, addr, buf, len);
+	n = kprof_procmap_name(s->procmap, pid, comm, addr, buf, len);
 	return n ? n : scnprintf(buf, len, "[unknown]");
 }
 
@@ -97,7 +97,8 @@ static int kprof_agg_class(const struct kprof_session *s, const struct kprof_agg
 {
 	switch (s->events[e->event].cfg.type) {
 	case KPROF_TYPE_OFFCPU:
-		return KPROF_AGG_OFFCPU;
+		/* a block's waker: its chains are the entry's key words */
+		return e->nr_key >= KPROF_AGG_WAKER_HDR ? KPROF_AGG_WAKERS : KPROF_AGG_OFFCPU;
 	case KPROF_TYPE_LOCK:
 		return KPROF_AGG_LOCK;
 	default:
@@ -189,7 +190,7 @@ static void kprof_agg_leaf_row(const struct kprof_session *s, const struct kprof
 	mm = kprof_agg_mm(e->pid);
 	if (mm)
 		mmap_read_lock(mm);
-	kprof_agg_user_name(row->sym, sizeof(row->sym), mm, s, e, f[0]);
+	kprof_agg_user_name(row->sym, sizeof(row->sym), mm, s, e->pid, e->comm, f[0]);
 	if (mm) {
 		mmap_read_unlock(mm);
 		mmput(mm);
@@ -381,6 +382,66 @@ static void kprof_agg_folded_stop(struct seq_file *m, void *v)
 	mutex_unlock(&kprof_core.lock);
 }
 
+/*
+ * ";name" of each user frame of process @pid, outermost first when
+ * @outer_first.
+ */
+static void kprof_agg_folded_user(struct seq_file *m, const struct kprof_session *s, u32 pid,
+				  const char *comm, const u64 *f, int n, bool outer_first)
+{
+	struct mm_struct *mm;
+	char name[128];
+	int i;
+
+	if (!n)
+		return;
+	mm = kprof_agg_mm(pid);
+	if (mm)
+		mmap_read_lock(mm);
+	for (i = 0; i < n; i++) {
+		kprof_agg_user_name(name, sizeof(name), mm, s, pid, comm,
+				    f[outer_first ? n - 1 - i : i]);
+		seq_printf(m, ";%s", name);
+	}
+	if (mm) {
+		mmap_read_unlock(mm);
+		mmput(mm);
+	}
+}
+
+/* ";name" of each kernel frame, with @suffix, outermost first when @outer_first. */
+static void kprof_agg_folded_kernel(struct seq_file *m, const u64 *f, int n, bool outer_first,
+				    bool kptr, const char *suffix)
+{
+	char name[128];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		kprof_agg_kernel_name(name, sizeof(name), f[outer_first ? n - 1 - i : i], kptr);
+		seq_printf(m, ";%s%s", name, suffix);
+	}
+}
+
+/*
+ * A block's waker, as BCC's offwaketime -f prints it after the blocked
+ * stacks: "--", the waker's kernel then user frames innermost first, then
+ * its name.
+ */
+static void kprof_agg_folded_waker(struct seq_file *m, const struct kprof_session *s,
+				   const u64 *key, bool kptr)
+{
+	u32 nr_kernel = key[KPROF_AGG_WAKER_NR] & 0xffff, nr_user = key[KPROF_AGG_WAKER_NR] >> 16;
+	const u64 *f = key + KPROF_AGG_WAKER_HDR;
+	char comm[TASK_COMM_LEN];
+
+	strscpy(comm, (const char *)&key[KPROF_AGG_WAKER_COMM], sizeof(comm));
+	seq_puts(m, ";--");
+	kprof_agg_folded_kernel(m, f, nr_kernel, false, kptr, "");
+	kprof_agg_folded_user(m, s, key[KPROF_AGG_WAKER_PID], comm, f + nr_kernel, nr_user,
+			      false);
+	seq_printf(m, ";%s", comm);
+}
+
 static int kprof_agg_folded_show(struct seq_file *m, void *v)
 {
 	struct kprof_agg_folded_iter *it = m->private;
@@ -388,38 +449,24 @@ static int kprof_agg_folded_show(struct seq_file *m, void *v)
 	struct kprof_agg_cpu *t = it->t;
 	const u64 *f = kprof_agg_frames(t, e);
 	struct kprof_session *s = kprof_session_current();
-	struct mm_struct *mm = NULL;
-	bool offcpu = it->which == KPROF_AGG_OFFCPU, lock = it->which == KPROF_AGG_LOCK;
-	char name[128];
-	int i;
+	bool lock = it->which == KPROF_AGG_LOCK, wakers = it->which == KPROF_AGG_WAKERS;
+	bool offcpu = it->which == KPROF_AGG_OFFCPU || wakers;
 
 	seq_printf(m, "%s", e->comm);
 	if (s->nr_events > 1 && !offcpu && !lock)
 		seq_printf(m, ";[%s]", s->events[e->event].cfg.name);
-	if (e->nr_user) {
-		mm = kprof_agg_mm(e->pid);
-		if (mm)
-			mmap_read_lock(mm);
-		/* outermost first: user frames from the last, then kernel */
-		for (i = e->nr_kernel + e->nr_user - 1; i >= e->nr_kernel; i--) {
-			kprof_agg_user_name(name, sizeof(name), mm, s, e, f[i]);
-			seq_printf(m, ";%s", name);
-		}
-		if (mm) {
-			mmap_read_unlock(mm);
-			mmput(mm);
-		}
-	}
+	/* outermost first: user frames from the last, then kernel */
+	kprof_agg_folded_user(m, s, e->pid, e->comm, f + e->nr_kernel, e->nr_user, true);
 	/* off-CPU: as BCC's offcputime -f prints them, user;-;kernel, in us */
 	if (offcpu && e->nr_user && e->nr_kernel)
 		seq_puts(m, ";-");
-	for (i = e->nr_kernel - 1; i >= 0; i--) {
-		kprof_agg_kernel_name(name, sizeof(name), f[i], it->kptr);
-		seq_printf(m, offcpu || lock ? ";%s" : ";%s_[k]", name);
-	}
+	kprof_agg_folded_kernel(m, f, e->nr_kernel, true, it->kptr, offcpu || lock ? "" : "_[k]");
+	if (wakers)
+		kprof_agg_folded_waker(m, s, kprof_agg_keys(t, e), it->kptr);
 	/* lock waits: the lock as the leaf, [type name], and the time in us */
 	if (lock) {
 		const u64 *key = kprof_agg_keys(t, e);
+		char name[128];
 
 		kprof_agg_kernel_name(name, sizeof(name), key[0], it->kptr);
 		seq_printf(m, ";[%s %s]", kprof_agg_lock_type(key[1]), name);
@@ -493,6 +540,32 @@ static bool kprof_agg_dump_session(struct netlink_callback *cb, struct kprof_ses
 	return true;
 }
 
+/*
+ * The waker of a block's entry, from its key words; its kernel frames
+ * zeroed at @hidden (room for 2 * KPROF_MAX_STACK_DEPTH) when the reader
+ * may not see them.
+ */
+static void kprof_agg_view_waker(struct kprof_agg_view *v, const u64 *key, u32 nr_key,
+				 u64 *hidden)
+{
+	u32 nr_kernel = key[KPROF_AGG_WAKER_NR] & 0xffff, nr_user = key[KPROF_AGG_WAKER_NR] >> 16;
+	const u64 *f = key + KPROF_AGG_WAKER_HDR;
+
+	if (KPROF_AGG_WAKER_HDR + nr_kernel + nr_user != nr_key)
+		return;
+	v->has_waker = true;
+	v->waker_pid = key[KPROF_AGG_WAKER_PID];
+	strscpy(v->waker_comm, (const char *)&key[KPROF_AGG_WAKER_COMM], sizeof(v->waker_comm));
+	v->waker_nr_kernel = nr_kernel;
+	v->waker_nr_user = nr_user;
+	v->waker_frames = f;
+	if (hidden) {
+		memset(hidden, 0, nr_kernel * sizeof(u64));
+		memcpy(hidden + nr_kernel, f + nr_kernel, nr_user * sizeof(u64));
+		v->waker_frames = hidden;
+	}
+}
+
 /**
  * kprof_agg_dump() - AGG_DUMP: fill @skb with entries from the cursor on
  * @skb: the message buffer
@@ -515,7 +588,8 @@ int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 
 	/* kernel frames as /proc/kallsyms would show them: zero when hidden */
 	if (!kprof_kptr_visible()) {
-		hidden = kmalloc_array(2 * KPROF_MAX_STACK_DEPTH, sizeof(u64), KPROF_GFP);
+		/* the entry's frames, then a waker's */
+		hidden = kmalloc_array(4 * KPROF_MAX_STACK_DEPTH, sizeof(u64), KPROF_GFP);
 		if (!hidden)
 			return -ENOMEM;
 	}
@@ -544,6 +618,9 @@ int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			v.lock = hidden ? 0 : kprof_agg_keys(t, e)[0];
 			v.lock_flags = kprof_agg_keys(t, e)[1];
 		}
+		if (kprof_agg_class(s, e) == KPROF_AGG_WAKERS)
+			kprof_agg_view_waker(&v, kprof_agg_keys(t, e), e->nr_key,
+					     hidden ? hidden + e->nr_kernel + e->nr_user : NULL);
 		if (e->flags & KPROF_AGG_E_MINMAX) {
 			v.minmax = true;
 			v.max_ns = READ_ONCE(kprof_agg_minmax(t, e)[0]);

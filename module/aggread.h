@@ -30,6 +30,7 @@ enum kprof_agg_which {
 	KPROF_AGG_SAMPLES,
 	KPROF_AGG_OFFCPU,
 	KPROF_AGG_LOCK,
+	KPROF_AGG_WAKERS,
 };
 
 /**
@@ -42,6 +43,12 @@ enum kprof_agg_which {
  * @minmax: @max_ns and @min_ns are kept
  * @max_ns: the longest time added
  * @min_ns: the shortest
+ * @has_waker: an off-CPU block's waker entry: the waker_* fields are its
+ * @waker_pid: the waker's process
+ * @waker_comm: its thread's name
+ * @waker_nr_kernel: its kernel frames at @waker_frames (zero when hidden)
+ * @waker_nr_user: its user frames after them
+ * @waker_frames: the frames
  */
 struct kprof_agg_view {
 	const struct kprof_agg_entry *e;
@@ -52,6 +59,12 @@ struct kprof_agg_view {
 	bool minmax;
 	u64 max_ns;
 	u64 min_ns;
+	bool has_waker;
+	u32 waker_pid;
+	char waker_comm[16];
+	u16 waker_nr_kernel;
+	u16 waker_nr_user;
+	const u64 *waker_frames;
 };
 
 int kprof_agg_report_show(struct seq_file *m, void *v);

@@ -11,6 +11,8 @@
  *	offcpu	off-CPU time per stack, folded as BCC's offcputime -f, in us (0400)
  *	lock	lock wait time per waiter's stack, folded, the lock as the leaf
  *		("[type name]"), in us (0400)
+ *	wakers	off-CPU time per blocked stack and waker stack, folded as BCC's
+ *		offwaketime -f, in us (0400)
  *	reset	writing 1 empties the aggregation tables (0200)
  *	probes	the session's kprobes and ftrace probes and their hits (0400)
  *	runqlat	the session's run-queue latency histograms, as BCC prints them (0400)
@@ -164,6 +166,7 @@ static int kprof_stats_show(struct seq_file *m, void *v)
 			   total.lost_cost);
 	kprof_stats_wait(m, &total, KPROF_WAIT_OFFCPU, "off-CPU", "blocks");
 	kprof_stats_wait(m, &total, KPROF_WAIT_LOCK, "lock", "waits");
+	kprof_stats_wait(m, &total, KPROF_WAIT_WAKER, "waker", "wakes");
 	seq_printf(m, "nested: %llu records committed inside another writer's record\n",
 		   total.nested);
 	return 0;
@@ -322,6 +325,7 @@ int __init kprof_debugfs_init(void)
 	debugfs_create_file("folded", 0400, root, (void *)KPROF_AGG_SAMPLES, &kprof_folded_fops);
 	debugfs_create_file("offcpu", 0400, root, (void *)KPROF_AGG_OFFCPU, &kprof_folded_fops);
 	debugfs_create_file("lock", 0400, root, (void *)KPROF_AGG_LOCK, &kprof_folded_fops);
+	debugfs_create_file("wakers", 0400, root, (void *)KPROF_AGG_WAKERS, &kprof_folded_fops);
 	debugfs_create_file("reset", 0200, root, NULL, &kprof_reset_fops);
 	debugfs_create_file("probes", 0400, root, NULL, &kprof_probes_fops);
 	debugfs_create_file("runqlat", 0400, root, NULL, &kprof_runqlat_fops);

@@ -248,6 +248,7 @@ int kprof_nl_put_u64(struct sk_buff *msg, int type, u64 v, int pad)
 static const int kprof_wait_attrs[KPROF_WAIT_KINDS] = {
 	[KPROF_WAIT_OFFCPU]	= KPROF_STATS_A_OFFCPU_BLOCKS,
 	[KPROF_WAIT_LOCK]	= KPROF_STATS_A_LOCK_WAITS,
+	[KPROF_WAIT_WAKER]	= KPROF_STATS_A_WAKER_WAKES,
 };
 
 /* A KPROF_A_STATS nest; @cpu < 0 for totals. */
@@ -265,6 +266,10 @@ static int kprof_nl_put_stats(struct sk_buff *msg, const struct kprof_stats_snap
 	BUILD_BUG_ON(KPROF_STATS_A_OFFCPU_LOST_FULL - KPROF_STATS_A_OFFCPU_BLOCKS !=
 		     KPROF_WAIT_LOST_FULL);
 	BUILD_BUG_ON(KPROF_STATS_A_LOCK_LOST_FULL - KPROF_STATS_A_LOCK_WAITS !=
+		     KPROF_WAIT_LOST_FULL);
+	BUILD_BUG_ON(KPROF_STATS_A_WAKER_OPEN - KPROF_STATS_A_WAKER_WAKES !=
+		     KPROF_WAIT_OPEN - KPROF_WAIT_BEGUN);
+	BUILD_BUG_ON(KPROF_STATS_A_WAKER_LOST_FULL - KPROF_STATS_A_WAKER_WAKES !=
 		     KPROF_WAIT_LOST_FULL);
 
 	nest = nla_nest_start(msg, KPROF_A_STATS);
@@ -389,7 +394,8 @@ int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
 					    "kprof: off-CPU time takes no symbol");
 			return -EINVAL;
 		}
-		if (!ev->config || ev->config & ~(u64)KPROF_OFFCPU_F_ALL) {
+		if (!(ev->config & KPROF_OFFCPU_F_ALL) ||
+		    ev->config & ~(u64)(KPROF_OFFCPU_F_ALL | KPROF_OFFCPU_F_WAKERS)) {
 			NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_CONFIG],
 					    "kprof: off-CPU states: a non-empty set of KPROF_OFFCPU_F_*");
 			return -EINVAL;
@@ -983,7 +989,14 @@ static int kprof_nl_agg_put(struct sk_buff *skb, struct netlink_callback *cb, u6
 		kprof_nl_put_u64(skb, KPROF_AGG_A_MIN_NS, v->min_ns, KPROF_AGG_A_PAD))) ||
 	      (v->has_lock &&
 	       (kprof_nl_put_u64(skb, KPROF_AGG_A_LOCK, v->lock, KPROF_AGG_A_PAD) ||
-		nla_put_u32(skb, KPROF_AGG_A_LOCK_FLAGS, v->lock_flags)));
+		nla_put_u32(skb, KPROF_AGG_A_LOCK_FLAGS, v->lock_flags))) ||
+	      (v->has_waker &&
+	       (nla_put_u32(skb, KPROF_AGG_A_WAKER_PID, v->waker_pid) ||
+		nla_put_string(skb, KPROF_AGG_A_WAKER_COMM, v->waker_comm) ||
+		nla_put(skb, KPROF_AGG_A_WAKER_KERNEL, v->waker_nr_kernel * sizeof(u64),
+			v->waker_frames) ||
+		nla_put(skb, KPROF_AGG_A_WAKER_USER, v->waker_nr_user * sizeof(u64),
+			v->waker_frames + v->waker_nr_kernel)));
 	return kprof_nl_dump_nest_end(skb, hdr, nest, err);
 }
 

@@ -23,6 +23,7 @@ static const char * const kprof_ktp_names[KPROF_KTP_NR] = {
 	[KPROF_KTP_SWITCH]		= "sched_switch",
 	[KPROF_KTP_WAKEUP]		= "sched_wakeup",
 	[KPROF_KTP_WAKEUP_NEW]		= "sched_wakeup_new",
+	[KPROF_KTP_WAKING]		= "sched_waking",
 	[KPROF_KTP_CONTENTION_BEGIN]	= "contention_begin",
 	[KPROF_KTP_CONTENTION_END]	= "contention_end",
 };

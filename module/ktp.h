@@ -15,6 +15,7 @@ enum kprof_ktp {
 	KPROF_KTP_SWITCH,		/* sched_switch: run-queue latency */
 	KPROF_KTP_WAKEUP,		/* sched_wakeup */
 	KPROF_KTP_WAKEUP_NEW,		/* sched_wakeup_new */
+	KPROF_KTP_WAKING,		/* sched_waking: off-CPU wakers */
 	KPROF_KTP_CONTENTION_BEGIN,	/* lock:contention_begin (5.19+): lock waits */
 	KPROF_KTP_CONTENTION_END,	/* lock:contention_end */
 	KPROF_KTP_NR

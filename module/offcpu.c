@@ -11,6 +11,13 @@
  * it was away is added to that entry (kprof_agg_add_time()), from whichever
  * CPU it runs on now, when it lies within [min_ns, max_ns].
  *
+ * With KPROF_OFFCPU_F_WAKERS, sched_waking too, for a woken thread with a
+ * block open: the waker's chains (current's) and name, as key words, with
+ * the blocked chains copied from the block's entry, are interned in the
+ * waker's CPU's table; that entry is noted in the block's slot and gets
+ * the block's time as well when it ends (offwaketime's view).  The last
+ * waker before the block ends is the one kept.
+ *
  * The per-thread table of open blocks is wait.c's, one block a thread;
  * the counters are its KPROF_WAIT_OFFCPU ones (struct kprof_cpu_stats,
  * apart from the samples': a session may stream samples and keep off-CPU
@@ -18,8 +25,10 @@
  * ends exactly once (wait.h); lost_full when no table entry holds its
  * stacks.
  *
- * Context of both probes: the scheduler's, rq lock held, interrupts off.
- * No locks, no allocation, bounded work.
+ * Context of the sched_switch probe: the scheduler's, rq lock held,
+ * interrupts off; of sched_waking: try_to_wake_up()'s, the woken task's
+ * pi_lock held, from any context but NMI.  No locks, no allocation,
+ * bounded work.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,6 +44,7 @@
 #include "guard.h"
 #include "ktp.h"
 #include "offcpu.h"
+#include "ring.h"
 #include "sample.h"
 #include "session.h"
 #include "sideband.h"
@@ -46,14 +56,20 @@
  * @waits: the blocked threads
  * @iter: the sched_switch tracepoint's iterator, skipped in kernel chains
  * @iter_len: its size
- * @registered: the probe is attached
+ * @waking_iter: the sched_waking tracepoint's iterator
+ * @waking_iter_len: its size
+ * @registered: the sched_switch probe is attached
+ * @waking: the sched_waking probe is attached
  */
 struct kprof_offcpu {
 	struct kprof_event *kev;
 	struct kprof_waits waits;
 	unsigned long iter;
 	unsigned long iter_len;
+	unsigned long waking_iter;
+	unsigned long waking_iter_len;
 	bool registered;
+	bool waking;
 };
 
 /* The KPROF_OFFCPU_F_* class of a switch-out; 0 for one that never returns. */
@@ -100,6 +116,80 @@ static notrace void kprof_offcpu_begin(struct kprof_offcpu *off, struct kprof_ri
 }
 
 NOKPROBE_SYMBOL(kprof_offcpu_begin);
+
+/* Current wakes @p, whose block's entry is at @blocked: count the pair. */
+static notrace void kprof_offcpu_waker(struct kprof_offcpu *off, struct kprof_ring *ring,
+				       struct task_struct *p, u64 blocked, int level)
+{
+	struct kprof_session *s = off->kev->session;
+	struct kprof_agg_cpu *t = s->agg->cpus[ring->cpu], *bt;
+	local64_t *c = ring->stats.wait[KPROF_WAIT_WAKER];
+	struct kprof_agg_key key = { };
+	u64 *ips = kprof_ring_scratch(ring, level);
+	u16 nr_kernel, nr_user;
+	unsigned int bcpu;
+	u32 bgen, bslot, entry, n;
+	int ret;
+
+	local64_inc(&c[KPROF_WAIT_BEGUN]);
+	kprof_wait_where_decode(blocked, &bcpu, &bgen, &bslot);
+	bt = bcpu < s->agg->nr_cpus ? s->agg->cpus[bcpu] : NULL;
+	if (unlikely(!bt || !t)) {
+		local64_inc(&c[KPROF_WAIT_LOST_RESET]);
+		return;
+	}
+	kprof_count_stack_flags(ring, kprof_chains_here(s, ips + KPROF_AGG_WAKER_HDR,
+							off->waking_iter, off->waking_iter_len,
+							true, &nr_kernel, &nr_user));
+	ips[KPROF_AGG_WAKER_PID] = task_tgid_nr(current);
+	strscpy_pad((char *)&ips[KPROF_AGG_WAKER_COMM], current->comm, 2 * sizeof(u64));
+	ips[KPROF_AGG_WAKER_NR] = nr_kernel | (u32)nr_user << 16;
+	n = KPROF_AGG_WAKER_HDR + nr_kernel + nr_user;
+
+	/* the blocked chains, after the waker's */
+	ret = kprof_agg_copy_frames(bt, bslot, bgen, ips + n, KPROF_SCRATCH_WORDS - n,
+				    &key.nr_kernel, &key.nr_user);
+	if (ret) {
+		local64_inc(&c[ret == -EBUSY ? KPROF_WAIT_LOST_RESET : KPROF_WAIT_LOST_FULL]);
+		return;
+	}
+	key.ips = ips;
+	key.nr_key = n;
+	ret = kprof_agg_intern(t, off->kev->index, task_tgid_nr(p), p->comm, &key, &entry);
+	if (ret < 0) {
+		local64_inc(&c[ret == -EBUSY ? KPROF_WAIT_LOST_RESET : KPROF_WAIT_LOST_FULL]);
+		return;
+	}
+	if (ret > 0 && nr_user)
+		kprof_procmap_note_pid(s->procmap, task_tgid_nr(current));
+	kprof_wait_note_waker(&off->waits, &ring->stats, p->pid, blocked,
+			      kprof_wait_where(ring->cpu, READ_ONCE(t->gen), entry));
+}
+
+NOKPROBE_SYMBOL(kprof_offcpu_waker);
+
+static notrace void kprof_offcpu_waking(void *data, struct task_struct *p)
+{
+	struct kprof_offcpu *off = data;
+	struct kprof_session *s = off->kev->session;
+	struct kprof_ring *ring;
+	u64 blocked;
+	int level;
+
+	if (!p->pid)
+		return;
+	level = kprof_guard_enter();
+	if (level < 0) {
+		kprof_sample_recursion(off->kev);
+		return;
+	}
+	ring = s->bufs->rings[smp_processor_id()];
+	if (likely(ring) && kprof_wait_peek(&off->waits, p->pid, &blocked))
+		kprof_offcpu_waker(off, ring, p, blocked, level);
+	kprof_guard_exit(level);
+}
+
+NOKPROBE_SYMBOL(kprof_offcpu_waking);
 
 static notrace void kprof_offcpu_switch(void *data, bool preempt, struct task_struct *prev,
 					struct task_struct *next, unsigned int prev_state)
@@ -172,9 +262,24 @@ int kprof_offcpu_start(struct kprof_event *kev, struct netlink_ext_ack *extack)
 		goto out_free;
 	}
 	off->registered = true;
+
+	if (kev->cfg.config & KPROF_OFFCPU_F_WAKERS) {
+		off->waits.wakers = true;
+		off->waking_iter = kprof_ktp_iter(KPROF_KTP_WAKING, &off->waking_iter_len);
+		ret = kprof_ktp_register(KPROF_KTP_WAKING, kprof_offcpu_waking, off);
+		if (ret) {
+			NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,
+					    "kprof: cannot hook the sched_waking tracepoint");
+			goto out_switch;
+		}
+		off->waking = true;
+	}
 	kev->offcpu = off;
 	return 0;
 
+out_switch:
+	kprof_ktp_unregister(KPROF_KTP_SWITCH, kprof_offcpu_switch, off);
+	kprof_ktp_sync();
 out_free:
 	kprof_waits_free(&off->waits);
 	kfree(off);
@@ -200,8 +305,11 @@ void kprof_offcpu_stop(struct kprof_event *kev)
 	if (!off || !off->registered)
 		return;
 	kprof_ktp_unregister(KPROF_KTP_SWITCH, kprof_offcpu_switch, off);
+	if (off->waking)
+		kprof_ktp_unregister(KPROF_KTP_WAKING, kprof_offcpu_waking, off);
 	kprof_ktp_sync();
 	off->registered = false;
+	off->waking = false;
 
 	now = ktime_get_mono_fast_ns();
 	preempt_disable();

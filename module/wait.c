@@ -38,15 +38,14 @@
 #define KPROF_WAIT_SLOTS	BIT(16)
 #define KPROF_WAIT_BUSY		BIT_ULL(63)
 
-/* where: the entry of a wait's key */
-#define KPROF_WAIT_CPU_SHIFT	48
-#define KPROF_WAIT_GEN_SHIFT	32
-
 /**
  * struct kprof_wait_level - one open wait
  * @start_ns: when it began
  * @where: its entry: cpu << 48 | (table generation & 0xffff) << 32 | slot
  * @tag: what it waits for (a lock's address), matched by its end
+ *
+ * With @wakers (depth 1), lv[1] is the block's waker instead: @where its
+ * entry, @tag 1 while one is noted.
  */
 struct kprof_wait_level {
 	u64 start_ns;
@@ -86,6 +85,7 @@ int kprof_waits_init(struct kprof_waits *w, struct kprof_agg *agg, enum kprof_wa
 	w->agg = agg;
 	w->kind = kind;
 	w->depth = clamp(depth, 1U, (unsigned int)KPROF_WAIT_DEPTH);
+	w->wakers = false;
 	w->min_ns = min_ns;
 	w->max_ns = max_ns;
 	w->slots = kvcalloc(KPROF_WAIT_SLOTS, sizeof(*w->slots), KPROF_GFP);
@@ -176,10 +176,14 @@ void kprof_wait_begin(struct kprof_waits *w, struct kprof_cpu_stats *st, unsigne
 		local64_inc(&c[KPROF_WAIT_LOST]);
 		nr--;
 	}
+	if (w->wakers && s->lv[1].tag) {
+		/* the waker of a block that was replaced (or never ended) */
+		local64_inc(&st->wait[KPROF_WAIT_WAKER][KPROF_WAIT_LOST]);
+		s->lv[1].tag = 0;
+	}
 	lv = &s->lv[nr];
 	lv->start_ns = now;
-	lv->where = (u64)cpu << KPROF_WAIT_CPU_SHIFT |
-		    (u64)(READ_ONCE(t->gen) & 0xffff) << KPROF_WAIT_GEN_SHIFT | slot;
+	lv->where = kprof_wait_where(cpu, READ_ONCE(t->gen), slot);
 	lv->tag = tag;
 	s->nr = nr + 1;
 	/* release: whoever sees the tid sees the slot */
@@ -196,10 +200,12 @@ NOKPROBE_SYMBOL(kprof_wait_begin);
 static void kprof_wait_close(struct kprof_waits *w, local64_t *c, u64 where, u64 ns,
 			     bool at_stop)
 {
-	unsigned int cpu = where >> KPROF_WAIT_CPU_SHIFT;
-	u32 kept_gen = (where >> KPROF_WAIT_GEN_SHIFT) & 0xffff;
+	unsigned int cpu;
+	u32 kept_gen, slot;
 	struct kprof_agg_cpu *t;
 	u32 gen;
+
+	kprof_wait_where_decode(where, &cpu, &kept_gen, &slot);
 
 	if (ns < w->min_ns || ns > w->max_ns) {
 		local64_inc(&c[at_stop ? KPROF_WAIT_OPEN : KPROF_WAIT_FILTERED]);
@@ -208,7 +214,7 @@ static void kprof_wait_close(struct kprof_waits *w, local64_t *c, u64 where, u64
 	t = cpu < w->agg->nr_cpus ? w->agg->cpus[cpu] : NULL;
 	gen = t ? READ_ONCE(t->gen) : 0;
 	/* the generation as kept (its low 16 bits), then exactly, under the handshake */
-	if (t && (gen & 0xffff) == kept_gen && kprof_agg_add_time(t, (u32)where, gen, ns))
+	if (t && (gen & 0xffff) == kept_gen && kprof_agg_add_time(t, slot, gen, ns))
 		local64_inc(&c[at_stop ? KPROF_WAIT_OPEN : KPROF_WAIT_DONE]);
 	else
 		local64_inc(&c[at_stop ? KPROF_WAIT_OPEN : KPROF_WAIT_LOST_RESET]);
@@ -232,7 +238,7 @@ void kprof_wait_end(struct kprof_waits *w, struct kprof_cpu_stats *st, u32 tid, 
 		    bool any, u64 now)
 {
 	struct kprof_wait_slot *s = kprof_wait_slot(w, tid);
-	struct kprof_wait_level lv;
+	struct kprof_wait_level lv, waker = { };
 	u64 i, nr;
 
 	/* acquire: pairs with the writer's release of the tid */
@@ -251,12 +257,20 @@ void kprof_wait_end(struct kprof_waits *w, struct kprof_cpu_stats *st, u32 tid, 
 		return;
 	}
 	lv = s->lv[i - 1];
-	for (; i < nr; i++)
-		s->lv[i - 1] = s->lv[i];
+	if (w->wakers) {
+		waker = s->lv[1];
+		s->lv[1].tag = 0;
+	} else {
+		for (; i < nr; i++)
+			s->lv[i - 1] = s->lv[i];
+	}
 	s->nr = nr - 1;
 	/* release: the next writer or reader sees the slot without this wait */
 	smp_store_release(&s->tid, nr > 1 ? tid : 0);
 	kprof_wait_close(w, st->wait[w->kind], lv.where, now - lv.start_ns, false);
+	if (waker.tag)
+		kprof_wait_close(w, st->wait[KPROF_WAIT_WAKER], waker.where, now - lv.start_ns,
+				 false);
 }
 
 NOKPROBE_SYMBOL(kprof_wait_end);
@@ -283,5 +297,74 @@ void kprof_waits_drain(struct kprof_waits *w, struct kprof_cpu_stats *st, u64 no
 		for (j = 0; j < nr; j++)
 			kprof_wait_close(w, st->wait[w->kind], s->lv[j].where,
 					 now - s->lv[j].start_ns, true);
+		if (w->wakers && s->lv[1].tag) {
+			kprof_wait_close(w, st->wait[KPROF_WAIT_WAKER], s->lv[1].where,
+					 now - s->lv[0].start_ns, true);
+			s->lv[1].tag = 0;
+		}
 	}
 }
+
+/**
+ * kprof_wait_peek() - the entry of a thread's open block
+ * @w: the table, of depth 1
+ * @tid: the thread, blocked
+ * @where: set to the entry's place (kprof_wait_where_decode())
+ *
+ * Read without taking the slot: kprof_wait_note_waker() checks later
+ * that the block is still the one seen here.
+ *
+ * Context: any, as kprof_wait_begin().
+ * Return: true when @tid has a block open.
+ */
+bool kprof_wait_peek(struct kprof_waits *w, u32 tid, u64 *where)
+{
+	struct kprof_wait_slot *s = kprof_wait_slot(w, tid);
+
+	/* acquire: pairs with the release that published the slot */
+	if (smp_load_acquire(&s->tid) != tid || !READ_ONCE(s->nr))
+		return false;
+	*where = READ_ONCE(s->lv[0].where);
+	/* still ours after the read, as in kprof_wait_open() */
+	smp_rmb();
+	return READ_ONCE(s->tid) == tid;
+}
+
+NOKPROBE_SYMBOL(kprof_wait_peek);
+
+/**
+ * kprof_wait_note_waker() - note who woke a thread's open block
+ * @w: the table, with wakers
+ * @st: this CPU's counters
+ * @tid: the thread woken
+ * @blocked: its block's entry as kprof_wait_peek() saw it
+ * @where: the waker's entry (kprof_wait_where())
+ *
+ * The caller counted the waker (KPROF_WAIT_WAKER's BEGUN).  It is lost
+ * when the slot is busy or holds another block now; a waker noted before
+ * on the same block (a second wakeup) is replaced, and counted lost.
+ */
+void kprof_wait_note_waker(struct kprof_waits *w, struct kprof_cpu_stats *st, u32 tid,
+			   u64 blocked, u64 where)
+{
+	local64_t *c = st->wait[KPROF_WAIT_WAKER];
+	struct kprof_wait_slot *s = kprof_wait_slot(w, tid);
+
+	if (READ_ONCE(s->tid) != tid || cmpxchg(&s->tid, tid, KPROF_WAIT_BUSY) != tid) {
+		local64_inc(&c[KPROF_WAIT_LOST]);
+		return;
+	}
+	if (s->nr != 1 || s->lv[0].where != blocked) {
+		local64_inc(&c[KPROF_WAIT_LOST]);
+	} else {
+		if (s->lv[1].tag)
+			local64_inc(&c[KPROF_WAIT_LOST]);
+		s->lv[1].where = where;
+		s->lv[1].start_ns = 0;
+		s->lv[1].tag = 1;
+	}
+	/* release: the slot as it was, with the waker */
+	smp_store_release(&s->tid, tid);
+}
+
+NOKPROBE_SYMBOL(kprof_wait_note_waker);

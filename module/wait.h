@@ -14,6 +14,7 @@
 enum kprof_wait_kind {
 	KPROF_WAIT_OFFCPU,
 	KPROF_WAIT_LOCK,
+	KPROF_WAIT_WAKER,	/* an off-CPU block's waker, noted until the block ends */
 	KPROF_WAIT_KINDS
 };
 
@@ -47,6 +48,7 @@ struct kprof_wait_slot;
  * @agg: the tables the waits' entries are in
  * @kind: which counters
  * @depth: waits one thread may have open, at most KPROF_WAIT_DEPTH
+ * @wakers: depth 1 only: a block's waker may be noted (kprof_wait_note_waker())
  * @min_ns: the shortest wait counted
  * @max_ns: the longest wait counted
  */
@@ -55,6 +57,7 @@ struct kprof_waits {
 	struct kprof_agg *agg;
 	enum kprof_wait_kind kind;
 	unsigned int depth;
+	bool wakers;
 	u64 min_ns;
 	u64 max_ns;
 };
@@ -68,5 +71,25 @@ void kprof_wait_begin(struct kprof_waits *w, struct kprof_cpu_stats *st, unsigne
 void kprof_wait_end(struct kprof_waits *w, struct kprof_cpu_stats *st, u32 tid, u64 tag,
 		    bool any, u64 now);
 void kprof_waits_drain(struct kprof_waits *w, struct kprof_cpu_stats *st, u64 now);
+bool kprof_wait_peek(struct kprof_waits *w, u32 tid, u64 *where);
+void kprof_wait_note_waker(struct kprof_waits *w, struct kprof_cpu_stats *st, u32 tid,
+			   u64 blocked, u64 where);
+
+/* A wait's entry: cpu << 48 | (table generation & 0xffff) << 32 | slot */
+#define KPROF_WAIT_CPU_SHIFT	48
+#define KPROF_WAIT_GEN_SHIFT	32
+
+static inline u64 kprof_wait_where(unsigned int cpu, u32 gen, u32 slot)
+{
+	return (u64)cpu << KPROF_WAIT_CPU_SHIFT | (u64)(gen & 0xffff) << KPROF_WAIT_GEN_SHIFT |
+	       slot;
+}
+
+static inline void kprof_wait_where_decode(u64 where, unsigned int *cpu, u32 *gen16, u32 *slot)
+{
+	*cpu = where >> KPROF_WAIT_CPU_SHIFT;
+	*gen16 = (where >> KPROF_WAIT_GEN_SHIFT) & 0xffff;
+	*slot = (u32)where;
+}
 
 #endif /* _KPROF_WAIT_H */

@@ -122,6 +122,12 @@ int kp_agg__add(struct kp_agg *a, const struct kp_agg_entry *e, struct kp_err *e
 
 	if (!count)
 		return 0;	/* nothing counted: not a sample */
+	/*
+	 * A block's waker entry (ABI 1.7) repeats the block's time under the
+	 * block's key: AGG records keep the blocks once, without their wakers.
+	 */
+	if (e->has_waker)
+		return 0;
 	if (e->event >= KPROF_MAX_EVENTS || e->nr_kernel > KPROF_MAX_STACK_DEPTH ||
 	    e->nr_user > KPROF_MAX_STACK_DEPTH) {
 		kp_err__set(err, EBADMSG, "bad aggregation entry: event %u, %u+%u frames",

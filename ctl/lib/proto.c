@@ -91,7 +91,13 @@ static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_LOCK_LOST]	= "KPROF_STATS_A_LOCK_LOST",
 	[KPROF_STATS_A_LOCK_LOST_FULL]	= "KPROF_STATS_A_LOCK_LOST_FULL",
 	[KPROF_STATS_A_LOCK_LOST_RESET]	= "KPROF_STATS_A_LOCK_LOST_RESET",
-	[KPROF_STATS_A_LOCK_OPEN]	= "KPROF_STATS_A_LOCK_OPEN",
+	[KPROF_STATS_A_LOCK_OPEN]	= "KPROF_STATS_A_LOCK_OPEN",	[KPROF_STATS_A_WAKER_WAKES]	= "KPROF_STATS_A_WAKER_WAKES",
+	[KPROF_STATS_A_WAKER_DONE]	= "KPROF_STATS_A_WAKER_DONE",
+	[KPROF_STATS_A_WAKER_FILTERED] = "KPROF_STATS_A_WAKER_FILTERED",
+	[KPROF_STATS_A_WAKER_LOST]	= "KPROF_STATS_A_WAKER_LOST",
+	[KPROF_STATS_A_WAKER_LOST_FULL] = "KPROF_STATS_A_WAKER_LOST_FULL",
+	[KPROF_STATS_A_WAKER_LOST_RESET] = "KPROF_STATS_A_WAKER_LOST_RESET",
+	[KPROF_STATS_A_WAKER_OPEN]	= "KPROF_STATS_A_WAKER_OPEN",
 };
 
 static const char * const kp_stat_names[KP_STATS_NR] = {
@@ -203,7 +209,13 @@ static const struct nla_policy kp_stats_policy[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_LOCK_LOST]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_LOCK_LOST_FULL]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_LOCK_LOST_RESET]	= { .type = NLA_U64 },
-	[KPROF_STATS_A_LOCK_OPEN]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_LOCK_OPEN]	= { .type = NLA_U64 },	[KPROF_STATS_A_WAKER_WAKES]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_WAKER_DONE]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_WAKER_FILTERED] = { .type = NLA_U64 },
+	[KPROF_STATS_A_WAKER_LOST]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_WAKER_LOST_FULL] = { .type = NLA_U64 },
+	[KPROF_STATS_A_WAKER_LOST_RESET] = { .type = NLA_U64 },
+	[KPROF_STATS_A_WAKER_OPEN]	= { .type = NLA_U64 },
 };
 
 const char *kp_fmt_lost_tail(uint64_t recursion, uint64_t cost, char *buf, size_t len)
@@ -383,6 +395,14 @@ static int kp_stats__parse_nest(struct nlattr *nest, struct kp_stats *st,
 			st->lock[i] = nla_get_u64(tb[KPROF_STATS_A_LOCK_WAITS + i]);
 		else
 			st->has_lock = false;
+	}
+	/* ABI 1.7: all or none */
+	st->has_waker = true;
+	for (i = 0; i < KP_OFFCPU_STATS_NR; i++) {
+		if (tb[KPROF_STATS_A_WAKER_WAKES + i])
+			st->waker[i] = nla_get_u64(tb[KPROF_STATS_A_WAKER_WAKES + i]);
+		else
+			st->has_waker = false;
 	}
 	st->has_nested = tb[KPROF_STATS_A_NESTED];
 	if (st->has_nested)
@@ -898,6 +918,10 @@ static const char *kp_agg_attr__name(int type)
 		[KPROF_AGG_A_MIN_NS]	= "KPROF_AGG_A_MIN_NS",
 		[KPROF_AGG_A_LOCK]	= "KPROF_AGG_A_LOCK",
 		[KPROF_AGG_A_LOCK_FLAGS] = "KPROF_AGG_A_LOCK_FLAGS",
+		[KPROF_AGG_A_WAKER_PID]	= "KPROF_AGG_A_WAKER_PID",
+		[KPROF_AGG_A_WAKER_COMM] = "KPROF_AGG_A_WAKER_COMM",
+		[KPROF_AGG_A_WAKER_KERNEL] = "KPROF_AGG_A_WAKER_KERNEL",
+		[KPROF_AGG_A_WAKER_USER] = "KPROF_AGG_A_WAKER_USER",
 	};
 
 	if (type > 0 && type <= KPROF_AGG_A_MAX && names[type])
@@ -919,6 +943,10 @@ static const struct nla_policy kp_agg_policy[KPROF_AGG_A_MAX + 1] = {
 	[KPROF_AGG_A_MIN_NS]	= { .type = NLA_U64 },
 	[KPROF_AGG_A_LOCK]	= { .type = NLA_U64 },
 	[KPROF_AGG_A_LOCK_FLAGS] = { .type = NLA_U32 },
+	[KPROF_AGG_A_WAKER_PID]	= { .type = NLA_U32 },
+	[KPROF_AGG_A_WAKER_COMM] = { .type = NLA_STRING },
+	[KPROF_AGG_A_WAKER_KERNEL] = { .type = NLA_UNSPEC },
+	[KPROF_AGG_A_WAKER_USER] = { .type = NLA_UNSPEC },
 };
 
 /*
@@ -992,6 +1020,20 @@ int kp_agg__parse_msg(const struct nlmsghdr *nlh, struct kp_agg_entry *e, uint64
 	if (!ret)
 		ret = kp_agg__frames(atb[KPROF_AGG_A_USER], KPROF_AGG_A_USER, &e->user,
 				     &e->nr_user, frames + KPROF_MAX_STACK_DEPTH, err);
+	/* ABI 1.7, off-CPU events with wakers: all four or none */
+	e->has_waker = atb[KPROF_AGG_A_WAKER_PID] && atb[KPROF_AGG_A_WAKER_COMM] &&
+		       atb[KPROF_AGG_A_WAKER_KERNEL] && atb[KPROF_AGG_A_WAKER_USER];
+	if (!ret && e->has_waker) {
+		e->waker_pid = nla_get_u32(atb[KPROF_AGG_A_WAKER_PID]);
+		kp_copy_string(e->waker_comm, sizeof(e->waker_comm), atb[KPROF_AGG_A_WAKER_COMM]);
+		ret = kp_agg__frames(atb[KPROF_AGG_A_WAKER_KERNEL], KPROF_AGG_A_WAKER_KERNEL,
+				     &e->waker_kernel, &e->waker_nr_kernel,
+				     frames + 2 * KPROF_MAX_STACK_DEPTH, err);
+		if (!ret)
+			ret = kp_agg__frames(atb[KPROF_AGG_A_WAKER_USER], KPROF_AGG_A_WAKER_USER,
+					     &e->waker_user, &e->waker_nr_user,
+					     frames + 3 * KPROF_MAX_STACK_DEPTH, err);
+	}
 	if (ret)
 		return ret;
 	if (e->event >= KPROF_MAX_EVENTS) {
@@ -1005,7 +1047,7 @@ struct kp_agg_dump {
 	kp_agg_entry_fn	fn;
 	void		*arg;
 	bool		failed;		/* a reply, not the module, failed */
-	uint64_t	frames[2 * KPROF_MAX_STACK_DEPTH];
+	uint64_t	frames[KP_AGG_FRAMES_WORDS];
 };
 
 static int kp_agg__reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *err)

@@ -97,7 +97,12 @@ struct kp_stats {
 	uint64_t	offcpu[KP_OFFCPU_STATS_NR];
 	bool		has_lock;		/* lock[] came with the reply (ABI 1.6) */
 	uint64_t	lock[KP_OFFCPU_STATS_NR];	/* lock waits, as offcpu[] */
+	bool		has_waker;		/* waker[] came with the reply (ABI 1.7) */
+	uint64_t	waker[KP_OFFCPU_STATS_NR];	/* off-CPU blocks' wakers, as offcpu[] */
 };
+
+_Static_assert(KPROF_STATS_A_WAKER_WAKES + KP_OFFCPU_STATS_NR - 1 == KPROF_STATS_A_WAKER_OPEN,
+	       "enum kp_offcpu_stat does not match the KPROF_STATS_A_WAKER_* attributes");
 
 _Static_assert(KPROF_STATS_A_LOCK_WAITS + KP_OFFCPU_STATS_NR - 1 == KPROF_STATS_A_LOCK_OPEN,
 	       "enum kp_offcpu_stat does not match the KPROF_STATS_A_LOCK_* attributes");
@@ -291,12 +296,22 @@ struct kp_agg_entry {
 	uint32_t	nr_user;
 	const uint64_t	*kernel;		/* innermost first, within the message */
 	const uint64_t	*user;
+	bool		has_waker;		/* off-CPU with wakers (ABI 1.7): */
+	uint32_t	waker_pid;		/* the waking process */
+	char		waker_comm[16];		/* the waking thread's name */
+	uint32_t	waker_nr_kernel;
+	uint32_t	waker_nr_user;
+	const uint64_t	*waker_kernel;		/* innermost first */
+	const uint64_t	*waker_user;
 	uint64_t	session_id;		/* 0 when the message had none */
 };
 
+/* Words of the buffer kp_agg__parse_msg() copies unaligned frames to. */
+#define KP_AGG_FRAMES_WORDS	(4 * KPROF_MAX_STACK_DEPTH)
+
 /*
  * One AGG_DUMP message into @e; the frames point into @nlh (copied to
- * @frames when not 8-byte aligned, which holds 2 * KPROF_MAX_STACK_DEPTH).
+ * @frames when not 8-byte aligned, which holds KP_AGG_FRAMES_WORDS).
  */
 int kp_agg__parse_msg(const struct nlmsghdr *nlh, struct kp_agg_entry *e, uint64_t *frames,
 		      struct kp_err *err);

@@ -136,8 +136,12 @@ static int stop_req(FIXTURE_DATA(fault) *self, uint8_t cmd, struct kt_msg *start
 	return kt_transact(self->fd, &s);
 }
 
-static int walk(struct __test_metadata *_metadata, FIXTURE_DATA(fault) *self,
-		build_fn build, uint8_t stop_cmd, const char *what)
+/*
+ * walk() fails points 1, 1 + @stride, 1 + 2 * @stride, ... until a request
+ * goes through with none left to fail.
+ */
+static int walk_every(struct __test_metadata *_metadata, FIXTURE_DATA(fault) *self,
+		      build_fn build, uint8_t stop_cmd, const char *what, int stride)
 {
 	int sites = 0, fallbacks = 0, acks_lost = 0, n, ret;
 	struct kt_msg m;
@@ -146,7 +150,7 @@ static int walk(struct __test_metadata *_metadata, FIXTURE_DATA(fault) *self,
 
 	snprintf(line, sizeof(line), "kprof-vm: fault-injection begin: %s\n", what);
 	kmsg(line);
-	for (n = 1; n <= MAX_SITES; n++) {
+	for (n = 1; n <= MAX_SITES; n += stride) {
 		build(&m, self->family);
 		ASSERT_EQ(0, set_fail_nth(n));
 		ret = kt_transact(self->fd, &m);
@@ -194,6 +198,12 @@ static int walk(struct __test_metadata *_metadata, FIXTURE_DATA(fault) *self,
 	return sites;
 }
 
+static int walk(struct __test_metadata *_metadata, FIXTURE_DATA(fault) *self,
+		build_fn build, uint8_t stop_cmd, const char *what)
+{
+	return walk_every(_metadata, self, build, stop_cmd, what, 1);
+}
+
 static void stream_start(struct kt_msg *m, int family)
 {
 	kt_start_init(m, family, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_STREAM |
@@ -210,13 +220,51 @@ static void aggregate_start(struct kt_msg *m, int family)
 	kt_put_event(m, &kt_cpu_clock);
 }
 
-static void probes_start(struct kt_msg *m, int family)
+static void probe_session_init(struct kt_msg *m, int family)
 {
 	kt_start_init(m, family, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_STREAM, 99,
 		      KPROF_MIN_BUFFER_SIZE);
+}
+
+static void put_kprobe(struct kt_msg *m)
+{
 	kt_put_probe(m, KPROF_TYPE_KPROBE, 0, "kprobe:ksys_read", "ksys_read", NULL, 0);
+}
+
+static void put_ftrace(struct kt_msg *m)
+{
 	kt_put_probe(m, KPROF_TYPE_FTRACE, 0, "ftrace:vfs_read", "vfs_read", NULL, 0);
+}
+
+static void put_latency(struct kt_msg *m)
+{
 	kt_put_probe(m, KPROF_TYPE_LATENCY, 0, "latency:ksys_write", "ksys_write", NULL, 0);
+}
+
+static void kprobe_start(struct kt_msg *m, int family)
+{
+	probe_session_init(m, family);
+	put_kprobe(m);
+}
+
+static void ftrace_start(struct kt_msg *m, int family)
+{
+	probe_session_init(m, family);
+	put_ftrace(m);
+}
+
+static void latency_start(struct kt_msg *m, int family)
+{
+	probe_session_init(m, family);
+	put_latency(m);
+}
+
+static void probes_start(struct kt_msg *m, int family)
+{
+	probe_session_init(m, family);
+	put_kprobe(m);
+	put_ftrace(m);
+	put_latency(m);
 }
 
 static void count_start(struct kt_msg *m, int family)
@@ -243,9 +291,34 @@ TEST_F_TIMEOUT(fault, start_aggregate_every_site, 900)
 				    "START aggregate"));
 }
 
-TEST_F_TIMEOUT(fault, start_probes_every_site, 900)
+/*
+ * Each probe kind alone at every point: text patching under TCG makes a
+ * point cost half a second, and a session of all three kinds has ~300.
+ */
+TEST_F_TIMEOUT(fault, start_kprobe_every_site, 900)
 {
-	EXPECT_LE(4, walk(_metadata, self, probes_start, KPROF_CMD_STOP, "START probes"));
+	EXPECT_LE(4, walk(_metadata, self, kprobe_start, KPROF_CMD_STOP, "START kprobe"));
+}
+
+TEST_F_TIMEOUT(fault, start_ftrace_every_site, 900)
+{
+	EXPECT_LE(4, walk(_metadata, self, ftrace_start, KPROF_CMD_STOP, "START ftrace"));
+}
+
+TEST_F_TIMEOUT(fault, start_latency_every_site, 900)
+{
+	EXPECT_LE(4, walk(_metadata, self, latency_start, KPROF_CMD_STOP, "START latency"));
+}
+
+/*
+ * All three in one session, every 7th point (prime, so the points fall
+ * through every probe's share): a later probe failing must unwind the ones
+ * already armed.
+ */
+TEST_F_TIMEOUT(fault, start_probes_combined, 900)
+{
+	EXPECT_LE(4, walk_every(_metadata, self, probes_start, KPROF_CMD_STOP,
+				"START probes", 7));
 }
 
 TEST_F_TIMEOUT(fault, count_start_every_site, 900)

@@ -727,7 +727,9 @@ TEST_F(probe, refuse_bad_offcpu_config)
 		const char *extack;
 	} bad[] = {
 		{ 0, ~0ULL, ~0ULL, NULL, "kprof: off-CPU states: a non-empty set of KPROF_OFFCPU_F_*" },
-		{ 1ULL << 4, ~0ULL, ~0ULL, NULL,
+		{ KPROF_OFFCPU_F_WAKERS, ~0ULL, ~0ULL, NULL,
+		  "kprof: off-CPU states: a non-empty set of KPROF_OFFCPU_F_*" },
+		{ KPROF_OFFCPU_F_S | 1ULL << 5, ~0ULL, ~0ULL, NULL,
 		  "kprof: off-CPU states: a non-empty set of KPROF_OFFCPU_F_*" },
 		{ KPROF_OFFCPU_F_S, 10000, 5000, NULL,
 		  "kprof: the shortest wait counted is above the longest" },
@@ -816,6 +818,137 @@ TEST_F(probe, offcpu_counts_sleeps_and_balances)
 		  kt_stat(&m, KPROF_STATS_A_LOST_AGG_FULL) + kt_stat(&m, KPROF_STATS_A_LOST_AGG_RESET) +
 		  kt_stat(&m, KPROF_STATS_A_LOST_RECURSION));
 	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_AGG_SAMPLES));
+}
+
+/*
+ * Microseconds of the debugfs wakers lines of @comm blocked in @blocked
+ * and woken by @waker through @through: "comm;blocked..;--;waker
+ * frames..;waker-comm us"; -1 when the file cannot be read.  With @comm
+ * NULL, every line.
+ */
+static long long wakers_us(const char *comm, const char *blocked, const char *through,
+			   const char *waker, int *lines)
+{
+	FILE *f = fopen("/sys/kernel/debug/kprof/wakers", "r");
+	char line[16384], tail[64];
+	long long us = 0;
+
+	*lines = 0;
+	if (!f)
+		return -1;
+	snprintf(tail, sizeof(tail), ";%s ", waker ? waker : "");
+	while (fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, ";--;"), *b, *end = strrchr(line, ' ');
+
+		if (!comm && end) {
+			/* every line */
+			us += strtoll(end + 1, NULL, 10);
+			(*lines)++;
+			continue;
+		}
+		if (!sep || !end || strncmp(line, comm, strlen(comm)) || line[strlen(comm)] != ';')
+			continue;
+		*sep = '\0';
+		b = strstr(line, blocked);
+		*sep = ';';
+		if (!b || !strstr(sep, through) || !strstr(sep, tail))
+			continue;
+		us += strtoll(end + 1, NULL, 10);
+		(*lines)++;
+	}
+	fclose(f);
+	return us;
+}
+
+/*
+ * Wakers (KPROF_OFFCPU_F_WAKERS): a reader blocks ten times on a pipe that
+ * a writer fills every 20 ms.  Each block's waker entry names the writer,
+ * its path through pipe_write() and the reader's pipe_read(), with the
+ * block's time; the wakers' counters balance as the blocks' do.
+ */
+TEST_F(probe, offcpu_wakers_name_the_waker)
+{
+	struct wait_counts w, b;
+	long long us;
+	struct kt_msg m;
+	int fds[2], i, lines, status;
+	pid_t reader, writer;
+	char c = 0;
+
+	ASSERT_EQ(0, pipe(fds));
+	kt_start_init(&m, self->family, OFFCPU_SESSION, 99, 0);
+	put_offcpu(&m, KPROF_OFFCPU_F_S | KPROF_OFFCPU_F_WAKERS, 10000000, ~0ULL, NULL);
+	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
+	reader = fork();
+	ASSERT_LE(0, reader);
+	if (!reader) {
+		prctl(PR_SET_NAME, "kt-woken");
+		close(fds[1]);
+		for (i = 0; i < 10; i++)
+			if (read(fds[0], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	writer = fork();
+	ASSERT_LE(0, writer);
+	if (!writer) {
+		prctl(PR_SET_NAME, "kt-waker");
+		close(fds[0]);
+		for (i = 0; i < 10; i++) {
+			usleep(20000);
+			if (write(fds[1], &c, 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(fds[0]);
+	close(fds[1]);
+	ASSERT_EQ(reader, waitpid(reader, &status, 0));
+	EXPECT_EQ(0, status);
+	ASSERT_EQ(writer, waitpid(writer, &status, 0));
+	EXPECT_EQ(0, status);
+
+	us = wakers_us("kt-woken", ";pipe_read;", ";pipe_write;", "kt-waker", &lines);
+	if (us < 0) {
+		kt_stop_any(self->fd, self->family);
+		SKIP(return, "no debugfs kprof/wakers: %s", strerror(errno));
+	}
+	TH_LOG("reader woken by the writer: %lld us in %d lines", us, lines);
+	/* ten blocks of about 20 ms, each of 10 ms or more */
+	EXPECT_LE(150000, us);
+	EXPECT_LE(1, lines);
+
+	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
+	read_waits(&m, KPROF_STATS_A_WAKER_WAKES, &w);
+	read_waits(&m, KPROF_STATS_A_OFFCPU_BLOCKS, &b);
+	TH_LOG("wakers %llu done %llu filtered %llu lost %llu open %llu",
+	       (unsigned long long)w.begun, (unsigned long long)w.done,
+	       (unsigned long long)w.filtered, (unsigned long long)w.lost,
+	       (unsigned long long)w.open);
+	EXPECT_LE(10, w.done);
+	EXPECT_EQ(w.begun, w.done + w.filtered + w.lost + w.open);
+	/* a waker's time is its block's: never more wakers done than blocks */
+	EXPECT_GE(b.done, w.done);
+	EXPECT_EQ(b.begun, b.done + b.filtered + b.lost + b.open);
+}
+
+/* Without KPROF_OFFCPU_F_WAKERS, blocks have no waker entries. */
+TEST_F(probe, offcpu_no_wakers_unless_asked)
+{
+	struct wait_counts w;
+	struct kt_msg m;
+	int lines;
+
+	kt_start_init(&m, self->family, OFFCPU_SESSION, 99, 0);
+	put_offcpu(&m, KPROF_OFFCPU_F_ALL, ~0ULL, ~0ULL, NULL);
+	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
+	usleep(50000);
+	EXPECT_EQ(0, wakers_us(NULL, NULL, NULL, NULL, &lines));
+	EXPECT_EQ(0, lines);
+	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
+	read_waits(&m, KPROF_STATS_A_WAKER_WAKES, &w);
+	EXPECT_EQ(0, w.begun);
+	EXPECT_LT(0, kt_stat(&m, KPROF_STATS_A_OFFCPU_BLOCKS));
 }
 
 static void put_lock(struct kt_msg *m, uint64_t config, uint64_t min, uint64_t max,

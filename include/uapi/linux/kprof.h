@@ -25,7 +25,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		6
+#define KPROF_ABI_MINOR		7
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -176,6 +176,15 @@ enum {
 #define KPROF_OFFCPU_F_R	(1U << 2) /* preempted, or still runnable */
 #define KPROF_OFFCPU_F_T	(1U << 3) /* stopped, traced, parked, and any other state */
 #define KPROF_OFFCPU_F_ALL	0xfU	/* every switch-out */
+/*
+ * (1.7) and who woke each block, as BCC's offwaketime: at sched_waking of a
+ * blocked thread, the waker's chains (current's, from the probe's caller)
+ * are counted with the blocked ones in the waker's CPU's table, and the
+ * block's time is added to that entry too when it ends (besides its own).
+ * Such an entry carries KPROF_AGG_A_WAKER_*; its KPROF_AGG_A_COUNT is the
+ * blocks it woke that ended.  Outcomes in KPROF_STATS_A_WAKER_*.
+ */
+#define KPROF_OFFCPU_F_WAKERS	(1U << 4)
 
 /* KPROF_EV_A_CONFIG of KPROF_TYPE_RUNQLAT: the histogram's unit (bits 0-7) */
 #define KPROF_RUNQLAT_USECS	0
@@ -372,6 +381,13 @@ enum {
 	KPROF_STATS_A_LOCK_LOST_FULL,	/* u64 (1.6): ... lost: no table entry for the key */
 	KPROF_STATS_A_LOCK_LOST_RESET,	/* u64 (1.6): ... lost: the tables were reset */
 	KPROF_STATS_A_LOCK_OPEN,	/* u64 (1.6): ... still open at stop, closed then */
+	KPROF_STATS_A_WAKER_WAKES,	/* u64 (1.7): wakers noted on an open block */
+	KPROF_STATS_A_WAKER_DONE,	/* u64 (1.7): ... its block ended, time added */
+	KPROF_STATS_A_WAKER_FILTERED,	/* u64 (1.7): ... its block ended outside [min, max] */
+	KPROF_STATS_A_WAKER_LOST,	/* u64 (1.7): ... lost: slot busy, or its block replaced */
+	KPROF_STATS_A_WAKER_LOST_FULL,	/* u64 (1.7): ... lost: no table entry for the stacks */
+	KPROF_STATS_A_WAKER_LOST_RESET,	/* u64 (1.7): ... lost: the tables were reset */
+	KPROF_STATS_A_WAKER_OPEN,	/* u64 (1.7): ... its block still open at stop */
 
 	/* private: non-ABI */
 	__KPROF_STATS_A_MAX,
@@ -432,6 +448,10 @@ enum {
 	KPROF_AGG_A_MIN_NS,		/* u64 (1.6): lock events: shortest wait */
 	KPROF_AGG_A_LOCK,		/* u64 (1.6): lock events: the lock's address */
 	KPROF_AGG_A_LOCK_FLAGS,		/* u32 (1.6): lock events: KPROF_LOCK_F_* */
+	KPROF_AGG_A_WAKER_PID,		/* u32 (1.7): off-CPU with wakers: the waker's process */
+	KPROF_AGG_A_WAKER_COMM,		/* string (1.7): its thread's name */
+	KPROF_AGG_A_WAKER_KERNEL,	/* binary (1.7): __u64 waker's kernel frames */
+	KPROF_AGG_A_WAKER_USER,		/* binary (1.7): __u64 waker's user frames */
 
 	/* private: non-ABI */
 	__KPROF_AGG_A_MAX,
