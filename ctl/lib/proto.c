@@ -332,6 +332,21 @@ static int kp_reply__parse(const struct nlmsghdr *nlh, uint8_t cmd,
 			       required, err);
 }
 
+/* One kind of wait's KP_OFFCPU_STATS_NR counters from @first on: all there, or false. */
+static bool kp_stats__waits(struct nlattr **tb, int first, uint64_t *v)
+{
+	bool all = true;
+	int i;
+
+	for (i = 0; i < KP_OFFCPU_STATS_NR; i++) {
+		if (tb[first + i])
+			v[i] = nla_get_u64(tb[first + i]);
+		else
+			all = false;
+	}
+	return all;
+}
+
 /* A KPROF_A_STATS nest: every counter is required. */
 static int kp_stats__parse_nest(struct nlattr *nest, struct kp_stats *st,
 				struct kp_err *err)
@@ -380,30 +395,10 @@ static int kp_stats__parse_nest(struct nlattr *nest, struct kp_stats *st,
 	/* ABI 1.3 */
 	if (tb[KPROF_STATS_A_LOST_COST])
 		st->lost_cost = nla_get_u64(tb[KPROF_STATS_A_LOST_COST]);
-	/* ABI 1.5: all or none */
-	st->has_offcpu = true;
-	for (i = 0; i < KP_OFFCPU_STATS_NR; i++) {
-		if (tb[KPROF_STATS_A_OFFCPU_BLOCKS + i])
-			st->offcpu[i] = nla_get_u64(tb[KPROF_STATS_A_OFFCPU_BLOCKS + i]);
-		else
-			st->has_offcpu = false;
-	}
-	/* ABI 1.6: all or none */
-	st->has_lock = true;
-	for (i = 0; i < KP_OFFCPU_STATS_NR; i++) {
-		if (tb[KPROF_STATS_A_LOCK_WAITS + i])
-			st->lock[i] = nla_get_u64(tb[KPROF_STATS_A_LOCK_WAITS + i]);
-		else
-			st->has_lock = false;
-	}
-	/* ABI 1.7: all or none */
-	st->has_waker = true;
-	for (i = 0; i < KP_OFFCPU_STATS_NR; i++) {
-		if (tb[KPROF_STATS_A_WAKER_WAKES + i])
-			st->waker[i] = nla_get_u64(tb[KPROF_STATS_A_WAKER_WAKES + i]);
-		else
-			st->has_waker = false;
-	}
+	/* the waits' counters, each kind all or none: ABI 1.5, 1.6, 1.7 */
+	st->has_offcpu = kp_stats__waits(tb, KPROF_STATS_A_OFFCPU_BLOCKS, st->offcpu);
+	st->has_lock = kp_stats__waits(tb, KPROF_STATS_A_LOCK_WAITS, st->lock);
+	st->has_waker = kp_stats__waits(tb, KPROF_STATS_A_WAKER_WAKES, st->waker);
 	st->has_nested = tb[KPROF_STATS_A_NESTED];
 	if (st->has_nested)
 		st->nested = nla_get_u64(tb[KPROF_STATS_A_NESTED]);

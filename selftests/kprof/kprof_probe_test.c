@@ -710,6 +710,15 @@ static void read_waits(struct kt_msg *m, int first, struct wait_counts *w)
 	w->open = kt_stat(m, first + 6);
 }
 
+static void log_waits(struct __test_metadata *_metadata, const char *what,
+		      const struct wait_counts *w)
+{
+	TH_LOG("%s %llu done %llu filtered %llu lost %llu open %llu", what,
+	       (unsigned long long)w->begun, (unsigned long long)w->done,
+	       (unsigned long long)w->filtered, (unsigned long long)w->lost,
+	       (unsigned long long)w->open);
+}
+
 static void put_offcpu(struct kt_msg *m, uint64_t config, uint64_t min, uint64_t max,
 		       const char *symbol)
 {
@@ -805,10 +814,7 @@ TEST_F(probe, offcpu_counts_sleeps_and_balances)
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
 	read_waits(&m, KPROF_STATS_A_OFFCPU_BLOCKS, &w);
-	TH_LOG("blocks %llu done %llu filtered %llu lost %llu open %llu",
-	       (unsigned long long)w.begun, (unsigned long long)w.done,
-	       (unsigned long long)w.filtered, (unsigned long long)w.lost,
-	       (unsigned long long)w.open);
+	log_waits(_metadata, "blocks", &w);
 	/* the child's ten sleeps at least, of 15 ms or more */
 	EXPECT_LE(10, w.done);
 	EXPECT_EQ(w.begun, w.done + w.filtered + w.lost + w.open);
@@ -921,10 +927,7 @@ TEST_F(probe, offcpu_wakers_name_the_waker)
 	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
 	read_waits(&m, KPROF_STATS_A_WAKER_WAKES, &w);
 	read_waits(&m, KPROF_STATS_A_OFFCPU_BLOCKS, &b);
-	TH_LOG("wakers %llu done %llu filtered %llu lost %llu open %llu",
-	       (unsigned long long)w.begun, (unsigned long long)w.done,
-	       (unsigned long long)w.filtered, (unsigned long long)w.lost,
-	       (unsigned long long)w.open);
+	log_waits(_metadata, "wakers", &w);
 	EXPECT_LE(10, w.done);
 	EXPECT_EQ(w.begun, w.done + w.filtered + w.lost + w.open);
 	/* a waker's time is its block's: never more wakers done than blocks */
@@ -1023,15 +1026,6 @@ static void contend_pipe(struct __test_metadata *_metadata, int secs)
 	close(fds[0]);
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(child[i], waitpid(child[i], &status, 0));
-}
-
-static void log_waits(struct __test_metadata *_metadata, const char *what,
-		      const struct wait_counts *w)
-{
-	TH_LOG("%s %llu done %llu filtered %llu lost %llu open %llu", what,
-	       (unsigned long long)w->begun, (unsigned long long)w->done,
-	       (unsigned long long)w->filtered, (unsigned long long)w->lost,
-	       (unsigned long long)w->open);
 }
 
 /*
