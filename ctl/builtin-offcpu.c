@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprofctl offcpu [-a | -p PID | -- CMD] [-K | -U] [--state S,D,R,T|all]
- *                 [-m US] [-M US] [-f] [-d] [-o FILE] [duration]
+ *                 [-m US] [-M US] [-f] [-d] [--wakers] [-o FILE] [duration]
  *
  * BCC's offcputime on kprof: START an aggregating session with one
  * KPROF_TYPE_OFFCPU event (module/offcpu.c: the stacks of each thread
@@ -13,6 +13,10 @@
  * (pid)" and the microseconds, least first; with -f one folded line each,
  * "comm;user outermost..;kernel outermost.. usecs" ("-" between the two
  * with -d).  Keys are processes (BCC's are threads).
+ *
+ * --wakers is BCC's offwaketime: the event also keeps, per blocked stack,
+ * the stack of the task that woke it (KPROF_OFFCPU_F_WAKERS; WAKER records
+ * of the profile), printed as offwaketime prints them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -108,7 +112,7 @@ struct offcpu_stack {
 };
 
 struct offcpu_print {
-	bool			folded, delimited, kernel_only, user_only;
+	bool			folded, delimited, kernel_only, user_only, wakers;
 	struct kp_hmap		stacks;	/* hash of text -> struct offcpu_stack */
 	size_t			nr;
 	char			*text;	/* of the stack at hand (open_memstream) */
@@ -152,18 +156,68 @@ static int offcpu__text(struct offcpu_print *p, const struct kp_resolved *s)
 	return fclose(f) ? -ENOMEM : 0;
 }
 
-static int offcpu__sample(struct kp_decoder *d, const struct kp_resolved *s, void *arg)
+/*
+ * Text of a block @t and its waker @w, as BCC's offwaketime prints them:
+ * folded, "comm;user..;kernel..;--;waker kernel..;waker user..;waker"
+ * (the blocked frames outermost first, the waker's innermost first); else
+ * the waker's frames outermost first under "waker:", "--", the blocked
+ * ones innermost first, "target:".
+ */
+static int offcpu__waker_text(struct offcpu_print *p, const struct kp_resolved *t,
+			      const struct kp_resolved *w, uint32_t waker_pid)
 {
-	struct offcpu_print *p = arg;
+	unsigned int nk = t->nr_kernel, nu = t->nr_frames - t->nr_kernel, i;
+	unsigned int wk = w->nr_kernel, wu = w->nr_frames - w->nr_kernel;
+	bool kernel = !p->user_only, user = !p->kernel_only;
+	FILE *f;
+
+	free(p->text);
+	p->text = NULL;
+	f = open_memstream(&p->text, &p->len);
+	if (!f)
+		return -ENOMEM;
+	if (p->folded) {
+		fputs(t->comm, f);
+		for (i = nu; user && i-- > 0;)
+			fprintf(f, ";%s", offcpu__name(&t->frames[nk + i]));
+		if (p->delimited && kernel && user && nk && nu)
+			fputs(";-", f);
+		for (i = nk; kernel && i-- > 0;)
+			fprintf(f, ";%s", offcpu__name(&t->frames[i]));
+		fputs(";--", f);
+		for (i = 0; kernel && i < wk; i++)
+			fprintf(f, ";%s", offcpu__name(&w->frames[i]));
+		if (p->delimited && kernel && user && wk && wu)
+			fputs(";-", f);
+		for (i = 0; user && i < wu; i++)
+			fprintf(f, ";%s", offcpu__name(&w->frames[wk + i]));
+		fprintf(f, ";%s", w->comm);
+	} else {
+		fprintf(f, "    %-16s %s %u\n", "waker:", w->comm, waker_pid);
+		for (i = wu; user && i-- > 0;)
+			fprintf(f, "    %s\n", offcpu__name(&w->frames[wk + i]));
+		if (p->delimited && kernel && user && wk && wu)
+			fputs("    -\n", f);
+		for (i = wk; kernel && i-- > 0;)
+			fprintf(f, "    %s\n", offcpu__name(&w->frames[i]));
+		fprintf(f, "    %-16s %s\n", "--", "--");
+		for (i = 0; kernel && i < nk; i++)
+			fprintf(f, "    %s\n", offcpu__name(&t->frames[i]));
+		if (p->delimited && kernel && user && nk && nu)
+			fputs("    -\n", f);
+		for (i = 0; user && i < nu; i++)
+			fprintf(f, "    %s\n", offcpu__name(&t->frames[nk + i]));
+		fprintf(f, "    %-16s %s %u\n", "target:", t->comm, t->rec->pid);
+	}
+	return fclose(f) ? -ENOMEM : 0;
+}
+
+/* Add @ns to the stack of the text at hand, a new one when it is new. */
+static int offcpu__add(struct offcpu_print *p, uint64_t ns)
+{
 	struct offcpu_stack *st;
 	uint64_t h;
-	int ret;
 
-	if (d->info.session.events[s->rec->event].type != KPROF_TYPE_OFFCPU)
-		return 0;
-	ret = offcpu__text(p, s);
-	if (ret)
-		return ret;
 	/* distinct texts that hash alike chain on: h + 1, h + 2, ... */
 	for (h = kp_hash_str(p->text) | 1;; h += 2) {
 		st = kp_hmap__get(&p->stacks, h);
@@ -180,8 +234,32 @@ static int offcpu__sample(struct kp_decoder *d, const struct kp_resolved *s, voi
 		}
 		p->nr++;
 	}
-	st->ns += s->count;	/* an off-CPU AGG's count is its time in ns */
+	st->ns += ns;
 	return 0;
+}
+
+static int offcpu__sample(struct kp_decoder *d, const struct kp_resolved *s, void *arg)
+{
+	struct offcpu_print *p = arg;
+	int ret;
+
+	if (d->info.session.events[s->rec->event].type != KPROF_TYPE_OFFCPU)
+		return 0;
+	ret = offcpu__text(p, s);
+	/* an off-CPU AGG's count is its time in ns */
+	return ret ? ret : offcpu__add(p, s->count);
+}
+
+static int offcpu__waker(struct kp_decoder *d, const struct kp_rec_waker *w,
+			 const struct kp_resolved *blocked, const struct kp_resolved *waker,
+			 void *arg)
+{
+	struct offcpu_print *p = arg;
+	int ret;
+
+	(void)d;
+	ret = offcpu__waker_text(p, blocked, waker, w->waker_pid);
+	return ret ? ret : offcpu__add(p, w->time_ns);
 }
 
 static int offcpu__cmp(const void *a, const void *b)
@@ -274,6 +352,8 @@ int cmd_offcpu(int argc, const char **argv)
 			   "the longest block counted, in microseconds (default none)"),
 		OPT_BOOLEAN('f', "folded", &p.folded, "folded output, for flame graphs"),
 		OPT_BOOLEAN('d', "delimited", &p.delimited, "a '-' between kernel and user frames"),
+		OPT_BOOLEAN(0, "wakers", &p.wakers,
+			    "each blocked stack with the waker's stack, as BCC's offwaketime"),
 		OPT_STRING(0, "stack-depth", &opts.stack_depth, "n", "frames per chain (default 127)"),
 		OPT_STRING('o', "output", &output, "file",
 			   "also keep the profile in <file> (report, folded, flamegraph --colors io)"),
@@ -331,7 +411,7 @@ int cmd_offcpu(int argc, const char **argv)
 	ev = &r.s->events[0];
 	memset(ev, 0, sizeof(*ev));
 	ev->type = KPROF_TYPE_OFFCPU;
-	ev->config = states;
+	ev->config = states | (p.wakers ? KPROF_OFFCPU_F_WAKERS : 0);
 	ev->min_ns = min_ns;
 	ev->max_ns = max_ns;
 	snprintf(ev->name, sizeof(ev->name), "offcpu");
@@ -341,8 +421,9 @@ int cmd_offcpu(int argc, const char **argv)
 			       "off-CPU time", cmd, &err) ||
 	    offcpu__save_session(&r, &err))
 		goto out_err;
-	fprintf(stderr, "Tracing off-CPU time (us) of %s by %s stack", kp_hist_run__whom(&r),
-		p.kernel_only ? "kernel" : p.user_only ? "user" : "user + kernel");
+	fprintf(stderr, "Tracing %s (us) of %s by %s %s", p.wakers ? "blocked time" : "off-CPU time",
+		kp_hist_run__whom(&r), p.kernel_only ? "kernel" : p.user_only ? "user" : "user + kernel",
+		p.wakers ? "off-CPU and waker stack" : "stack");
 	kp_hist_run__until(duration);
 	kp_hist_run__wait(&r, duration, &offcpu_signal);
 
@@ -358,9 +439,12 @@ int cmd_offcpu(int argc, const char **argv)
 		goto out_err;
 	if (sum.has_totals && sum.totals.has_offcpu)
 		kp_hist__report_waits(sum.totals.offcpu, "blocks", cmd);
+	if (p.wakers && sum.has_totals && sum.totals.has_waker)
+		kp_hist__report_waits(sum.totals.waker, "wakers", cmd);
 	if (kp_decoder__open(&d, output, &dopts, &err))
 		goto out_err;
-	if (kp_decoder__for_each(&d, offcpu__sample, &p) || offcpu__print(&p)) {
+	if ((p.wakers ? kp_decoder__for_each_waker(&d, offcpu__waker, &p) :
+	     kp_decoder__for_each(&d, offcpu__sample, &p)) || offcpu__print(&p)) {
 		kp_decoder__close(&d);
 		kp_error(cmd, "%s", strerror(ENOMEM));
 		ret = KP_EXIT_FAILURE;

@@ -31,6 +31,8 @@ struct kp_agg {
 	unsigned int		max_depth;
 	const struct kp_rec_agg	**sorted;	/* kp_agg__sort() */
 	size_t			nr_sorted;
+	struct kp_rec_waker	**wakers;	/* waker entries, as they came */
+	size_t			nr_wakers, wakers_cap;
 };
 
 struct kp_agg *kp_agg__new(void)
@@ -50,9 +52,79 @@ void kp_agg__delete(struct kp_agg *a)
 		return;
 	for (i = 0; i < a->cap; i++)
 		free(a->slots[i].rec);
+	for (i = 0; i < a->nr_wakers; i++)
+		free(a->wakers[i]);
+	free(a->wakers);
 	free(a->slots);
 	free(a->sorted);
 	free(a);
+}
+
+/* A block's waker entry (ABI 1.7), kept as a WAKER record of its own. */
+static int agg__add_waker(struct kp_agg *a, const struct kp_agg_entry *e, struct kp_err *err)
+{
+	uint32_t nr = e->nr_kernel + e->nr_user + e->waker_nr_kernel + e->waker_nr_user;
+	size_t size = sizeof(struct kp_rec_waker) + nr * sizeof(uint64_t);
+	struct kp_rec_waker *w;
+	uint64_t *ips;
+
+	if (!e->count)
+		return 0;	/* no block it woke has ended */
+	if (e->event >= KPROF_MAX_EVENTS || e->nr_kernel > KPROF_MAX_STACK_DEPTH ||
+	    e->nr_user > KPROF_MAX_STACK_DEPTH || e->waker_nr_kernel > KPROF_MAX_STACK_DEPTH ||
+	    e->waker_nr_user > KPROF_MAX_STACK_DEPTH) {
+		kp_err__set(err, EBADMSG, "bad waker entry: event %u, %u+%u and %u+%u frames",
+			    e->event, e->nr_kernel, e->nr_user, e->waker_nr_kernel,
+			    e->waker_nr_user);
+		return -EBADMSG;
+	}
+	if (a->nr_wakers == a->wakers_cap) {
+		size_t cap = a->wakers_cap ? a->wakers_cap * 2 : 256;
+		struct kp_rec_waker **v = realloc(a->wakers, cap * sizeof(*v));
+
+		if (!v)
+			goto nomem;
+		a->wakers = v;
+		a->wakers_cap = cap;
+	}
+	w = calloc(1, size);
+	if (!w)
+		goto nomem;
+	w->header.type = KP_DATA_REC_WAKER;
+	w->header.size = size;
+	w->count = e->count;
+	w->time_ns = e->time_ns;
+	w->pid = e->pid;
+	w->event = e->event;
+	w->nr_kernel = e->nr_kernel;
+	w->nr_user = e->nr_user;
+	w->waker_nr_kernel = e->waker_nr_kernel;
+	w->waker_nr_user = e->waker_nr_user;
+	w->waker_pid = e->waker_pid;
+	snprintf(w->comm, sizeof(w->comm), "%s", e->comm);
+	snprintf(w->waker_comm, sizeof(w->waker_comm), "%s", e->waker_comm);
+	ips = w->ips;
+	memcpy(ips, e->kernel, e->nr_kernel * sizeof(uint64_t));
+	ips += e->nr_kernel;
+	memcpy(ips, e->user, e->nr_user * sizeof(uint64_t));
+	ips += e->nr_user;
+	memcpy(ips, e->waker_kernel, e->waker_nr_kernel * sizeof(uint64_t));
+	ips += e->waker_nr_kernel;
+	memcpy(ips, e->waker_user, e->waker_nr_user * sizeof(uint64_t));
+	a->wakers[a->nr_wakers++] = w;
+	if ((int)e->event > a->max_event)
+		a->max_event = e->event;
+	for (nr = 0; nr < 4; nr++) {
+		uint32_t n = nr == 0 ? e->nr_kernel : nr == 1 ? e->nr_user :
+			     nr == 2 ? e->waker_nr_kernel : e->waker_nr_user;
+
+		if (n > a->max_depth)
+			a->max_depth = n;
+	}
+	return 0;
+nomem:
+	kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+	return -ENOMEM;
 }
 
 /* FNV-1a over the key, then a final mix. */
@@ -124,10 +196,11 @@ int kp_agg__add(struct kp_agg *a, const struct kp_agg_entry *e, struct kp_err *e
 		return 0;	/* nothing counted: not a sample */
 	/*
 	 * A block's waker entry (ABI 1.7) repeats the block's time under the
-	 * block's key: AGG records keep the blocks once, without their wakers.
+	 * block's key: AGG records keep the blocks once, WAKER records the
+	 * wakers.
 	 */
 	if (e->has_waker)
-		return 0;
+		return agg__add_waker(a, e, err);
 	if (e->event >= KPROF_MAX_EVENTS || e->nr_kernel > KPROF_MAX_STACK_DEPTH ||
 	    e->nr_user > KPROF_MAX_STACK_DEPTH) {
 		kp_err__set(err, EBADMSG, "bad aggregation entry: event %u, %u+%u frames",
@@ -288,9 +361,9 @@ int kp_agg__pids(const struct kp_agg *a, uint32_t **pids, size_t *nr, struct kp_
 
 	*pids = NULL;
 	*nr = 0;
-	if (!a->nr)
+	if (!a->nr && !a->nr_wakers)
 		return 0;
-	p = malloc(a->nr * sizeof(*p));
+	p = malloc((a->nr + 2 * a->nr_wakers) * sizeof(*p));
 	if (!p) {
 		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
 		return -ENOMEM;
@@ -298,6 +371,11 @@ int kp_agg__pids(const struct kp_agg *a, uint32_t **pids, size_t *nr, struct kp_
 	for (i = 0; i < a->cap; i++)
 		if (a->slots[i].rec)
 			p[n++] = a->slots[i].rec->pid;
+	/* the wakers' processes name their frames too */
+	for (i = 0; i < a->nr_wakers; i++) {
+		p[n++] = a->wakers[i]->pid;
+		p[n++] = a->wakers[i]->waker_pid;
+	}
 	qsort(p, n, sizeof(*p), u32_cmp);
 	for (i = 0; i < n; i++)
 		if (!u || p[u - 1] != p[i])
@@ -409,14 +487,21 @@ static int write_stats(struct kp_data_writer *w, uint32_t cpu, const struct kp_s
 	return kp_data_writer__write(w, &s.rec.header, err);
 }
 
-/* The comm of @pid in the tables: that of its first record (sorted). */
-static const char *pid_comm(const struct kp_rec_agg * const *recs, size_t nr, uint32_t pid)
+/* The comm of @pid in the tables: that of its first record (sorted), or waker entry. */
+static const char *pid_comm(const struct kp_agg *a, const struct kp_rec_agg * const *recs,
+			    size_t nr, uint32_t pid)
 {
 	size_t i;
 
 	for (i = 0; i < nr; i++)
 		if (recs[i]->pid == pid)
 			return recs[i]->comm;
+	for (i = 0; i < a->nr_wakers; i++) {
+		if (a->wakers[i]->pid == pid)
+			return a->wakers[i]->comm;
+		if (a->wakers[i]->waker_pid == pid)
+			return a->wakers[i]->waker_comm;
+	}
 	return "";
 }
 
@@ -536,7 +621,7 @@ static int write_profile(const char *path, const struct kp_data_info *info, stru
 				.tid = pids[i],
 			};
 
-			snprintf(c.comm, sizeof(c.comm), "%s", pid_comm(recs, nr_recs, pids[i]));
+			snprintf(c.comm, sizeof(c.comm), "%s", pid_comm(a, recs, nr_recs, pids[i]));
 			ret = kp_data_writer__write(aw.w, &c.header, err);
 			/* its mappings, kept by the module when it went */
 			if (!ret)
@@ -552,6 +637,8 @@ static int write_profile(const char *path, const struct kp_data_info *info, stru
 		ret = kp_data_writer__write(aw.w, &done.header, err);
 	for (i = 0; !ret && i < nr_recs; i++)
 		ret = kp_data_writer__write(aw.w, &recs[i]->header, err);
+	for (i = 0; !ret && i < a->nr_wakers; i++)
+		ret = kp_data_writer__write(aw.w, &a->wakers[i]->header, err);
 	for (i = 0; !ret && i < nr_cpus; i++)
 		ret = write_stats(aw.w, cpus[i].cpu, &cpus[i], err);
 	if (!ret && totals)

@@ -33,6 +33,21 @@ static int decoder__index(struct kp_decoder *d, uint64_t time, uint64_t off)
 	return 0;
 }
 
+static int decoder__waker(struct kp_decoder *d, uint64_t off)
+{
+	if (d->nr_wakers == d->wakers_alloc) {
+		size_t n = d->wakers_alloc ? d->wakers_alloc * 2 : 256;
+		uint64_t *v = realloc(d->wakers, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		d->wakers = v;
+		d->wakers_alloc = n;
+	}
+	d->wakers[d->nr_wakers++] = off;
+	return 0;
+}
+
 bool kp_decoder__has_offcpu(const struct kp_decoder *d)
 {
 	return d->has_offcpu;
@@ -78,6 +93,9 @@ static int decoder__record(struct kp_decoder *d, const struct kprof_record_heade
 		d->events[a->event].period += decoder__agg_period(d, a);
 		return decoder__index(d, UINT64_MAX, off);
 	}
+	case KP_DATA_REC_WAKER:
+		/* not samples: the blocks are the AGG records already */
+		return decoder__waker(d, off);
 	case KPROF_RECORD_LOST:
 		d->lost += ((const struct kp_rec_lost *)h)->lost;
 		return 0;
@@ -197,7 +215,9 @@ int kp_decoder__open(struct kp_decoder *d, const char *path, const struct kp_dec
 	d->machine = kp_machine__new(&opts->machine);
 	d->res = malloc(sizeof(*d->res));
 	d->agg_sample = malloc(sizeof(*d->agg_sample) + 2 * KPROF_MAX_STACK_DEPTH * 8);
-	if (!d->machine || !d->res || !d->agg_sample) {
+	d->waker_res = malloc(sizeof(*d->waker_res));
+	d->waker_sample = malloc(sizeof(*d->waker_sample) + 2 * KPROF_MAX_STACK_DEPTH * 8);
+	if (!d->machine || !d->res || !d->agg_sample || !d->waker_res || !d->waker_sample) {
 		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
 		ret = -ENOMEM;
 		goto out_close;
@@ -274,28 +294,76 @@ static void decoder__resolve(struct kp_decoder *d, const struct kp_rec_sample *s
 			 d->info.session.events[s->event].type == KPROF_TYPE_OFFCPU;
 }
 
+/* Chains of @pid as a SAMPLE at @s (room for 2 * KPROF_MAX_STACK_DEPTH frames). */
+static void decoder__chains(const struct kp_decoder *d, struct kp_rec_sample *s, uint32_t pid,
+			    uint16_t event, const uint64_t *ips, uint16_t nr_kernel,
+			    uint16_t nr_user)
+{
+	unsigned int nr = nr_kernel + nr_user;
+
+	memset(s, 0, sizeof(*s));
+	s->header.type = KPROF_RECORD_SAMPLE;
+	s->header.misc = nr_kernel ? KPROF_MISC_KERNEL : KPROF_MISC_USER;
+	s->header.size = sizeof(*s) + nr * 8;
+	s->time = d->info.end_time ? d->info.end_time : UINT64_MAX - 1;
+	s->ip = nr ? ips[0] : 0;
+	s->pid = s->tid = pid;
+	s->event = event;
+	s->nr_kernel = nr_kernel;
+	s->nr_user = nr_user;
+	memcpy(s->ips, ips, nr * 8);
+}
+
 /* An AGG record as the SAMPLE it sums up, at the end of the recording. */
 static const struct kp_rec_sample *decoder__agg(struct kp_decoder *d,
 						const struct kp_rec_agg *a)
 {
 	struct kp_rec_sample *s = d->agg_sample;
-	unsigned int nr = a->nr_kernel + a->nr_user;
 
-	if (nr > 2 * KPROF_MAX_STACK_DEPTH)
+	if (a->nr_kernel + a->nr_user > 2 * KPROF_MAX_STACK_DEPTH)
 		return NULL;
-	memset(s, 0, sizeof(*s));
-	s->header.type = KPROF_RECORD_SAMPLE;
-	s->header.misc = a->nr_kernel ? KPROF_MISC_KERNEL : KPROF_MISC_USER;
-	s->header.size = sizeof(*s) + nr * 8;
-	s->time = d->info.end_time ? d->info.end_time : UINT64_MAX - 1;
-	s->ip = nr ? a->ips[0] : 0;
+	decoder__chains(d, s, a->pid, a->event, a->ips, a->nr_kernel, a->nr_user);
 	s->period = decoder__agg_period(d, a);
-	s->pid = s->tid = a->pid;
-	s->event = a->event;
-	s->nr_kernel = a->nr_kernel;
-	s->nr_user = a->nr_user;
-	memcpy(s->ips, a->ips, nr * 8);
 	return s;
+}
+
+int kp_decoder__for_each_waker(struct kp_decoder *d, kp_waker_fn fn, void *arg)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < d->nr_wakers; i++) {
+		const struct kp_rec_waker *w;
+		uint64_t off = d->wakers[i];
+		unsigned int nr;
+
+		/* The file changed since it was checked: stop, do not crash. */
+		if (off + sizeof(*w) > d->map_len)
+			return -EIO;
+		w = (const void *)(d->map + off);
+		nr = w->nr_kernel + w->nr_user;
+		if (w->header.type != KP_DATA_REC_WAKER || off + w->header.size > d->map_len ||
+		    sizeof(*w) + (nr + w->waker_nr_kernel + w->waker_nr_user) * 8ULL >
+		    w->header.size || nr > 2 * KPROF_MAX_STACK_DEPTH ||
+		    w->waker_nr_kernel + w->waker_nr_user > 2 * KPROF_MAX_STACK_DEPTH)
+			return -EIO;
+		decoder__chains(d, d->agg_sample, w->pid, w->event, w->ips, w->nr_kernel,
+				w->nr_user);
+		decoder__resolve(d, d->agg_sample);
+		d->res->count = w->count;
+		d->res->comm = kp_machine__intern(d->machine, w->comm);
+		decoder__chains(d, d->waker_sample, w->waker_pid, w->event, w->ips + nr,
+				w->waker_nr_kernel, w->waker_nr_user);
+		kp_machine__resolve(d->machine, d->waker_sample, d->waker_res, d->max_frames);
+		d->waker_res->count = w->count;
+		d->waker_res->comm = kp_machine__intern(d->machine, w->waker_comm);
+		if (!d->res->comm || !d->waker_res->comm)
+			return -ENOMEM;
+		ret = fn(d, w, d->res, d->waker_res, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 int kp_decoder__for_each(struct kp_decoder *d, kp_sample_fn fn, void *arg)
@@ -568,6 +636,9 @@ void kp_decoder__close(struct kp_decoder *d)
 	free(d->index);
 	free(d->res);
 	free(d->agg_sample);
+	free(d->wakers);
+	free(d->waker_res);
+	free(d->waker_sample);
 	kp_tp_formats__exit(&d->tp_formats);
 	memset(d, 0, sizeof(*d));
 }

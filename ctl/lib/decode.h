@@ -62,6 +62,10 @@ struct kp_decoder {
 	unsigned int		max_frames;
 	struct kp_rec_sample	*agg_sample;	/* an AGG record as a SAMPLE */
 	struct kp_tp_formats	tp_formats;	/* the file's tracepoint formats */
+	uint64_t		*wakers;	/* offsets of the WAKER records */
+	size_t			nr_wakers, wakers_alloc;
+	struct kp_resolved	*waker_res;	/* a WAKER's waker side */
+	struct kp_rec_sample	*waker_sample;	/* ... as a SAMPLE */
 };
 
 /* Read and check @path, collect the side-band; 0 or -errno with @err set. */
@@ -87,6 +91,16 @@ int kp_decoder__for_each(struct kp_decoder *d, kp_sample_fn fn, void *arg);
 
 int kp_decoder__for_each_stack(struct kp_decoder *d, unsigned int flags, kp_sample_fn fn,
 			       void *arg);
+
+/*
+ * Call @fn for every WAKER record (offcpu --wakers): @blocked is its
+ * blocked side resolved as a sample of its process, @waker the waker's as
+ * one of the waker's process; stops at and returns @fn's non-zero.
+ */
+typedef int (*kp_waker_fn)(struct kp_decoder *d, const struct kp_rec_waker *w,
+			   const struct kp_resolved *blocked, const struct kp_resolved *waker,
+			   void *arg);
+int kp_decoder__for_each_waker(struct kp_decoder *d, kp_waker_fn fn, void *arg);
 
 void kp_decoder__close(struct kp_decoder *d);
 

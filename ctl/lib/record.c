@@ -33,6 +33,7 @@ static const struct {
 	[KP_DATA_REC_SYNTH_DONE - KP_DATA_REC_BASE] = { "SYNTH_DONE",
 						      sizeof(struct kp_rec_synth_done) },
 	[KP_DATA_REC_AGG - KP_DATA_REC_BASE]	= { "AGG", sizeof(struct kp_rec_agg) },
+	[KP_DATA_REC_WAKER - KP_DATA_REC_BASE]	= { "WAKER", sizeof(struct kp_rec_waker) },
 };
 
 const char *kp_record__type_name(uint32_t type)
@@ -62,7 +63,7 @@ int kp_record__check(const struct kprof_record_header *h, const struct kp_record
 	if (size < sizeof(*h) || size % 8)
 		BAD("bad record size %zu", size);
 	if (!name || (h->type >= KP_DATA_REC_BASE && !ctx->file_types) ||
-	    (h->type == KP_DATA_REC_AGG && !ctx->agg_types))
+	    ((h->type == KP_DATA_REC_AGG || h->type == KP_DATA_REC_WAKER) && !ctx->agg_types))
 		BAD("unknown record type %u", h->type);
 	if (size < type_min(h->type))
 		BAD("%s of %zu bytes is shorter than its %zu-byte layout", name, size,
@@ -144,6 +145,31 @@ int kp_record__check(const struct kprof_record_header *h, const struct kp_record
 			BAD("AGG has a non-zero reserved field");
 		if (!memchr(a->comm, '\0', sizeof(a->comm)))
 			BAD("AGG name is not NUL-terminated");
+		break;
+	}
+	case KP_DATA_REC_WAKER: {
+		const struct kp_rec_waker *w = (const void *)h;
+		size_t nr = (size_t)w->nr_kernel + w->nr_user + w->waker_nr_kernel +
+			    w->waker_nr_user;
+
+		if (sizeof(*w) + nr * 8 > size)
+			BAD("WAKER of %zu bytes cannot hold its %zu frames", size, nr);
+		if (ctx->max_depth &&
+		    (w->nr_kernel > ctx->max_depth || w->nr_user > ctx->max_depth ||
+		     w->waker_nr_kernel > ctx->max_depth || w->waker_nr_user > ctx->max_depth))
+			BAD("WAKER has %u+%u and %u+%u frames, above the stack depth %u",
+			    w->nr_kernel, w->nr_user, w->waker_nr_kernel, w->waker_nr_user,
+			    ctx->max_depth);
+		if (ctx->nr_events && w->event >= ctx->nr_events)
+			BAD("WAKER of event %u, but the session has %u events", w->event,
+			    ctx->nr_events);
+		if (!w->count)
+			BAD("WAKER of 0 blocks");
+		if (w->__reserved || w->__reserved2)
+			BAD("WAKER has a non-zero reserved field");
+		if (!memchr(w->comm, '\0', sizeof(w->comm)) ||
+		    !memchr(w->waker_comm, '\0', sizeof(w->waker_comm)))
+			BAD("WAKER name is not NUL-terminated");
 		break;
 	}
 	}

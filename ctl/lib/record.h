@@ -86,6 +86,7 @@ struct kp_rec_mmap {
 #define KP_DATA_REC_FINISHED	0x10001	/* the last record of a complete file */
 #define KP_DATA_REC_SYNTH_DONE	0x10002	/* end of the side-band synthesized at start */
 #define KP_DATA_REC_AGG		0x10003	/* one stack of the aggregation tables */
+#define KP_DATA_REC_WAKER	0x10004	/* an off-CPU stack with its waker's */
 
 #define KP_DATA_STATS_TOTAL	0xffffffffU	/* kp_rec_stats.cpu of the totals */
 
@@ -166,7 +167,33 @@ struct kp_rec_agg {
 	uint64_t	ips[];			/* nr_kernel, then nr_user */
 };
 
+/*
+ * One waker entry of the aggregation tables (off-CPU events with
+ * KPROF_OFFCPU_F_WAKERS): count blocks of process pid, named comm, with
+ * these call chains, woken by waker_comm of process waker_pid from its
+ * chains, that lasted time_ns in all.  One per table entry: readers add
+ * the same stacks up.
+ */
+struct kp_rec_waker {
+	struct kprof_record_header	header;
+	uint64_t	count;			/* blocks, >= 1 */
+	uint64_t	time_ns;		/* their time */
+	uint32_t	pid;			/* the blocked process */
+	uint16_t	event;
+	uint16_t	__reserved;
+	uint16_t	nr_kernel;		/* the blocked chains, innermost first */
+	uint16_t	nr_user;
+	uint16_t	waker_nr_kernel;	/* the waker's */
+	uint16_t	waker_nr_user;
+	uint32_t	waker_pid;
+	uint32_t	__reserved2;
+	char		comm[KP_COMM_LEN];
+	char		waker_comm[KP_COMM_LEN];
+	uint64_t	ips[];			/* blocked kernel, user; waker kernel, user */
+};
+
 _Static_assert(sizeof(struct kprof_record_header) == 8, "record header");
+_Static_assert(sizeof(struct kp_rec_waker) == 80, "WAKER layout");
 _Static_assert(sizeof(struct kp_rec_sample) == 56, "SAMPLE layout");
 _Static_assert(offsetof(struct kp_rec_sample, nr_user) == 50, "SAMPLE layout");
 _Static_assert(sizeof(struct kp_rec_lost) == 32, "LOST layout");
@@ -189,7 +216,7 @@ struct kp_record_ctx {
 	uint32_t	nr_events;	/* SAMPLE/THROTTLE event < nr_events; 0: unchecked */
 	uint32_t	max_depth;	/* nr_kernel, nr_user <= max_depth; 0: unchecked */
 	bool		file_types;	/* allow the KP_DATA_REC_* types */
-	bool		agg_types;	/* ... and KP_DATA_REC_AGG (format version 2) */
+	bool		agg_types;	/* ... and KP_DATA_REC_AGG, _WAKER (format version 2) */
 };
 
 /*

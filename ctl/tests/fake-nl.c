@@ -629,6 +629,15 @@ static int fake_agg_dump(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_rep
 			}
 			fake_agg_put(msg, KPROF_AGG_A_LOCK_FLAGS, &e->lock_flags, 4);
 		}
+		if (e->has_waker) {
+			fake_agg_put(msg, KPROF_AGG_A_WAKER_PID, &e->waker_pid, 4);
+			fake_agg_put(msg, KPROF_AGG_A_WAKER_COMM, e->waker_comm,
+				     strlen(e->waker_comm) + 1);
+			fake_agg_put(msg, KPROF_AGG_A_WAKER_KERNEL, e->waker_frames,
+				     e->waker_nr_kernel * 8);
+			fake_agg_put(msg, KPROF_AGG_A_WAKER_USER, e->waker_frames + e->waker_nr_kernel,
+				     e->waker_nr_user * 8);
+		}
 		nla_nest_end(msg, nest);
 		if (fn)
 			ret = fn(nlmsg_hdr(msg), arg, err);

@@ -35,6 +35,11 @@ struct fake_agg_entry {
 	uint32_t		lock_flags;
 	uint32_t		nr_kernel, nr_user;
 	uint64_t		frames[8];	/* nr_kernel, then nr_user */
+	bool			has_waker;	/* a block's waker (ABI 1.7): these sent */
+	uint32_t		waker_pid;
+	const char		*waker_comm;
+	uint32_t		waker_nr_kernel, waker_nr_user;
+	uint64_t		waker_frames[8];	/* as frames */
 };
 
 struct fake_kprof {

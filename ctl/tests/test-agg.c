@@ -265,6 +265,83 @@ static void test_record_roundtrip(void)
 	unlink(path);
 }
 
+/* A WAKER record: 2+1 blocked frames and 1+2 of the waker's, from frames[]. */
+static size_t make_waker(unsigned char *buf)
+{
+	struct kp_rec_waker *w = (void *)buf;
+	size_t size = sizeof(*w) + 6 * 8;
+
+	memset(buf, 0, size);
+	w->header.type = KP_DATA_REC_WAKER;
+	w->header.size = size;
+	w->count = 3;
+	w->time_ns = 30000;
+	w->pid = 42;
+	w->event = 1;
+	w->nr_kernel = 2;
+	w->nr_user = 1;
+	w->waker_nr_kernel = 1;
+	w->waker_nr_user = 2;
+	w->waker_pid = 7;
+	snprintf(w->comm, sizeof(w->comm), "blocked");
+	snprintf(w->waker_comm, sizeof(w->waker_comm), "waker");
+	memcpy(w->ips, frames, 3 * 8);
+	memcpy(w->ips + 3, frames + 1, 3 * 8);
+	return size;
+}
+
+static void test_waker_record(void)
+{
+	unsigned char buf[2048] __attribute__((aligned(8))), back[2048] __attribute__((aligned(8)));
+	struct kp_rec_waker *w = (void *)buf;
+	char path[160], want[512];
+	struct kp_err err;
+	uint32_t version = 0;
+	size_t size;
+
+	snprintf(path, sizeof(path), "%s/waker.data", root);
+	size = make_waker(buf);
+	ok(!write_file(path, KP_DATA_VERSION_AGG, &w->header) &&
+	   !read_back(path, back, &err, &version) && !memcmp(buf, back, size),
+	   "WAKER: written and read back unchanged");
+	if (err.msg[0])
+		diag("%s", err.msg);
+	write_file(path, KP_DATA_VERSION, &w->header);
+	ok(read_back(path, back, &err, &version) < 0 &&
+	   strstr(err.msg, "unknown record type 65540"), "WAKER: refused in a version 1 file");
+
+#define WCORRUPT(what, expect) do {						\
+	write_file(path, KP_DATA_VERSION_AGG, &w->header);			\
+	snprintf(want, sizeof(want), "'%s' is corrupt at byte offset 680 (0x2a8): %s", path, \
+		 (expect));							\
+	ok(read_back(path, back, &err, &version) < 0 && !strcmp(err.msg, want), \
+	   "WAKER: %s", (what));						\
+	if (strcmp(err.msg, want))						\
+		diag("%s", err.msg);						\
+	make_waker(buf);							\
+} while (0)
+
+	w->count = 0;
+	WCORRUPT("no blocks", "WAKER of 0 blocks");
+	w->event = 2;
+	WCORRUPT("event out of range", "WAKER of event 2, but the session has 2 events");
+	w->waker_nr_user = 3;
+	WCORRUPT("frames beyond the record", "WAKER of 128 bytes cannot hold its 7 frames");
+	w->waker_nr_kernel = 200;
+	w->waker_nr_user = 0;
+	w->header.size = sizeof(*w) + 203 * 8;
+	WCORRUPT("deeper than the stack depth",
+		 "WAKER has 2+1 and 200+0 frames, above the stack depth 127");
+	w->__reserved2 = 1;
+	WCORRUPT("reserved field", "WAKER has a non-zero reserved field");
+	memset(w->waker_comm, 'x', sizeof(w->waker_comm));
+	WCORRUPT("unterminated waker name", "WAKER name is not NUL-terminated");
+	w->header.size = 72;
+	WCORRUPT("short", "WAKER of 72 bytes is shorter than its 80-byte layout");
+#undef WCORRUPT
+	unlink(path);
+}
+
 /* ---- AGG_DUMP against the fake module ---- */
 
 static void fake_entry(unsigned int i, uint32_t cpu, uint32_t pid, const char *comm,
@@ -751,6 +828,7 @@ int main(void)
 
 	test_options();
 	test_record_roundtrip();
+	test_waker_record();
 	test_dump();
 	test_start_status();
 	test_stop_save();

@@ -745,6 +745,39 @@ static void test_offcpu(void)
 	       "offcpu: offcputime's block, kernel frames, '-  comm (pid)', the microseconds");
 	run_free(&r);
 
+	/* a block's waker entry: the block's key and time, and the waker's */
+	fake_setup();
+	fake.offcpu_events = true;
+	fake_offcpu_entry(0, 0, 3, 5000000, 2);
+	fake_offcpu_entry(1, 1, 2, 3000000, 2);
+	fake.agg[1].has_waker = true;
+	fake.agg[1].waker_pid = 7;
+	fake.agg[1].waker_comm = "wk";
+	fake.agg[1].waker_nr_kernel = 1;
+	fake.agg[1].waker_nr_user = 1;
+	fake.agg[1].waker_frames[0] = 0xffffffff81001000ULL;
+	fake.agg[1].waker_frames[1] = 0x55555555b000ULL;
+	kprofctl(&r, "offcpu", "-f", "--", "true", NULL);
+	is_str(r.out, "hot;[unknown];common_interrupt_return;common_interrupt_return 5000\n",
+	       "offcpu without --wakers: a waker entry does not count its block twice");
+	run_free(&r);
+	kprofctl(&r, "offcpu", "--wakers", "-f", "--", "true", NULL);
+	ok(r.rc == 0 && ev->config == (KPROF_OFFCPU_F_ALL | KPROF_OFFCPU_F_WAKERS),
+	   "offcpu --wakers: the event asks for wakers");
+	is_str(r.out, "hot;[unknown];common_interrupt_return;common_interrupt_return;--;"
+		      "common_interrupt_return;[unknown];wk 3000\n",
+	       "offcpu --wakers -f: offwaketime's folded line, the waker innermost first after '--'");
+	ok(strstr(r.err, "Tracing blocked time (us) of the command by user + kernel off-CPU and waker stack") != NULL,
+	   "offcpu --wakers: offwaketime's header on stderr");
+	run_free(&r);
+	kprofctl(&r, "offcpu", "--wakers", "-K", "--", "true", NULL);
+	is_str(r.out, "    waker:           wk 7\n    common_interrupt_return\n"
+		      "    --               --\n"
+		      "    common_interrupt_return\n    common_interrupt_return\n"
+		      "    target:          hot 42\n        3000\n\n",
+	       "offcpu --wakers -K: offwaketime's block, waker above '--', target below");
+	run_free(&r);
+
 	kprofctl(&r, "offcpu", "-m", "500", "-M", "100", "1", NULL);
 	ok(r.rc == 2 && !strcmp(r.err, "kprofctl: offcpu: --min-block 500 is above --max-block 100\n"),
 	   "offcpu -m 500 -M 100: one line naming both");

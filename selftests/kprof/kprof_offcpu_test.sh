@@ -75,6 +75,19 @@ if [ "${KPROF_BPF_PEERS:-1}" != 0 ] && command -v offcputime-bpfcc >/dev/null; t
 	fi
 fi
 
+# offwaketime for the --wakers run below, on a second program that waits:
+# it compiles while the first run goes on
+"$prog" 2 >"$tmp/pw.out" &
+pw=$!
+pids="$pids $pw"
+bccw=
+if [ -n "$bcc" ] && command -v offwaketime-bpfcc >/dev/null; then
+	offwaketime-bpfcc -f -p "$pw" 600 >"$tmp/bccw.folded" 2>"$tmp/bccw.err" &
+	bwpid=$!
+	pids="$pids $bwpid"
+	bccw=started
+fi
+
 "$kprofctl" offcpu -f -p "$ppid" >"$tmp/kp.folded" 2>"$tmp/kp.err" &
 kpid=$!
 pids="$pids $kpid"
@@ -164,6 +177,74 @@ echo "# -m 4000 -M 7000: naps $nap_k us, reads and writer sleeps $long_k us"
 check "--state S -m 4000 -M 7000: the 5 ms naps, not (or < 5 % of them) the 10 ms reads and sleeps" \
 	awk -v n="$nap_k" -v l="$long_k" 'BEGIN { exit !(n > 0 && l * 20 < n) }' ||
 	sed 's/^/# /' "$tmp/kk.folded"
+
+# --wakers: each block with its waker's stack, against offwaketime on the
+# same run (its kprobe on try_to_wake_up says it attached)
+if [ -n "$bccw" ]; then
+	t0=$(date +%s)
+	if wait_for 300 grep -q try_to_wake_up /sys/kernel/debug/kprobes/list; then
+		echo "# offwaketime attached (waited $(($(date +%s) - t0)) s more)"
+		bccw=yes
+		sleep 1
+	else
+		echo "# offwaketime did not attach:"
+		tail -n 5 "$tmp/bccw.err" | sed 's/^/#   /'
+		kill -KILL "$bwpid" 2>/dev/null
+		bccw=
+	fi
+fi
+"$kprofctl" offcpu --wakers -f -p "$pw" >"$tmp/kw.folded" 2>"$tmp/kw.err" &
+kw=$!
+pids="$pids $kw"
+wait_for 60 grep -q 'state: running' "$dbg/status"
+kill -USR1 "$pw"
+wait_for 120 grep -q read_us "$tmp/pw.out"
+cat "$dbg/wakers" >"$tmp/kw.live" 2>&1
+kill -INT "$kw"
+wait "$kw"
+kret=$?
+if [ "$bccw" = yes ]; then
+	kill -INT "$bwpid"
+	wait "$bwpid"
+fi
+kill -TERM "$pw"
+wait "$pw" 2>/dev/null
+sed 's/^/# kprof --wakers: /' "$tmp/kw.err"
+read -r _ wread_us _ <"$tmp/pw.out"
+# the reader's pipe waits, woken by the writer from its own kp_write_pipe()
+woken='^kp-reader;.*;kp_read_pipe;.*;pipe_read;.*;--;.*;pipe_write;.*;kp_write_pipe;.*;kp-writer;$'
+kw_us=$(sum "$tmp/kw.folded" "$woken")
+echo "# pipe waits measured by the program: $wread_us us; kprof, woken by kp_write_pipe: $kw_us us"
+check "offcpu --wakers exits 0" [ "$kret" = 0 ]
+check "offcpu --wakers: >= 90 % of the reader's pipe waits on the writer's kp_write_pipe and pipe_write" \
+	within "${kw_us:-0}" "${wread_us:-0}" 0.9 1.05
+check "debugfs wakers: the same pairs, waker after '--', while the session runs" \
+	grep -q '^kp-reader;.*pipe_read;.*;--;.*pipe_write;.*;kp-writer [0-9][0-9]*$' "$tmp/kw.live"
+if [ "$bccw" = yes ]; then
+	# offwaketime leaves out each side's innermost user frame (kp_read_pipe,
+	# kp_write_pipe; their callers are lost to the frame-pointer walk as
+	# well): compare on the frames both keep
+	pair='^kp-reader;.*;main;.*;pipe_read;.*;--;.*;pipe_write;.*;start_thread;.*;?kp-writer;$'
+	kpair=$(sum "$tmp/kw.folded" "$pair")
+	bpair=$(sum "$tmp/bccw.folded" "$pair")
+	echo "# reader woken by writer (us): kprof $kpair, offwaketime $bpair"
+	check "--wakers: the reader's time woken by the writer within 5 % of BCC offwaketime's, same run" \
+		within "${kpair:-0}" "${bpair:-0}" 0.95 1.05
+	if ! within "${kpair:-0}" "${bpair:-0}" 0.95 1.05; then
+		for f in kw bccw; do
+			grep '^kp-reader' "$tmp/$f.folded" | sort -k2 -n | tail -n 2 | cut -c1-900 |
+				sed "s/^/# $f: /"
+		done
+	fi
+elif [ "${KPROF_BPF_PEERS:-1}" = 0 ]; then
+	skip "--wakers against BCC offwaketime" "KPROF_BPF_PEERS=0: BCC runs on the generic guest"
+else
+	skip "--wakers against BCC offwaketime" "offwaketime-bpfcc could not run here"
+fi
+bal=$(grep 'balance (waker)' "$dbg/stats")
+echo "# $bal"
+check "waker counters balance once stopped (wakes == done + filtered + lost + open)" \
+	grep -q 'balance (waker): wakes [1-9][0-9]* ==' <<<"$bal"
 
 # record --off-cpu: a program half spinning, half sleeping, in one recording
 "$kprofctl" record --off-cpu -F 999 -o "$tmp/oc.data" -- "$prog" spin 3 \

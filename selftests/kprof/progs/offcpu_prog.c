@@ -6,7 +6,8 @@
  *
  * waits for SIGUSR1 (so that the tracers attach first), then for SECONDS:
  *	kp-reader (the main thread) reads a pipe in kp_read_pipe(),
- *	kp-writer writes it every 10 ms, sleeping in kp_writer_sleep(),
+ *	kp-writer writes it every 10 ms in kp_write_pipe(), sleeping in
+ *	kp_writer_sleep() between,
  *	kp-napper sleeps 5 ms at a time in kp_nap().
  * Each blocking call is a syscall instruction in that function itself, so
  * that the user stack's first frame is the function, not libc's wrapper.
@@ -70,6 +71,12 @@ static __attribute__((noinline, noipa)) void kp_writer_sleep(void)
 	sys3(SYS_nanosleep, (long)&ts, 0, 0);
 }
 
+/* the write that wakes the reader, in a function of its own (offcpu --wakers) */
+static __attribute__((noinline, noipa)) long kp_write_pipe(void)
+{
+	return sys3(SYS_write, pipefd[1], (long)"x", 1);
+}
+
 static __attribute__((noinline, noipa)) unsigned long kp_spin(double until)
 {
 	volatile unsigned long x = 0;
@@ -90,7 +97,7 @@ static void *writer(void *arg)
 		t = now_ms();
 		kp_writer_sleep();
 		writer_us += (now_ms() - t) * 1e3;
-		if (write(pipefd[1], "x", 1) != 1)
+		if (kp_write_pipe() != 1)
 			break;
 	}
 	close(pipefd[1]);
