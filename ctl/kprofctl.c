@@ -30,6 +30,7 @@ static const struct cmd_struct commands[] = {
 	{ "report",	cmd_report,	"Show where the samples are, with call graphs" },
 	{ "script",	cmd_script,	"Print every sample with its call chain" },
 	{ "folded",	cmd_folded,	"Print collapsed stacks, the input of flame graphs" },
+	{ "pprof",	cmd_pprof,	"Write a pprof profile, for go tool pprof and Pyroscope" },
 	{ "top",	cmd_top,	"Show the hottest functions live, like perf top" },
 	{ "flamegraph",	cmd_flamegraph,	"Draw an interactive SVG flame graph" },
 	{ "diff",	cmd_diff,	"Compare two profiles: table or differential flame graph" },

@@ -15,6 +15,7 @@ libnl-3-dev libnl-genl-3-dev libelf-dev libtraceevent-dev libiberty-dev \
 clang libclang-rt-14-dev \
 perl python3 python3-yaml \
 bpfcc-tools bpftrace \
+libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go \
 libxml2-utils chromium"
 
 missing=""

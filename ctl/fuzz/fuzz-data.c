@@ -62,6 +62,17 @@ const char *__lsan_default_suppressions(void)
 	return "leak:tep_parse_format\n";
 }
 
+/* A WAKER record's two sides: every frame touched. */
+static int count_waker(struct kp_decoder *d, const struct kp_rec_waker *w,
+		       const struct kp_resolved *blocked, const struct kp_resolved *waker, void *arg)
+{
+	struct fuzz_count *c = arg;
+
+	(void)d;
+	c->n += w->count + blocked->nr_frames + waker->nr_frames + (waker->comm[0] == '\0');
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -93,6 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						   &c);
 		else
 			kp_decoder__for_each(&d, count, &c);
+		kp_decoder__for_each_waker(&d, count_waker, &c);
 		kp_tpdecode__delete(c.tp);
 		kp_decoder__close(&d);
 	}

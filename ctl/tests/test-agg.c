@@ -30,6 +30,7 @@
 #include "lib/session.h"
 #include "lib/sys.h"
 #include "lib/util.h"
+#include "pprof-load.h"
 #include "run-kprofctl.h"
 #include "tap.h"
 #include "tmpdir.h"
@@ -751,8 +752,11 @@ static uint64_t folded_sum(const char *text)
 
 static void test_live_commands(void)
 {
-	char ksyms[160], svg[160], exe[PATH_MAX];
+	char ksyms[160], svg[160], pb[160], exe[PATH_MAX];
 	const char *saved = kp_folded_exe;
+	Perftools__Profiles__Profile *prof;
+	size_t i;
+	long n;
 	struct run r;
 
 	snprintf(ksyms, sizeof(ksyms), "%s/kallsyms", root);
@@ -787,6 +791,17 @@ static void test_live_commands(void)
 	} else {
 		ok(1, "flamegraph --live # SKIP no ./kprofctl");
 	}
+	snprintf(pb, sizeof(pb), "%s/live.pb.gz", root);
+	kprofctl(&r, "pprof", "--live", "--kallsyms", ksyms, "-o", pb, NULL);
+	prof = pprof_load(pb);
+	for (i = 0, n = 0; prof && i < prof->n_sample; i++)
+		n += prof->sample[i]->value[0];
+	ok(r.rc == 0 && prof && n == 26, "pprof --live: the tables' 26 samples, as a pprof profile");
+	if (r.rc)
+		diag("%s", r.err);
+	if (prof)
+		perftools__profiles__profile__free_unpacked(prof, NULL);
+	run_free(&r);
 	ok(!live_leftovers(), "--live: no temporary file left");
 
 	kprofctl(&r, "report", "--live", "-i", "x.data", NULL);

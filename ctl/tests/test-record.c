@@ -25,6 +25,7 @@
 #include "lib/rundir.h"
 #include "lib/sys.h"
 #include "lib/util.h"
+#include "pprof-load.h"
 #include "run-kprofctl.h"
 #include "tap.h"
 #include "tmpdir.h"
@@ -707,6 +708,10 @@ static void fake_offcpu_entry(unsigned int i, uint32_t cpu, uint64_t blocks, uin
 static void test_offcpu(void)
 {
 	const struct kp_event *ev = &fake.start_req.events[0];
+	Perftools__Profiles__Profile *p;
+	char path[256], pb[256];
+	long long ns;
+	size_t i;
 	struct run r;
 
 	fake_setup();
@@ -743,6 +748,28 @@ static void test_offcpu(void)
 	is_str(r.out, "    common_interrupt_return\n    common_interrupt_return\n"
 		      "    -                hot (42)\n        5000\n\n",
 	       "offcpu: offcputime's block, kernel frames, '-  comm (pid)', the microseconds");
+	run_free(&r);
+
+	/* its profile as pprof: samples and off-CPU time, no cpu */
+	fake_setup();
+	fake.offcpu_events = true;
+	fake_offcpu_entry(0, 0, 3, 5000000, 2);
+	fake_offcpu_entry(1, 1, 1, 1000400, 1);
+	snprintf(path, sizeof(path), "%s/offcpu.data", root);
+	snprintf(pb, sizeof(pb), "%s/offcpu.pb.gz", root);
+	kprofctl(&r, "offcpu", "-o", path, "--", "true", NULL);
+	run_free(&r);
+	kprofctl(&r, "pprof", "-i", path, "-o", pb, NULL);
+	p = pprof_load(pb);
+	ok(r.rc == 0 && p && p->n_sample_type == 2 &&
+	   !strcmp(pprof_str(p, p->sample_type[1]->type), "off-cpu") &&
+	   !strcmp(pprof_str(p, p->sample_type[1]->unit), "nanoseconds"),
+	   "pprof of offcpu -o: sample types samples/count and off-cpu/nanoseconds");
+	for (i = 0, ns = 0; p && i < p->n_sample; i++)
+		ns += p->sample[i]->n_value == 2 ? p->sample[i]->value[1] : 0;
+	is_int(ns, 6000400, "pprof of offcpu -o: the blocked time, in ns");
+	if (p)
+		perftools__profiles__profile__free_unpacked(p, NULL);
 	run_free(&r);
 
 	/* a block's waker entry: the block's key and time, and the waker's */
