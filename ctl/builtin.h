@@ -31,6 +31,7 @@ int cmd_dump(int argc, const char **argv);
 int cmd_flamegraph(int argc, const char **argv);
 int cmd_folded(int argc, const char **argv);
 int cmd_pprof(int argc, const char **argv);
+int cmd_exporter(int argc, const char **argv);
 int cmd_help(int argc, const char **argv);
 int cmd_list(int argc, const char **argv);
 int cmd_latency(int argc, const char **argv);

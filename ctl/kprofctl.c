@@ -31,6 +31,7 @@ static const struct cmd_struct commands[] = {
 	{ "script",	cmd_script,	"Print every sample with its call chain" },
 	{ "folded",	cmd_folded,	"Print collapsed stacks, the input of flame graphs" },
 	{ "pprof",	cmd_pprof,	"Write a pprof profile, for go tool pprof and Pyroscope" },
+	{ "exporter",	cmd_exporter,	"Serve kprof.ko's health to Prometheus (/metrics)" },
 	{ "top",	cmd_top,	"Show the hottest functions live, like perf top" },
 	{ "flamegraph",	cmd_flamegraph,	"Draw an interactive SVG flame graph" },
 	{ "diff",	cmd_diff,	"Compare two profiles: table or differential flame graph" },

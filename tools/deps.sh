@@ -16,6 +16,7 @@ clang libclang-rt-14-dev \
 perl python3 python3-yaml \
 bpfcc-tools bpftrace \
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go \
+libmicrohttpd-dev prometheus \
 libxml2-utils chromium"
 
 missing=""

@@ -14,6 +14,7 @@
 #include <linux/perf_event.h>
 
 #include "json.h"
+#include "prom.h"
 #include "stat.h"
 #include "util.h"
 
@@ -441,48 +442,18 @@ static void json_print(FILE *fp, const struct kp_stat_report *r)
 
 /* --- Prometheus text exposition format (version 0.0.4) -------------------------- */
 
-/* A label value: backslash, double quote and line feed escaped. */
-static void prom_label(FILE *fp, const char *name, const char *value)
-{
-	const char *p;
-
-	fprintf(fp, "%s=\"", name);
-	for (p = value; *p; p++) {
-		if (*p == '\\' || *p == '"')
-			fprintf(fp, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", fp);
-		else
-			fputc(*p, fp);
-	}
-	fputc('"', fp);
-}
-
 static void prom_labels(FILE *fp, const struct kp_stat_report *r, unsigned int row,
 			unsigned int ev)
 {
 	char cpu[16];
 
 	fputc('{', fp);
-	prom_label(fp, "event", r->events[ev].name);
+	kp_prom__label(fp, "event", r->events[ev].name);
 	if (r->cpus[row] >= 0) {
 		snprintf(cpu, sizeof(cpu), "%d", r->cpus[row]);
 		fputc(',', fp);
-		prom_label(fp, "cpu", cpu);
+		kp_prom__label(fp, "cpu", cpu);
 	}
-}
-
-static void prom_family(FILE *fp, const char *name, const char *type, const char *help)
-{
-	fprintf(fp, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-static void prom_value(FILE *fp, double v)
-{
-	if (v == floor(v) && fabs(v) < 1e15)
-		fprintf(fp, " %.0f\n", v);
-	else
-		fprintf(fp, " %.15g\n", v);
 }
 
 enum prom_what { PROM_COUNT, PROM_ENABLED, PROM_RUNNING, PROM_SUPPORTED };
@@ -508,7 +479,7 @@ static void prom_samples(FILE *fp, const struct kp_stat_report *r, const char *n
 			fputs(name, fp);
 			prom_labels(fp, r, row, ev);
 			fputc('}', fp);
-			prom_value(fp, x);
+			kp_prom__value(fp, x);
 		}
 	}
 }
@@ -518,20 +489,20 @@ static void prom_print(FILE *fp, const struct kp_stat_report *r)
 	struct kp_stat_metric m;
 	unsigned int row, ev;
 
-	prom_family(fp, "kprof_stat_events_total", "counter",
+	kp_prom__family(fp, "kprof_stat_events_total", "counter",
 		    "Events counted, scaled by time enabled / time running when multiplexed (task-clock and cpu-clock in nanoseconds).");
 	prom_samples(fp, r, "kprof_stat_events_total", PROM_COUNT);
-	prom_family(fp, "kprof_stat_enabled_seconds_total", "counter",
+	kp_prom__family(fp, "kprof_stat_enabled_seconds_total", "counter",
 		    "Time the event's counters were enabled.");
 	prom_samples(fp, r, "kprof_stat_enabled_seconds_total", PROM_ENABLED);
-	prom_family(fp, "kprof_stat_running_seconds_total", "counter",
+	kp_prom__family(fp, "kprof_stat_running_seconds_total", "counter",
 		    "Time the event's counters were counting; less than enabled when multiplexed.");
 	prom_samples(fp, r, "kprof_stat_running_seconds_total", PROM_RUNNING);
-	prom_family(fp, "kprof_stat_supported", "gauge",
+	kp_prom__family(fp, "kprof_stat_supported", "gauge",
 		    "1 when the event can be counted here, 0 when perf does not support it.");
 	prom_samples(fp, r, "kprof_stat_supported", PROM_SUPPORTED);
 
-	prom_family(fp, "kprof_stat_metric", "gauge",
+	kp_prom__family(fp, "kprof_stat_metric", "gauge",
 		    "Derived metrics of kprofctl stat's table; rates per second in events per second.");
 	for (ev = 0; ev < r->nr_events; ev++) {
 		for (row = 0; row < r->nr_rows; row++) {
@@ -540,27 +511,27 @@ static void prom_print(FILE *fp, const struct kp_stat_report *r)
 			fputs("kprof_stat_metric", fp);
 			prom_labels(fp, r, row, ev);
 			fputc(',', fp);
-			prom_label(fp, "metric", is_rate(&m) ? "per second" : m.unit);
+			kp_prom__label(fp, "metric", is_rate(&m) ? "per second" : m.unit);
 			fputc('}', fp);
-			prom_value(fp, is_rate(&m) ? metric_base(&m) : m.value);
+			kp_prom__value(fp, is_rate(&m) ? metric_base(&m) : m.value);
 		}
 	}
 
-	prom_family(fp, "kprof_stat_elapsed_seconds", "gauge", "Wall-clock time counted.");
+	kp_prom__family(fp, "kprof_stat_elapsed_seconds", "gauge", "Wall-clock time counted.");
 	fputs("kprof_stat_elapsed_seconds", fp);
-	prom_value(fp, r->walltime_ns / 1e9);
-	prom_family(fp, "kprof_stat_runs", "gauge", "Runs of the command averaged (-r).");
+	kp_prom__value(fp, r->walltime_ns / 1e9);
+	kp_prom__family(fp, "kprof_stat_runs", "gauge", "Runs of the command averaged (-r).");
 	fputs("kprof_stat_runs", fp);
-	prom_value(fp, r->runs);
+	kp_prom__value(fp, r->runs);
 	if (r->has_rusage) {
-		prom_family(fp, "kprof_stat_user_seconds", "gauge",
+		kp_prom__family(fp, "kprof_stat_user_seconds", "gauge",
 			    "CPU time of the command and its children in user space.");
 		fputs("kprof_stat_user_seconds", fp);
-		prom_value(fp, r->user_s);
-		prom_family(fp, "kprof_stat_system_seconds", "gauge",
+		kp_prom__value(fp, r->user_s);
+		kp_prom__family(fp, "kprof_stat_system_seconds", "gauge",
 			    "CPU time of the command and its children in the kernel.");
 		fputs("kprof_stat_system_seconds", fp);
-		prom_value(fp, r->sys_s);
+		kp_prom__value(fp, r->sys_s);
 	}
 }
 

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Prometheus' text exposition format (version 0.0.4): the writer of
+ * 'kprofctl stat --prometheus' and of 'kprofctl exporter'.
+ *
+ *	kp_prom__family(fp, "kprof_samples_total", "counter", "Samples stored.");
+ *	fputs("kprof_samples_total", fp);	then labels, if any:
+ *	kp_prom__labels(fp, "cpu", "0", NULL);
+ *	kp_prom__value(fp, 42);			" 42\n"
+ */
+#ifndef KPROFCTL_PROM_H
+#define KPROFCTL_PROM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "proto.h"
+
+/* The exposition's Content-Type. */
+#define KP_PROM_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
+
+/* "# HELP name help" and "# TYPE name type". */
+void kp_prom__family(FILE *fp, const char *name, const char *type, const char *help);
+/* name="value", the value escaped (backslash, double quote, line feed). */
+void kp_prom__label(FILE *fp, const char *name, const char *value);
+/* "{n1="v1",n2="v2"}" of NULL-terminated name, value pairs. */
+void kp_prom__labels(FILE *fp, ...);
+/* " value\n": integers exactly, else 15 significant digits. */
+void kp_prom__value(FILE *fp, double v);
+
+/*
+ * kprof.ko's health as 'kprofctl exporter' serves it: kprof_up (0 and
+ * nothing else when @v is NULL: the module did not answer), the module,
+ * its session and the session's counters (@st totals, @cpus per CPU).
+ */
+void kp_prom__health(FILE *fp, const struct kp_version_info *v, const struct kp_status_info *st,
+		     const struct kp_stats *cpus, unsigned int nr_cpus);
+
+#endif /* KPROFCTL_PROM_H */
