@@ -154,6 +154,21 @@ echo "# $bal"
 check "off-CPU counters balance once stopped (blocks == done + filtered + lost + open)" \
 	grep -q 'balance (off-CPU): blocks [1-9][0-9]* ==' <<<"$bal"
 
+# offwaketime, for --wakers below: attached (its kprobe on try_to_wake_up)
+# before the next runs, which its compilation would slow down
+if [ -n "$bccw" ]; then
+	t0=$(date +%s)
+	if wait_for 300 grep -q try_to_wake_up /sys/kernel/debug/kprobes/list; then
+		echo "# offwaketime attached (waited $(($(date +%s) - t0)) s more)"
+		bccw=yes
+		sleep 1
+	else
+		echo "# offwaketime did not attach:"
+		tail -n 5 "$tmp/bccw.err" | sed 's/^/#   /'
+		kill -KILL "$bwpid" 2>/dev/null
+		bccw=
+	fi
+fi
 # -K: kernel frames only; --state S: sleeping only; -m/-M: the 5 ms naps,
 # not the 10 ms reads and sleeps
 "$prog" 1 >"$tmp/p2.out" &
@@ -179,20 +194,7 @@ check "--state S -m 4000 -M 7000: the 5 ms naps, not (or < 5 % of them) the 10 m
 	sed 's/^/# /' "$tmp/kk.folded"
 
 # --wakers: each block with its waker's stack, against offwaketime on the
-# same run (its kprobe on try_to_wake_up says it attached)
-if [ -n "$bccw" ]; then
-	t0=$(date +%s)
-	if wait_for 300 grep -q try_to_wake_up /sys/kernel/debug/kprobes/list; then
-		echo "# offwaketime attached (waited $(($(date +%s) - t0)) s more)"
-		bccw=yes
-		sleep 1
-	else
-		echo "# offwaketime did not attach:"
-		tail -n 5 "$tmp/bccw.err" | sed 's/^/#   /'
-		kill -KILL "$bwpid" 2>/dev/null
-		bccw=
-	fi
-fi
+# same run (attached above)
 "$kprofctl" offcpu --wakers -f -p "$pw" >"$tmp/kw.folded" 2>"$tmp/kw.err" &
 kw=$!
 pids="$pids $kw"
