@@ -124,18 +124,25 @@ static const char *offcpu__name(const struct kp_frame *f)
 	return f->sym ? f->sym->name : "[unknown]";
 }
 
-/* Text of @s: BCC's block (kernel, "--", user, "-  comm (pid)") or folded line. */
-static int offcpu__text(struct offcpu_print *p, const struct kp_resolved *s)
+/* The text at hand, emptied and opened for writing; NULL on ENOMEM. */
+static FILE *offcpu__open(struct offcpu_print *p)
+{
+	free(p->text);
+	p->text = NULL;
+	return open_memstream(&p->text, &p->len);
+}
+
+/*
+ * The blocked stack @s: folded "comm;user..;kernel.." (outermost first,
+ * ";-" between with -d), else its kernel then user lines innermost first,
+ * @delim between with -d (offcputime's "--", offwaketime's "-").
+ */
+static void offcpu__blocked(const struct offcpu_print *p, FILE *f, const struct kp_resolved *s,
+			    const char *delim)
 {
 	unsigned int nk = s->nr_kernel, nu = s->nr_frames - s->nr_kernel, i;
 	bool kernel = !p->user_only, user = !p->kernel_only;
-	FILE *f;
 
-	free(p->text);
-	p->text = NULL;
-	f = open_memstream(&p->text, &p->len);
-	if (!f)
-		return -ENOMEM;
 	if (p->folded) {
 		fputs(s->comm, f);
 		for (i = nu; user && i-- > 0;)
@@ -144,15 +151,26 @@ static int offcpu__text(struct offcpu_print *p, const struct kp_resolved *s)
 			fputs(";-", f);
 		for (i = nk; kernel && i-- > 0;)
 			fprintf(f, ";%s", offcpu__name(&s->frames[i]));
-	} else {
-		for (i = 0; kernel && i < nk; i++)
-			fprintf(f, "    %s\n", offcpu__name(&s->frames[i]));
-		if (p->delimited && kernel && user && nk && nu)
-			fputs("    --\n", f);
-		for (i = 0; user && i < nu; i++)
-			fprintf(f, "    %s\n", offcpu__name(&s->frames[nk + i]));
-		fprintf(f, "    %-16s %s (%u)\n", "-", s->comm, s->rec->pid);
+		return;
 	}
+	for (i = 0; kernel && i < nk; i++)
+		fprintf(f, "    %s\n", offcpu__name(&s->frames[i]));
+	if (p->delimited && kernel && user && nk && nu)
+		fprintf(f, "    %s\n", delim);
+	for (i = 0; user && i < nu; i++)
+		fprintf(f, "    %s\n", offcpu__name(&s->frames[nk + i]));
+}
+
+/* Text of @s: BCC's block (kernel, "--", user, "-  comm (pid)") or folded line. */
+static int offcpu__text(struct offcpu_print *p, const struct kp_resolved *s)
+{
+	FILE *f = offcpu__open(p);
+
+	if (!f)
+		return -ENOMEM;
+	offcpu__blocked(p, f, s, "--");
+	if (!p->folded)
+		fprintf(f, "    %-16s %s (%u)\n", "-", s->comm, s->rec->pid);
 	return fclose(f) ? -ENOMEM : 0;
 }
 
@@ -166,24 +184,14 @@ static int offcpu__text(struct offcpu_print *p, const struct kp_resolved *s)
 static int offcpu__waker_text(struct offcpu_print *p, const struct kp_resolved *t,
 			      const struct kp_resolved *w, uint32_t waker_pid)
 {
-	unsigned int nk = t->nr_kernel, nu = t->nr_frames - t->nr_kernel, i;
-	unsigned int wk = w->nr_kernel, wu = w->nr_frames - w->nr_kernel;
+	unsigned int wk = w->nr_kernel, wu = w->nr_frames - w->nr_kernel, i;
 	bool kernel = !p->user_only, user = !p->kernel_only;
-	FILE *f;
+	FILE *f = offcpu__open(p);
 
-	free(p->text);
-	p->text = NULL;
-	f = open_memstream(&p->text, &p->len);
 	if (!f)
 		return -ENOMEM;
 	if (p->folded) {
-		fputs(t->comm, f);
-		for (i = nu; user && i-- > 0;)
-			fprintf(f, ";%s", offcpu__name(&t->frames[nk + i]));
-		if (p->delimited && kernel && user && nk && nu)
-			fputs(";-", f);
-		for (i = nk; kernel && i-- > 0;)
-			fprintf(f, ";%s", offcpu__name(&t->frames[i]));
+		offcpu__blocked(p, f, t, "-");
 		fputs(";--", f);
 		for (i = 0; kernel && i < wk; i++)
 			fprintf(f, ";%s", offcpu__name(&w->frames[i]));
@@ -201,12 +209,7 @@ static int offcpu__waker_text(struct offcpu_print *p, const struct kp_resolved *
 		for (i = wk; kernel && i-- > 0;)
 			fprintf(f, "    %s\n", offcpu__name(&w->frames[i]));
 		fprintf(f, "    %-16s %s\n", "--", "--");
-		for (i = 0; kernel && i < nk; i++)
-			fprintf(f, "    %s\n", offcpu__name(&t->frames[i]));
-		if (p->delimited && kernel && user && nk && nu)
-			fputs("    -\n", f);
-		for (i = 0; user && i < nu; i++)
-			fprintf(f, "    %s\n", offcpu__name(&t->frames[nk + i]));
+		offcpu__blocked(p, f, t, "-");
 		fprintf(f, "    %-16s %s %u\n", "target:", t->comm, t->rec->pid);
 	}
 	return fclose(f) ? -ENOMEM : 0;
