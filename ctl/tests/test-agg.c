@@ -211,6 +211,35 @@ static int read_back(const char *path, unsigned char *buf, struct kp_err *err, u
 	return ret;
 }
 
+/*
+ * Write the record @rec (in @buf) alone into a version 2 file at @path:
+ * reading it back must fail at it with @expect.  Then @remake puts the
+ * good record back in @buf.
+ */
+static void corrupt(const char *path, const struct kprof_record_header *rec, unsigned char *buf,
+		    void (*remake)(unsigned char *buf), const char *what, const char *expect)
+{
+	unsigned char back[2048] __attribute__((aligned(8)));
+	const char *type = kp_record__type_name(rec->type);
+	uint32_t version = 0;
+	struct kp_err err;
+	char want[512];
+
+	write_file(path, KP_DATA_VERSION_AGG, rec);
+	snprintf(want, sizeof(want), "'%s' is corrupt at byte offset 680 (0x2a8): %s", path,
+		 expect);
+	ok(read_back(path, back, &err, &version) < 0 && !strcmp(err.msg, want), "%s: %s",
+	   type, what);
+	if (strcmp(err.msg, want))
+		diag("%s", err.msg);
+	remake(buf);
+}
+
+static void remake_agg(unsigned char *buf)
+{
+	make_agg(buf, 42, 1, 1234, 2, 3, "hot");
+}
+
 static void test_record_roundtrip(void)
 {
 	unsigned char buf[2048] __attribute__((aligned(8))), back[2048] __attribute__((aligned(8)));
@@ -236,33 +265,28 @@ static void test_record_roundtrip(void)
 	if (strcmp(err.msg, want))
 		diag("%s", err.msg);
 
-#define CORRUPT(what, expect) do {						\
-	write_file(path, KP_DATA_VERSION_AGG, &a->header);			\
-	snprintf(want, sizeof(want), "'%s' is corrupt at byte offset 680 (0x2a8): %s", path, \
-		 (expect));							\
-	ok(read_back(path, back, &err, &version) < 0 && !strcmp(err.msg, want), \
-	   "AGG: %s", (what));							\
-	if (strcmp(err.msg, want))						\
-		diag("%s", err.msg);						\
-	make_agg(buf, 42, 1, 1234, 2, 3, "hot");				\
-} while (0)
-
 	a->count = 0;
-	CORRUPT("no samples", "AGG of 0 samples");
+	corrupt(path, &a->header, buf, remake_agg, "no samples", "AGG of 0 samples");
 	a->event = 2;
-	CORRUPT("event out of range", "AGG of event 2, but the session has 2 events");
+	corrupt(path, &a->header, buf, remake_agg,
+		"event out of range", "AGG of event 2, but the session has 2 events");
 	a->nr_user = 4;
-	CORRUPT("frames beyond the record", "AGG of 88 bytes cannot hold its 6 frames");
+	corrupt(path, &a->header, buf, remake_agg,
+		"frames beyond the record", "AGG of 88 bytes cannot hold its 6 frames");
 	a->nr_kernel = 200;
 	a->nr_user = 0;
 	a->header.size = sizeof(*a) + 200 * 8;
-	CORRUPT("deeper than the stack depth", "AGG has 200+0 frames, above the stack depth 127");
+	corrupt(path, &a->header, buf, remake_agg,
+		"deeper than the stack depth", "AGG has 200+0 frames, above the stack depth 127");
 	a->__reserved = 1;
-	CORRUPT("reserved field", "AGG has a non-zero reserved field");
+	corrupt(path, &a->header, buf, remake_agg,
+		"reserved field", "AGG has a non-zero reserved field");
 	memset(a->comm, 'x', sizeof(a->comm));
-	CORRUPT("unterminated name", "AGG name is not NUL-terminated");
+	corrupt(path, &a->header, buf, remake_agg,
+		"unterminated name", "AGG name is not NUL-terminated");
 	a->header.size = 40;
-	CORRUPT("short", "AGG of 40 bytes is shorter than its 48-byte layout");
+	corrupt(path, &a->header, buf, remake_agg,
+		"short", "AGG of 40 bytes is shorter than its 48-byte layout");
 	unlink(path);
 }
 
@@ -291,11 +315,16 @@ static size_t make_waker(unsigned char *buf)
 	return size;
 }
 
+static void remake_waker(unsigned char *buf)
+{
+	make_waker(buf);
+}
+
 static void test_waker_record(void)
 {
 	unsigned char buf[2048] __attribute__((aligned(8))), back[2048] __attribute__((aligned(8)));
 	struct kp_rec_waker *w = (void *)buf;
-	char path[160], want[512];
+	char path[160];
 	struct kp_err err;
 	uint32_t version = 0;
 	size_t size;
@@ -311,35 +340,28 @@ static void test_waker_record(void)
 	ok(read_back(path, back, &err, &version) < 0 &&
 	   strstr(err.msg, "unknown record type 65540"), "WAKER: refused in a version 1 file");
 
-#define WCORRUPT(what, expect) do {						\
-	write_file(path, KP_DATA_VERSION_AGG, &w->header);			\
-	snprintf(want, sizeof(want), "'%s' is corrupt at byte offset 680 (0x2a8): %s", path, \
-		 (expect));							\
-	ok(read_back(path, back, &err, &version) < 0 && !strcmp(err.msg, want), \
-	   "WAKER: %s", (what));						\
-	if (strcmp(err.msg, want))						\
-		diag("%s", err.msg);						\
-	make_waker(buf);							\
-} while (0)
-
 	w->count = 0;
-	WCORRUPT("no blocks", "WAKER of 0 blocks");
+	corrupt(path, &w->header, buf, remake_waker, "no blocks", "WAKER of 0 blocks");
 	w->event = 2;
-	WCORRUPT("event out of range", "WAKER of event 2, but the session has 2 events");
+	corrupt(path, &w->header, buf, remake_waker,
+		"event out of range", "WAKER of event 2, but the session has 2 events");
 	w->waker_nr_user = 3;
-	WCORRUPT("frames beyond the record", "WAKER of 128 bytes cannot hold its 7 frames");
+	corrupt(path, &w->header, buf, remake_waker,
+		"frames beyond the record", "WAKER of 128 bytes cannot hold its 7 frames");
 	w->waker_nr_kernel = 200;
 	w->waker_nr_user = 0;
 	w->header.size = sizeof(*w) + 203 * 8;
-	WCORRUPT("deeper than the stack depth",
+	corrupt(path, &w->header, buf, remake_waker, "deeper than the stack depth",
 		 "WAKER has 2+1 and 200+0 frames, above the stack depth 127");
 	w->__reserved2 = 1;
-	WCORRUPT("reserved field", "WAKER has a non-zero reserved field");
+	corrupt(path, &w->header, buf, remake_waker,
+		"reserved field", "WAKER has a non-zero reserved field");
 	memset(w->waker_comm, 'x', sizeof(w->waker_comm));
-	WCORRUPT("unterminated waker name", "WAKER name is not NUL-terminated");
+	corrupt(path, &w->header, buf, remake_waker,
+		"unterminated waker name", "WAKER name is not NUL-terminated");
 	w->header.size = 72;
-	WCORRUPT("short", "WAKER of 72 bytes is shorter than its 80-byte layout");
-#undef WCORRUPT
+	corrupt(path, &w->header, buf, remake_waker,
+		"short", "WAKER of 72 bytes is shorter than its 80-byte layout");
 	unlink(path);
 }
 
