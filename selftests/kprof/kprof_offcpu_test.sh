@@ -56,6 +56,23 @@ ppid=$!
 pids="$pids $ppid"
 sleep 0.5
 
+# bcc_attached TOOL KPROBE PID ERRFILE: true once TOOL (process PID) has its
+# kprobe on KPROBE in place; else its last errors, and it is killed
+bcc_attached() {
+	local t0
+
+	t0=$(date +%s)
+	if wait_for 300 grep -q "$2" /sys/kernel/debug/kprobes/list; then
+		echo "# $1 attached after $(($(date +%s) - t0)) s"
+		sleep 1
+		return 0
+	fi
+	echo "# $1 did not attach:"
+	tail -n 5 "$4" | sed 's/^/#   /'
+	kill -KILL "$3" 2>/dev/null
+	return 1
+}
+
 bcc=
 # KPROF_BPF_PEERS=0 (the RT guest of tools/check.sh): BCC on the generic one
 if [ "${KPROF_BPF_PEERS:-1}" != 0 ] && command -v offcputime-bpfcc >/dev/null; then
@@ -63,16 +80,7 @@ if [ "${KPROF_BPF_PEERS:-1}" != 0 ] && command -v offcputime-bpfcc >/dev/null; t
 	bpid=$!
 	pids="$pids $bpid"
 	# attached once its kprobe on finish_task_switch is in place
-	t0=$(date +%s)
-	if wait_for 300 grep -q finish_task_switch /sys/kernel/debug/kprobes/list; then
-		echo "# offcputime attached after $(($(date +%s) - t0)) s"
-		bcc=yes
-		sleep 1
-	else
-		echo "# offcputime did not attach:"
-		tail -n 5 "$tmp/bcc.err" | sed 's/^/#   /'
-		kill -KILL "$bpid" 2>/dev/null
-	fi
+	bcc_attached offcputime finish_task_switch "$bpid" "$tmp/bcc.err" && bcc=yes
 fi
 
 # offwaketime for the --wakers run below, on a second program that waits:
@@ -157,17 +165,8 @@ check "off-CPU counters balance once stopped (blocks == done + filtered + lost +
 # offwaketime, for --wakers below: attached (its kprobe on try_to_wake_up)
 # before the next runs, which its compilation would slow down
 if [ -n "$bccw" ]; then
-	t0=$(date +%s)
-	if wait_for 300 grep -q try_to_wake_up /sys/kernel/debug/kprobes/list; then
-		echo "# offwaketime attached (waited $(($(date +%s) - t0)) s more)"
-		bccw=yes
-		sleep 1
-	else
-		echo "# offwaketime did not attach:"
-		tail -n 5 "$tmp/bccw.err" | sed 's/^/#   /'
-		kill -KILL "$bwpid" 2>/dev/null
-		bccw=
-	fi
+	bccw=
+	bcc_attached offwaketime try_to_wake_up "$bwpid" "$tmp/bccw.err" && bccw=yes
 fi
 # -K: kernel frames only; --state S: sleeping only; -m/-M: the 5 ms naps,
 # not the 10 ms reads and sleeps
