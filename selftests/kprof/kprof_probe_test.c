@@ -1062,7 +1062,7 @@ TEST_F(probe, lock_counts_contention_and_balances)
  * both balances hold, and the kernel log stays clean (the runner scans it).
  */
 static void wait_with_unwinder_probe(struct __test_metadata *_metadata,
-				     FIXTURE_DATA(probe) *self, uint32_t type)
+				     FIXTURE_DATA(probe) *self, uint32_t type, bool wakers)
 {
 	uint64_t inv, stored, recursion;
 	struct wait_counts w;
@@ -1073,7 +1073,8 @@ static void wait_with_unwinder_probe(struct __test_metadata *_metadata,
 	if (type == KPROF_TYPE_LOCK)
 		put_lock(&m, 0, ~0ULL, ~0ULL, NULL);
 	else
-		put_offcpu(&m, KPROF_OFFCPU_F_S, ~0ULL, ~0ULL, NULL);
+		put_offcpu(&m, KPROF_OFFCPU_F_S | (wakers ? KPROF_OFFCPU_F_WAKERS : 0), ~0ULL,
+			   ~0ULL, NULL);
 	kt_put_probe(&m, KPROF_TYPE_FTRACE, 0, "ftrace:unwind_next_frame", "unwind_next_frame",
 		     NULL, 0);
 	ret = kt_transact(self->fd, &m);
@@ -1104,16 +1105,29 @@ static void wait_with_unwinder_probe(struct __test_metadata *_metadata,
 		  kt_stat(&m, KPROF_STATS_A_LOST_COST));
 	/* every begin unwinds inside the guard: each such hit is refused */
 	EXPECT_LE(w.begun - w.lost, recursion);
+	if (wakers) {
+		/* the wakers' own unwinds, in sched_waking, are refused as well */
+		read_waits(&m, KPROF_STATS_A_WAKER_WAKES, &w);
+		log_waits(_metadata, "wakers", &w);
+		EXPECT_LT(0, w.begun);
+		EXPECT_EQ(w.begun, w.done + w.filtered + w.lost + w.open);
+	}
 }
 
 TEST_F(probe, lock_probe_callees_are_guarded)
 {
-	wait_with_unwinder_probe(_metadata, self, KPROF_TYPE_LOCK);
+	wait_with_unwinder_probe(_metadata, self, KPROF_TYPE_LOCK, false);
 }
 
 TEST_F(probe, offcpu_probe_callees_are_guarded)
 {
-	wait_with_unwinder_probe(_metadata, self, KPROF_TYPE_OFFCPU);
+	wait_with_unwinder_probe(_metadata, self, KPROF_TYPE_OFFCPU, false);
+}
+
+/* The same with wakers: sched_waking's probe unwinds the waker too. */
+TEST_F(probe, offcpu_waker_probe_callees_are_guarded)
+{
+	wait_with_unwinder_probe(_metadata, self, KPROF_TYPE_OFFCPU, true);
 }
 
 TEST_F(probe, refuse_unknown_tracepoint)
