@@ -229,13 +229,17 @@ if [ "$bccw" = yes ]; then
 	kpair=$(sum "$tmp/kw.folded" "$pair")
 	bpair=$(sum "$tmp/bccw.folded" "$pair")
 	echo "# reader woken by writer (us): kprof $kpair, offwaketime $bpair"
-	check "--wakers: the reader's time woken by the writer within 5 % of BCC offwaketime's, same run" \
+	# the numbers are in the test's name, so that a failure's one line says them
+	check "--wakers: the reader's time woken by the writer within 5 % of BCC offwaketime's, same run (kprof ${kpair:-0} us, offwaketime ${bpair:-0} us)" \
 		within "${kpair:-0}" "${bpair:-0}" 0.95 1.05
 	if ! within "${kpair:-0}" "${bpair:-0}" 0.95 1.05; then
 		for f in kw bccw; do
-			grep '^kp-reader' "$tmp/$f.folded" | sort -k2 -n | tail -n 2 | cut -c1-900 |
+			echo "# $f: $(wc -l <"$tmp/$f.folded") lines, the reader's largest:"
+			grep '^kp-reader' "$tmp/$f.folded" | sort -k2 -n | tail -n 4 | cut -c1-900 |
 				sed "s/^/# $f: /"
 		done
+		sed 's/^/# offwaketime: /' "$tmp/bccw.err" | tail -n 5
+		grep -i 'waker' "$dbg/stats" | sed 's/^/# /'
 	fi
 elif [ "${KPROF_BPF_PEERS:-1}" = 0 ]; then
 	skip "--wakers against BCC offwaketime" "KPROF_BPF_PEERS=0: BCC runs on the generic guest"
