@@ -144,18 +144,26 @@ static int walk_every(struct __test_metadata *_metadata, FIXTURE_DATA(fault) *se
 		      build_fn build, uint8_t stop_cmd, const char *what, int stride)
 {
 	int sites = 0, fallbacks = 0, acks_lost = 0, n, ret;
+	bool verbose = getenv("KPROF_FAULT_VERBOSE");
+	struct timespec t0, t1, tp;
 	struct kt_msg m;
 	char line[128];
 	long left;
 
 	snprintf(line, sizeof(line), "kprof-vm: fault-injection begin: %s\n", what);
 	kmsg(line);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (n = 1; n <= MAX_SITES; n += stride) {
 		build(&m, self->family);
+		clock_gettime(CLOCK_MONOTONIC, &tp);
 		ASSERT_EQ(0, set_fail_nth(n));
 		ret = kt_transact(self->fd, &m);
 		left = get_fail_nth();
 		set_fail_nth(0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (verbose)
+			TH_LOG("%s: point %d: %s (%s), %.3f s", what, n, strerror(-ret), m.extack,
+			       t1.tv_sec - tp.tv_sec + (t1.tv_nsec - tp.tv_nsec) / 1e9);
 		if (left > 0) {
 			/* no fault was left to inject: the request must have worked */
 			ASSERT_EQ(0, ret) TH_LOG("%s: with no fault injected: %s (%s)", what,
@@ -193,8 +201,9 @@ static int walk_every(struct __test_metadata *_metadata, FIXTURE_DATA(fault) *se
 	kmsg(line);
 	ASSERT_GE(MAX_SITES, n) TH_LOG("%s: still failing after %d faults", what, MAX_SITES);
 	EXPECT_EQ(0, stop_req(self, stop_cmd, &m));
-	TH_LOG("%s: %d injection points failed in turn (%d with a fallback, %d netlink ACKs lost)",
-	       what, sites, fallbacks, acks_lost);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	TH_LOG("%s: %d injection points failed in turn (%d with a fallback, %d netlink ACKs lost) in %.0f s",
+	       what, sites, fallbacks, acks_lost, t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	return sites;
 }
 
