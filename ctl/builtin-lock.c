@@ -1155,13 +1155,27 @@ static const char * const lock_cmd_usage[] = {
 	NULL
 };
 
+/* The subcommands, for shell completion (kprofctl lock --list-cmds). */
+static const char * const lock_cmds[] = { "contention", "record", "report", NULL };
+
 int cmd_lock(int argc, const char **argv)
 {
 	static const struct option none[] = { OPT_END() };
+	int i;
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage_with_options(argc < 2 ? stderr : stdout, lock_cmd_usage, none);
 		return argc < 2 ? KP_EXIT_USAGE : KP_EXIT_OK;
+	}
+	/* Hidden, as kprofctl --list-cmds and CMD --list-opts are. */
+	if (!strcmp(argv[1], "--list-cmds")) {
+		for (i = 0; lock_cmds[i]; i++)
+			puts(lock_cmds[i]);
+		return KP_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--list-opts")) {
+		list_options(stdout, none);
+		return KP_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "contention") || !strcmp(argv[1], "con"))
 		return lock_contention(argc - 1, argv + 1);

@@ -39,10 +39,10 @@
 
 static const char * const sched_usage[] = {
 	"kprofctl sched record [<record options>] [-- <command> [<args>]]",
-	"   or: kprofctl sched latency [-i <file>] [-s <keys>] [-p] [-C <cpu>] [--stacks <n>]",
-	"   or: kprofctl sched map [-i <file>] [--compact] [--cpus <cpus>]",
-	"   or: kprofctl sched timehist [-i <file>] [-w] [-M] [-n] [--state] [-s|-S] [-V]",
-	"   or: kprofctl sched runqlat [<options>] [interval [count]] [-- <command> [<args>]]",
+	"kprofctl sched latency [-i <file>] [-s <keys>] [-p] [-C <cpu>] [--stacks <n>]",
+	"kprofctl sched map [-i <file>] [--compact] [--cpus <cpus>]",
+	"kprofctl sched timehist [-i <file>] [-w] [-M] [-n] [--state] [-s|-S] [-V]",
+	"kprofctl sched runqlat [<options>] [interval [count]] [-- <command> [<args>]]",
 	"",
 	"Scheduler analysis, as perf sched and BCC's runqlat.  record: the sched",
 	"tracepoints (switch with its stack under -g, wakeups, migrations, fork,",
@@ -480,15 +480,31 @@ static int sched_timehist(int argc, const char **argv, const char *cmd)
 	return sched__analyze(SCHED_TIMEHIST, &o, input, &opts, cmd);
 }
 
+/* The subcommands, for shell completion (kprofctl sched --list-cmds). */
+static const char * const sched_cmds[] = {
+	"record", "latency", "map", "timehist", "runqlat", NULL
+};
+
 int cmd_sched(int argc, const char **argv)
 {
 	const char *cmd = argv[0];
+	int i;
 
 	static const struct option none[] = { OPT_END() };
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage_with_options(argc < 2 ? stderr : stdout, sched_usage, none);
 		return argc < 2 ? KP_EXIT_USAGE : KP_EXIT_OK;
+	}
+	/* Hidden, as kprofctl --list-cmds and CMD --list-opts are. */
+	if (!strcmp(argv[1], "--list-cmds")) {
+		for (i = 0; sched_cmds[i]; i++)
+			puts(sched_cmds[i]);
+		return KP_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--list-opts")) {
+		list_options(stdout, none);
+		return KP_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "runqlat"))
 		return sched_runqlat(argc - 1, argv + 1, "sched runqlat");

@@ -155,6 +155,19 @@ static int run_command(int argc, const char **argv)
 	return cmd->fn(argc, argv);
 }
 
+/*
+ * Hidden, for shell completion and the man pages: the command names, one
+ * a line (kprofctl --list-cmds); --list-opts lists the options of main()
+ * below, as every command's --list-opts lists its own (parse-options.h).
+ */
+static void list_commands(void)
+{
+	size_t i;
+
+	for (i = 0; i < KP_ARRAY_SIZE(commands); i++)
+		puts(commands[i].name);
+}
+
 int main(int argc, char **argv)
 {
 	const char **av = (const char **)argv + 1;
@@ -173,6 +186,14 @@ int main(int argc, char **argv)
 		if (!strcmp(av[0], "--debug")) {
 			kp_debug++;
 			continue;
+		}
+		if (!strcmp(av[0], "--list-cmds")) {
+			list_commands();
+			return KP_EXIT_OK;
+		}
+		if (!strcmp(av[0], "--list-opts")) {
+			fputs("--debug\n--version\n--help\n", stdout);
+			return KP_EXIT_OK;
 		}
 		kp_error(NULL, "unknown option '%s'. See 'kprofctl --help'.", av[0]);
 		return KP_EXIT_USAGE;

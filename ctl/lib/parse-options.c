@@ -13,6 +13,9 @@
 #define USAGE_OPTS_WIDTH	24
 #define USAGE_GAP		2
 
+/* parse_long()'s answer to --list-opts, turned into PARSE_OPT_HELP */
+#define PARSE_OPT_LIST_OPTS	(-3)
+
 struct parse_ctx {
 	const char		*cmd;
 	const struct option	*options;
@@ -142,6 +145,8 @@ static int parse_long(struct parse_ctx *ctx, const char *arg)
 			kp_error(ctx->cmd, "option '%s' takes no value", spelled);
 			return PARSE_OPT_ERROR;
 		}
+		if (len == 9 && !strncmp(name, "list-opts", 9) && !value)
+			return PARSE_OPT_LIST_OPTS;
 		kp_error(ctx->cmd, "unknown option '%s'", spelled);
 		return PARSE_OPT_ERROR;
 	}
@@ -191,6 +196,17 @@ static int parse_short(struct parse_ctx *ctx, const char *arg)
 	return 0;
 }
 
+void list_options(FILE *fp, const struct option *options)
+{
+	const struct option *opt;
+
+	for (opt = options; opt->type != OPTION_END; opt++)
+		if (opt->long_name)
+			fprintf(fp, "--%s%s\n", opt->long_name, takes_value(opt) ? "=" : "");
+	if (!find_long(options, "help", 4))
+		fputs("--help\n", fp);
+}
+
 int parse_options(int argc, const char **argv, const struct option *options,
 		  const char * const *usagestr, int flags)
 {
@@ -220,6 +236,10 @@ int parse_options(int argc, const char **argv, const struct option *options,
 		ret = arg[1] == '-' ? parse_long(&ctx, arg) : parse_short(&ctx, arg);
 		if (ret == PARSE_OPT_HELP)
 			usage_with_options(stdout, usagestr, options);
+		if (ret == PARSE_OPT_LIST_OPTS) {
+			list_options(stdout, options);
+			return PARSE_OPT_HELP;
+		}
 		if (ret < 0)
 			return ret;
 	}

@@ -8,6 +8,10 @@
  * "-nvalue", and flag-like short options can be bundled ("-ab").  Booleans
  * can be negated with --no-name.  "--" ends the options.
  *
+ * --list-opts, when the table has no such option, is a hidden -h/--help
+ * for shell completion: it prints the long options, one a line, "--name="
+ * for those taking a value, and parse_options() returns PARSE_OPT_HELP.
+ *
  * Do not include <getopt.h> next to this header: both define struct option.
  */
 #ifndef KPROFCTL_PARSE_OPTIONS_H
@@ -94,6 +98,9 @@ int parse_options(int argc, const char **argv, const struct option *options,
 /* Print the usage and the option list. */
 void usage_with_options(FILE *fp, const char * const *usagestr,
 			const struct option *options);
+
+/* Print the long options, one a line, as --list-opts does. */
+void list_options(FILE *fp, const struct option *options);
 
 /* Exit code for a negative parse_options() result. */
 static inline int parse_options_exit_code(int ret)

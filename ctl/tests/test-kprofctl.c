@@ -118,6 +118,60 @@ static void test_command_help(const char *cmd)
 	run_free(&c);
 }
 
+/*
+ * The completion helpers: --list-cmds names every command of the usage,
+ * and each command (and sched's and lock's subcommands) answers
+ * --list-opts with its long options, --help last, and exit 0.
+ */
+static void test_list(void)
+{
+	struct run cmds, u, r, subs, h;
+	char line[64], *name, *save = NULL, *sub, *save2;
+
+	kprofctl(&cmds, "--list-cmds", NULL);
+	kprofctl(&u, "--help", NULL);
+	is_int(cmds.rc, 0, "--list-cmds: exit 0");
+	ok(!strncmp(cmds.out, "record\n", 7) && strstr(cmds.out, "\nhelp\n"),
+	   "--list-cmds: one name a line");
+	for (name = strtok_r(cmds.out, "\n", &save); name; name = strtok_r(NULL, "\n", &save)) {
+		snprintf(line, sizeof(line), "\n    %-12s", name);
+		ok(strstr(u.out, line), "--list-cmds: %s is in the usage", name);
+		fake.nr_requests = 0;
+		kprofctl(&r, name, "--list-opts", NULL);
+		ok(r.rc == 0 && !r.err[0] && !fake.nr_requests &&
+		   strlen(r.out) >= 7 && !strcmp(r.out + strlen(r.out) - 7, "--help\n"),
+		   "%s --list-opts: exit 0, ends with --help, asks the module nothing", name);
+		run_free(&r);
+		if (strcmp(name, "sched") && strcmp(name, "lock"))
+			continue;
+		kprofctl(&subs, name, "--list-cmds", NULL);
+		is_int(subs.rc, 0, "%s --list-cmds: exit 0", name);
+		for (sub = strtok_r(subs.out, "\n", &save2); sub; sub = strtok_r(NULL, "\n", &save2)) {
+			snprintf(line, sizeof(line), "kprofctl %s %s ", name, sub);
+			kprofctl(&h, name, sub, "--help", NULL);
+			ok(h.rc == 0 && strstr(h.out, line), "%s %s --help: its usage", name, sub);
+			run_free(&h);
+			kprofctl(&r, name, sub, "--list-opts", NULL);
+			ok(r.rc == 0 && !r.err[0] && strstr(r.out, "--help\n"),
+			   "%s %s --list-opts: exit 0", name, sub);
+			run_free(&r);
+		}
+		run_free(&subs);
+	}
+	run_free(&cmds);
+	run_free(&u);
+
+	kprofctl(&r, "--list-opts", NULL);
+	ok(r.rc == 0 && !strcmp(r.out, "--debug\n--version\n--help\n"),
+	   "--list-opts: the global options");
+	run_free(&r);
+
+	kprofctl(&r, "record", "--list-opts", NULL);
+	ok(strstr(r.out, "\n--freq=\n") && strstr(r.out, "\n--all-cpus\n"),
+	   "record --list-opts: --freq= and --all-cpus");
+	run_free(&r);
+}
+
 /* A usage error of a builtin: exit 2, exactly @line on stderr. */
 static void check_usage_error(const char *line, const char *desc, ...)
 {
@@ -371,6 +425,7 @@ int main(void)
 	test_command_help("status");
 	test_command_help("version");
 	test_command_help("help");
+	test_list();
 	test_options();
 	test_status();
 	test_version();

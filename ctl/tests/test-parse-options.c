@@ -291,6 +291,21 @@ static void test_help(void)
 	is_int(parse_options_exit_code(PARSE_OPT_ERROR), KP_EXIT_USAGE, "exit code after an error");
 }
 
+static void test_list_opts(void)
+{
+	struct result r;
+
+	run(&r, 0, "-j", "--list-opts", "--bogus", NULL);
+	is_int(r.ret, PARSE_OPT_HELP, "--list-opts: as --help");
+	is_str(r.c.out, "--json\n--verbose\n--cpu=\n--nice=\n--size=\n--output=\n--mode=\n--help\n",
+	       "--list-opts: the long options, '=' after those taking a value");
+	is_str(r.c.err, "", "--list-opts: nothing on stderr");
+	capture__free(&r.c);
+
+	run(&r, 0, "--list-opts=1", NULL);
+	is_error(&r, "kprofctl: test: unknown option '--list-opts'", "--list-opts=1");
+}
+
 static void test_max_args(void)
 {
 	const char *argv[] = { "a", "b", NULL };
@@ -324,6 +339,7 @@ int main(void)
 	test_unknown();
 	test_args();
 	test_help();
+	test_list_opts();
 	test_max_args();
 	return done_testing();
 }
