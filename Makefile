@@ -16,6 +16,14 @@
 #   make fuzz            fuzz the data reader and ELF symbolizer (FUZZ_SECONDS, 300)
 #   make checkpatch      the kernel's checkpatch.pl --strict on module/ and include/
 #   make deps            install the Debian packages kprof needs (idempotent)
+#   make install         kprofctl, its man pages and bash completion (PREFIX, /usr/local)
+#   make install-systemd the exporter's unit, kprof-exporter.service (then: systemctl
+#                        daemon-reload; systemctl enable --now kprof-exporter)
+#   make dkms            kprof.ko's sources in /usr/src/kprof-VERSION, dkms add, build
+#                        and install: rebuilt for every kernel installed later
+#                        (DKMS_INSTALL=0: no install; DKMS_KERNELS: these releases)
+#   make dkms-src        only the source tree (KPROF_DKMS_SRC, or DESTDIR/usr/src/...)
+#   make dkms-remove     dkms remove --all, and the source tree
 #   make clean
 
 # Default KDIR: the running kernel's build tree, else the newest installed
@@ -47,7 +55,8 @@ KSFT_DIR	:= $(KSRC_DIR)/tools/testing/selftests
 CHECKPATCH_FILES := $(wildcard module/*.[ch]) include/uapi/linux/kprof.h
 
 .PHONY: all module ctl clean deps check demo checkpatch selftests ksrc \
-	modules-test test-host test-rig bench fuzz help check-quick
+	modules-test test-host test-rig bench fuzz help check-quick \
+	install install-systemd dkms dkms-src dkms-remove
 
 all: module ctl
 
@@ -107,6 +116,58 @@ check-quick: deps
 
 demo: deps
 	@$(CURDIR)/tools/demo.sh
+
+# Installing kprofctl (ctl/Makefile: binary, man pages, bash completion)
+# and the exporter's systemd unit, its ExecStart pointed at BINDIR.
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
+
+install:
+	$(MAKE) -C ctl install PREFIX=$(PREFIX) BINDIR=$(BINDIR)
+
+install-systemd:
+	install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	sed 's|^ExecStart=/usr/local/bin/kprofctl |ExecStart=$(BINDIR)/kprofctl |' \
+		tools/systemd/kprof-exporter.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/kprof-exporter.service
+	chmod 644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/kprof-exporter.service
+
+# DKMS: the module's sources (Kbuild, module/, include/) and a dkms.conf
+# (tools/dkms/dkms.conf.in with the version) in KPROF_DKMS_SRC, then dkms
+# add (once), build and install.  DKMS_FLAGS goes to every dkms command
+# (e.g. --dkmstree DIR --sourcetree DIR, as tools/test-packaging.sh does);
+# DKMS_KERNELS lists the releases (default: dkms's, the running kernel).
+DKMS		?= dkms
+KPROF_DKMS_SRC	?= $(DESTDIR)/usr/src/kprof-$(KPROF_VERSION)
+DKMS_FLAGS	?=
+DKMS_KERNELS	?=
+DKMS_INSTALL	?= 1
+DKMS_MV		:= -m kprof -v $(KPROF_VERSION)
+DKMS_K		:= $(addprefix -k ,$(DKMS_KERNELS))
+
+dkms-src:
+	@test -n "$(KPROF_VERSION)" -a -n "$(KPROF_DKMS_SRC)" -a "$(KPROF_DKMS_SRC)" != / || \
+		{ echo "kprof: no version in Kbuild, or KPROF_DKMS_SRC empty" >&2; exit 1; }
+	@echo "  STAGE   $(KPROF_DKMS_SRC)"
+	@rm -rf $(KPROF_DKMS_SRC).tmp && mkdir -p $(KPROF_DKMS_SRC).tmp
+	@cd $(CURDIR) && cp Kbuild LICENSE $(KPROF_DKMS_SRC).tmp/ && \
+		find module include -type f -name '*.[ch]' | \
+		xargs cp --parents -t $(KPROF_DKMS_SRC).tmp/
+	@sed 's/@VERSION@/$(KPROF_VERSION)/g' tools/dkms/dkms.conf.in > $(KPROF_DKMS_SRC).tmp/dkms.conf
+	@rm -rf $(KPROF_DKMS_SRC) && mv $(KPROF_DKMS_SRC).tmp $(KPROF_DKMS_SRC)
+
+dkms: dkms-src
+	@command -v $(DKMS) >/dev/null || { echo "kprof: dkms missing; run 'make deps'" >&2; exit 1; }
+	@$(DKMS) status $(DKMS_FLAGS) $(DKMS_MV) | grep -q . || \
+		$(DKMS) add $(DKMS_FLAGS) $(KPROF_DKMS_SRC)
+	$(DKMS) build $(DKMS_FLAGS) $(DKMS_MV) $(DKMS_K) --force
+ifeq ($(DKMS_INSTALL),1)
+	$(DKMS) install $(DKMS_FLAGS) $(DKMS_MV) $(DKMS_K) --force
+endif
+
+dkms-remove:
+	-$(DKMS) remove $(DKMS_FLAGS) $(DKMS_MV) --all
+	rm -rf $(KPROF_DKMS_SRC)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
