@@ -17,7 +17,8 @@ perl python3 python3-yaml \
 bpfcc-tools bpftrace \
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go \
 libmicrohttpd-dev prometheus \
-libxml2-utils chromium"
+libxml2-utils chromium \
+dkms groff-base"
 
 missing=""
 for p in $PKGS; do
