@@ -21,10 +21,11 @@
 _kprofctl()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=
-	local prog=${COMP_WORDS[0]} cmd= subs= sub= w i words
+	local prog=${COMP_WORDS[0]} cmd='' subs='' sub='' w i words
 
 	COMPREPLY=()
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+	# shellcheck disable=SC2088 # a "~/" the user typed, not expanded yet
 	[[ $prog == "~/"* ]] && prog=$HOME/${prog#"~/"}
 
 	# The words before the cursor: global options, the command, its
@@ -38,7 +39,7 @@ _kprofctl()
 		fi
 		if [[ $w == -- ]]; then
 			((COMP_CWORD == i + 1)) &&
-				COMPREPLY=($(compgen -c -- "$cur"))
+				mapfile -t COMPREPLY < <(compgen -c -- "$cur" | sort -u)
 			return 0
 		fi
 		[[ -n $subs && -z $sub && $w != -* ]] && sub=$w
@@ -54,7 +55,7 @@ _kprofctl()
 			words=$("$prog" --list-cmds 2>/dev/null)
 		fi
 	elif [[ $cur == -* ]]; then
-		words=$("$prog" "$cmd" $sub --list-opts 2>/dev/null)
+		words=$("$prog" "$cmd" ${sub:+"$sub"} --list-opts 2>/dev/null)
 	elif [[ -n $subs && -z $sub ]]; then
 		words=$subs
 	elif [[ $cmd == help && $prev == help ]]; then
@@ -63,7 +64,7 @@ _kprofctl()
 		return 0
 	fi
 
-	COMPREPLY=($(compgen -W "$words" -- "$cur"))
+	mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
 	# "--name=": the value follows without a space.
 	if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]]; then
 		compopt -o nospace 2>/dev/null
