@@ -114,6 +114,7 @@ guest_results() {
 }
 
 t0=$(date +%s)
+quick=${KPROF_CHECK_QUICK:-0}
 
 # --- builds -------------------------------------------------------------
 echo "# build"
@@ -125,6 +126,38 @@ else
 fi
 step "build: kprofctl (-Wall -Wextra -Werror)" "$logs/ctl.log" make ctl
 step "build: selftests" "$logs/selftests.log" make selftests
+
+# --- the debug kernel: KASAN, lockdep, kmemleak, fault injection -----------
+# Built once per machine outside the clone (tools/debug-kernel/build.sh);
+# a named subset of the selftests that reaches every netlink command, event
+# type and mode, plus the allocation-failure walk that needs its failslab;
+# about 9 minutes (the shell tests, slow there, run on the other kernels,
+# but for the lockdep report, which needs this kernel's lockdep).
+debug_tests="kprof_load_test kprof_genl_test kprof_dev_test kprof_session_test kprof_agg_test
+kprof_count_test kprof_probe_test kprof_fault_test kprof_nlfuzz_test kprof_stress_test
+kprof_lockdep_test.sh"
+debug_pid=
+if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
+	tools/debug-kernel/build.sh --print >/dev/null 2>&1 ||
+		echo "# building the debug kernel once: about 40 minutes on 2 cores (progress in build/check/kmod-debug.log)"
+	if built=$(tools/build-test-modules.sh debug 2> "$logs/kmod-debug.log") &&
+	   ! grep -qE '(warning|error):' "$logs/kmod-debug.log"; then
+		read -r rel ko <<< "$built"
+		result ok "debug: the debug kernel and kprof.ko for $rel"
+		# One boot: the subset, then a planted KASAN bug that the log scan
+		# must catch.  The log up to the plant must be clean.
+		plant="echo 'kprof-check: the planted bug follows' > /dev/kmsg;
+			insmod $ko && echo kasan > /sys/module/kprof/parameters/test_plant_bug; rmmod kprof"
+		tools/kprof-vm --kernel debug --smp 2 --timeout 1500 --log "$logs/console-debug.log" \
+			-- sh -c "env KPROF_FUZZ_SESSIONS=15 KPROF_FUZZ_MIN=2000 KPROF_STRESS_CYCLES=50 KPROF_STRESS_GROWTH=0 \
+				tools/guest-selftests.sh $ko --tests '$(echo $debug_tests)'; $plant" \
+			> "$logs/guest-debug.log" 2>&1 &
+		debug_pid=$!
+	else
+		result fail "debug: the debug kernel and kprof.ko"
+		tail -n 20 "$logs/kmod-debug.log" | sed 's/^/#   /'
+	fi
+fi
 
 # --- static checks ------------------------------------------------------
 echo "# static checks"
@@ -159,7 +192,6 @@ if [ $ctl_rc != 0 ] && ! grep -q '^  FAIL' "$logs/ctl-test.log"; then
 	result fail "ctl: unit tests build and run"
 	tail -n 20 "$logs/ctl-test.log" | sed 's/^/#   /'
 fi
-quick=${KPROF_CHECK_QUICK:-0}
 if [ "$quick" != 1 ]; then
 	# fuzzing the data reader and the ELF symbolizer, briefly (make fuzz: longer)
 	ctl/fuzz/run.sh 15 > "$logs/fuzz.log" 2>&1
@@ -177,20 +209,27 @@ if [ "$quick" != 1 ]; then
 		tail -n 20 "$logs/flame-browser.log" | sed 's/^/#   /'
 	fi
 fi
+# DKMS (its module, in build/dkms/RELEASE/, runs the hostile boot below),
+# the systemd unit, the man pages, the bash completion
+rm -rf build/dkms
+tools/test-packaging.sh > "$logs/packaging.log" 2>&1
+count_plain_tap "$logs/packaging.log" "packaging: "
+if ! grep -qE '^(not )?ok ' "$logs/packaging.log"; then
+	result fail "packaging: tests ran"
+	tail -n 20 "$logs/packaging.log" | sed 's/^/#   /'
+fi
 if [ -x tools/test-kprof-vm.sh ]; then
 	tools/test-kprof-vm.sh --host-only > "$logs/rig-host.log" 2>&1
 	count_plain_tap "$logs/rig-host.log" "rig: "
 fi
 
 # --- guest selftests ------------------------------------------------------
-# One kernel after the other: two TCG guests at once on this 2-CPU host
-# stretch guest time enough to make timing-based checks flaky.
+# The debug guest (started above) runs beside the host tests and the
+# hostile boots, none of which times anything in a guest; the generic and
+# PREEMPT_RT guests, whose tests compare times, run alone after it, one
+# after the other: two TCG guests at once on this 2-CPU host stretch guest
+# time enough to make timing-based checks flaky.
 declare -A guest_pid guest_rel
-# The RT guest's tests: the runner's, less kprof_aggctl_test.sh (see below)
-# and kprof_exporter_test.sh (user space only: the generic guest's run is
-# enough, and Prometheus takes a minute to start under TCG).
-rt_tests=$(make -s --no-print-directory -C selftests/kprof list-tests KSFT_DIR="$top/build/ksrc/tools/testing/selftests" |
-	tr ' ' '\n' | grep -vxE 'kprof_aggctl_test.sh|kprof_exporter_test.sh' | tr '\n' ' ')
 for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 	if ! built=$(tools/build-test-modules.sh "$kind" 2> "$logs/kmod-$kind.log") ||
 	   grep -qE '(warning|error):' "$logs/kmod-$kind.log"; then
@@ -198,25 +237,9 @@ for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 		tail -n 20 "$logs/kmod-$kind.log" | sed 's/^/#   /'
 		continue
 	fi
-	read -r rel ko <<< "$built"
+	read -r rel _ <<< "$built"
 	result ok "$kind: build kprof.ko for $rel"
 	guest_rel[$kind]=$rel
-	if [ "$kind" = rt ]; then
-		# PREEMPT_RT: every test but kprof_aggctl_test.sh (kprofctl's
-		# aggregate-mode decoding, the same on both kernels; the module's
-		# aggregation runs in kprof_agg_test), and 150 stress cycles
-		# instead of 500 (their leak bound is per cycle count); the BPF
-		# peers (BCC runqlat, offcputime) on the generic guest only
-		guest_cmd=(sh -c "env KPROF_STRESS_CYCLES=150 KPROF_BPF_PEERS=0 tools/guest-selftests.sh $ko --tests '$(echo $rt_tests)'")
-	else
-		guest_cmd=(tools/guest-selftests.sh "$ko")
-	fi
-	tools/kprof-vm --kernel "$kind" --timeout 840 \
-		--log "$logs/console-$kind.log" \
-		-- "${guest_cmd[@]}" > "$logs/guest-$kind.log" 2>&1 &
-	guest_pid[$kind]=$!
-	wait "${guest_pid[$kind]}"
-	echo $? > "$logs/guest-$kind.rc"
 done
 # Hostile input that could crash an unguarded module: one guest boot per
 # such case, so that one crash cannot hide another (kprof_hostile_test.sh);
@@ -243,78 +266,86 @@ for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 		guest_results "$log" "$rc" "$kind: hostile $c"
 	done
 	log=$logs/hostile-$kind-rest.log
+	# the module that 'make dkms' built (test-packaging.sh), where there is one
+	dkms_ko=$top/build/dkms/${guest_rel[$kind]}/kprof.ko
+	what="the cases that cannot crash"
+	if [ -f "$dkms_ko" ]; then
+		ko=$dkms_ko
+		what="$what, with the kprof.ko DKMS built"
+	fi
 	tools/kprof-vm --kernel "$kind" --timeout 400 --log "$logs/console-$kind-rest.log" \
 		-- tools/guest-selftests.sh "$ko" --tests "${rest# }" > "$log" 2>&1
 	rc=$?
-	echo "# hostile: $kind kernel,${rest//kprof_hostile_test.sh:/ }"
-	guest_results "$log" "$rc" "$kind: hostile (the cases that cannot crash)"
+	echo "# hostile: $kind kernel,${rest//kprof_hostile_test.sh:/ } ($ko)"
+	guest_results "$log" "$rc" "$kind: hostile ($what)"
+done
+# --- the debug guest's results (it ran beside the host tests and the hostile boots)
+if [ -n "$debug_pid" ]; then
+	echo "# guest: debug kernel (KASAN, lockdep, kmemleak, fault injection)"
+	wait "$debug_pid"
+	rc=$?
+	count_tap "$logs/guest-debug.log" "debug: "
+	grep -qE '^# (not )?ok ' "$logs/guest-debug.log" ||
+		result fail "debug: the guest ran tests"
+	# the guest's whole dmesg is kept (the run had a splat); else the console
+	kept=$(sed -n 's/.*run files kept in \(.*\)$/\1/p' "$logs/guest-debug.log" | tail -n 1)
+	klog=$logs/console-debug.log
+	[ -n "$kept" ] && [ -s "$kept/dmesg" ] && cp "$kept/dmesg" "$logs/dmesg-debug.log" &&
+		klog=$logs/dmesg-debug.log && rm -rf "$kept"
+	sed '/kprof-check: the planted bug follows/q' "$klog" > "$logs/console-debug-tests.log"
+	if grep -q 'kprof-check: the planted bug follows' "$logs/console-debug-tests.log" &&
+	   tools/kprof-vm --scan "$logs/console-debug-tests.log" > "$logs/debug-scan.log" 2>&1; then
+		result ok "debug: guest run completed, kernel log clean up to the planted bug"
+	else
+		result fail "debug: guest run completed, kernel log clean up to the planted bug (rc=$rc)"
+		head -n 60 "$logs/debug-scan.log" | sed 's/^/#   /'
+	fi
+	# the report after the marker, in the guest's dmesg or on the console
+	planted() {
+		sed '1,/kprof-check: the planted bug follows/d' "$1" |
+			grep -a -m 1 'BUG: KASAN: [a-z-]* in kprof_test_read_past'
+	}
+	if [ $rc = 126 ] && { planted "$klog" || planted "$logs/console-debug.log"; } >/dev/null; then
+		result ok "debug: the log scan fails a run with a planted KASAN report"
+	else
+		result fail "debug: the log scan fails a run with a planted KASAN report (rc=$rc)"
+		echo "#   $klog after the marker:"
+		sed '1,/kprof-check: the planted bug follows/d' "$klog" | head -n 12 | sed 's/^/#   /'
+		tail -n 12 "$logs/guest-debug.log" | sed 's/^/#   /'
+	fi
+
+fi
+
+# The RT guest's tests: the runner's, less kprof_aggctl_test.sh (see below)
+# and kprof_exporter_test.sh (user space only: the generic guest's run is
+# enough, and Prometheus takes a minute to start under TCG).
+rt_tests=$(make -s --no-print-directory -C selftests/kprof list-tests KSFT_DIR="$top/build/ksrc/tools/testing/selftests" |
+	tr ' ' '\n' | grep -vxE 'kprof_aggctl_test.sh|kprof_exporter_test.sh' | tr '\n' ' ')
+for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
+	[ -n "${guest_rel[$kind]:-}" ] || continue
+	ko=$top/build/kmod/${guest_rel[$kind]}/kprof.ko
+	if [ "$kind" = rt ]; then
+		# PREEMPT_RT: every test but kprof_aggctl_test.sh (kprofctl's
+		# aggregate-mode decoding, the same on both kernels; the module's
+		# aggregation runs in kprof_agg_test), and 150 stress cycles
+		# instead of 500 (their leak bound is per cycle count); the BPF
+		# peers (BCC runqlat, offcputime) on the generic guest only
+		guest_cmd=(sh -c "env KPROF_STRESS_CYCLES=150 KPROF_BPF_PEERS=0 tools/guest-selftests.sh $ko --tests '$(echo $rt_tests)'")
+	else
+		guest_cmd=(tools/guest-selftests.sh "$ko")
+	fi
+	tools/kprof-vm --kernel "$kind" --timeout 840 \
+		--log "$logs/console-$kind.log" \
+		-- "${guest_cmd[@]}" > "$logs/guest-$kind.log" 2>&1 &
+	guest_pid[$kind]=$!
+	wait "${guest_pid[$kind]}"
+	echo $? > "$logs/guest-$kind.rc"
 done
 for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 	[ -n "${guest_pid[$kind]:-}" ] || continue
 	echo "# guest: $kind kernel (${guest_rel[$kind]})"
 	guest_results "$logs/guest-$kind.log" "$(cat "$logs/guest-$kind.rc")" "$kind"
 done
-
-# --- the debug kernel: KASAN, lockdep, kmemleak, fault injection -----------
-# Built once per machine outside the clone (tools/debug-kernel/build.sh);
-# a named subset of the selftests that reaches every netlink command, event
-# type and mode, plus the allocation-failure walk that needs its failslab;
-# about 9 minutes (the shell tests, slow there, run on the other kernels,
-# but for the lockdep report, which needs this kernel's lockdep).
-debug_tests="kprof_load_test kprof_genl_test kprof_dev_test kprof_session_test kprof_agg_test
-kprof_count_test kprof_probe_test kprof_fault_test kprof_nlfuzz_test kprof_stress_test
-kprof_lockdep_test.sh"
-if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
-	echo "# guest: debug kernel (KASAN, lockdep, kmemleak, fault injection)"
-	tools/debug-kernel/build.sh --print >/dev/null 2>&1 ||
-		echo "# building the debug kernel once: about 40 minutes on 2 cores (progress in build/check/kmod-debug.log)"
-	if built=$(tools/build-test-modules.sh debug 2> "$logs/kmod-debug.log") &&
-	   ! grep -qE '(warning|error):' "$logs/kmod-debug.log"; then
-		read -r rel ko <<< "$built"
-		result ok "debug: the debug kernel and kprof.ko for $rel"
-		# One boot: the subset, then a planted KASAN bug that the log scan
-		# must catch.  The log up to the plant must be clean.
-		plant="echo 'kprof-check: the planted bug follows' > /dev/kmsg;
-			insmod $ko && echo kasan > /sys/module/kprof/parameters/test_plant_bug; rmmod kprof"
-		tools/kprof-vm --kernel debug --smp 2 --timeout 1500 --log "$logs/console-debug.log" \
-			-- sh -c "env KPROF_FUZZ_SESSIONS=15 KPROF_FUZZ_MIN=2000 KPROF_STRESS_CYCLES=50 KPROF_STRESS_GROWTH=0 \
-				tools/guest-selftests.sh $ko --tests '$(echo $debug_tests)'; $plant" \
-			> "$logs/guest-debug.log" 2>&1
-		rc=$?
-		count_tap "$logs/guest-debug.log" "debug: "
-		grep -qE '^# (not )?ok ' "$logs/guest-debug.log" ||
-			result fail "debug: the guest ran tests"
-		# the guest's whole dmesg is kept (the run had a splat); else the console
-		kept=$(sed -n 's/.*run files kept in \(.*\)$/\1/p' "$logs/guest-debug.log" | tail -n 1)
-		klog=$logs/console-debug.log
-		[ -n "$kept" ] && [ -s "$kept/dmesg" ] && cp "$kept/dmesg" "$logs/dmesg-debug.log" &&
-			klog=$logs/dmesg-debug.log && rm -rf "$kept"
-		sed '/kprof-check: the planted bug follows/q' "$klog" > "$logs/console-debug-tests.log"
-		if grep -q 'kprof-check: the planted bug follows' "$logs/console-debug-tests.log" &&
-		   tools/kprof-vm --scan "$logs/console-debug-tests.log" > "$logs/debug-scan.log" 2>&1; then
-			result ok "debug: guest run completed, kernel log clean up to the planted bug"
-		else
-			result fail "debug: guest run completed, kernel log clean up to the planted bug (rc=$rc)"
-			head -n 60 "$logs/debug-scan.log" | sed 's/^/#   /'
-		fi
-		# the report after the marker, in the guest's dmesg or on the console
-		planted() {
-			sed '1,/kprof-check: the planted bug follows/d' "$1" |
-				grep -a -m 1 'BUG: KASAN: [a-z-]* in kprof_test_read_past'
-		}
-		if [ $rc = 126 ] && { planted "$klog" || planted "$logs/console-debug.log"; } >/dev/null; then
-			result ok "debug: the log scan fails a run with a planted KASAN report"
-		else
-			result fail "debug: the log scan fails a run with a planted KASAN report (rc=$rc)"
-			echo "#   $klog after the marker:"
-			sed '1,/kprof-check: the planted bug follows/d' "$klog" | head -n 12 | sed 's/^/#   /'
-			tail -n 12 "$logs/guest-debug.log" | sed 's/^/#   /'
-		fi
-	else
-		result fail "debug: the debug kernel and kprof.ko"
-		tail -n 20 "$logs/kmod-debug.log" | sed 's/^/#   /'
-	fi
-fi
 
 # where the guest time went: the slowest tests of each boot
 for f in "$logs"/guest-*.log; do
