@@ -16,7 +16,7 @@ clang libclang-rt-14-dev \
 perl python3 python3-yaml \
 bpfcc-tools bpftrace \
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go \
-libmicrohttpd-dev prometheus \
+libmicrohttpd-dev libcurl4-openssl-dev prometheus \
 libxml2-utils chromium \
 dkms groff-base"
 
