@@ -70,35 +70,15 @@ char *kp_fmt_size(char *buf, size_t len, uint64_t bytes)
 
 int kp_parse_buffer_size(const char *s, uint32_t *size, struct kp_err *err)
 {
-	char num[32], min[16], max[16];
-	unsigned int shift = 0;
-	size_t len = strlen(s);
+	char min[16], max[16];
 	uint64_t v;
+	int ret;
 
-	if (len && len < sizeof(num)) {
-		switch (s[len - 1]) {
-		case 'k': case 'K':
-			shift = 10;
-			break;
-		case 'm': case 'M':
-			shift = 20;
-			break;
-		case 'g': case 'G':
-			shift = 30;
-			break;
-		}
-	}
-	if (!len || len >= sizeof(num))
+	ret = kp_parse_size(s, &v);
+	if (ret == -EINVAL)
 		goto invalid;
-	memcpy(num, s, len + 1);
-	if (shift)
-		num[len - 1] = '\0';
-	if (kp_parse_u64(num, &v))
-		goto invalid;
-	if (v > (UINT64_MAX >> shift))
+	if (ret)
 		v = UINT64_MAX;
-	else
-		v <<= shift;
 
 	kp_fmt_size(min, sizeof(min), KPROF_MIN_BUFFER_SIZE);
 	kp_fmt_size(max, sizeof(max), KPROF_MAX_BUFFER_SIZE);

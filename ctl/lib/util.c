@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <linux/kprof.h>
@@ -105,6 +106,70 @@ int kp_parse_int(const char *s, int *val)
 	if (neg ? v > (uint64_t)INT_MAX + 1 : v > INT_MAX)
 		return -ERANGE;
 	*val = neg ? (int)(0 - v) : (int)v;
+	return 0;
+}
+
+int kp_parse_size(const char *s, uint64_t *bytes)
+{
+	unsigned int shift = 0;
+	char num[32];
+	size_t len;
+	uint64_t v;
+	int ret;
+
+	len = s ? strlen(s) : 0;
+	if (!len || len >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, len + 1);
+	switch (s[len - 1]) {
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	}
+	if (shift)
+		num[len - 1] = '\0';
+	ret = kp_parse_u64(num, &v);
+	if (ret)
+		return ret;
+	if (v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*bytes = v << shift;
+	return 0;
+}
+
+int kp_parse_duration_ms(const char *s, uint64_t *ms)
+{
+	static const struct {
+		const char	*unit;
+		uint64_t	ms;
+	} units[] = { { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 }, { "", 1000 } };
+	size_t len, i, n;
+	char num[32];
+	uint64_t v;
+
+	len = s ? strlen(s) : 0;
+	for (n = 0; n < len && isdigit((unsigned char)s[n]); n++)
+		;
+	if (!n || n >= sizeof(num))
+		return n ? -ERANGE : -EINVAL;
+	for (i = 0; i < KP_ARRAY_SIZE(units); i++)
+		if (!strcmp(s + n, units[i].unit))
+			break;
+	if (i == KP_ARRAY_SIZE(units))
+		return -EINVAL;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	errno = 0;
+	v = strtoull(num, NULL, 10);
+	if (errno == ERANGE || v > UINT64_MAX / units[i].ms)
+		return -ERANGE;
+	*ms = v * units[i].ms;
 	return 0;
 }
 

@@ -41,6 +41,19 @@ int kp_parse_u64(const char *s, uint64_t *val);
 int kp_parse_uint(const char *s, unsigned int *val);
 int kp_parse_int(const char *s, int *val);
 
+/*
+ * A size: a number (kp_parse_u64()) with an optional K, M or G suffix
+ * (powers of 1024, either case).  0, -EINVAL or -ERANGE (over UINT64_MAX).
+ */
+int kp_parse_size(const char *s, uint64_t *bytes);
+
+/*
+ * A duration: a decimal number with a unit, ms, s, m or h ("500ms", "30s",
+ * "2m"); a bare number is seconds.  Into *@ms, milliseconds.  0, -EINVAL
+ * or -ERANGE.
+ */
+int kp_parse_duration_ms(const char *s, uint64_t *ms);
+
 /* "1.0" from a KPROF_ABI_VERSION-encoded value; returns @buf. */
 char *kp_fmt_abi(char *buf, size_t len, uint32_t abi);
 /* "42s", "3m 07s", "2h 03m 07s", "1d 00h 00m 05s"; returns @buf. */

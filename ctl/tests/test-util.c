@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/util.c: number parsing and formatting.
+ * Unit tests of lib/util.c: number, size and duration parsing and formatting.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -54,6 +54,34 @@ static void test_parse_int(void)
 	is_int(kp_parse_int("--1", &i), -EINVAL, "int: double minus");
 	is_int(kp_parse_int("-0x10", &i), 0, "int: negative hex");
 	is_int(i, -16, "int: negative hex value");
+}
+
+static void test_parse_size_duration(void)
+{
+	uint64_t v = 7;
+
+	ok(!kp_parse_size("4096", &v) && v == 4096, "size: bare bytes");
+	ok(!kp_parse_size("16k", &v) && v == 16384, "size: k");
+	ok(!kp_parse_size("256M", &v) && v == 256ULL << 20, "size: M");
+	ok(!kp_parse_size("2G", &v) && v == 2ULL << 30, "size: G");
+	is_int(kp_parse_size("17179869184G", &v), -ERANGE, "size: over 2^64 with a suffix");
+	is_int(kp_parse_size("4T", &v), -EINVAL, "size: unknown suffix");
+	is_int(kp_parse_size("K", &v), -EINVAL, "size: a suffix alone");
+	is_int(kp_parse_size("", &v), -EINVAL, "size: empty");
+
+	ok(!kp_parse_duration_ms("500ms", &v) && v == 500, "duration: ms");
+	ok(!kp_parse_duration_ms("30s", &v) && v == 30000, "duration: s");
+	ok(!kp_parse_duration_ms("2m", &v) && v == 120000, "duration: m");
+	ok(!kp_parse_duration_ms("1h", &v) && v == 3600000, "duration: h");
+	ok(!kp_parse_duration_ms("10", &v) && v == 10000, "duration: a bare number is seconds");
+	ok(!kp_parse_duration_ms("0s", &v) && v == 0, "duration: zero");
+	is_int(kp_parse_duration_ms("1.5s", &v), -EINVAL, "duration: no fractions");
+	is_int(kp_parse_duration_ms("5d", &v), -EINVAL, "duration: unknown unit");
+	is_int(kp_parse_duration_ms("-1s", &v), -EINVAL, "duration: negative");
+	is_int(kp_parse_duration_ms("s", &v), -EINVAL, "duration: a unit alone");
+	is_int(kp_parse_duration_ms(" 1s", &v), -EINVAL, "duration: leading blank");
+	is_int(kp_parse_duration_ms("99999999999999999999h", &v), -ERANGE, "duration: too long");
+	is_int(kp_parse_duration_ms("", &v), -EINVAL, "duration: empty");
 }
 
 static void test_format(void)
@@ -122,6 +150,7 @@ int main(void)
 {
 	test_parse_u64();
 	test_parse_int();
+	test_parse_size_duration();
 	test_format();
 	test_state_uptime();
 	test_error();
