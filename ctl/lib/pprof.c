@@ -349,40 +349,74 @@ static void pprof__free(struct pprof *pp, pb_profile *p)
 	kp_hmap__exit(&pp->function_ids);
 }
 
-/* Pack @p and write it gzip'd to @path. */
-static int pprof__gzip(const pb_profile *p, const char *path, struct kp_err *err)
+/* Pack @p and gzip it into *@out (malloc'd), *@out_len bytes. */
+static int pprof__gzip(const pb_profile *p, void **out, size_t *out_len, struct kp_err *err)
 {
 	size_t len = perftools__profiles__profile__get_packed_size(p);
-	uint8_t *buf = malloc(len ? len : 1);
-	gzFile gz;
-	int fd;
+	uint8_t *buf = malloc(len ? len : 1), *gz = NULL;
+	z_stream zs = { 0 };
+	uLong cap;
+	int ret;
 
-	if (!buf) {
-		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
+	if (!buf)
+		goto nomem;
 	perftools__profiles__profile__pack(p, buf);
-	fd = strcmp(path, "-") ? -1 : dup(STDOUT_FILENO);
-	gz = fd >= 0 ? gzdopen(fd, "wb") : gzopen(path, "wb");
+	/* 15 + 16: a gzip header and trailer around the deflate stream */
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		goto nomem;
+	cap = deflateBound(&zs, len) + 32;
+	gz = malloc(cap);
 	if (!gz) {
-		kp_err__set(err, errno ? errno : EIO, "cannot write '%s': %s", path,
-			    strerror(errno ? errno : EIO));
-		if (fd >= 0)
-			close(fd);
-		free(buf);
-		return -EIO;
+		deflateEnd(&zs);
+		goto nomem;
 	}
-	if ((len && gzwrite(gz, buf, len) != (int)len) || gzclose(gz) != Z_OK) {
-		kp_err__set(err, EIO, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-		free(buf);
-		return -EIO;
-	}
+	zs.next_in = buf;
+	zs.avail_in = len;
+	zs.next_out = gz;
+	zs.avail_out = cap;
+	ret = deflate(&zs, Z_FINISH);
+	deflateEnd(&zs);
 	free(buf);
+	if (ret != Z_STREAM_END) {
+		free(gz);
+		kp_err__set(err, EIO, "cannot gzip the profile: zlib error %d", ret);
+		return -EIO;
+	}
+	*out = gz;
+	*out_len = zs.total_out;
 	return 0;
+nomem:
+	free(buf);
+	kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+	return -ENOMEM;
 }
 
-long kp_pprof__write(struct kp_decoder *d, const char *path, const struct kp_pprof_opts *o,
-		     struct kp_err *err)
+int kp_pprof__save(const void *buf, size_t len, const char *path, struct kp_err *err)
+{
+	bool out = !strcmp(path, "-");
+	FILE *fp;
+	int e;
+
+	errno = 0;
+	fp = out ? stdout : fopen(path, "wb");
+
+	if (!fp)
+		goto fail;
+	if (fwrite(buf, 1, len, fp) != len || (out ? fflush(fp) : fclose(fp))) {
+		if (!out)
+			fclose(fp);
+		goto fail;
+	}
+	return 0;
+fail:
+	e = errno ? errno : EIO;
+	kp_err__set(err, e, "cannot write '%s': %s", path, strerror(e));
+	return -EIO;
+}
+
+long kp_pprof__build(struct kp_decoder *d, const struct kp_pprof_opts *o, void **buf,
+		     size_t *len, struct kp_err *err)
 {
 	const struct kp_session *sess = &d->info.session;
 	pb_profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
@@ -451,7 +485,7 @@ long kp_pprof__write(struct kp_decoder *d, const char *path, const struct kp_ppr
 	p.function = (pb_function **)pp.functions.v;
 	p.n_sample = pp.samples.nr;
 	p.sample = (pb_sample **)pp.samples.v;
-	ret = pprof__gzip(&p, path, err);
+	ret = pprof__gzip(&p, buf, len, err);
 	if (!ret)
 		ret = pp.samples.nr;
 	pprof__free(&pp, &p);
@@ -463,4 +497,48 @@ out:
 		kp_err__set(err, -ret, "cannot read the recording: %s", strerror(-ret));
 	pprof__free(&pp, &p);
 	return ret;
+}
+
+long kp_pprof__write(struct kp_decoder *d, const char *path, const struct kp_pprof_opts *o,
+		     struct kp_err *err)
+{
+	size_t len;
+	void *buf;
+	long n;
+
+	n = kp_pprof__build(d, o, &buf, &len, err);
+	if (n < 0)
+		return n;
+	if (kp_pprof__save(buf, len, path, err))
+		n = -EIO;
+	free(buf);
+	return n;
+}
+
+void kp_pprof__span(const struct kp_decoder *d, uint64_t now_s, struct kp_pprof_span *span)
+{
+	const struct kp_session *sess = &d->info.session;
+	uint64_t start = d->info.start_realtime, dur = 0;
+	unsigned int i;
+
+	if (d->info.end_time > d->info.start_time)
+		dur = d->info.end_time - d->info.start_time;
+	if (start) {
+		span->from = start / 1000000000ULL;
+		span->until = (start + dur + 999999999ULL) / 1000000000ULL;
+	} else {
+		span->from = span->until = now_s;
+	}
+	/* the first on-CPU event's rate: -F, or a time event's period */
+	span->hz = 0;
+	for (i = 0; i < sess->nr_events; i++)
+		if (sess->events[i].type != KPROF_TYPE_OFFCPU)
+			break;
+	if (i == sess->nr_events)
+		return;
+	if (sess->freq)
+		span->hz = sess->freq;
+	else if (sess->period && pprof__time_event(&sess->events[i]) &&
+		 sess->period <= 1000000000ULL)
+		span->hz = 1000000000ULL / sess->period;
 }

@@ -35,4 +35,24 @@ struct kp_pprof_opts {
 long kp_pprof__write(struct kp_decoder *d, const char *path, const struct kp_pprof_opts *o,
 		     struct kp_err *err);
 
+/*
+ * The same profile in memory: *@buf (malloc'd; free() it), *@len bytes,
+ * the gzip'd bytes kp_pprof__write() writes.  Returns the number of
+ * samples, or -errno with @err set.
+ */
+long kp_pprof__build(struct kp_decoder *d, const struct kp_pprof_opts *o, void **buf,
+		     size_t *len, struct kp_err *err);
+
+/* Write @len bytes of a built profile to @path ("-": standard output); 0 or -EIO. */
+int kp_pprof__save(const void *buf, size_t len, const char *path, struct kp_err *err);
+
+/* The time range and rate a profile of @d covers (what an upload says of it). */
+struct kp_pprof_span {
+	uint64_t	from, until;	/* unix seconds: time_nanos, + duration_nanos rounded up */
+	unsigned int	hz;		/* the on-CPU sampling rate; 0: not known */
+};
+
+/* @now_s: the time when the recording has no start time (unix seconds). */
+void kp_pprof__span(const struct kp_decoder *d, uint64_t now_s, struct kp_pprof_span *span);
+
 #endif /* KPROFCTL_PPROF_H */
