@@ -225,10 +225,8 @@ fi
 
 # --- guest selftests ------------------------------------------------------
 # The debug guest (started above) runs beside the host tests and the
-# hostile boots, none of which times anything in a guest; the generic and
-# PREEMPT_RT guests, whose tests compare times, run alone after it, one
-# after the other: two TCG guests at once on this 2-CPU host stretch guest
-# time enough to make timing-based checks flaky.
+# hostile boots, none of which times anything in a guest; then the generic
+# and PREEMPT_RT guests (see below for which of their tests run alone).
 declare -A guest_pid guest_rel
 for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 	if ! built=$(tools/build-test-modules.sh "$kind" 2> "$logs/kmod-$kind.log") ||
@@ -316,35 +314,69 @@ if [ -n "$debug_pid" ]; then
 
 fi
 
-# The RT guest's tests: the runner's, less kprof_aggctl_test.sh (see below)
-# and kprof_exporter_test.sh (user space only: the generic guest's run is
-# enough, and Prometheus takes a minute to start under TCG).
-rt_tests=$(make -s --no-print-directory -C selftests/kprof list-tests KSFT_DIR="$top/build/ksrc/tools/testing/selftests" |
-	tr ' ' '\n' | grep -vxE 'kprof_aggctl_test.sh|kprof_exporter_test.sh' | tr '\n' ' ')
-for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
-	[ -n "${guest_rel[$kind]:-}" ] || continue
-	ko=$top/build/kmod/${guest_rel[$kind]}/kprof.ko
-	if [ "$kind" = rt ]; then
-		# PREEMPT_RT: every test but kprof_aggctl_test.sh (kprofctl's
-		# aggregate-mode decoding, the same on both kernels; the module's
-		# aggregation runs in kprof_agg_test), and 150 stress cycles
-		# instead of 500 (their leak bound is per cycle count); the BPF
-		# peers (BCC runqlat, offcputime) on the generic guest only
-		guest_cmd=(sh -c "env KPROF_STRESS_CYCLES=150 KPROF_BPF_PEERS=0 tools/guest-selftests.sh $ko --tests '$(echo $rt_tests)'")
-	else
-		guest_cmd=(tools/guest-selftests.sh "$ko")
-	fi
+# Each kernel's tests in two boots.  The untimed ones (nothing in them
+# compares a duration or a sample rate with the guest's clock) boot on both
+# kernels at once; the timed ones (off-CPU and scheduler times against the
+# programs' own clocks and BCC's, stat's counts and rates, record's and
+# lock's rates, the probe cost cap's share of the time) then boot alone,
+# one kernel after the other: two TCG guests at once on this 2-CPU host
+# stretch guest time enough to make those flaky.
+timed_tests="kprof_probe_test kprof_record_test.sh kprof_stat_test.sh kprof_sched_test.sh kprof_offcpu_test.sh kprof_lock_test.sh"
+all_tests=$(make -s --no-print-directory -C selftests/kprof list-tests KSFT_DIR="$top/build/ksrc/tools/testing/selftests")
+# tests_of KIND timed|untimed: that boot's list.  The RT guest's leaves
+# out kprof_aggctl_test.sh (kprofctl's aggregate-mode decoding, the same
+# on both kernels; the module's aggregation runs in kprof_agg_test) and
+# kprof_exporter_test.sh (user space only, and Prometheus takes a minute
+# to start under TCG).
+tests_of() {
+	local t out=
+
+	for t in $all_tests; do
+		[ "$1" = rt ] && case $t in kprof_aggctl_test.sh|kprof_exporter_test.sh) continue ;; esac
+		case " $timed_tests " in
+		*" $t "*) [ "$2" = timed ] || continue ;;
+		*) [ "$2" = untimed ] || continue ;;
+		esac
+		out="$out $t"
+	done
+	echo "${out# }"
+}
+# guest_boot KIND PART: boot KIND's kernel on PART's tests, in the background
+guest_boot() {
+	local kind=$1 part=$2 ko=$top/build/kmod/${guest_rel[$1]}/kprof.ko env=
+
+	# PREEMPT_RT: 150 stress cycles instead of 500 (their leak bound is
+	# per cycle count); the BPF peers (BCC runqlat, offcputime,
+	# offwaketime, klockstat) on the generic guest only
+	[ "$kind" = rt ] && env="KPROF_STRESS_CYCLES=150 KPROF_BPF_PEERS=0"
 	tools/kprof-vm --kernel "$kind" --timeout 840 \
-		--log "$logs/console-$kind.log" \
-		-- "${guest_cmd[@]}" > "$logs/guest-$kind.log" 2>&1 &
-	guest_pid[$kind]=$!
-	wait "${guest_pid[$kind]}"
-	echo $? > "$logs/guest-$kind.rc"
-done
+		--log "$logs/console-$kind-$part.log" \
+		-- sh -c "env $env tools/guest-selftests.sh $ko --tests '$(tests_of "$kind" "$part")'" \
+		> "$logs/guest-$kind-$part.log" 2>&1 &
+	guest_pid[$kind-$part]=$!
+}
+kinds=
 for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
-	[ -n "${guest_pid[$kind]:-}" ] || continue
-	echo "# guest: $kind kernel (${guest_rel[$kind]})"
-	guest_results "$logs/guest-$kind.log" "$(cat "$logs/guest-$kind.rc")" "$kind"
+	[ -n "${guest_rel[$kind]:-}" ] && kinds="$kinds $kind"
+done
+for kind in $kinds; do
+	guest_boot "$kind" untimed
+done
+for kind in $kinds; do
+	wait "${guest_pid[$kind-untimed]}"
+	echo $? > "$logs/guest-$kind-untimed.rc"
+done
+for kind in $kinds; do
+	guest_boot "$kind" timed
+	wait "${guest_pid[$kind-timed]}"
+	echo $? > "$logs/guest-$kind-timed.rc"
+done
+for kind in $kinds; do
+	for part in untimed timed; do
+		echo "# guest: $kind kernel (${guest_rel[$kind]}), $part tests"
+		guest_results "$logs/guest-$kind-$part.log" "$(cat "$logs/guest-$kind-$part.rc")" \
+			"$kind ($part)"
+	done
 done
 
 # where the guest time went: the slowest tests of each boot
