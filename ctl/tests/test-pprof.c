@@ -131,21 +131,6 @@ static void test_profile(void)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
-/* The first line of @cmd's output that contains @needle, or "" */
-static void first_line(const char *cmd, const char *needle, char *line, size_t len)
-{
-	FILE *fp = popen(cmd, "r");
-	char buf[1024];
-
-	line[0] = '\0';
-	if (!fp)
-		return;
-	while (fgets(buf, sizeof(buf), fp))
-		if (!line[0] && strstr(buf, needle))
-			snprintf(line, len, "%s", buf);
-	pclose(fp);
-}
-
 static void test_go_pprof(void)
 {
 	char cmd[1024], line[1024], fn[128] = "", rfn[128] = "";
@@ -161,7 +146,7 @@ static void test_go_pprof(void)
 	snprintf(cmd, sizeof(cmd),
 		 "HOME=%s go tool pprof -top -sample_index=cpu %s 2>&1 | sed -n '/flat%%/,$p' | sed -n 2p",
 		 root, out);
-	first_line(cmd, "%", line, sizeof(line));
+	pprof_first_line(cmd, "%", line, sizeof(line));
 	if (sscanf(line, "%*s %lf%% %*s %*s %*s %127s", &flat, fn) != 2)
 		diag("go tool pprof -top: '%s'", line);
 	decode(&r, "report", "--sort", "sym", "--stdio", NULL);
@@ -174,7 +159,7 @@ static void test_go_pprof(void)
 	ok(flat >= 0 && rep > 0 && flat > rep - 1 && flat < rep + 1,
 	   "go tool pprof -top: its share within 1 %% of report's (%.2f %%, %.2f %%)", flat, rep);
 	snprintf(cmd, sizeof(cmd), "HOME=%s go tool pprof -raw %s 2>&1", root, out);
-	first_line(cmd, "app_leaf", line, sizeof(line));
+	pprof_first_line(cmd, "app_leaf", line, sizeof(line));
 	ok(line[0] != '\0', "go tool pprof -raw lists the samples' frames (app_leaf)");
 }
 
