@@ -25,7 +25,7 @@
 
 static const char * const pprof_usage[] = {
 	"kprofctl pprof [-i <file> | --live] [-o <file>] [<options>]",
-	"kprofctl pprof [-i <file> | --live] [-o <file>] --upload <url> [--app-name <name>] [--tag <k=v>...] [--spool-dir <dir>]",
+	"kprofctl pprof [-i <file> | --live] [-o <file>] --upload <url> [--spool-dir <dir>] [<options>]",
 	"kprofctl pprof --flush-spool --upload <url> --spool-dir <dir>",
 	"",
 	"Write kprof.data as a pprof profile (profile.proto, gzip'd), for 'go tool",
