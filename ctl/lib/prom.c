@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Prometheus' text exposition format; see prom.h.
+ * Prometheus' text exposition format; see prom.h.  Every metric name and
+ * label of kprofctl's expositions is written here.
  */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "prom.h"
+#include "stat.h"
 #include "util.h"
 
 void kp_prom__family(FILE *fp, const char *name, const char *type, const char *help)
@@ -203,5 +206,128 @@ void kp_prom__health(FILE *fp, const struct kp_version_info *v, const struct kp_
 		kp_prom__value(fp, kp_stats__lost(&cpus[i]) +
 			       (cpus[i].has_agg ? cpus[i].agg[KP_AGG_STAT_LOST_FULL] +
 				cpus[i].agg[KP_AGG_STAT_LOST_RESET] : 0));
+	}
+}
+
+/* --- counting: 'kprofctl stat --prometheus' and the exporter --------------- */
+
+/* A metric's value in base units: rates per second, whatever their prefix. */
+static double metric_base(const struct kp_stat_metric *m)
+{
+	if (!strcmp(m->unit, "G/sec"))
+		return m->value * 1e9;
+	if (!strcmp(m->unit, "M/sec"))
+		return m->value * 1e6;
+	if (!strcmp(m->unit, "K/sec"))
+		return m->value * 1e3;
+	return m->value;
+}
+
+static bool is_rate(const struct kp_stat_metric *m)
+{
+	size_t n = strlen(m->unit);
+
+	return n >= 4 && !strcmp(m->unit + n - 4, "/sec");
+}
+
+/* "{event="E"[,cpu="N"][,session="S"]", left open for more labels. */
+static void stat_labels(FILE *fp, const struct kp_stat_report *r, unsigned int row,
+			unsigned int ev, const char *session)
+{
+	char cpu[16];
+
+	fputc('{', fp);
+	kp_prom__label(fp, "event", r->events[ev].name);
+	if (r->cpus[row] >= 0) {
+		snprintf(cpu, sizeof(cpu), "%d", r->cpus[row]);
+		fputc(',', fp);
+		kp_prom__label(fp, "cpu", cpu);
+	}
+	if (session) {
+		fputc(',', fp);
+		kp_prom__label(fp, "session", session);
+	}
+}
+
+enum stat_what { STAT_COUNT, STAT_ENABLED, STAT_RUNNING, STAT_SUPPORTED };
+
+static void stat_samples(FILE *fp, const struct kp_stat_report *r, const char *name,
+			 enum stat_what what, const char *session)
+{
+	const struct kp_stat_value *v;
+	unsigned int row, ev;
+	double x;
+
+	for (ev = 0; ev < r->nr_events; ev++) {
+		for (row = 0; row < r->nr_rows; row++) {
+			v = &r->v[(size_t)row * r->nr_events + ev];
+			if (what == STAT_SUPPORTED)
+				x = v->status != KP_STAT_NOT_SUPPORTED;
+			else if (v->status != KP_STAT_COUNTED)
+				continue;
+			else if (what == STAT_COUNT)
+				x = v->count;
+			else
+				x = (what == STAT_ENABLED ? v->enabled : v->running) / 1e9;
+			fputs(name, fp);
+			stat_labels(fp, r, row, ev, session);
+			fputc('}', fp);
+			kp_prom__value(fp, x);
+		}
+	}
+}
+
+void kp_prom__stat_counts(FILE *fp, const struct kp_stat_report *r, const char *session)
+{
+	kp_prom__family(fp, "kprof_stat_events_total", "counter",
+		    "Events counted, scaled by time enabled / time running when multiplexed (task-clock and cpu-clock in nanoseconds).");
+	stat_samples(fp, r, "kprof_stat_events_total", STAT_COUNT, session);
+	kp_prom__family(fp, "kprof_stat_enabled_seconds_total", "counter",
+		    "Time the event's counters were enabled.");
+	stat_samples(fp, r, "kprof_stat_enabled_seconds_total", STAT_ENABLED, session);
+	kp_prom__family(fp, "kprof_stat_running_seconds_total", "counter",
+		    "Time the event's counters were counting; less than enabled when multiplexed.");
+	stat_samples(fp, r, "kprof_stat_running_seconds_total", STAT_RUNNING, session);
+	kp_prom__family(fp, "kprof_stat_supported", "gauge",
+		    "1 when the event can be counted here, 0 when perf does not support it.");
+	stat_samples(fp, r, "kprof_stat_supported", STAT_SUPPORTED, session);
+}
+
+void kp_prom__stat(FILE *fp, const struct kp_stat_report *r)
+{
+	struct kp_stat_metric m;
+	unsigned int row, ev;
+
+	kp_prom__stat_counts(fp, r, NULL);
+	kp_prom__family(fp, "kprof_stat_metric", "gauge",
+		    "Derived metrics of kprofctl stat's table; rates per second in events per second.");
+	for (ev = 0; ev < r->nr_events; ev++) {
+		for (row = 0; row < r->nr_rows; row++) {
+			if (!kp_stat__metric(r, row, ev, &m))
+				continue;
+			fputs("kprof_stat_metric", fp);
+			stat_labels(fp, r, row, ev, NULL);
+			fputc(',', fp);
+			kp_prom__label(fp, "metric", is_rate(&m) ? "per second" : m.unit);
+			fputc('}', fp);
+			kp_prom__value(fp, is_rate(&m) ? metric_base(&m) : m.value);
+		}
+	}
+
+	kp_prom__family(fp, "kprof_stat_elapsed_seconds", "gauge", "Wall-clock time counted.");
+	fputs("kprof_stat_elapsed_seconds", fp);
+	kp_prom__value(fp, r->walltime_ns / 1e9);
+	kp_prom__family(fp, "kprof_stat_runs", "gauge", "Runs of the command averaged (-r).");
+	fputs("kprof_stat_runs", fp);
+	kp_prom__value(fp, r->runs);
+	if (r->has_rusage) {
+		kp_prom__family(fp, "kprof_stat_user_seconds", "gauge",
+			    "CPU time of the command and its children in user space.");
+		fputs("kprof_stat_user_seconds", fp);
+		kp_prom__value(fp, r->user_s);
+		kp_prom__family(fp, "kprof_stat_system_seconds", "gauge",
+			    "CPU time of the command and its children in the kernel.");
+		fputs("kprof_stat_system_seconds", fp);
+		kp_prom__value(fp, r->sys_s);
 	}
 }

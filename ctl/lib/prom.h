@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Prometheus' text exposition format (version 0.0.4): the writer of
- * 'kprofctl stat --prometheus' and of 'kprofctl exporter'.
+ * 'kprofctl stat --prometheus' and of 'kprofctl exporter', the one place
+ * that names their metrics and escapes their labels.
  *
  *	kp_prom__family(fp, "kprof_samples_total", "counter", "Samples stored.");
  *	fputs("kprof_samples_total", fp);	then labels, if any:
@@ -35,5 +36,20 @@ void kp_prom__value(FILE *fp, double v);
  */
 void kp_prom__health(FILE *fp, const struct kp_version_info *v, const struct kp_status_info *st,
 		     const struct kp_stats *cpus, unsigned int nr_cpus);
+
+struct kp_stat_report;
+
+/*
+ * The counts of a counting session: kprof_stat_events_total (scaled),
+ * kprof_stat_enabled_seconds_total, kprof_stat_running_seconds_total and
+ * kprof_stat_supported, by event and CPU (a row of CPU -1: no cpu label),
+ * with a session label when @session is not NULL (the exporter's).
+ */
+void kp_prom__stat_counts(FILE *fp, const struct kp_stat_report *r, const char *session);
+/*
+ * 'kprofctl stat --prometheus': kp_prom__stat_counts() and the derived
+ * metrics (kprof_stat_metric), the wall-clock time, the runs, rusage.
+ */
+void kp_prom__stat(FILE *fp, const struct kp_stat_report *r);
 
 #endif /* KPROFCTL_PROM_H */

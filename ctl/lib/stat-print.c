@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * 'kprofctl stat' output: perf stat 6.1's table, CSV (-x) and JSON layouts,
- * column for column, and the Prometheus text exposition format; see stat.h.
+ * column for column, and the Prometheus text exposition format (lib/prom.c's
+ * kp_prom__stat()); see stat.h.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -180,25 +181,6 @@ bool kp_stat__metric(const struct kp_stat_report *r, unsigned int row, unsigned 
 	m->unit = m->unit_buf;
 	m->fmt = "%8.3f";
 	return true;
-}
-
-/* A metric's value in base units: rates per second, whatever their prefix. */
-static double metric_base(const struct kp_stat_metric *m)
-{
-	if (!strcmp(m->unit, "G/sec"))
-		return m->value * 1e9;
-	if (!strcmp(m->unit, "M/sec"))
-		return m->value * 1e6;
-	if (!strcmp(m->unit, "K/sec"))
-		return m->value * 1e3;
-	return m->value;
-}
-
-static bool is_rate(const struct kp_stat_metric *m)
-{
-	size_t n = strlen(m->unit);
-
-	return n >= 4 && !strcmp(m->unit + n - 4, "/sec");
 }
 
 static double pct_running(const struct kp_stat_value *v)
@@ -440,101 +422,6 @@ static void json_print(FILE *fp, const struct kp_stat_report *r)
 	fprintf(fp, "}\n");
 }
 
-/* --- Prometheus text exposition format (version 0.0.4) -------------------------- */
-
-static void prom_labels(FILE *fp, const struct kp_stat_report *r, unsigned int row,
-			unsigned int ev)
-{
-	char cpu[16];
-
-	fputc('{', fp);
-	kp_prom__label(fp, "event", r->events[ev].name);
-	if (r->cpus[row] >= 0) {
-		snprintf(cpu, sizeof(cpu), "%d", r->cpus[row]);
-		fputc(',', fp);
-		kp_prom__label(fp, "cpu", cpu);
-	}
-}
-
-enum prom_what { PROM_COUNT, PROM_ENABLED, PROM_RUNNING, PROM_SUPPORTED };
-
-static void prom_samples(FILE *fp, const struct kp_stat_report *r, const char *name,
-			 enum prom_what what)
-{
-	const struct kp_stat_value *v;
-	unsigned int row, ev;
-	double x;
-
-	for (ev = 0; ev < r->nr_events; ev++) {
-		for (row = 0; row < r->nr_rows; row++) {
-			v = value_of(r, row, ev);
-			if (what == PROM_SUPPORTED)
-				x = v->status != KP_STAT_NOT_SUPPORTED;
-			else if (v->status != KP_STAT_COUNTED)
-				continue;
-			else if (what == PROM_COUNT)
-				x = v->count;
-			else
-				x = (what == PROM_ENABLED ? v->enabled : v->running) / 1e9;
-			fputs(name, fp);
-			prom_labels(fp, r, row, ev);
-			fputc('}', fp);
-			kp_prom__value(fp, x);
-		}
-	}
-}
-
-static void prom_print(FILE *fp, const struct kp_stat_report *r)
-{
-	struct kp_stat_metric m;
-	unsigned int row, ev;
-
-	kp_prom__family(fp, "kprof_stat_events_total", "counter",
-		    "Events counted, scaled by time enabled / time running when multiplexed (task-clock and cpu-clock in nanoseconds).");
-	prom_samples(fp, r, "kprof_stat_events_total", PROM_COUNT);
-	kp_prom__family(fp, "kprof_stat_enabled_seconds_total", "counter",
-		    "Time the event's counters were enabled.");
-	prom_samples(fp, r, "kprof_stat_enabled_seconds_total", PROM_ENABLED);
-	kp_prom__family(fp, "kprof_stat_running_seconds_total", "counter",
-		    "Time the event's counters were counting; less than enabled when multiplexed.");
-	prom_samples(fp, r, "kprof_stat_running_seconds_total", PROM_RUNNING);
-	kp_prom__family(fp, "kprof_stat_supported", "gauge",
-		    "1 when the event can be counted here, 0 when perf does not support it.");
-	prom_samples(fp, r, "kprof_stat_supported", PROM_SUPPORTED);
-
-	kp_prom__family(fp, "kprof_stat_metric", "gauge",
-		    "Derived metrics of kprofctl stat's table; rates per second in events per second.");
-	for (ev = 0; ev < r->nr_events; ev++) {
-		for (row = 0; row < r->nr_rows; row++) {
-			if (!kp_stat__metric(r, row, ev, &m))
-				continue;
-			fputs("kprof_stat_metric", fp);
-			prom_labels(fp, r, row, ev);
-			fputc(',', fp);
-			kp_prom__label(fp, "metric", is_rate(&m) ? "per second" : m.unit);
-			fputc('}', fp);
-			kp_prom__value(fp, is_rate(&m) ? metric_base(&m) : m.value);
-		}
-	}
-
-	kp_prom__family(fp, "kprof_stat_elapsed_seconds", "gauge", "Wall-clock time counted.");
-	fputs("kprof_stat_elapsed_seconds", fp);
-	kp_prom__value(fp, r->walltime_ns / 1e9);
-	kp_prom__family(fp, "kprof_stat_runs", "gauge", "Runs of the command averaged (-r).");
-	fputs("kprof_stat_runs", fp);
-	kp_prom__value(fp, r->runs);
-	if (r->has_rusage) {
-		kp_prom__family(fp, "kprof_stat_user_seconds", "gauge",
-			    "CPU time of the command and its children in user space.");
-		fputs("kprof_stat_user_seconds", fp);
-		kp_prom__value(fp, r->user_s);
-		kp_prom__family(fp, "kprof_stat_system_seconds", "gauge",
-			    "CPU time of the command and its children in the kernel.");
-		fputs("kprof_stat_system_seconds", fp);
-		kp_prom__value(fp, r->sys_s);
-	}
-}
-
 int kp_stat__print(FILE *fp, const struct kp_stat_report *r)
 {
 	locale_t loc = (locale_t)0, old = (locale_t)0;
@@ -560,7 +447,7 @@ int kp_stat__print(FILE *fp, const struct kp_stat_report *r)
 		json_print(fp, r);
 		break;
 	case KP_STAT_FMT_PROMETHEUS:
-		prom_print(fp, r);
+		kp_prom__stat(fp, r);
 		break;
 	}
 	if (fflush(fp) || ferror(fp))
