@@ -125,12 +125,14 @@ int kp_stat_start__parse(const struct nlmsghdr *nlh, struct kp_stat_start_info *
 }
 
 int kp_stat_count__parse(const struct nlmsghdr *nlh, struct kp_stat_count *c, uint64_t *id,
-			 struct kp_err *err)
+			 char *name, struct kp_err *err)
 {
 	struct nlattr *tb[KPROF_A_MAX + 1], *ctb[KPROF_COUNT_A_MAX + 1];
 	int ret;
 
 	memset(c, 0, sizeof(*c));
+	if (name)
+		name[0] = '\0';
 	ret = parse_reply(nlh, KPROF_CMD_COUNT_READ, tb, err);
 	if (ret)
 		return ret;
@@ -143,6 +145,9 @@ int kp_stat_count__parse(const struct nlmsghdr *nlh, struct kp_stat_count *c, ui
 	if (ret)
 		return ret;
 	c->event = nla_get_u32(ctb[KPROF_COUNT_A_EVENT]);
+	if (name && ctb[KPROF_COUNT_A_NAME])
+		snprintf(name, KPROF_EVENT_NAME_MAX, "%s",
+			 (const char *)nla_data(ctb[KPROF_COUNT_A_NAME]));
 	c->cpu = ctb[KPROF_COUNT_A_CPU] ? (int32_t)nla_get_u32(ctb[KPROF_COUNT_A_CPU]) : -1;
 	if (c->cpu < -1 || c->cpu >= KP_CPUMAP_MAX_CPUS) {
 		kp_err__set(err, EBADMSG, MALFORMED "CPU %d", c->cpu);
@@ -266,6 +271,7 @@ static int read_reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *err)
 {
 	struct read_ctx *ctx = arg;
 	struct kp_stat_counts *counts = ctx->counts;
+	char name[KPROF_EVENT_NAME_MAX];
 	struct kp_stat_count *n;
 	uint64_t id;
 	int ret;
@@ -284,7 +290,7 @@ static int read_reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *err)
 		counts->c = n;
 		counts->cap = counts->cap ? counts->cap * 2 : 64;
 	}
-	ret = kp_stat_count__parse(nlh, &counts->c[counts->nr], &id, err);
+	ret = kp_stat_count__parse(nlh, &counts->c[counts->nr], &id, name, err);
 	if (ret)
 		return ret;
 	if (ctx->id && id != ctx->id) {
@@ -298,6 +304,12 @@ static int read_reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *err)
 		return -EBADMSG;
 	}
 	counts->session_id = id;
+	if (counts->c[counts->nr].event < KPROF_MAX_EVENTS) {
+		if (name[0])
+			memcpy(counts->names[counts->c[counts->nr].event], name, sizeof(name));
+		if (counts->c[counts->nr].event >= counts->nr_events)
+			counts->nr_events = counts->c[counts->nr].event + 1;
+	}
 	counts->nr++;
 	return 0;
 }
@@ -310,6 +322,8 @@ int kp_nl__count_read(struct kp_nl *nl, uint64_t id, unsigned int nr_events,
 
 	counts->nr = 0;
 	counts->session_id = 0;
+	counts->nr_events = 0;
+	memset(counts->names, 0, sizeof(counts->names));
 	msg = request_new(nl, KPROF_CMD_COUNT_READ, NLM_F_DUMP, err);
 	if (!msg)
 		return -ENOMEM;

@@ -101,6 +101,9 @@ struct kp_stat_counts {
 	uint64_t		session_id;
 	unsigned int		nr, cap;
 	struct kp_stat_count	*c;
+	/* The events the module named (KPROF_COUNT_A_NAME), by index; "": none. */
+	unsigned int		nr_events;	/* the highest index read + 1 */
+	char			names[KPROF_MAX_EVENTS][KPROF_EVENT_NAME_MAX];
 };
 
 void kp_stat_counts__free(struct kp_stat_counts *counts);
@@ -115,9 +118,12 @@ struct kp_stat_start_info {
 int kp_stat_start__put(struct nl_msg *msg, const struct kp_session *s, uint32_t count_flags);
 int kp_stat_start__parse(const struct nlmsghdr *nlh, struct kp_stat_start_info *info,
 			 unsigned int nr_events, struct kp_err *err);
-/* One COUNT_READ message into @c; @id gets its session id. */
+/*
+ * One COUNT_READ message into @c; @id gets its session id and @name (NULL,
+ * or KPROF_EVENT_NAME_MAX bytes) the event's name, "" when not sent.
+ */
 int kp_stat_count__parse(const struct nlmsghdr *nlh, struct kp_stat_count *c, uint64_t *id,
-			 struct kp_err *err);
+			 char *name, struct kp_err *err);
 
 /*
  * KPROF_CMD_COUNT_START.  -EBUSY while another counting session runs.
@@ -125,7 +131,11 @@ int kp_stat_count__parse(const struct nlmsghdr *nlh, struct kp_stat_count *c, ui
  */
 int kp_nl__count_start(struct kp_nl *nl, const struct kp_session *s, uint32_t count_flags,
 		       struct kp_stat_start_info *info, struct kp_err *err);
-/* KPROF_CMD_COUNT_READ of session @id into @counts (emptied first). */
+/*
+ * KPROF_CMD_COUNT_READ of session @id (0: whichever counts now, there is
+ * at most one) into @counts (emptied first); event indexes from
+ * @nr_events up are refused.  -ENOENT without a counting session.
+ */
 int kp_nl__count_read(struct kp_nl *nl, uint64_t id, unsigned int nr_events,
 		      struct kp_stat_counts *counts, struct kp_err *err);
 /* KPROF_CMD_COUNT_STOP of session @id: the counts freeze. */
