@@ -331,3 +331,22 @@ void kp_prom__stat(FILE *fp, const struct kp_stat_report *r)
 		kp_prom__value(fp, r->sys_s);
 	}
 }
+
+/* --- the aggregation tables' functions (exporter --top) -------------------- */
+
+void kp_prom__functions(FILE *fp, const struct kp_prom_function *f, unsigned int nr,
+			uint64_t other)
+{
+	unsigned int i;
+
+	kp_prom__family(fp, "kprof_function_samples", "gauge",
+			"Samples in the aggregation tables whose innermost frame is in this function, for the largest (exporter --top N).");
+	for (i = 0; i < nr; i++) {
+		fputs("kprof_function_samples", fp);
+		kp_prom__labels(fp, "function", f[i].function, "dso", f[i].dso, NULL);
+		kp_prom__value(fp, f[i].samples);
+	}
+	prom__one(fp, "kprof_function_samples_other", "gauge",
+		  "Samples in the aggregation tables whose innermost frame is in any other function.",
+		  other);
+}

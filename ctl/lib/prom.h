@@ -52,4 +52,20 @@ void kp_prom__stat_counts(FILE *fp, const struct kp_stat_report *r, const char *
  */
 void kp_prom__stat(FILE *fp, const struct kp_stat_report *r);
 
+/* One function of kp_prom__functions(): its samples in the tables. */
+struct kp_prom_function {
+	const char	*function;	/* symbol, or "[unknown]" */
+	const char	*dso;		/* path, "[kernel.kallsyms]", "[module]", "[unknown]" */
+	uint64_t	samples;
+};
+
+/*
+ * The largest functions of the aggregation tables (exporter --top):
+ * kprof_function_samples{function,dso} for each of @f, then
+ * kprof_function_samples_other for @other, the samples of all the others;
+ * at most @nr + 1 series.  The pairs of @f must be distinct.
+ */
+void kp_prom__functions(FILE *fp, const struct kp_prom_function *f, unsigned int nr,
+			uint64_t other);
+
 #endif /* KPROFCTL_PROM_H */
