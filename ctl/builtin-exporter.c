@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprofctl exporter [--listen ADDR:PORT] [--once]
+ * kprofctl exporter [--listen ADDR:PORT] [--once] [--top N]
  *
  * A Prometheus exporter of kprof.ko's health: an HTTP server
  * (libmicrohttpd, its own thread) whose /metrics asks the module for its
@@ -9,9 +9,21 @@
  * kprof_lost_samples_total{cause}, ...).  It binds 127.0.0.1:9464 unless
  * told otherwise and runs until SIGINT or SIGTERM.  --once prints one
  * exposition on standard output instead (for promtool, or cron).
+ *
+ * Each scrape also reads the counting session ('kprofctl stat'), when one
+ * exists (COUNT_READ of no session id: the module keeps at most one), and
+ * renders its counts per event and CPU as 'stat --prometheus' does, with
+ * a session label.  With --top N and an aggregating sampling session, it
+ * reads the aggregation tables as the --live commands do (an aggregated
+ * profile in a temporary file, decoded and symbolized), adds the samples
+ * up by their innermost frame's function and DSO and serves the N largest
+ * plus one series for the rest.  Whatever of those fails, the health
+ * metrics are served.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -19,26 +31,220 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "builtin.h"
+#include "lib/agg.h"
+#include "lib/decode-args.h"
+#include "lib/decode.h"
 #include "lib/nl.h"
 #include "lib/parse-options.h"
 #include "lib/prom.h"
 #include "lib/proto.h"
+#include "lib/stat.h"
 #include "lib/util.h"
 
+/* --top's bound: the series of kprof_function_samples. */
+#define EXPORTER_MAX_TOP	100
+
 static const char * const exporter_usage[] = {
-	"kprofctl exporter [--listen <addr>:<port>] [--once]",
+	"kprofctl exporter [--listen <addr>:<port>] [--once] [--top <n>]",
 	"",
 	"Serve kprof.ko's health to Prometheus: GET /metrics answers with the",
 	"module's counters (samples, losses by cause, handler time, sessions) in",
-	"the text exposition format.  Binds 127.0.0.1:9464 by default; runs until",
-	"SIGINT or SIGTERM.",
+	"the text exposition format; while 'kprofctl stat' counts, its counts per",
+	"event and CPU; with --top N and an aggregating session ('kprofctl",
+	"start'), the samples of the N functions most often innermost in the",
+	"aggregation tables, and of all the others together.  Binds",
+	"127.0.0.1:9464 by default; runs until SIGINT or SIGTERM.",
 	NULL
 };
 
+struct exporter {
+	const char		*cmd;
+	unsigned int		top;		/* 0: no kprof_function_samples */
+	struct kp_decode_opts	opts;		/* --kallsyms, --symfs, ... */
+};
+
+/* --- the counting session ---------------------------------------------------- */
+
+/*
+ * The counting session's counts, per event and CPU, as 'stat --prometheus'
+ * renders them (kp_prom__stat_counts()), labelled with its id.  Nothing
+ * without one (-ENOENT) or when the read fails.
+ */
+static void exporter__counting(FILE *fp, const struct exporter *ex, struct kp_nl *nl)
+{
+	struct kp_stat_counts *counts = calloc(1, sizeof(*counts));
+	struct kp_stat_value *v = NULL;
+	struct kp_event *events = NULL;
+	struct kp_stat_report r = { 0 };
+	struct kp_stat_table t = { 0 };
+	char session[32];
+	unsigned int i;
+	struct kp_err err;
+	size_t n;
+	int ret;
+
+	if (!counts)
+		return;
+	ret = kp_nl__count_read(nl, 0, KPROF_MAX_EVENTS, counts, &err);
+	if (ret) {
+		if (ret != -ENOENT)
+			kp_err__print(&err, ex->cmd);
+		goto out;
+	}
+	if (!counts->nr || kp_stat_table__build(&t, counts, counts->nr_events, true, &err))
+		goto out;
+	n = (size_t)t.nr_rows * t.nr_events;
+	v = calloc(n, sizeof(*v));
+	events = calloc(t.nr_events, sizeof(*events));
+	if (!v || !events)
+		goto out;
+	for (i = 0; i < n; i++)
+		kp_stat_cell__scale(&t.cells[i], &v[i]);
+	/* only the names: the module does not say what the events are */
+	for (i = 0; i < t.nr_events; i++) {
+		if (counts->names[i][0])
+			snprintf(events[i].name, sizeof(events[i].name), "%s", counts->names[i]);
+		else
+			snprintf(events[i].name, sizeof(events[i].name), "event%u", i);
+	}
+	r.nr_events = t.nr_events;
+	r.events = events;
+	r.nr_rows = t.nr_rows;
+	r.cpus = t.cpus;
+	r.v = v;
+	snprintf(session, sizeof(session), "%" PRIu64, counts->session_id);
+	kp_prom__stat_counts(fp, &r, session);
+out:
+	free(events);
+	free(v);
+	kp_stat_table__free(&t);
+	kp_stat_counts__free(counts);
+	free(counts);
+}
+
+/* --- the aggregation tables' functions ------------------------------------- */
+
+struct functions {
+	struct kp_prom_function	*f;
+	size_t			nr, alloc;
+	uint64_t		total;
+};
+
+/* One distinct stack: its samples go to its innermost frame's function. */
+static int functions__stack(struct kp_decoder *d, const struct kp_resolved *s, void *arg)
+{
+	const struct kp_frame *leaf = s->nr_frames ? &s->frames[0] : NULL;
+	struct functions *fn = arg;
+	struct kp_prom_function *f;
+
+	(void)d;
+	if (s->offcpu)		/* nanoseconds blocked, not samples */
+		return 0;
+	if (fn->nr == fn->alloc) {
+		size_t alloc = fn->alloc ? fn->alloc * 2 : 256;
+
+		f = reallocarray(fn->f, alloc, sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		fn->f = f;
+		fn->alloc = alloc;
+	}
+	f = &fn->f[fn->nr++];
+	f->function = leaf && leaf->sym ? leaf->sym->name : KP_UNKNOWN;
+	f->dso = leaf && leaf->dso ? leaf->dso->name : KP_UNKNOWN;
+	f->samples = s->count;
+	fn->total += s->count;
+	return 0;
+}
+
+static int function__cmp_name(const void *a, const void *b)
+{
+	const struct kp_prom_function *x = a, *y = b;
+	int c = strcmp(x->dso, y->dso);
+
+	return c ? c : strcmp(x->function, y->function);
+}
+
+/* The most samples first; ties by DSO and name, so that scrapes agree. */
+static int function__cmp_samples(const void *a, const void *b)
+{
+	const struct kp_prom_function *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return function__cmp_name(a, b);
+}
+
+/*
+ * Add up the stacks of the same function (by name and DSO: two symbols of
+ * one name are one series) and sort them, the largest first.
+ */
+static void functions__merge(struct functions *fn)
+{
+	size_t i, n = 0;
+
+	if (!fn->nr)
+		return;
+	qsort(fn->f, fn->nr, sizeof(*fn->f), function__cmp_name);
+	for (i = 1; i < fn->nr; i++) {
+		if (!function__cmp_name(&fn->f[n], &fn->f[i]))
+			fn->f[n].samples += fn->f[i].samples;
+		else
+			fn->f[++n] = fn->f[i];
+	}
+	fn->nr = n + 1;
+	qsort(fn->f, fn->nr, sizeof(*fn->f), function__cmp_samples);
+}
+
+/*
+ * kprof_function_samples of the ex->top largest functions and _other, when
+ * the sampling session aggregates; nothing when it does not or a read
+ * fails (the reason on stderr).
+ */
+static void exporter__functions(FILE *fp, const struct exporter *ex, struct kp_nl *nl)
+{
+	struct kp_agg_save_opts o = { .cmd = ex->cmd, .quiet = true };
+	struct kp_decode_opts opts = ex->opts;
+	struct functions fn = { 0 };
+	struct kp_agg_summary sum;
+	char path[PATH_MAX];
+	struct kp_decoder d;
+	struct kp_err err;
+	uint64_t top = 0;
+	size_t i, nr;
+	int ret;
+
+	ret = kp_agg__tmpfile(path, sizeof(path), "kprof-exporter", &err);
+	if (!ret) {
+		ret = kp_agg__save_profile(nl, path, &o, &sum, &err);
+		if (!ret)
+			ret = kp_decoder__open(&d, path, &opts, &err);
+		unlink(path);	/* mapped: read on after the unlink */
+	}
+	if (ret) {
+		if (ret != -ENOENT && ret != -EOPNOTSUPP)
+			kp_err__print(&err, ex->cmd);
+		return;
+	}
+	ret = kp_decoder__for_each_stack(&d, 0, functions__stack, &fn);
+	if (ret) {
+		kp_error(ex->cmd, "the aggregation tables: %s", strerror(-ret));
+	} else {
+		functions__merge(&fn);
+		nr = fn.nr < ex->top ? fn.nr : ex->top;
+		for (i = 0; i < nr; i++)
+			top += fn.f[i].samples;
+		kp_prom__functions(fp, fn.f, nr, fn.total - top);
+	}
+	kp_decoder__close(&d);
+	free(fn.f);
+}
+
 /* One exposition of the module's state now, into @fp. */
-static void exporter__render(FILE *fp)
+static void exporter__render(FILE *fp, const struct exporter *ex)
 {
 	struct kp_version_info v;
 	struct kp_status_info st;
@@ -57,6 +263,10 @@ static void exporter__render(FILE *fp)
 		nr = 0;
 	kp_prom__health(fp, &v, &st, cpus, nr);
 	free(cpus);
+	exporter__counting(fp, ex, nl);
+	if (ex->top && st.has_session && st.state != KPROF_STATE_IDLE &&
+	    (st.session_flags & KPROF_SESSION_F_AGGREGATE))
+		exporter__functions(fp, ex, nl);
 	kp_nl__delete(nl);
 }
 
@@ -85,7 +295,6 @@ static enum MHD_Result exporter__request(void *cls, struct MHD_Connection *c, co
 	size_t len = 0;
 	FILE *fp;
 
-	(void)cls;
 	(void)version;
 	(void)upload;
 	(void)upload_size;
@@ -103,7 +312,7 @@ static enum MHD_Result exporter__request(void *cls, struct MHD_Connection *c, co
 	fp = open_memstream(&body, &len);
 	if (!fp)
 		return MHD_NO;
-	exporter__render(fp);
+	exporter__render(fp, cls);
 	if (fclose(fp)) {
 		free(body);
 		return MHD_NO;
@@ -154,12 +363,16 @@ static bool exporter__listen(const char *arg, struct sockaddr_storage *ss)
 
 int cmd_exporter(int argc, const char **argv)
 {
-	const char *cmd = argv[0], *listen = "127.0.0.1:9464";
+	const char *cmd = argv[0], *listen = "127.0.0.1:9464", *top = NULL;
+	struct exporter ex = { .cmd = cmd };
 	bool once = false;
 	const struct option options[] = {
 		OPT_STRING(0, "listen", &listen, "addr:port",
 			   "where to serve /metrics (default 127.0.0.1:9464; [::1]:PORT for IPv6)"),
 		OPT_BOOLEAN(0, "once", &once, "print one exposition on standard output and exit"),
+		OPT_STRING(0, "top", &top, "n",
+			   "serve the N functions most often innermost in the tables (at most 100; default 0: none)"),
+		KP_DECODE_SYMBOL_OPTIONS(&ex.opts.machine),
 		OPT_END()
 	};
 	struct sockaddr_storage ss;
@@ -172,8 +385,15 @@ int cmd_exporter(int argc, const char **argv)
 		return parse_options_exit_code(argc);
 	if (parse_options_max_args(cmd, argc, argv, 0))
 		return KP_EXIT_USAGE;
+	if (top && (kp_parse_uint(top, &ex.top) || ex.top > EXPORTER_MAX_TOP)) {
+		kp_error(cmd, "bad --top '%s': a number of functions from 0 to %d expected", top,
+			 EXPORTER_MAX_TOP);
+		return KP_EXIT_USAGE;
+	}
+	ex.opts.machine.cmd = cmd;
+	ex.opts.machine.proc_root = true;
 	if (once) {
-		exporter__render(stdout);
+		exporter__render(stdout, &ex);
 		return fflush(stdout) ? KP_EXIT_FAILURE : KP_EXIT_OK;
 	}
 	if (!exporter__listen(listen, &ss)) {
@@ -187,7 +407,7 @@ int cmd_exporter(int argc, const char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
 				  (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-				  0, NULL, NULL, exporter__request, NULL,
+				  0, NULL, NULL, exporter__request, &ex,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				  MHD_OPTION_CONNECTION_LIMIT, 64U,
 				  MHD_OPTION_CONNECTION_TIMEOUT, 10U,
