@@ -816,16 +816,24 @@ struct kprof_count_reading {
 /**
  * struct kprof_count_snapshot - every count of the session at one time
  * @id: the session's id
+ * @state: KPROF_COUNT_STATE_RUNNING, or _STOPPED once COUNT_STOP froze it
+ * @elapsed_ns: ns counted, from the start to this read or to the stop
  * @nr: entries of @r
  * @pos: the next entry to send
  * @names: the events' names
+ * @types: their PERF_TYPE_*
+ * @configs: their perf_event_attr.config
  * @r: the counts
  */
 struct kprof_count_snapshot {
 	u64 id;
+	u32 state;
+	u64 elapsed_ns;
 	unsigned int nr;
 	unsigned int pos;
 	char names[KPROF_MAX_EVENTS][KPROF_EVENT_NAME_MAX];
+	u32 types[KPROF_MAX_EVENTS];
+	u64 configs[KPROF_MAX_EVENTS];
 	struct kprof_count_reading r[];
 };
 
@@ -867,8 +875,13 @@ static void kprof_count_read_all(struct kprof_count_session *s,
 	unsigned int i, cpu, n = 0;
 
 	snap->id = s->id;
-	for (i = 0; i < s->nr_events; i++)
+	snap->state = s->running ? KPROF_COUNT_STATE_RUNNING : KPROF_COUNT_STATE_STOPPED;
+	snap->elapsed_ns = (s->running ? ktime_get_ns() : s->stop_ns) - s->start_ns;
+	for (i = 0; i < s->nr_events; i++) {
 		strscpy(snap->names[i], s->events[i].name, KPROF_EVENT_NAME_MAX);
+		snap->types[i] = s->events[i].type;
+		snap->configs[i] = s->events[i].config;
+	}
 	if (!kprof_count_system_wide(s)) {
 		for (i = 0; i < s->nr_events; i++)
 			kprof_count_read_event(s, i, -1, &snap->r[n++]);
@@ -941,7 +954,12 @@ static int kprof_count_put_reading(struct sk_buff *skb, const struct kprof_count
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, KPROF_COUNT_A_EVENT, r->event) ||
 	    nla_put_string(skb, KPROF_COUNT_A_NAME, snap->names[r->event]) ||
-	    (r->cpu >= 0 && nla_put_u32(skb, KPROF_COUNT_A_CPU, r->cpu)))
+	    (r->cpu >= 0 && nla_put_u32(skb, KPROF_COUNT_A_CPU, r->cpu)) ||
+	    nla_put_u32(skb, KPROF_COUNT_A_TYPE, snap->types[r->event]) ||
+	    kprof_nl_put_u64(skb, KPROF_COUNT_A_CONFIG, snap->configs[r->event],
+			     KPROF_COUNT_A_PAD) ||
+	    nla_put_u32(skb, KPROF_COUNT_A_STATE, snap->state) ||
+	    kprof_nl_put_u64(skb, KPROF_COUNT_A_ELAPSED, snap->elapsed_ns, KPROF_COUNT_A_PAD))
 		return -EMSGSIZE;
 	if (r->error) {
 		if (nla_put_u32(skb, KPROF_COUNT_A_ERROR, r->error))

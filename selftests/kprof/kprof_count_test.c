@@ -36,6 +36,9 @@ struct kc_reading {
 	bool has_value;
 	uint64_t value, enabled, running;
 	char name[KPROF_EVENT_NAME_MAX];
+	/* ABI 1.8 */
+	uint32_t type, state;
+	uint64_t config, elapsed;
 };
 
 static void kc_parse_count(const struct nlattr *nest, struct kc_reading *r)
@@ -67,6 +70,18 @@ static void kc_parse_count(const struct nlattr *nest, struct kc_reading *r)
 			break;
 		case KPROF_COUNT_A_RUNNING:
 			r->running = kt_u64(a);
+			break;
+		case KPROF_COUNT_A_TYPE:
+			r->type = kt_u32(a);
+			break;
+		case KPROF_COUNT_A_CONFIG:
+			r->config = kt_u64(a);
+			break;
+		case KPROF_COUNT_A_STATE:
+			r->state = kt_u32(a);
+			break;
+		case KPROF_COUNT_A_ELAPSED:
+			r->elapsed = kt_u64(a);
 			break;
 		}
 		len -= NLA_ALIGN(a->nla_len);
@@ -517,7 +532,7 @@ TEST_F(count, cpu_hotplug_followed)
 TEST_F(count, stop_freezes_counts)
 {
 	struct kt_msg m;
-	uint64_t id, v1;
+	uint64_t id, v1, e1;
 	int n;
 
 	kc_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE);
@@ -525,14 +540,28 @@ TEST_F(count, stop_freezes_counts)
 	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
 	id = kt_u64(m.tb[KPROF_A_SESSION_ID]);
 	usleep(50000);
+	/* ABI 1.8: every count names its event and says the session counts, and for how long */
+	n = kc_read(self->fd, self->family, id, self->r, KC_MAX_READINGS, NULL, 0);
+	ASSERT_LT(0, n);
+	EXPECT_EQ(kt_cpu_clock.type, self->r[0].type);
+	EXPECT_EQ(kt_cpu_clock.config, self->r[0].config);
+	EXPECT_EQ(KPROF_COUNT_STATE_RUNNING, self->r[0].state);
+	EXPECT_LE(50000000ULL, self->r[0].elapsed);
+	e1 = self->r[0].elapsed;
 	ASSERT_EQ(0, kc_stop(self->fd, self->family, &m));
 	n = kc_read(self->fd, self->family, id, self->r, KC_MAX_READINGS, NULL, 0);
 	ASSERT_LT(0, n);
 	v1 = kc_sum(self->r, n, 0, NULL);
+	EXPECT_EQ(KPROF_COUNT_STATE_STOPPED, self->r[0].state);
+	EXPECT_LE(e1, self->r[0].elapsed);
+	e1 = self->r[0].elapsed;
 	usleep(50000);
 	n = kc_read(self->fd, self->family, id, self->r, KC_MAX_READINGS, NULL, 0);
 	ASSERT_LT(0, n);
 	EXPECT_EQ(v1, (uint64_t)kc_sum(self->r, n, 0, NULL));
+	/* the time stopped with the counts */
+	EXPECT_EQ(e1, self->r[n - 1].elapsed);
+	EXPECT_EQ(KPROF_COUNT_STATE_STOPPED, self->r[n - 1].state);
 	/* a second stop finds nothing running */
 	EXPECT_EQ(-ENOENT, kc_stop(self->fd, self->family, &m));
 	EXPECT_NE(NULL, strstr(m.extack, "stopped")) TH_LOG("%s", m.extack);

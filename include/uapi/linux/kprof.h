@@ -25,7 +25,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		7
+#define KPROF_ABI_MINOR		8
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -409,9 +409,18 @@ enum {
  * event, e.g. hardware events in a virtual machine) does not fail
  * COUNT_START: its nests carry KPROF_COUNT_A_ERROR instead of the counts.
  * A multiplexed count is scaled by the reader: value * enabled / running.
+ * (1.8) Each nest also says the event's perf type and config, whether the
+ * session still counts and how long it has counted, so that a reader that
+ * did not start it (the exporter) can tell frozen counts from live ones.
  */
 #define KPROF_COUNT_F_ENABLE_ON_EXEC	(1U << 0) /* per-task: count from the next exec */
 #define KPROF_COUNT_F_ALL		0x1U	/* non-ABI */
+
+/* KPROF_COUNT_A_STATE: the session counts, or COUNT_STOP froze its counts */
+enum {
+	KPROF_COUNT_STATE_RUNNING = 1,
+	KPROF_COUNT_STATE_STOPPED,
+};
 
 /* Attributes nested in KPROF_A_COUNT. */
 enum {
@@ -423,6 +432,10 @@ enum {
 	KPROF_COUNT_A_RUNNING,		/* u64: ns it was on the PMU */
 	KPROF_COUNT_A_ERROR,		/* u32: errno of perf's refusal; no counts */
 	KPROF_COUNT_A_PAD,
+	KPROF_COUNT_A_TYPE,		/* u32 (1.8): the event's PERF_TYPE_* */
+	KPROF_COUNT_A_CONFIG,		/* u64 (1.8): its perf_event_attr.config */
+	KPROF_COUNT_A_STATE,		/* u32 (1.8): KPROF_COUNT_STATE_* at the read */
+	KPROF_COUNT_A_ELAPSED,		/* u64 (1.8): ns counted: start to the read or the stop */
 
 	/* private: non-ABI */
 	__KPROF_COUNT_A_MAX,
