@@ -103,20 +103,36 @@ static void exporter__counting(FILE *fp, const struct exporter *ex, struct kp_nl
 		goto out;
 	for (i = 0; i < n; i++)
 		kp_stat_cell__scale(&t.cells[i], &v[i]);
-	/* only the names: the module does not say what the events are */
 	for (i = 0; i < t.nr_events; i++) {
 		if (counts->names[i][0])
 			snprintf(events[i].name, sizeof(events[i].name), "%s", counts->names[i]);
 		else
 			snprintf(events[i].name, sizeof(events[i].name), "event%u", i);
 	}
+	/* ABI 1.8: what each event is, for stat's derived metrics */
+	for (i = 0; i < counts->nr; i++) {
+		if (counts->c[i].state && counts->c[i].event < t.nr_events) {
+			events[counts->c[i].event].type = counts->c[i].perf_type;
+			events[counts->c[i].event].config = counts->c[i].config;
+		}
+	}
 	r.nr_events = t.nr_events;
 	r.events = events;
 	r.nr_rows = t.nr_rows;
 	r.cpus = t.cpus;
 	r.v = v;
+	r.walltime_ns = counts->elapsed_ns;
 	snprintf(session, sizeof(session), "%" PRIu64, counts->session_id);
 	kp_prom__stat_counts(fp, &r, session);
+	if (counts->state) {
+		/* the module says whether it still counts, and for how long */
+		kp_prom__family(fp, "kprof_stat_session_running", "gauge",
+				"1 while the counting session counts, 0 once stopped (its counts frozen).");
+		fputs("kprof_stat_session_running", fp);
+		kp_prom__labels(fp, "session", session, NULL);
+		kp_prom__value(fp, counts->state == KPROF_COUNT_STATE_RUNNING);
+		kp_prom__stat_metrics(fp, &r, session);
+	}
 out:
 	free(events);
 	free(v);

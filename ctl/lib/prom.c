@@ -293,12 +293,11 @@ void kp_prom__stat_counts(FILE *fp, const struct kp_stat_report *r, const char *
 	stat_samples(fp, r, "kprof_stat_supported", STAT_SUPPORTED, session);
 }
 
-void kp_prom__stat(FILE *fp, const struct kp_stat_report *r)
+void kp_prom__stat_metrics(FILE *fp, const struct kp_stat_report *r, const char *session)
 {
 	struct kp_stat_metric m;
 	unsigned int row, ev;
 
-	kp_prom__stat_counts(fp, r, NULL);
 	kp_prom__family(fp, "kprof_stat_metric", "gauge",
 		    "Derived metrics of kprofctl stat's table; rates per second in events per second.");
 	for (ev = 0; ev < r->nr_events; ev++) {
@@ -306,7 +305,7 @@ void kp_prom__stat(FILE *fp, const struct kp_stat_report *r)
 			if (!kp_stat__metric(r, row, ev, &m))
 				continue;
 			fputs("kprof_stat_metric", fp);
-			stat_labels(fp, r, row, ev, NULL);
+			stat_labels(fp, r, row, ev, session);
 			fputc(',', fp);
 			kp_prom__label(fp, "metric", is_rate(&m) ? "per second" : m.unit);
 			fputc('}', fp);
@@ -316,7 +315,15 @@ void kp_prom__stat(FILE *fp, const struct kp_stat_report *r)
 
 	kp_prom__family(fp, "kprof_stat_elapsed_seconds", "gauge", "Wall-clock time counted.");
 	fputs("kprof_stat_elapsed_seconds", fp);
+	if (session)
+		kp_prom__labels(fp, "session", session, NULL);
 	kp_prom__value(fp, r->walltime_ns / 1e9);
+}
+
+void kp_prom__stat(FILE *fp, const struct kp_stat_report *r)
+{
+	kp_prom__stat_counts(fp, r, NULL);
+	kp_prom__stat_metrics(fp, r, NULL);
 	kp_prom__family(fp, "kprof_stat_runs", "gauge", "Runs of the command averaged (-r).");
 	fputs("kprof_stat_runs", fp);
 	kp_prom__value(fp, r->runs);

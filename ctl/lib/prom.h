@@ -47,6 +47,12 @@ struct kp_stat_report;
  */
 void kp_prom__stat_counts(FILE *fp, const struct kp_stat_report *r, const char *session);
 /*
+ * The derived metrics of stat's table (kprof_stat_metric{...,metric}: the
+ * events' types must be known) and kprof_stat_elapsed_seconds (the
+ * report's walltime_ns), with a session label when @session is not NULL.
+ */
+void kp_prom__stat_metrics(FILE *fp, const struct kp_stat_report *r, const char *session);
+/*
  * 'kprofctl stat --prometheus': kp_prom__stat_counts() and the derived
  * metrics (kprof_stat_metric), the wall-clock time, the runs, rusage.
  */

@@ -31,6 +31,10 @@ static const int count_attr_len[KPROF_COUNT_A_MAX + 1] = {
 	[KPROF_COUNT_A_RUNNING]	= 8,
 	[KPROF_COUNT_A_ERROR]	= 4,
 	[KPROF_COUNT_A_PAD]	= -1,
+	[KPROF_COUNT_A_TYPE]	= 4,
+	[KPROF_COUNT_A_CONFIG]	= 8,
+	[KPROF_COUNT_A_STATE]	= 4,
+	[KPROF_COUNT_A_ELAPSED]	= 8,
 };
 
 static const char * const count_attr_names[KPROF_COUNT_A_MAX + 1] = {
@@ -42,6 +46,10 @@ static const char * const count_attr_names[KPROF_COUNT_A_MAX + 1] = {
 	[KPROF_COUNT_A_RUNNING]	= "KPROF_COUNT_A_RUNNING",
 	[KPROF_COUNT_A_ERROR]	= "KPROF_COUNT_A_ERROR",
 	[KPROF_COUNT_A_PAD]	= "KPROF_COUNT_A_PAD",
+	[KPROF_COUNT_A_TYPE]	= "KPROF_COUNT_A_TYPE",
+	[KPROF_COUNT_A_CONFIG]	= "KPROF_COUNT_A_CONFIG",
+	[KPROF_COUNT_A_STATE]	= "KPROF_COUNT_A_STATE",
+	[KPROF_COUNT_A_ELAPSED]	= "KPROF_COUNT_A_ELAPSED",
 };
 
 /* A KPROF_A_COUNT nest: every attribute of its exact size. */
@@ -153,6 +161,19 @@ int kp_stat_count__parse(const struct nlmsghdr *nlh, struct kp_stat_count *c, ui
 		kp_err__set(err, EBADMSG, MALFORMED "CPU %d", c->cpu);
 		return -EBADMSG;
 	}
+	if (ctb[KPROF_COUNT_A_TYPE])
+		c->perf_type = nla_get_u32(ctb[KPROF_COUNT_A_TYPE]);
+	if (ctb[KPROF_COUNT_A_CONFIG])
+		c->config = nla_get_u64(ctb[KPROF_COUNT_A_CONFIG]);
+	if (ctb[KPROF_COUNT_A_STATE]) {
+		c->state = nla_get_u32(ctb[KPROF_COUNT_A_STATE]);
+		if (c->state != KPROF_COUNT_STATE_RUNNING && c->state != KPROF_COUNT_STATE_STOPPED) {
+			kp_err__set(err, EBADMSG, MALFORMED "KPROF_COUNT_A_STATE %u", c->state);
+			return -EBADMSG;
+		}
+	}
+	if (ctb[KPROF_COUNT_A_ELAPSED])
+		c->elapsed_ns = nla_get_u64(ctb[KPROF_COUNT_A_ELAPSED]);
 	if (ctb[KPROF_COUNT_A_ERROR]) {
 		c->error = nla_get_u32(ctb[KPROF_COUNT_A_ERROR]);
 		if (!c->error) {
@@ -304,6 +325,11 @@ static int read_reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *err)
 		return -EBADMSG;
 	}
 	counts->session_id = id;
+	if (counts->c[counts->nr].state) {
+		/* one read: every message says the same */
+		counts->state = counts->c[counts->nr].state;
+		counts->elapsed_ns = counts->c[counts->nr].elapsed_ns;
+	}
 	if (counts->c[counts->nr].event < KPROF_MAX_EVENTS) {
 		if (name[0])
 			memcpy(counts->names[counts->c[counts->nr].event], name, sizeof(name));
@@ -323,6 +349,8 @@ int kp_nl__count_read(struct kp_nl *nl, uint64_t id, unsigned int nr_events,
 	counts->nr = 0;
 	counts->session_id = 0;
 	counts->nr_events = 0;
+	counts->state = 0;
+	counts->elapsed_ns = 0;
 	memset(counts->names, 0, sizeof(counts->names));
 	msg = request_new(nl, KPROF_CMD_COUNT_READ, NLM_F_DUMP, err);
 	if (!msg)

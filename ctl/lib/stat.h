@@ -95,6 +95,11 @@ struct kp_stat_count {
 	uint64_t	value;
 	uint64_t	enabled;	/* ns */
 	uint64_t	running;	/* ns */
+	/* ABI 1.8: the event, and the session at the read; state 0: not sent */
+	uint32_t	perf_type;	/* PERF_TYPE_* */
+	uint64_t	config;
+	uint32_t	state;		/* KPROF_COUNT_STATE_* */
+	uint64_t	elapsed_ns;	/* counted so far, or until the stop */
 };
 
 struct kp_stat_counts {
@@ -104,6 +109,9 @@ struct kp_stat_counts {
 	/* The events the module named (KPROF_COUNT_A_NAME), by index; "": none. */
 	unsigned int		nr_events;	/* the highest index read + 1 */
 	char			names[KPROF_MAX_EVENTS][KPROF_EVENT_NAME_MAX];
+	/* ABI 1.8, from the counts read: the session's state (0: not said) and time */
+	uint32_t		state;		/* KPROF_COUNT_STATE_* */
+	uint64_t		elapsed_ns;
 };
 
 void kp_stat_counts__free(struct kp_stat_counts *counts);

@@ -181,6 +181,15 @@ static int count_read(int family, const struct nlmsghdr *nlh, kp_nl_reply_fn fn,
 				  strlen(s->events[ev].name) + 1);
 			if (system_wide)
 				count_put_u32(msg, KPROF_COUNT_A_CPU, cpu);
+			if (!fake_count.old_abi) {
+				count_put_u32(msg, KPROF_COUNT_A_TYPE, s->events[ev].type);
+				count_put_u64(msg, KPROF_COUNT_A_CONFIG, KPROF_COUNT_A_PAD,
+					      s->events[ev].config);
+				count_put_u32(msg, KPROF_COUNT_A_STATE, fake_count.counting ?
+					      KPROF_COUNT_STATE_RUNNING : KPROF_COUNT_STATE_STOPPED);
+				count_put_u64(msg, KPROF_COUNT_A_ELAPSED, KPROF_COUNT_A_PAD,
+					      fake_count.counted_ns);
+			}
 			if (fake_count.error[ev]) {
 				count_put_u32(msg, KPROF_COUNT_A_ERROR, fake_count.error[ev]);
 			} else {

@@ -41,6 +41,9 @@ struct fake_count {
 	uint64_t	now_ns;
 	uint64_t	elapsed_ns;
 	unsigned int	clock_reads;
+	/* KPROF_COUNT_A_ELAPSED (ABI 1.8); old_abi: none of 1.8's attributes */
+	uint64_t	counted_ns;
+	bool		old_abi;
 	/* Break the replies. */
 	int		bad_attr;	/* a KPROF_COUNT_A_* sent with 1 byte too many */
 	bool		no_id;		/* READ messages without KPROF_A_SESSION_ID */

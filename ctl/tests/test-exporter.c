@@ -46,6 +46,7 @@ static int promtool(const char *text, const char *what)
 
 static void test_running(void)
 {
+	char want[160];
 	struct run r;
 
 	fake_kprof__reset();
@@ -65,8 +66,9 @@ static void test_running(void)
 	fake.cpu_stats[1].v[KP_STAT_LOST_FULL] = 2;
 	kprofctl(&r, "exporter", "--once", NULL);
 	ok(r.rc == 0 && strstr(r.out, "\nkprof_up 1\n"), "exporter --once: kprof_up 1");
-	ok(strstr(r.out, "kprof_module_info{release=\"0.1.0\",abi=\"1.7\",kernel=\"6.1.0-test\"} 1\n") != NULL,
-	   "kprof_module_info: release, ABI and kernel as labels");
+	snprintf(want, sizeof(want), "kprof_module_info{release=\"0.1.0\",abi=\"%u.%u\",kernel=\"6.1.0-test\"} 1\n",
+		 KPROF_ABI_MAJOR, KPROF_ABI_MINOR);
+	ok(strstr(r.out, want) != NULL, "kprof_module_info: release, ABI and kernel as labels");
 	ok(strstr(r.out, "kprof_session_state{state=\"running\"} 1\n") &&
 	   strstr(r.out, "kprof_session_state{state=\"idle\"} 0\n") &&
 	   strstr(r.out, "\nkprof_sessions_total 3\n"), "the session's state, sessions started");
@@ -115,9 +117,15 @@ static void fake_counting(bool system_wide, unsigned int nr_events, const char *
 	fake_count.req.nr_pids = !system_wide;
 	fake_count.req.pids[0] = 42;
 	fake_count.req.nr_events = nr_events;
-	for (i = 0; i < nr_events; i++)
+	for (i = 0; i < nr_events; i++) {
 		snprintf(fake_count.req.events[i].name, sizeof(fake_count.req.events[i].name), "%s",
 			 names[i]);
+		/* cycles, instructions, then a tracepoint (ABI 1.8 sends them) */
+		fake_count.req.events[i].type = i < 2 ? PERF_TYPE_HARDWARE : PERF_TYPE_TRACEPOINT;
+		fake_count.req.events[i].config = i == 0 ? PERF_COUNT_HW_CPU_CYCLES :
+						  i == 1 ? PERF_COUNT_HW_INSTRUCTIONS : 1234;
+	}
+	fake_count.counted_ns = 2000000000ULL;
 }
 
 static void test_counting(void)
@@ -151,9 +159,12 @@ static void test_counting(void)
 	ok(strstr(r.out, "kprof_stat_supported{event=\"probe:\\\"odd\\\\name\\\"\",cpu=\"0\",session=\"5\"} 0\n") &&
 	   strstr(r.out, "kprof_stat_supported{event=\"cycles\",cpu=\"1\",session=\"5\"} 1\n"),
 	   "kprof_stat_supported: 0 for the refused event, its name escaped");
-	ok(strstr(r.out, "# TYPE kprof_stat_events_total counter\n") && !strstr(r.out, "kprof_stat_metric") &&
-	   !strstr(r.out, "kprof_stat_elapsed_seconds"),
-	   "the counts' families, typed; not stat's derived metrics nor its run's time");
+	ok(strstr(r.out, "# TYPE kprof_stat_events_total counter\n") &&
+	   strstr(r.out, "kprof_stat_session_running{session=\"5\"} 1\n") &&
+	   strstr(r.out, "kprof_stat_elapsed_seconds{session=\"5\"} 2\n"),
+	   "ABI 1.8: the session counts, for 2 s (kprof_stat_session_running, kprof_stat_elapsed_seconds)");
+	ok(strstr(r.out, "kprof_stat_metric{event=\"instructions\",cpu=\"0\",session=\"5\",metric=\"insn per cycle\"} 4\n") != NULL,
+	   "ABI 1.8: the events' types known, stat's derived metrics (4000 instructions / 1000 cycles)");
 	ok(fake_count.nr_reads == 1 && fake_count.read_id == 0 && fake_count.counting,
 	   "one COUNT_READ of no session id; the session goes on counting");
 	is_int(promtool(r.out, "counting, system-wide"), 0,
@@ -167,6 +178,30 @@ static void test_counting(void)
 	ok(r.rc == 0 && strstr(r.out, "kprof_stat_events_total{event=\"instructions\",session=\"5\"} 77\n") &&
 	   !strstr(r.out, "cpu=\"0\",session"), "a per-task counting session: no cpu label");
 	is_int(promtool(r.out, "counting, per task"), 0, "promtool check metrics: a per-task one");
+	run_free(&r);
+
+	fake_counting(true, 2, names);
+	fake_count.value[0][0] = 1000;
+	fake_count.enabled[0][0] = fake_count.running[0][0] = 2000000000ULL;
+	fake_count.counting = false;
+	kprofctl(&r, "exporter", "--once", NULL);
+	ok(r.rc == 0 && strstr(r.out, "kprof_stat_session_running{session=\"5\"} 0\n") &&
+	   strstr(r.out, "kprof_stat_events_total{event=\"cycles\",cpu=\"0\",session=\"5\"} 1000\n"),
+	   "a stopped counting session: its frozen counts, kprof_stat_session_running 0");
+	is_int(promtool(r.out, "counting, stopped"), 0, "promtool check metrics: a stopped one");
+	run_free(&r);
+
+	fake_counting(true, 2, names);
+	fake_count.value[0][0] = 1000;
+	fake_count.value[1][0] = 4000;
+	fake_count.enabled[0][0] = fake_count.running[0][0] = 2000000000ULL;
+	fake_count.enabled[1][0] = fake_count.running[1][0] = 2000000000ULL;
+	fake_count.old_abi = true;
+	kprofctl(&r, "exporter", "--once", NULL);
+	ok(r.rc == 0 && strstr(r.out, "kprof_stat_events_total{event=\"cycles\",cpu=\"0\",session=\"5\"} 1000\n") &&
+	   !strstr(r.out, "kprof_stat_metric") && !strstr(r.out, "kprof_stat_elapsed_seconds") &&
+	   !strstr(r.out, "kprof_stat_session_running"),
+	   "a module of ABI 1.7: the counts only, no derived metrics, time or state");
 	run_free(&r);
 
 	fake_count__reset();

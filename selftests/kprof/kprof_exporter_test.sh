@@ -103,8 +103,9 @@ if wait_for 180 fetch "http://127.0.0.1:$pport/-/ready"; then
 	echo "# kprof_samples_total through PromQL: $v1, then $v2"
 	check "PromQL: kprof_samples_total increases while the session samples" \
 		awk -v a="${v1:-0}" -v b="${v2:-0}" 'BEGIN { exit !(a > 0 && b > a) }'
-	check "PromQL: kprof_module_info names the module's ABI" \
-		query_is 'kprof_module_info{abi="1.7"}' 1
+	abi=$("$kprofctl" version | sed -n 's/^kprof\.ko .* (ABI \([0-9.]*\)).*/\1/p')
+	check "PromQL: kprof_module_info names the module's ABI (${abi:-none}, as kprofctl version says)" \
+		query_is "kprof_module_info{abi=\"${abi:-none}\"}" 1
 else
 	not_ok "Prometheus started (see below)"
 	tail -n 5 "$tmp/prometheus.log" | sed 's/^/#   /'
@@ -114,6 +115,24 @@ wait "$ppid" 2>/dev/null
 kill -KILL "$busy"
 wait "$busy" 2>/dev/null
 "$kprofctl" stop >/dev/null 2>&1
+
+# a counting session ('kprofctl stat') beside it: its counts per event and
+# CPU, its state and time (ABI 1.8), and stat's derived metrics
+"$kprofctl" stat -a -e cpu-clock,task-clock -- sleep 3 >"$tmp/stat.out" 2>&1 &
+spid=$!
+pids="$pids $spid"
+wait_for 30 bash -c "fetch 'http://127.0.0.1:$port/metrics' '$tmp/count.txt' &&
+	grep -q '^kprof_stat_session_running{session=\"[0-9]*\"} 1' '$tmp/count.txt'"
+check "a counting session: kprof_stat_events_total per event and CPU, running, its time" \
+	bash -c "grep -q '^kprof_stat_events_total{event=\"cpu-clock\",cpu=\"0\",session=\"[0-9]*\"} [0-9]' '$tmp/count.txt' &&
+		 grep -q '^kprof_stat_session_running{session=\"[0-9]*\"} 1\$' '$tmp/count.txt' &&
+		 grep -q '^kprof_stat_elapsed_seconds{session=\"[0-9]*\"} [0-9]' '$tmp/count.txt' &&
+		 grep -q '^kprof_stat_metric{event=\"task-clock\",cpu=\"0\",session=\"[0-9]*\",metric=\"CPUs utilized\"}' '$tmp/count.txt'"
+grep '^kprof_stat_' "$tmp/count.txt" | head -n 8 | sed 's/^/# /'
+check "promtool check metrics passes with the counting session's metrics" \
+	bash -c "promtool check metrics < '$tmp/count.txt'"
+wait "$spid"
+sed 's/^/# stat: /' "$tmp/stat.out" | head -n 12
 kill -TERM "$epid"
 wait "$epid"
 check "exporter exits 0 on SIGTERM" [ $? = 0 ]
