@@ -325,14 +325,21 @@ timed_tests="kprof_probe_test kprof_record_test.sh kprof_stat_test.sh kprof_sche
 all_tests=$(make -s --no-print-directory -C selftests/kprof list-tests KSFT_DIR="$top/build/ksrc/tools/testing/selftests")
 # tests_of KIND timed|untimed: that boot's list.  The RT guest's leaves
 # out kprof_aggctl_test.sh (kprofctl's aggregate-mode decoding, the same
-# on both kernels; the module's aggregation runs in kprof_agg_test) and
+# on both kernels; the module's aggregation runs in kprof_agg_test),
 # kprof_exporter_test.sh (user space only, and Prometheus takes a minute
-# to start under TCG).
+# to start under TCG), kprof_record_test.sh and kprof_stat_test.sh
+# (kprofctl's recording, decoding and counting against perf's, the same on
+# both kernels; the module's paths under them, rings, side-band and
+# counting sessions, run on RT in kprof_session_test, kprof_dev_test and
+# kprof_count_test).
 tests_of() {
 	local t out=
 
 	for t in $all_tests; do
-		[ "$1" = rt ] && case $t in kprof_aggctl_test.sh|kprof_exporter_test.sh) continue ;; esac
+		[ "$1" = rt ] && case $t in
+		kprof_aggctl_test.sh|kprof_exporter_test.sh|kprof_record_test.sh|kprof_stat_test.sh)
+			continue ;;
+		esac
 		case " $timed_tests " in
 		*" $t "*) [ "$2" = timed ] || continue ;;
 		*) [ "$2" = untimed ] || continue ;;

@@ -52,7 +52,7 @@ echo 100 > $cost
 trap 'echo "$cost_was" > $cost; rm -rf "$tmp"' EXIT
 
 perf=$(command -v perf || true)
-N=1000
+N=400
 "$kprofctl" lock record --buffer-size 16M -o "$tmp/k1.data" -- "$prog" --loop $N >"$tmp/k1.out" 2>"$tmp/k1.err"
 rc=$?
 sed 's/^/# kprofctl lock record: /' "$tmp/k1.err"
