@@ -121,8 +121,11 @@ wait "$busy" 2>/dev/null
 "$kprofctl" stat -a -e cpu-clock,task-clock -- sleep 3 >"$tmp/stat.out" 2>&1 &
 spid=$!
 pids="$pids $spid"
-wait_for 30 bash -c "fetch 'http://127.0.0.1:$port/metrics' '$tmp/count.txt' &&
-	grep -q '^kprof_stat_session_running{session=\"[0-9]*\"} 1' '$tmp/count.txt'"
+counting_seen() {
+	fetch "http://127.0.0.1:$port/metrics" "$tmp/count.txt" &&
+		grep -q '^kprof_stat_session_running{session="[0-9]*"} 1' "$tmp/count.txt"
+}
+wait_for 30 counting_seen
 check "a counting session: kprof_stat_events_total per event and CPU, running, its time" \
 	bash -c "grep -q '^kprof_stat_events_total{event=\"cpu-clock\",cpu=\"0\",session=\"[0-9]*\"} [0-9]' '$tmp/count.txt' &&
 		 grep -q '^kprof_stat_session_running{session=\"[0-9]*\"} 1\$' '$tmp/count.txt' &&
