@@ -739,22 +739,6 @@ static void test_live_profile(void)
 	fake_kprof__reset();
 }
 
-/* Files named kprof-live.* left in TMPDIR (the fake root). */
-static int live_leftovers(void)
-{
-	char cmd[256], buf[64] = "";
-	FILE *fp;
-
-	snprintf(cmd, sizeof(cmd), "ls %s | grep -c '^kprof-live\\.'", root);
-	fp = popen(cmd, "r");
-	if (!fp)
-		return -1;
-	if (!fgets(buf, sizeof(buf), fp))
-		buf[0] = '\0';
-	pclose(fp);
-	return atoi(buf);
-}
-
 /* The sum of the last field of every line of @text. */
 static uint64_t folded_sum(const char *text)
 {
@@ -824,7 +808,7 @@ static void test_live_commands(void)
 	if (prof)
 		perftools__profiles__profile__free_unpacked(prof, NULL);
 	run_free(&r);
-	ok(!live_leftovers(), "--live: no temporary file left");
+	ok(!tmpdir__count(root, "kprof-live."), "--live: no temporary file left");
 
 	kprofctl(&r, "report", "--live", "-i", "x.data", NULL);
 	ok(r.rc == 2 && !strcmp(r.err, "kprofctl: report: --live reads the running session: no input file 'x.data'\n"),
@@ -849,7 +833,7 @@ static void test_live_commands(void)
 	ok(r.rc == 1 && !strcmp(r.err, "kprofctl: flamegraph: no session: start one with 'kprofctl start'\n"),
 	   "flamegraph --live without a session: one line");
 	run_free(&r);
-	ok(!live_leftovers(), "--live errors: no temporary file left");
+	ok(!tmpdir__count(root, "kprof-live."), "--live errors: no temporary file left");
 	fake_kprof__reset();
 }
 

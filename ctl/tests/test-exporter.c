@@ -307,22 +307,6 @@ static void save_session(void)
 		diag("kp_agg__save_session: %s", err.msg);
 }
 
-/* Files named kprof-exporter.* left in TMPDIR (the fake root). */
-static int leftovers(void)
-{
-	char cmd[256], buf[64] = "";
-	FILE *fp;
-
-	snprintf(cmd, sizeof(cmd), "ls %s | grep -c '^kprof-exporter\\.'", root);
-	fp = popen(cmd, "r");
-	if (!fp)
-		return -1;
-	if (!fgets(buf, sizeof(buf), fp))
-		buf[0] = '\0';
-	pclose(fp);
-	return atoi(buf);
-}
-
 /* The lines of @text that begin with @prefix. */
 static int count_lines(const char *text, const char *prefix)
 {
@@ -415,7 +399,7 @@ static void test_top(void)
 	ok(r.rc == 0 && strstr(r.out, "\nkprof_up 0\n") && !strstr(r.out, "kprof_function_samples"),
 	   "--top 2 without the module: kprof_up 0");
 	run_free(&r);
-	ok(!leftovers(), "--top: no temporary file left");
+	ok(!tmpdir__count(root, "kprof-exporter."), "--top: no temporary file left");
 	fake_kprof__reset();
 	kp_agg__session_path(path, sizeof(path));
 	unlink(path);

@@ -15,6 +15,7 @@
 #define KPROFCTL_TMPDIR_H
 
 #define _XOPEN_SOURCE_EXTENDED 1
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -46,6 +47,21 @@ static inline void tmpdir__mkdirs(const char *root, const char *rel, int all)
 	}
 	if (all && mkdir(path, 0755) && errno != EEXIST)
 		abort();
+}
+
+/* The entries of directory @dir whose names start with @prefix; -1: unreadable. */
+static inline int tmpdir__count(const char *dir, const char *prefix)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += !strncmp(de->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
 }
 
 static inline void tmpdir__mkdir(const char *root, const char *rel)
