@@ -162,6 +162,11 @@ struct kp_machine *kp_machine__new(const struct kp_machine_opts *opts)
 	return m;
 }
 
+const char *kp_machine__debug_dir(const struct kp_machine *m)
+{
+	return m->debug_dir;
+}
+
 static void thread__free(struct kp_thread *t)
 {
 	free(t->comms);

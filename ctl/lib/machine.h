@@ -63,6 +63,8 @@ struct kp_resolved {
 struct kp_machine;
 
 struct kp_machine *kp_machine__new(const struct kp_machine_opts *opts);
+/* Where separate debug files are looked for: the option, $KPROF_DEBUG_DIR or the default. */
+const char *kp_machine__debug_dir(const struct kp_machine *m);
 void kp_machine__delete(struct kp_machine *m);
 
 /* Queue a side-band record (COMM, EXIT, FORK, MMAP; others are ignored). */

@@ -157,7 +157,9 @@ static void dso__clear(struct kp_dso *dso)
 	free(dso->syms);
 	free(dso->strs);
 	free(dso->segs);
+	free(dso->path);
 	symcache__exit(&dso->cache);
+	dso->path = NULL;
 	dso->syms = NULL;
 	dso->strs = NULL;
 	dso->segs = NULL;
@@ -630,6 +632,8 @@ int kp_dso__load_elf(struct kp_dso *dso, const char *path, const char *debug_dir
 		return errno ? -errno : -ENOEXEC;
 	ret = dso__load(dso, elf, debug_dir);
 	elf__close(elf, fd);
+	if (!ret)
+		dso->path = strdup(path);	/* for source lines; none on ENOMEM */
 	return ret;
 }
 

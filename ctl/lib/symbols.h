@@ -68,6 +68,7 @@ struct kp_symcache {
 
 struct kp_dso {
 	char			*name;		/* as recorded, or "[kernel.kallsyms]", "[mod]" */
+	char			*path;		/* the ELF file its symbols came from; NULL: none */
 	const char		*short_name;	/* basename of name (points into it) */
 	bool			kernel;		/* kernel or module: [k] */
 	bool			loaded;		/* a load was tried */

@@ -20,6 +20,7 @@
 
 #include "elf-maps.h"
 #include "lib/machine.h"
+#include "lib/srcline.h"
 #include "lib/symbols.h"
 #include "scenario.h"
 #include "tap.h"
@@ -88,6 +89,60 @@ static uint64_t file_offset(const char *path, uint64_t vaddr)
 static void elf_path(char *buf, size_t len, const char *file)
 {
 	snprintf(buf, len, "%s/%s", elf_dir, file);
+}
+
+/*
+ * Function @fn of @file: its source line (in @src, from @decl to @decl + 3)
+ * and its declaration at @src:@decl; none when @decl is 0 (no line tables).
+ */
+static void check_srcline(struct kp_srcline *sl, const char *file, const char *debug_dir,
+			  const char *fn, const char *src, int decl)
+{
+	const struct kp_sym *sym = NULL;
+	const char *at = NULL, *decl_file = NULL;
+	int line = 0, decl_line = 0;
+	struct kp_dso *dso;
+	char path[512];
+	bool good;
+	size_t i;
+
+	elf_path(path, sizeof(path), file);
+	dso = kp_dso__new(path);
+	if (!kp_dso__load_elf(dso, path, debug_dir))
+		for (i = 0; i < dso->nr_syms; i++)
+			if (!strcmp(dso->syms[i].name, fn))
+				sym = &dso->syms[i];
+	if (!decl) {
+		ok(sym && !kp_srcline__find(sl, dso, sym->start + 1, &at, &line) &&
+		   !kp_srcline__function(sl, dso, sym->start + 1, &decl_file, &decl_line),
+		   "%s: %s found, no line tables, no source line", file, fn);
+		kp_dso__delete(dso);
+		return;
+	}
+	good = sym && kp_srcline__find(sl, dso, sym->start + 1, &at, &line) &&
+	       strstr(at, src) && line >= decl && line <= decl + 3;
+	ok(good, "%s: %s+1 is in %s, lines %d-%d (%s:%d)", file, fn, src, decl, decl + 3,
+	   at ? at : "none", line);
+	good = sym && kp_srcline__function(sl, dso, sym->start + 1, &decl_file, &decl_line) &&
+	       strstr(decl_file, src) && decl_line == decl;
+	ok(good, "%s: %s is declared at %s:%d (%s:%d)", file, fn, src, decl,
+	   decl_file ? decl_file : "none", decl_line);
+	kp_dso__delete(dso);
+}
+
+/* Source lines (lib/srcline.h): in the file, in its debug file, or none. */
+static void check_srclines(const char *debug_dir)
+{
+	struct kp_srcline *sl = kp_srcline__new(debug_dir);
+	const char *prog = "tests/elf/prog.c", *lib = "tests/elf/lib.c";
+
+	check_srcline(sl, "nopie", NULL, "kpt_middle", prog, 15);
+	check_srcline(sl, "pie", NULL, "kpt_middle", prog, 15);
+	check_srcline(sl, "debugged", debug_dir, "kpt_middle", prog, 15);
+	check_srcline(sl, "libkpt.so", NULL, "kpt_lib_work", lib, 11);
+	check_srcline(sl, "stripped.so", NULL, "kpt_lib_work", lib, 0);
+	ok(!kp_srcline__find(sl, NULL, 0x1000, NULL, NULL), "no DSO: no source line");
+	kp_srcline__delete(sl);
 }
 
 /*
@@ -241,6 +296,7 @@ static void test_elves(void)
 	free(buf);
 	snprintf(dir, sizeof(dir), "%s/debug", root);
 	check_dso("debugged", "debugged", dir, KP_DSO_DEBUG, NULL);
+	check_srclines(dir);
 	/* without it: nothing for its static functions */
 	snprintf(dir, sizeof(dir), "%s/no-debug", root);
 	{
