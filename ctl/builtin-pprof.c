@@ -160,12 +160,14 @@ int cmd_pprof(int argc, const char **argv)
 	struct kp_decode_args a = { 0 };
 	struct kp_decode_opts opts = { 0 };
 	struct kp_filter filter = { 0 };
-	bool tid = false;
+	bool tid = false, no_srclines = false;
 	const struct option options[] = {
 		KP_DECODE_INPUT_OPTIONS(&a),
 		OPT_STRING('o', "output", &output, "file",
 			   "the profile (default profile.pb.gz unless --upload; - for standard output)"),
 		OPT_BOOLEAN(0, "tid", &tid, "one sample per thread, not per process"),
+		OPT_BOOLEAN(0, "no-srcline", &no_srclines,
+			    "no source files and lines (from the DWARF line tables, libdw)"),
 		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
 		KP_DECODE_FILTER_OPTIONS(&a, "samples"),
 		OPT_STRING(0, "upload", &up.url, "url",
@@ -207,6 +209,7 @@ int cmd_pprof(int argc, const char **argv)
 	argc = parse_options(argc, argv, options, pprof_usage, 0);
 	if (argc < 0)
 		return parse_options_exit_code(argc);
+	po.no_srclines = no_srclines;
 	if (parse_options_max_args(cmd, argc, argv, 0))
 		return KP_EXIT_USAGE;
 	bad = up.url ? NULL : pprof__needs_upload(&up);

@@ -17,6 +17,7 @@
 
 #include "hmap.h"
 #include "pprof.h"
+#include "srcline.h"
 #include "proto/profile.pb-c.h"
 #include "util.h"
 
@@ -72,6 +73,7 @@ struct pprof {
 	bool			agg_counts;	/* the file's periods are counts (aggregated) */
 	uint64_t		nominal_ns;	/* a sample's time then */
 	int64_t			k_pid, k_comm, k_event;	/* label keys */
+	struct kp_srcline	*sl;		/* source lines; NULL: none */
 };
 
 static uint64_t pprof__hash(const void *p, size_t len, uint64_t h)
@@ -160,7 +162,9 @@ static uint64_t pprof__mapping(struct pprof *pp, const struct kp_dso *dso)
 /* The function of @sym; 0 on ENOMEM. */
 static uint64_t pprof__function(struct pprof *pp, const struct kp_sym *sym)
 {
+	const char *file;
 	pb_function *f;
+	int line;
 	void *v = kp_hmap__get(&pp->function_ids, (uintptr_t)sym);
 
 	if (v)
@@ -172,7 +176,12 @@ static uint64_t pprof__function(struct pprof *pp, const struct kp_sym *sym)
 	f->id = pp->functions.nr + 1;
 	f->name = pprof__str(pp, sym->name);
 	f->system_name = f->name;
-	if (f->name < 0 || ptrs__push(&pp->functions, f)) {
+	/* its source file and first line: where DWARF says it is declared */
+	if (kp_srcline__function(pp->sl, sym->dso, sym->start, &file, &line)) {
+		f->filename = pprof__str(pp, file);
+		f->start_line = line;
+	}
+	if (f->name < 0 || f->filename < 0 || ptrs__push(&pp->functions, f)) {
 		free(f);
 		return 0;
 	}
@@ -181,9 +190,14 @@ static uint64_t pprof__function(struct pprof *pp, const struct kp_sym *sym)
 	return f->id;
 }
 
-/* The location of frame @f; 0 on ENOMEM. */
-static uint64_t pprof__location(struct pprof *pp, const struct kp_frame *f)
+/*
+ * The location of frame @f; 0 on ENOMEM.  Its line is that of the address,
+ * or of the call before it when @f is a return address (not @exact).
+ */
+static uint64_t pprof__location(struct pprof *pp, const struct kp_frame *f, bool exact)
 {
+	const char *file;
+	int nr;
 	uint64_t h = pprof__hash(&f->addr, sizeof(f->addr),
 				 pprof__hash(&f->dso, sizeof(f->dso), 0xcbf29ce484222325ULL)) | 1;
 	uint64_t mapping = pprof__mapping(pp, f->dso);
@@ -213,6 +227,8 @@ static uint64_t pprof__location(struct pprof *pp, const struct kp_frame *f)
 		line = (pb_line *)(l + 1);
 		perftools__profiles__line__init(line);
 		line->function_id = pprof__function(pp, f->sym);
+		if (kp_srcline__find(pp->sl, f->dso, f->dso_addr - !exact, &file, &nr))
+			line->line = nr;
 		l->line = (pb_line **)(line + 1);
 		l->line[0] = line;
 		l->n_line = 1;
@@ -296,7 +312,9 @@ static int pprof__sample(struct kp_decoder *d, const struct kp_resolved *s, void
 	}
 	/* leaf first, as the frames are */
 	for (i = first; i < last; i++) {
-		uint64_t id = pprof__location(pp, &s->frames[i]);
+		/* a chain's first kernel and first user frame are where it was, not returns */
+		bool exact = i == first || (!s->frames[i].kernel && s->frames[i - 1].kernel);
+		uint64_t id = pprof__location(pp, &s->frames[i], exact);
 
 		if (!id)
 			return -ENOMEM;
@@ -347,6 +365,7 @@ static void pprof__free(struct pprof *pp, pb_profile *p)
 	kp_hmap__exit(&pp->mapping_ids);
 	kp_hmap__exit(&pp->location_ids);
 	kp_hmap__exit(&pp->function_ids);
+	kp_srcline__delete(pp->sl);
 }
 
 /* Pack @p and gzip it into *@out (malloc'd), *@out_len bytes. */
@@ -423,6 +442,12 @@ long kp_pprof__build(struct kp_decoder *d, const struct kp_pprof_opts *o, void *
 	struct pprof pp = { .d = d, .o = o };
 	int64_t cmdline;
 	long ret = -ENOMEM;
+
+	if (!o->no_srclines) {
+		pp.sl = kp_srcline__new(kp_machine__debug_dir(d->machine));
+		if (!pp.sl)
+			goto out;
+	}
 
 	/* the first on-CPU event names the second value: cpu or events */
 	pp.i_cpu = pp.i_off = -1;

@@ -14,7 +14,10 @@
  * "comm" and, with several events, "event".  One Mapping per DSO
  * (filename and hex build id; the kernel is "[kernel.kallsyms]"), one
  * Location per (DSO, address as recorded), one Function per symbol; a
- * frame without a symbol has a Location without lines.
+ * frame without a symbol has a Location without lines.  With the DSO's
+ * DWARF line tables (in it or in a separate debug file, lib/srcline.h),
+ * a Function has its source file and first line and a Line its line (of
+ * the call, for a return address); kernel frames have none.
  */
 #ifndef KPROFCTL_PPROF_H
 #define KPROFCTL_PPROF_H
@@ -25,6 +28,7 @@
 struct kp_pprof_opts {
 	const struct kp_filter	*filter;	/* samples kept; NULL: all */
 	unsigned int		stack_flags;	/* KP_STACK_* of the walk */
+	bool			no_srclines;	/* no source files and lines (DWARF) */
 };
 
 /*

@@ -163,6 +163,127 @@ static void test_go_pprof(void)
 	ok(line[0] != '\0', "go tool pprof -raw lists the samples' frames (app_leaf)");
 }
 
+/* The address of @name in an 'nm' listing @nm_path; 0: none. */
+static uint64_t nm_addr(const char *nm_path, const char *name)
+{
+	char line[256], sym[128];
+	unsigned long long a;
+	uint64_t addr = 0;
+	FILE *fp = fopen(nm_path, "r");
+
+	while (fp && fgets(line, sizeof(line), fp))
+		if (sscanf(line, "%llx %*s %127s", &a, sym) == 2 && !strcmp(sym, name))
+			addr = a;
+	if (fp)
+		fclose(fp);
+	return addr;
+}
+
+/* The line of tests/elf/prog.c that defines @fn ("int fn(int n)"). */
+static int src_line(const char *fn)
+{
+	char line[256], want[64];
+	int n = 0;
+	FILE *fp = fopen("tests/elf/prog.c", "r");
+
+	snprintf(want, sizeof(want), " %s(", fn);
+	while (fp && fgets(line, sizeof(line), fp)) {
+		n++;
+		if (strstr(line, want) && !strchr(line, ';')) {
+			fclose(fp);
+			return n;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	return -1;
+}
+
+/*
+ * Source lines: a recording of the toolchain's non-PIE test program
+ * (-g, tests/elf/prog.c), a sample in kpt_leaf called from kpt_middle:
+ * each Function names prog.c and the line that defines it, the leaf's
+ * Line is within kpt_leaf and the caller's (a return address) within
+ * kpt_middle; go tool pprof prints them; --no-srcline leaves them out.
+ */
+static void test_srclines(void)
+{
+	const char *elf_dir = getenv("KP_TEST_ELF_DIR") ? getenv("KP_TEST_ELF_DIR") : ".obj/tests/elf";
+	char elf[4096], nm[4096], rec[256], prof[256], cmd[1024], line[1024];
+	uint64_t leaf, middle;
+	Perftools__Profiles__Profile *p;
+	int leaf_line = src_line("kpt_leaf"), middle_line = src_line("kpt_middle");
+	int outer_line = src_line("kpt_outer");
+	bool fn_leaf = false, fn_middle = false, ln_leaf = false, ln_middle = false;
+	struct gen_writer g;
+	struct run r;
+	size_t i, j;
+
+	snprintf(nm, sizeof(nm), "%s/nopie", elf_dir);
+	if (!realpath(nm, elf)) {
+		ok(0, "the test program %s is built", nm);
+		return;
+	}
+	snprintf(nm, sizeof(nm), "%s/nopie.nm", elf_dir);
+	leaf = nm_addr(nm, "kpt_leaf");
+	middle = nm_addr(nm, "kpt_middle");
+	snprintf(rec, sizeof(rec), "%s/srcline.data", root);
+	snprintf(prof, sizeof(prof), "%s/srcline.pb.gz", root);
+	gen__writer(&g, rec, "kprof-gen", "kprofctl record -g");
+	gen__comm(&g, SC_T0, 500, 500, "kpt", false);
+	/* its text segment: file offset 0x1000 at 0x401000 */
+	gen__mmap(&g, SC_T0, 500, 0x401000, 0x1000, 0x1000, elf);
+	for (i = 0; i < 10; i++)
+		gen__sample(&g, SC_T0 + (i + 1) * SC_MS, 500, 500, 0, 0, 1000000,
+			    SC_IPS(leaf + 2, middle + 5), 0, 2);
+	gen__finish(&g, SC_T0 + 20 * SC_MS);
+
+	kprofctl(&r, "pprof", "-i", rec, "--kallsyms", kallsyms, "-o", prof, NULL);
+	ok(r.rc == 0, "pprof of the test program's recording: exit 0");
+	run_free(&r);
+	p = pprof_load(prof);
+	for (i = 0; p && i < p->n_function; i++) {
+		const char *name = pprof_str(p, p->function[i]->name);
+		const char *file = pprof_str(p, p->function[i]->filename);
+		bool in_prog = strstr(file, "tests/elf/prog.c") != NULL;
+
+		fn_leaf |= !strcmp(name, "kpt_leaf") && in_prog &&
+			   p->function[i]->start_line == leaf_line;
+		fn_middle |= !strcmp(name, "kpt_middle") && in_prog &&
+			     p->function[i]->start_line == middle_line;
+	}
+	for (i = 0; p && i < p->n_location; i++) {
+		for (j = 0; j < p->location[i]->n_line; j++) {
+			int64_t l = p->location[i]->line[j]->line;
+
+			if (p->location[i]->address == leaf + 2)
+				ln_leaf = l >= leaf_line && l < middle_line;
+			if (p->location[i]->address == middle + 5)
+				ln_middle = l >= middle_line && l < outer_line;
+		}
+	}
+	ok(fn_leaf && fn_middle,
+	   "Functions: kpt_leaf and kpt_middle in tests/elf/prog.c, from their lines (%d, %d)",
+	   leaf_line, middle_line);
+	ok(ln_leaf && ln_middle,
+	   "Lines: the leaf's within kpt_leaf, the return address's within kpt_middle");
+	if (p)
+		perftools__profiles__profile__free_unpacked(p, NULL);
+
+	snprintf(cmd, sizeof(cmd), "HOME=%s go tool pprof -raw %s 2>&1", root, prof);
+	pprof_first_line(cmd, "kpt_leaf ", line, sizeof(line));
+	ok(strstr(line, "prog.c:") != NULL, "go tool pprof -raw: kpt_leaf at prog.c:LINE ('%s')", line);
+
+	kprofctl(&r, "pprof", "-i", rec, "--kallsyms", kallsyms, "-o", prof, "--no-srcline", NULL);
+	run_free(&r);
+	p = pprof_load(prof);
+	for (i = 0, j = 0; p && i < p->n_function; i++)
+		j += p->function[i]->filename != 0 || p->function[i]->start_line != 0;
+	ok(p && !j, "--no-srcline: no source file in any Function");
+	if (p)
+		perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
 static void test_bad(void)
 {
 	struct run r;
@@ -193,6 +314,7 @@ int main(void)
 
 	test_profile();
 	test_go_pprof();
+	test_srclines();
 	test_bad();
 	return done_testing();
 }
