@@ -150,9 +150,10 @@ owner-killed)
 	"$kprofctl" record -e cpu-clock -F 999 -g -a -o "$tmp/killed.data" -- sleep 60 \
 		>"$tmp/killed.out" 2>&1 &
 	pid=$!
-	for _ in $(seq 100); do
+	# its own session: an earlier case's stopped one names its owner too
+	for _ in $(seq 300); do
 		"$kprofctl" status >"$tmp/st1" 2>&1
-		grep -q '^owner: *pid' "$tmp/st1" && break
+		grep -q "^owner: *pid $pid " "$tmp/st1" && break
 		sleep 0.1
 	done
 	sed 's/^/# /' "$tmp/st1"
