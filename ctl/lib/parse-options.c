@@ -32,6 +32,7 @@ static bool takes_value(const struct option *opt)
 	case OPTION_U64:
 	case OPTION_STRING:
 	case OPTION_CALLBACK:
+	case OPTION_CALLBACK_OPTARG:
 		return true;
 	default:
 		return false;
@@ -90,10 +91,14 @@ static int apply_option(struct parse_ctx *ctx, const struct option *opt,
 		ret = kp_parse_u64(arg, opt->value);
 		break;
 	case OPTION_CALLBACK:
+	case OPTION_CALLBACK_OPTARG:
 		ret = opt->callback(opt, arg, unset);
 		if (ret < 0) {
-			kp_error(ctx->cmd, "invalid value '%s' for option '%s'%s", arg,
-				 name, ret == -ERANGE ? ": out of range" : "");
+			if (!arg)
+				kp_error(ctx->cmd, "option '%s' needs a value", name);
+			else
+				kp_error(ctx->cmd, "invalid value '%s' for option '%s'%s", arg,
+					 name, ret == -ERANGE ? ": out of range" : "");
 			return PARSE_OPT_ERROR;
 		}
 		return 0;
@@ -151,7 +156,9 @@ static int parse_long(struct parse_ctx *ctx, const char *arg)
 		return PARSE_OPT_ERROR;
 	}
 
-	if (!takes_value(opt)) {
+	if (opt->type == OPTION_CALLBACK_OPTARG) {
+		/* the value, if any, after '=' */
+	} else if (!takes_value(opt)) {
 		if (value) {
 			kp_error(ctx->cmd, "option '%s' takes no value", spelled);
 			return PARSE_OPT_ERROR;
@@ -181,6 +188,8 @@ static int parse_short(struct parse_ctx *ctx, const char *arg)
 			kp_error(ctx->cmd, "unknown option '%s'", spelled);
 			return PARSE_OPT_ERROR;
 		}
+		if (opt->type == OPTION_CALLBACK_OPTARG)
+			return apply_option(ctx, opt, spelled, p[1] ? p + 1 : NULL, false);
 		if (!takes_value(opt)) {
 			ret = apply_option(ctx, opt, spelled, NULL, false);
 			if (ret)
@@ -202,7 +211,8 @@ void list_options(FILE *fp, const struct option *options)
 
 	for (opt = options; opt->type != OPTION_END; opt++)
 		if (opt->long_name)
-			fprintf(fp, "--%s%s\n", opt->long_name, takes_value(opt) ? "=" : "");
+			fprintf(fp, "--%s%s\n", opt->long_name,
+				takes_value(opt) && opt->type != OPTION_CALLBACK_OPTARG ? "=" : "");
 	if (!find_long(options, "help", 4))
 		fputs("--help\n", fp);
 }
@@ -259,7 +269,7 @@ int parse_options_max_args(const char *cmd, int argc, const char **argv, int max
 }
 
 static void print_option(FILE *fp, int short_name, const char *long_name,
-			 const char *argh, bool has_value, const char *help)
+			 const char *argh, bool has_value, bool optarg, const char *help)
 {
 	int pos = fprintf(fp, "    ");
 
@@ -269,7 +279,9 @@ static void print_option(FILE *fp, int short_name, const char *long_name,
 		pos += fprintf(fp, "    ");
 	if (long_name)
 		pos += fprintf(fp, "--%s", long_name);
-	if (has_value)
+	if (optarg)
+		pos += fprintf(fp, long_name ? "[=<%s>]" : "[<%s>]", argh ? argh : "n");
+	else if (has_value)
 		pos += fprintf(fp, long_name ? "=<%s>" : " <%s>", argh ? argh : "n");
 
 	if (pos + USAGE_GAP > USAGE_OPTS_WIDTH) {
@@ -298,8 +310,8 @@ void usage_with_options(FILE *fp, const char * const *usagestr,
 
 	for (opt = options; opt->type != OPTION_END; opt++)
 		print_option(fp, opt->short_name, opt->long_name, opt->argh,
-			     takes_value(opt), opt->help);
+			     takes_value(opt), opt->type == OPTION_CALLBACK_OPTARG, opt->help);
 	if (!find_long(options, "help", 4))
 		print_option(fp, find_short(options, 'h') ? 0 : 'h', "help", NULL,
-			     false, "show this help");
+			     false, false, "show this help");
 }

@@ -32,6 +32,8 @@ enum parse_opt_type {
 	OPTION_U64,		/* uint64_t * */
 	OPTION_STRING,		/* const char ** */
 	OPTION_CALLBACK,	/* ->callback(opt, arg, unset) with a value */
+	OPTION_CALLBACK_OPTARG,	/* ... arg NULL without one: a value only as
+				 * --name=value or -nvalue (perf's PARSE_OPT_OPTARG) */
 };
 
 struct option;
@@ -74,6 +76,10 @@ struct option {
 	  .value = OPT_CHECK_TYPE(v, const char **), .argh = (a), .help = (h) }
 #define OPT_CALLBACK(s, l, v, a, h, cb)	\
 	{ .type = OPTION_CALLBACK, .short_name = (s), .long_name = (l), \
+	  .value = (v), .argh = (a), .help = (h), .callback = (cb) }
+
+#define OPT_CALLBACK_OPTARG(s, l, v, a, h, cb)	\
+	{ .type = OPTION_CALLBACK_OPTARG, .short_name = (s), .long_name = (l), \
 	  .value = (v), .argh = (a), .help = (h), .callback = (cb) }
 
 /* parse_options() flags */

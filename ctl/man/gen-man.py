@@ -27,8 +27,8 @@ import re
 import subprocess
 import sys
 
-OPT_RE = re.compile(r'^    (?P<spec>-[^-\s](?:, --[\w-]+(?:=<[^>]*>)?| <[^>]*>)?'
-                    r'|    --[\w-]+(?:=<[^>]*>)?)(?:  +(?P<help>\S.*))?$')
+OPT_RE = re.compile(r'^    (?P<spec>-[^-\s](?:, --[\w-]+(?:=<[^>]*>|\[=<[^>]*>\])?| <[^>]*>)?'
+                    r'|    --[\w-]+(?:=<[^>]*>|\[=<[^>]*>\])?)(?:  +(?P<help>\S.*))?$')
 HELP_COL = ' ' * 24
 
 
@@ -59,11 +59,14 @@ def fmt_spec(spec):
     """'-e, --event=<event>' in bold and italics."""
     out = []
     for part in spec.split(', '):
-        m = re.match(r'^(-[^\s=<]+)(?:[= ]<([^>]*)>)?$', part)
+        m = re.match(r'^(-[^\s=<\[]+)(?:[= ]<([^>]*)>|(\[)=<([^>]*)>\])?$', part)
         name, arg = m.group(1), m.group(2)
         s = '\\fB' + name.replace('-', '\\-') + '\\fR'
         if arg is not None:
             s += ('=' if name.startswith('--') else ' ') + '\\fI' + esc(arg) + '\\fR'
+        elif m.group(3):
+            # an optional value (--switch-output[=<mode>])
+            s += '[=\\fI' + esc(m.group(4)) + '\\fR]'
         out.append(s)
     return ', '.join(out)
 

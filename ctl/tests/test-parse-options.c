@@ -16,6 +16,7 @@ static unsigned int cpu;
 static uint64_t size;
 static const char *name;
 static char mode[16];
+static char sw[16];
 
 static int mode_cb(const struct option *opt, const char *arg, bool unset)
 {
@@ -29,6 +30,15 @@ static int mode_cb(const struct option *opt, const char *arg, bool unset)
 	return 0;
 }
 
+/* An optional value: "(none)" without one, else the value; "bad" is refused. */
+static int switch_cb(const struct option *opt, const char *arg, bool unset)
+{
+	if (arg && !strcmp(arg, "bad"))
+		return -EINVAL;
+	snprintf(opt->value, sizeof(sw), "%s", unset ? "(unset)" : arg ? arg : "(none)");
+	return 0;
+}
+
 static const struct option options[] = {
 	OPT_BOOLEAN('j', "json", &json, "print JSON"),
 	OPT_INCR('v', "verbose", &verbose, "more output"),
@@ -37,6 +47,7 @@ static const struct option options[] = {
 	OPT_U64(0, "size", &size, "bytes", "buffer size"),
 	OPT_STRING('o', "output", &name, "file", "output file"),
 	OPT_CALLBACK(0, "mode", mode, "mode", "fast or slow", mode_cb),
+	OPT_CALLBACK_OPTARG('s', "switch", sw, "when", "switch, now or when", switch_cb),
 	OPT_END()
 };
 
@@ -68,6 +79,7 @@ static void run(struct result *r, int flags, ...)
 	size = 0;
 	name = NULL;
 	mode[0] = '\0';
+	sw[0] = '\0';
 
 	argv[argc++] = "test";
 	va_start(ap, flags);
@@ -267,6 +279,8 @@ static const char expected_usage[] =
 	"    -o, --output=<file>\n"
 	"                        output file\n"
 	"        --mode=<mode>   fast or slow\n"
+	"    -s, --switch[=<when>]\n"
+	"                        switch, now or when\n"
 	"    -h, --help          show this help\n";
 
 static void test_help(void)
@@ -297,13 +311,36 @@ static void test_list_opts(void)
 
 	run(&r, 0, "-j", "--list-opts", "--bogus", NULL);
 	is_int(r.ret, PARSE_OPT_HELP, "--list-opts: as --help");
-	is_str(r.c.out, "--json\n--verbose\n--cpu=\n--nice=\n--size=\n--output=\n--mode=\n--help\n",
-	       "--list-opts: the long options, '=' after those taking a value");
+	is_str(r.c.out, "--json\n--verbose\n--cpu=\n--nice=\n--size=\n--output=\n--mode=\n--switch\n--help\n",
+	       "--list-opts: the long options, '=' after those taking a value (not an optional one)");
 	is_str(r.c.err, "", "--list-opts: nothing on stderr");
 	capture__free(&r.c);
 
 	run(&r, 0, "--list-opts=1", NULL);
 	is_error(&r, "kprofctl: test: unknown option '--list-opts'", "--list-opts=1");
+}
+
+/* OPT_CALLBACK_OPTARG: a value only as --name=value or -nvalue. */
+static void test_optarg(void)
+{
+	struct result r;
+
+	run(&r, 0, "--switch", "later", NULL);
+	ok(r.ret == 1 && !strcmp(sw, "(none)") && r.args[0] && !strcmp(r.args[0], "later"),
+	   "optarg: --switch without '=': no value, the next word an argument");
+	capture__free(&r.c);
+	run(&r, 0, "--switch=5s", NULL);
+	ok(r.ret == 0 && !strcmp(sw, "5s"), "optarg: --switch=5s");
+	capture__free(&r.c);
+	run(&r, 0, "-s2m", NULL);
+	ok(r.ret == 0 && !strcmp(sw, "2m"), "optarg: -s2m");
+	capture__free(&r.c);
+	run(&r, 0, "-js", "-v", NULL);
+	ok(r.ret == 0 && json && !strcmp(sw, "(none)") && verbose == 1,
+	   "optarg: -js, last in a bundle, no value");
+	capture__free(&r.c);
+	run(&r, 0, "--switch=bad", NULL);
+	is_error(&r, "kprofctl: test: invalid value 'bad' for option '--switch'", "optarg: --switch=bad");
 }
 
 static void test_max_args(void)
@@ -340,6 +377,7 @@ int main(void)
 	test_args();
 	test_help();
 	test_list_opts();
+	test_optarg();
 	test_max_args();
 	return done_testing();
 }
