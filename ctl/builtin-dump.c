@@ -305,6 +305,13 @@ static void dump_record_text(const struct kprof_record_header *h, uint64_t off)
 		       " wakeups=%" PRIu64 "\n", f->time, f->nr_records, f->data_size, f->wakeups);
 		break;
 	}
+	case KP_DATA_REC_SWITCH: {
+		const struct kp_rec_switch *sw = (const void *)h;
+
+		printf(" time=%" PRIu64 " seq=%u samples_before=%" PRIu64 "\n", sw->time, sw->seq,
+		       sw->samples_before);
+		break;
+	}
 	case KP_DATA_REC_SYNTH_DONE: {
 		const struct kp_rec_synth_done *sd = (const void *)h;
 
@@ -535,6 +542,14 @@ static void dump_record_json(const struct kprof_record_header *h, uint64_t off)
 		json__u64(&w, "nr_records", f->nr_records);
 		json__u64(&w, "data_size", f->data_size);
 		json__u64(&w, "wakeups", f->wakeups);
+		break;
+	}
+	case KP_DATA_REC_SWITCH: {
+		const struct kp_rec_switch *sw = (const void *)h;
+
+		json__u64(&w, "time", sw->time);
+		json__u64(&w, "seq", sw->seq);
+		json__u64(&w, "samples_before", sw->samples_before);
 		break;
 	}
 	case KP_DATA_REC_SYNTH_DONE: {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/kprof.h>
@@ -40,18 +41,66 @@ static const char * const record_usage[] = {
 
 static volatile sig_atomic_t record_signal;
 static volatile sig_atomic_t record_sigchld;
+static volatile sig_atomic_t record_switch;
 
 static void record__sighandler(int sig)
 {
 	if (sig == SIGCHLD)
 		record_sigchld = 1;
+	else if (sig == SIGUSR2)
+		record_switch = 1;
 	else
 		record_signal = sig;
 }
 
 struct record_signals {
-	struct sigaction	old_int, old_term, old_chld;
+	struct sigaction	old_int, old_term, old_chld, old_usr2;
+	bool			usr2;
 };
+
+/*
+ * --switch-output[=signal|SIZE|TIME], perf's grammar: "signal" (the
+ * default) switches on SIGUSR2 only; SIZE takes a B, K, M or G suffix,
+ * TIME an s, m, h or d one (case matters: 5M is bytes, 5m minutes).
+ * SIGUSR2 switches in every mode.
+ */
+static int record__switch_output_cb(const struct option *opt, const char *arg, bool unset)
+{
+	struct kp_switch_output *sw = opt->value;
+	size_t len = arg ? strlen(arg) : 0;
+	uint64_t v;
+	char num[32];
+	int ret;
+
+	sw->enabled = !unset;
+	sw->size = 0;
+	sw->time_ns = 0;
+	if (unset || !arg || !strcmp(arg, "signal"))
+		return 0;
+	if (!len || len >= sizeof(num))
+		return -EINVAL;
+	if (strchr("BKMG", arg[len - 1])) {
+		memcpy(num, arg, len + 1);
+		if (num[len - 1] == 'B')
+			num[len - 1] = '\0';
+		ret = kp_parse_size(num, &v);
+		if (ret)
+			return ret;
+		if (!v)
+			return -EINVAL;
+		sw->size = v;
+		return 0;
+	}
+	if (!strchr("smhd", arg[len - 1]))
+		return -EINVAL;
+	ret = kp_parse_duration_ms(arg, &v);
+	if (ret)
+		return ret;
+	if (!v || v > UINT64_MAX / 1000000)
+		return v ? -ERANGE : -EINVAL;
+	sw->time_ns = v * 1000000;
+	return 0;
+}
 
 static void record__signals_install(struct record_signals *rs)
 {
@@ -65,6 +114,10 @@ static void record__signals_install(struct record_signals *rs)
 	sigaction(SIGTERM, &sa, &rs->old_term);
 	sa.sa_flags = SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa, &rs->old_chld);
+	if (rs->usr2) {
+		sa.sa_flags = 0;
+		sigaction(SIGUSR2, &sa, &rs->old_usr2);
+	}
 }
 
 static void record__signals_restore(struct record_signals *rs)
@@ -72,6 +125,8 @@ static void record__signals_restore(struct record_signals *rs)
 	sigaction(SIGINT, &rs->old_int, NULL);
 	sigaction(SIGTERM, &rs->old_term, NULL);
 	sigaction(SIGCHLD, &rs->old_chld, NULL);
+	if (rs->usr2)
+		sigaction(SIGUSR2, &rs->old_usr2, NULL);
 }
 
 struct record_state {
@@ -121,13 +176,19 @@ int cmd_record(int argc, const char **argv)
 {
 	const char *cmd = argv[0];
 	struct kp_session_opts opts = { 0 };
+	struct kp_recorder r = { .cmd = cmd };
 	const struct option options[] = {
 		KP_SESSION_OPTIONS(&opts),
+		OPT_CALLBACK_OPTARG(0, "switch-output", &r.sw, "signal|size|time",
+				    "end the file and go on in OUTPUT.<timestamp>: on SIGUSR2 (the default), every size (e.g. 100M) or time (e.g. 30s, 5m)",
+				    record__switch_output_cb),
+		OPT_UINTEGER(0, "switch-max-files", &r.sw.max_files, "n",
+			     "with --switch-output: keep the newest n files, deleting older ones"),
 		OPT_END()
 	};
 	struct record_state st = { .wl = KP_WORKLOAD_INIT };
-	struct kp_recorder r = { .cmd = cmd };
-	struct record_signals sigs;
+	struct record_signals sigs = { 0 };
+	struct stat sb;
 	struct kp_err err, finish_err;
 	bool signals = false;
 	int ret = KP_EXIT_FAILURE;
@@ -140,6 +201,14 @@ int cmd_record(int argc, const char **argv)
 	if (argc < 0)
 		return parse_options_exit_code(argc);
 	st.has_command = argc > 0;
+	if (r.sw.max_files && !r.sw.enabled) {
+		kp_error(cmd, "--switch-max-files %u needs --switch-output", r.sw.max_files);
+		return KP_EXIT_USAGE;
+	}
+	if (r.sw.enabled && opts.output && !stat(opts.output, &sb) && !S_ISREG(sb.st_mode)) {
+		kp_error(cmd, "--switch-output: '%s' is not a regular file", opts.output);
+		return KP_EXIT_USAGE;
+	}
 
 	if (kp_session__from_opts(&r.session, &r.target, &opts, st.has_command,
 				  kp_sys__has_hw_pmu(), cmd, &err)) {
@@ -147,6 +216,8 @@ int cmd_record(int argc, const char **argv)
 		return KP_EXIT_USAGE;
 	}
 	r.output = opts.output ? opts.output : KP_DEFAULT_OUTPUT;
+	r.sw.signal = r.sw.enabled ? &record_switch : NULL;
+	sigs.usr2 = r.sw.enabled;
 	r.verbose = opts.verbose;
 	r.progress = isatty(STDERR_FILENO);
 	r.owned = true;
@@ -166,6 +237,7 @@ int cmd_record(int argc, const char **argv)
 
 	record_signal = 0;
 	record_sigchld = 0;
+	record_switch = 0;
 	record__signals_install(&sigs);
 	signals = true;
 

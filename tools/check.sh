@@ -327,8 +327,9 @@ all_tests=$(make -s --no-print-directory -C selftests/kprof list-tests KSFT_DIR=
 # out kprof_aggctl_test.sh (kprofctl's aggregate-mode decoding, the same
 # on both kernels; the module's aggregation runs in kprof_agg_test),
 # kprof_exporter_test.sh (user space only, and Prometheus takes a minute
-# to start under TCG), kprof_record_test.sh and kprof_stat_test.sh
-# (kprofctl's recording, decoding and counting against perf's, the same on
+# to start under TCG), kprof_record_test.sh, kprof_switch_test.sh and
+# kprof_stat_test.sh (kprofctl's recording, its rotation, decoding and
+# counting against perf's, the same on
 # both kernels; the module's paths under them, rings, side-band and
 # counting sessions, run on RT in kprof_session_test, kprof_dev_test and
 # kprof_count_test).
@@ -337,7 +338,7 @@ tests_of() {
 
 	for t in $all_tests; do
 		[ "$1" = rt ] && case $t in
-		kprof_aggctl_test.sh|kprof_exporter_test.sh|kprof_record_test.sh|kprof_stat_test.sh)
+		kprof_aggctl_test.sh|kprof_exporter_test.sh|kprof_record_test.sh|kprof_switch_test.sh|kprof_stat_test.sh)
 			continue ;;
 		esac
 		case " $timed_tests " in

@@ -723,6 +723,7 @@ static int header__read(struct kp_data *d, struct kp_err *err)
 	d->ctx.max_depth = h.stack_depth;
 	d->ctx.file_types = true;
 	d->ctx.agg_types = h.version >= KP_DATA_VERSION_AGG;
+	d->ctx.switch_types = h.version >= KP_DATA_VERSION_SWITCH;
 	return 0;
 }
 

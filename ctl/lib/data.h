@@ -39,7 +39,8 @@
 #define KP_DATA_VERSION_AGG	2	/* a file with AGG records (aggregated profile) */
 #define KP_DATA_VERSION_TP	3	/* a file with the tracepoint formats section */
 #define KP_DATA_VERSION_VDSO	4	/* a file with the vDSO image section */
-#define KP_DATA_VERSION_MAX	4	/* readers read versions 1 .. this */
+#define KP_DATA_VERSION_SWITCH	5	/* a file of a --switch-output series (SWITCH record) */
+#define KP_DATA_VERSION_MAX	5	/* readers read versions 1 .. this */
 #define KP_DATA_HEADER_MAX	(1U << 20)	/* header_size limit of readers */
 
 /*

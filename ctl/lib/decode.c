@@ -146,6 +146,7 @@ static int decoder__walk(struct kp_decoder *d, struct kp_err *err)
 		.max_depth = d->info.session.stack_depth,
 		.file_types = true,
 		.agg_types = d->info.version >= KP_DATA_VERSION_AGG,
+		.switch_types = d->info.version >= KP_DATA_VERSION_SWITCH,
 	};
 	uint64_t off = d->info.header_size, size = d->map_len, nr = 0;
 	char why[192];

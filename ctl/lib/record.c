@@ -34,6 +34,7 @@ static const struct {
 						      sizeof(struct kp_rec_synth_done) },
 	[KP_DATA_REC_AGG - KP_DATA_REC_BASE]	= { "AGG", sizeof(struct kp_rec_agg) },
 	[KP_DATA_REC_WAKER - KP_DATA_REC_BASE]	= { "WAKER", sizeof(struct kp_rec_waker) },
+	[KP_DATA_REC_SWITCH - KP_DATA_REC_BASE]	= { "SWITCH", sizeof(struct kp_rec_switch) },
 };
 
 const char *kp_record__type_name(uint32_t type)
@@ -63,7 +64,8 @@ int kp_record__check(const struct kprof_record_header *h, const struct kp_record
 	if (size < sizeof(*h) || size % 8)
 		BAD("bad record size %zu", size);
 	if (!name || (h->type >= KP_DATA_REC_BASE && !ctx->file_types) ||
-	    ((h->type == KP_DATA_REC_AGG || h->type == KP_DATA_REC_WAKER) && !ctx->agg_types))
+	    ((h->type == KP_DATA_REC_AGG || h->type == KP_DATA_REC_WAKER) && !ctx->agg_types) ||
+	    (h->type == KP_DATA_REC_SWITCH && !ctx->switch_types))
 		BAD("unknown record type %u", h->type);
 	if (size < type_min(h->type))
 		BAD("%s of %zu bytes is shorter than its %zu-byte layout", name, size,
@@ -145,6 +147,16 @@ int kp_record__check(const struct kprof_record_header *h, const struct kp_record
 			BAD("AGG has a non-zero reserved field");
 		if (!memchr(a->comm, '\0', sizeof(a->comm)))
 			BAD("AGG name is not NUL-terminated");
+		break;
+	}
+	case KP_DATA_REC_SWITCH: {
+		const struct kp_rec_switch *sw = (const void *)h;
+
+		if (sw->__reserved)
+			BAD("SWITCH has a non-zero reserved field");
+		if (sw->samples_before && !sw->seq)
+			BAD("SWITCH of the first file counts %llu earlier samples",
+			    (unsigned long long)sw->samples_before);
 		break;
 	}
 	case KP_DATA_REC_WAKER: {

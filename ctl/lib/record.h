@@ -87,6 +87,7 @@ struct kp_rec_mmap {
 #define KP_DATA_REC_SYNTH_DONE	0x10002	/* end of the side-band synthesized at start */
 #define KP_DATA_REC_AGG		0x10003	/* one stack of the aggregation tables */
 #define KP_DATA_REC_WAKER	0x10004	/* an off-CPU stack with its waker's */
+#define KP_DATA_REC_SWITCH	0x10005	/* one file of a --switch-output series */
 
 #define KP_DATA_STATS_TOTAL	0xffffffffU	/* kp_rec_stats.cpu of the totals */
 
@@ -192,7 +193,22 @@ struct kp_rec_waker {
 	uint64_t	ips[];			/* blocked kernel, user; waker kernel, user */
 };
 
+/*
+ * The first record of each file of 'kprofctl record --switch-output'
+ * (format version 5): which file of the session's series this is, and how
+ * many samples the earlier ones hold, so that the last file's statistics
+ * (the session's) balance against samples_before + its own.
+ */
+struct kp_rec_switch {
+	struct kprof_record_header	header;
+	uint64_t	time;			/* this file's start, CLOCK_MONOTONIC */
+	uint64_t	samples_before;		/* SAMPLE records of the earlier files */
+	uint32_t	seq;			/* earlier files of the session */
+	uint32_t	__reserved;		/* 0 */
+};
+
 _Static_assert(sizeof(struct kprof_record_header) == 8, "record header");
+_Static_assert(sizeof(struct kp_rec_switch) == 32, "SWITCH layout");
 _Static_assert(sizeof(struct kp_rec_waker) == 80, "WAKER layout");
 _Static_assert(sizeof(struct kp_rec_sample) == 56, "SAMPLE layout");
 _Static_assert(offsetof(struct kp_rec_sample, nr_user) == 50, "SAMPLE layout");
@@ -217,6 +233,7 @@ struct kp_record_ctx {
 	uint32_t	max_depth;	/* nr_kernel, nr_user <= max_depth; 0: unchecked */
 	bool		file_types;	/* allow the KP_DATA_REC_* types */
 	bool		agg_types;	/* ... and KP_DATA_REC_AGG, _WAKER (format version 2) */
+	bool		switch_types;	/* ... and KP_DATA_REC_SWITCH (format version 5) */
 };
 
 /*

@@ -3,11 +3,15 @@
  * The recording engine; see recorder.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agg.h"
@@ -75,6 +79,14 @@ void kp_summary__add(struct kp_summary *sum, const struct kprof_record_header *r
 		}
 		break;
 	}
+	case KP_DATA_REC_SWITCH: {
+		const struct kp_rec_switch *sw = (const void *)rec;
+
+		sum->switched = true;
+		sum->seq = sw->seq;
+		sum->samples_before = sw->samples_before;
+		break;
+	}
 	case KP_DATA_REC_FINISHED: {
 		const struct kp_rec_finished *fin = (const void *)rec;
 
@@ -106,6 +118,10 @@ bool kp_summary__print(const struct kp_summary *sum, FILE *fp)
 	fprintf(fp, P "Woken up %" PRIu64 " times to write data ]\n", sum->wakeups);
 	fprintf(fp, P "Captured and wrote %.3f MB %s (%" PRIu64 " samples) ]\n",
 		sum->file_bytes / 1048576.0, sum->path, sum->samples);
+	if (sum->switched && sum->seq)
+		fprintf(fp, P "Switched output: file %u of the session, %" PRIu64
+			" samples in it and the earlier ones ]\n", sum->seq + 1,
+			sum->samples_before + sum->samples);
 	if (sum->offcpu_stacks)
 		fprintf(fp, P "Off-CPU: %.1f ms blocked in %" PRIu64 " stacks ]\n",
 			sum->offcpu_ns / 1e6, sum->offcpu_stacks);
@@ -127,9 +143,9 @@ bool kp_summary__print(const struct kp_summary *sum, FILE *fp)
 			fprintf(fp, P "WARNING: %u CPUs do not balance ]\n", sum->unbalanced_cpus);
 			ok = false;
 		}
-		if (t->v[KP_STAT_SAMPLES] != sum->samples) {
+		if (t->v[KP_STAT_SAMPLES] != sum->samples_before + sum->samples) {
 			fprintf(fp, P "WARNING: wrote %" PRIu64 " samples, the module stored %" PRIu64
-				" ]\n", sum->samples, t->v[KP_STAT_SAMPLES]);
+				" ]\n", sum->samples_before + sum->samples, t->v[KP_STAT_SAMPLES]);
 			ok = false;
 		}
 		if (t->v[KP_STAT_THROTTLED])
@@ -141,7 +157,9 @@ bool kp_summary__print(const struct kp_summary *sum, FILE *fp)
 			PRIu64 " lost ]\n", sum->synthesized, sum->sideband,
 			t->v[KP_STAT_SIDEBAND_LOST]);
 	} else {
-		fprintf(fp, P "Balance: unknown, no statistics from the module ]\n");
+		fprintf(fp, P "Balance: %s ]\n", sum->switched ?
+			"in the last file of the --switch-output series" :
+			"unknown, no statistics from the module");
 		fprintf(fp, P "Side-band: %" PRIu64 " synthesized, %" PRIu64 " from the kernel ]\n",
 			sum->synthesized, sum->sideband);
 	}
@@ -211,7 +229,12 @@ static int synthesize(struct kp_recorder *r, struct kp_err *err)
 	uint32_t i;
 	int ret = 0;
 
-	if (r->target == KP_TARGET_SYSTEM)
+	/*
+	 * A later file of --switch-output: with inherit, the processes the
+	 * first ones forked are the session's too, so all of them.
+	 */
+	if (r->target == KP_TARGET_SYSTEM ||
+	    (r->sum.seq && (r->session.flags & KPROF_SESSION_F_INHERIT)))
 		ret = kp_synth__all(done.time, synth_record, r, &st, err);
 	else
 		for (i = 0; !ret && i < r->session.nr_pids; i++)
@@ -255,6 +278,29 @@ static void read_tp_formats(struct kp_recorder *r)
 	}
 }
 
+/* Create the output, with its SWITCH record under --switch-output, and synthesize. */
+static int open_file(struct kp_recorder *r, struct kp_err *err)
+{
+	struct kp_rec_switch sw = {
+		.header = { .type = KP_DATA_REC_SWITCH, .size = sizeof(sw) },
+		.time = r->info.start_time,
+		.samples_before = r->sum.samples_before,
+		.seq = r->sum.seq,
+	};
+	int ret;
+
+	r->w = kp_data_writer__create(r->output, &r->info, err);
+	if (!r->w)
+		return -EIO;
+	if (r->sw.enabled) {
+		r->sw.file_start = kp_clock_monotonic_ns();
+		ret = write_record(r, &sw.header, err);
+		if (ret)
+			return ret;
+	}
+	return synthesize(r, err);
+}
+
 int kp_recorder__start(struct kp_recorder *r, struct kp_err *err)
 {
 	struct kp_err warn;
@@ -296,13 +342,12 @@ int kp_recorder__start(struct kp_recorder *r, struct kp_err *err)
 	/* --off-cpu: the off-CPU time comes as AGG records at the end */
 	if (kp_session__has_offcpu(&r->session) && r->info.version < KP_DATA_VERSION_AGG)
 		r->info.version = KP_DATA_VERSION_AGG;
+	if (r->sw.enabled && r->info.version < KP_DATA_VERSION_SWITCH)
+		r->info.version = KP_DATA_VERSION_SWITCH;
 	r->info.tp_formats = &r->tp_formats;
 	/* this kernel's vDSO, to name [vdso] frames (see kp_vdso__self()) */
 	r->info.vdso = kp_vdso__self(&r->info.vdso_size);
-	r->w = kp_data_writer__create(r->output, &r->info, err);
-	if (!r->w)
-		return -EIO;
-	return synthesize(r, err);
+	return open_file(r, err);
 }
 
 static int drain(struct kp_recorder *r, struct kp_err *err)
@@ -349,6 +394,143 @@ static void progress(struct kp_recorder *r, uint64_t now, bool last)
 	fflush(stderr);
 }
 
+/* --switch-output: is it time for a new file? */
+static bool switch_due(struct kp_recorder *r)
+{
+	struct kp_switch_output *sw = &r->sw;
+
+	if (!sw->enabled)
+		return false;
+	if (sw->signal && *sw->signal) {
+		*sw->signal = 0;
+		return true;
+	}
+	if (sw->size && kp_data_writer__bytes(r->w) >= sw->size)
+		return true;
+	/* the real clock: tests fake kp_clock_ns() */
+	return sw->time_ns && kp_clock_monotonic_ns() - sw->file_start >= sw->time_ns;
+}
+
+/*
+ * Rename the finished output to OUTPUT.<timestamp> (perf's
+ * YYYYmmddHHMMSScc), never over an existing file: a second one in the same
+ * centisecond gets a ".N" suffix, which sorts after it.  Under
+ * --switch-max-files, delete the file that falls out of the newest N.
+ */
+static int switch_rename(struct kp_recorder *r, char *name, size_t len, struct kp_err *err)
+{
+	struct kp_switch_output *sw = &r->sw;
+	char stamp[32], dt[24];
+	struct timeval tv;
+	struct stat st;
+	struct tm tm;
+	unsigned int n;
+	int ret;
+
+	if (lstat(r->output, &st) || !S_ISREG(st.st_mode)) {
+		kp_err__set(err, EINVAL, "--switch-output: '%s' is not a regular file", r->output);
+		return -EINVAL;
+	}
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	strftime(dt, sizeof(dt), "%Y%m%d%H%M%S", &tm);
+	snprintf(stamp, sizeof(stamp), "%s%02u", dt, (unsigned int)(tv.tv_usec / 10000));
+	for (n = 0; n < 1000; n++) {
+		if (n)
+			ret = snprintf(name, len, "%s.%s.%u", r->output, stamp, n);
+		else
+			ret = snprintf(name, len, "%s.%s", r->output, stamp);
+		if (ret < 0 || (size_t)ret >= len) {
+			kp_err__set(err, ENAMETOOLONG, "'%s': the file name is too long for --switch-output",
+				    r->output);
+			return -ENAMETOOLONG;
+		}
+		ret = renameat2(AT_FDCWD, r->output, AT_FDCWD, name, RENAME_NOREPLACE);
+		if (ret && errno == EINVAL) {
+			/* a file system without RENAME_NOREPLACE */
+			if (!lstat(name, &st))
+				continue;
+			ret = rename(r->output, name);
+		}
+		if (!ret)
+			break;
+		if (errno != EEXIST) {
+			ret = -errno;
+			kp_err__set(err, -ret, "cannot rename '%s' to '%s': %s", r->output, name,
+				    strerror(-ret));
+			return ret;
+		}
+	}
+	if (n == 1000) {
+		kp_err__set(err, EEXIST, "'%s.%s': too many files of that name", r->output, stamp);
+		return -EEXIST;
+	}
+	if (!sw->max_files)
+		return 0;
+	if (!sw->files) {
+		sw->files = calloc(sw->max_files, sizeof(*sw->files));
+		if (!sw->files) {
+			kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+	}
+	if (sw->files[sw->next]) {
+		if (unlink(sw->files[sw->next]) && errno != ENOENT)
+			kp_error(r->cmd, "warning: cannot remove '%s': %s", sw->files[sw->next],
+				 strerror(errno));
+		else if (r->verbose)
+			kp_error(r->cmd, "removed %s (--switch-max-files %u)", sw->files[sw->next],
+				 sw->max_files);
+		free(sw->files[sw->next]);
+	}
+	sw->files[sw->next] = strdup(name);
+	if (!sw->files[sw->next]) {
+		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	sw->next = (sw->next + 1) % sw->max_files;
+	return 0;
+}
+
+int kp_recorder__switch(struct kp_recorder *r, struct kp_err *err)
+{
+	struct kp_summary prev;
+	char name[sizeof(r->sum.path)];
+	struct timespec ts;
+	uint64_t now;
+	int ret;
+
+	ret = drain(r, err);
+	if (ret)
+		return ret;
+	now = kp_clock_ns();
+	ret = kp_data_writer__finish(r->w, now, r->sum.wakeups, err);
+	if (ret)
+		return ret;
+	kp_data_writer__delete(r->w);
+	r->w = NULL;
+	/* after the last drain into it: every sample of the file counted */
+	prev = r->sum;
+	ret = switch_rename(r, name, sizeof(name), err);
+	if (ret)
+		return ret;
+	progress(r, now, true);
+	fprintf(stderr, "[ kprof %s: Dump %s (%" PRIu64 " samples) ]\n", r->cmd, name,
+		prev.samples);
+
+	/* The next file: its own counts, after the samples of this one. */
+	memset(&r->sum, 0, sizeof(r->sum));
+	snprintf(r->sum.path, sizeof(r->sum.path), "%s", r->output);
+	r->sum.wakeups = prev.wakeups;
+	r->sum.switched = true;
+	r->sum.seq = prev.seq + 1;
+	r->sum.samples_before = prev.samples_before + prev.samples;
+	r->info.start_time = now;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r->info.start_realtime = (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+	return open_file(r, err);
+}
+
 int kp_recorder__loop(struct kp_recorder *r, volatile sig_atomic_t *signalled,
 		      kp_recorder_done_fn done, void *arg, int timeout_ms,
 		      struct kp_err *err)
@@ -374,6 +556,11 @@ int kp_recorder__loop(struct kp_recorder *r, volatile sig_atomic_t *signalled,
 		if ((signalled && *signalled) || (done && done(r, arg)))
 			break;
 		now = kp_clock_ns();
+		if (switch_due(r)) {
+			ret = kp_recorder__switch(r, err);
+			if (ret)
+				return ret;
+		}
 		progress(r, now, false);
 		if (now - last_check >= NSEC_PER_SEC) {
 			last_check = now;
@@ -511,6 +698,15 @@ int kp_recorder__finish(struct kp_recorder *r, struct kp_err *err)
 		r->sum.file_bytes = kp_data_writer__bytes(r->w);
 		r->sum.finished = true;
 	}
+	if (!ret && r->sw.enabled) {
+		char name[sizeof(r->sum.path)];
+
+		kp_data_writer__delete(r->w);
+		r->w = NULL;
+		ret = switch_rename(r, name, sizeof(name), err);
+		if (!ret)
+			snprintf(r->sum.path, sizeof(r->sum.path), "%s", name);
+	}
 out_free:
 	free(cpus);
 	return ret;
@@ -529,4 +725,12 @@ void kp_recorder__exit(struct kp_recorder *r)
 	r->w = NULL;
 	r->info.tp_formats = NULL;
 	kp_tp_formats__exit(&r->tp_formats);
+	if (r->sw.files) {
+		unsigned int i;
+
+		for (i = 0; i < r->sw.max_files; i++)
+			free(r->sw.files[i]);
+		free(r->sw.files);
+		r->sw.files = NULL;
+	}
 }

@@ -47,6 +47,10 @@ struct kp_summary {
 	bool		finished;
 	uint64_t	offcpu_stacks;		/* --off-cpu: AGG records written */
 	uint64_t	offcpu_ns;		/* ... their time */
+	/* --switch-output: the file's place in its series (its SWITCH record) */
+	bool		switched;
+	uint32_t	seq;			/* earlier files of the session */
+	uint64_t	samples_before;		/* their samples */
 	char		path[4096];
 };
 
@@ -62,6 +66,27 @@ bool kp_summary__print(const struct kp_summary *sum, FILE *fp);
 /* Build the summary of the file @path. */
 int kp_summary__from_file(struct kp_summary *sum, const char *path, struct kp_err *err);
 
+/*
+ * --switch-output (perf's option): end the file and go on in a new one, on
+ * SIGUSR2, every @size bytes or every @time_ns.  A finished file is renamed
+ * OUTPUT.<timestamp>, perf's name (YYYYmmddHHMMSScc, local time); the last
+ * one too.  Each begins with a SWITCH record and the side-band synthesized
+ * again, so that it decodes alone; the last one also holds the session's
+ * statistics.  @max_files > 0 keeps the newest that many, deleting older
+ * ones.
+ */
+struct kp_switch_output {
+	bool		enabled;
+	uint64_t	size;			/* bytes; 0: not by size */
+	uint64_t	time_ns;		/* 0: not by time */
+	unsigned int	max_files;		/* 0: keep all */
+	volatile sig_atomic_t *signal;		/* SIGUSR2 arrived: switch now */
+	/* State. */
+	uint64_t	file_start;		/* CLOCK_MONOTONIC */
+	char		**files;		/* the newest max_files names, a ring */
+	unsigned int	next;			/* next slot of @files */
+};
+
 struct kp_recorder {
 	/* Set by the caller. */
 	const char		*cmd;		/* for messages: "record" */
@@ -74,6 +99,7 @@ struct kp_recorder {
 	struct kp_nl		*nl;		/* after the version handshake */
 	struct kp_version_info	ver;
 	char			cmdline[KP_CMDLINE_MAX];
+	struct kp_switch_output	sw;
 
 	/* State. */
 	struct kp_start_info	start;
@@ -108,6 +134,12 @@ int kp_recorder__loop(struct kp_recorder *r, volatile sig_atomic_t *signalled,
  * the per-CPU and total statistics and finish the file.
  */
 int kp_recorder__finish(struct kp_recorder *r, struct kp_err *err);
+
+/*
+ * --switch-output: finish the file, rename it OUTPUT.<timestamp> and go on
+ * in a new OUTPUT.  kp_recorder__loop() calls it when a switch is due.
+ */
+int kp_recorder__switch(struct kp_recorder *r, struct kp_err *err);
 
 /* STOP a session left running, unmap, close the file.  Not the netlink socket. */
 void kp_recorder__exit(struct kp_recorder *r);

@@ -148,7 +148,8 @@ int kp_parse_duration_ms(const char *s, uint64_t *ms)
 	static const struct {
 		const char	*unit;
 		uint64_t	ms;
-	} units[] = { { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 }, { "", 1000 } };
+	} units[] = { { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 }, { "d", 86400000 },
+		      { "", 1000 } };
 	size_t len, i, n;
 	char num[32];
 	uint64_t v;

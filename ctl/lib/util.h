@@ -48,8 +48,8 @@ int kp_parse_int(const char *s, int *val);
 int kp_parse_size(const char *s, uint64_t *bytes);
 
 /*
- * A duration: a decimal number with a unit, ms, s, m or h ("500ms", "30s",
- * "2m"); a bare number is seconds.  Into *@ms, milliseconds.  0, -EINVAL
+ * A duration: a decimal number with a unit, ms, s, m, h or d ("500ms",
+ * "30s", "2m"); a bare number is seconds.  Into *@ms, milliseconds.  0, -EINVAL
  * or -ERANGE.
  */
 int kp_parse_duration_ms(const char *s, uint64_t *ms);

@@ -336,12 +336,13 @@ static void test_hostile(void)
 
 		copy_file(path, bad, size, -1);
 		fp = fopen(bad, "r+");
-		v = 5;
+		v = KP_DATA_VERSION_MAX + 1;
 		fseek(fp, 8, SEEK_SET);			/* version */
 		fwrite(&v, 4, 1, fp);
 		fclose(fp);
 		read_all(bad, &ra);
-		snprintf(want, sizeof(want), "'%s' has format version 5; this kprofctl reads versions 1 to 4", bad);
+		snprintf(want, sizeof(want), "'%s' has format version %d; this kprofctl reads versions 1 to %d",
+			 bad, KP_DATA_VERSION_MAX + 1, KP_DATA_VERSION_MAX);
 		is_str(ra.err.msg, want, "a newer format version");
 
 		copy_file(path, bad, size, -1);

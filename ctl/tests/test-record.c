@@ -5,6 +5,7 @@
  * whose START creates a file standing for /dev/kprof with records in its
  * buffers.  /proc and /sys come from a fake root.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -324,6 +325,141 @@ static void test_record(void)
 	ok(r.rc == 1 && strstr(r.err, "kprofctl: record: cannot write '/dev/full': No space left on device\n") &&
 	   fake.nr_stops == 1, "record to /dev/full: ENOSPC, session stopped");
 	run_free(&r);
+}
+
+/* The names in @dir starting with @prefix, sorted, into @names; how many. */
+static int switch_files(const char *dir, const char *prefix, char names[][512], int max)
+{
+	struct dirent **list;
+	int n, i, nr = 0;
+
+	n = scandir(dir, &list, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		if (!strncmp(list[i]->d_name, prefix, strlen(prefix)) && nr < max)
+			snprintf(names[nr++], 512, "%s/%s", dir, list[i]->d_name);
+		free(list[i]);
+	}
+	if (n >= 0)
+		free(list);
+	return nr;
+}
+
+/* record --switch-output: rotation on SIGUSR2, by time, retention, errors. */
+static void test_switch_output(void)
+{
+	char dir[128], output[160], names[8][512], line[640];
+	struct run r, d;
+	int n, i;
+	bool alone = true;
+
+	snprintf(dir, sizeof(dir), "%s/switch", root);
+	mkdir(dir, 0755);
+	snprintf(output, sizeof(output), "%s/kprof.data", dir);
+
+	/* Two SIGUSR2 from the command: three files. */
+	fake_setup();
+	kprofctl(&r, "record", "-o", output, "--buffer-size", "8K", "--switch-output", "--",
+		 "sh", "-c", "kill -USR2 $PPID; sleep 0.4; kill -USR2 $PPID; sleep 0.4", NULL);
+	is_int(r.rc, 0, "switch-output: exit 0");
+	n = switch_files(dir, "kprof.data.", names, 8);
+	if (!is_int(n, 3, "switch-output: two SIGUSR2, three files"))
+		diag("%s", r.err);
+	ok(access(output, F_OK) && errno == ENOENT, "switch-output: no kprof.data left, all renamed");
+	ok(n == 3 && strlen(names[0]) == strlen(dir) + strlen("/kprof.data.") + 16,
+	   "switch-output: perf's name, OUTPUT.YYYYmmddHHMMSScc");
+	if (n >= 1) {
+		snprintf(line, sizeof(line), "[ kprof record: Dump %s (2 samples) ]\n", names[0]);
+		ok(strstr(r.err, line), "switch-output: the first file dumped with the 2 samples");
+	}
+	ok(strstr(r.err, "[ kprof record: Switched output: file 3 of the session, 2 samples in it and the earlier ones ]\n") &&
+	   strstr(r.err, "[ kprof record: Balance: 3 invocations = 2 stored + 1 lost: ok ]\n") &&
+	   !strstr(r.err, "WARNING"), "switch-output: the session balances over the three files");
+	if (n == 3) {
+		snprintf(line, sizeof(line), " MB %s (0 samples) ]\n", names[2]);
+		ok(strstr(r.err, line), "switch-output: the summary names the last file");
+	}
+	ok(fake.nr_stops == 1, "switch-output: one session, one STOP");
+	for (i = 0; i < n; i++) {
+		kprofctl(&d, "dump", "-i", names[i], NULL);
+		snprintf(line, sizeof(line), ": SWITCH misc=0x0 time=864000000000000 seq=%d samples_before=%d\n",
+			 i, i ? 2 : 0);
+		if (d.rc || !strstr(d.out, "# version: 5\n") || !strstr(d.out, line) ||
+		    !strstr(d.out, ": SYNTH_DONE ") || !strstr(d.out, ": FINISHED ")) {
+			alone = false;
+			diag("%s: rc %d\n%s%s", names[i], d.rc, d.out, d.err);
+		}
+		if (i == 0 && !strstr(d.out, ": SAMPLE "))
+			alone = false;
+		if (i == 2 && !strstr(d.out, ": STATS misc=0x0 cpu=total "))
+			alone = false;
+		run_free(&d);
+	}
+	ok(alone, "switch-output: each file decodes alone: version 5, SWITCH, side-band, FINISHED; samples in the first, the session's STATS in the last");
+	if (n == 3) {
+		kprofctl(&d, "dump", "-i", names[1], "--json", NULL);
+		ok(d.rc == 0 && strstr(d.out, "\"type\":\"SWITCH\",\"type_id\":65541,\"misc\":0,\"time\":864000000000000,\"seq\":1,\"samples_before\":2}"),
+		   "switch-output: dump --json of SWITCH");
+		run_free(&d);
+		kprofctl(&d, "report", "-i", names[0], "--stdio", NULL);
+		ok(d.rc == 0 && strstr(d.out, "# Samples: 2 "), "switch-output: report of the first file");
+		if (d.rc)
+			diag("%s%s", d.out, d.err);
+		run_free(&d);
+	}
+	for (i = 0; i < n; i++)
+		unlink(names[i]);
+	run_free(&r);
+
+	/* --switch-max-files 2: the oldest of three is deleted. */
+	fake_setup();
+	kprofctl(&r, "record", "-o", output, "--buffer-size", "8K", "--switch-output=signal",
+		 "--switch-max-files", "2", "--", "sh", "-c",
+		 "kill -USR2 $PPID; sleep 0.4; kill -USR2 $PPID; sleep 0.4", NULL);
+	n = switch_files(dir, "kprof.data.", names, 8);
+	ok(r.rc == 0 && n == 2 && strstr(r.err, "Switched output: file 3 of the session"),
+	   "switch-max-files 2: two files left of three");
+	if (r.rc || n != 2)
+		diag("%s", r.err);
+	for (i = 0; i < n; i++)
+		unlink(names[i]);
+	run_free(&r);
+
+	/* By time. */
+	fake_setup();
+	kprofctl(&r, "record", "-o", output, "--buffer-size", "8K", "--switch-output=1s", "--",
+		 "sleep", "1.6", NULL);
+	n = switch_files(dir, "kprof.data.", names, 8);
+	ok(r.rc == 0 && n == 2, "switch-output=1s: a 1.6 s command, two files");
+	if (r.rc || n != 2)
+		diag("%d files: %s", n, r.err);
+	for (i = 0; i < n; i++)
+		unlink(names[i]);
+	run_free(&r);
+
+	/* By size: a file is full once it holds 1 byte. */
+	fake_setup();
+	kprofctl(&r, "record", "-o", output, "--buffer-size", "8K", "--switch-output=1B",
+		 "--switch-max-files", "3", "--", "sleep", "0.6", NULL);
+	n = switch_files(dir, "kprof.data.", names, 8);
+	ok(r.rc == 0 && n == 3 && strstr(r.err, "Balance: 3 invocations = 2 stored + 1 lost: ok"),
+	   "switch-output=1B: a switch at every wake-up, three files kept, the session balances");
+	if (r.rc || n != 3)
+		diag("%d files: %s", n, r.err);
+	for (i = 0; i < n; i++)
+		unlink(names[i]);
+	run_free(&r);
+
+	check_usage_error("kprofctl: record: invalid value '5x' for option '--switch-output'\n",
+			  "record", "--switch-output=5x", "--", "true", NULL);
+	check_usage_error("kprofctl: record: invalid value '100' for option '--switch-output'\n",
+			  "record", "--switch-output=100", "--", "true", NULL);
+	check_usage_error("kprofctl: record: invalid value '0s' for option '--switch-output'\n",
+			  "record", "--switch-output=0s", "--", "true", NULL);
+	check_usage_error("kprofctl: record: --switch-max-files 2 needs --switch-output\n",
+			  "record", "--switch-max-files", "2", "--", "true", NULL);
+	check_usage_error("kprofctl: record: --switch-output: '/dev/null' is not a regular file\n",
+			  "record", "-o", "/dev/null", "--switch-output", "--", "true", NULL);
+	rmdir(dir);
 }
 
 static void corrupt_cpu1(void *map, uint32_t nr_cpus, uint64_t stride)
@@ -962,6 +1098,7 @@ int main(void)
 	test_usage_errors();
 	test_record();
 	test_record_corrupt();
+	test_switch_output();
 	test_record_targets();
 	test_start_stop();
 	test_status_session();

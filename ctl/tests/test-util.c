@@ -76,7 +76,8 @@ static void test_parse_size_duration(void)
 	ok(!kp_parse_duration_ms("10", &v) && v == 10000, "duration: a bare number is seconds");
 	ok(!kp_parse_duration_ms("0s", &v) && v == 0, "duration: zero");
 	is_int(kp_parse_duration_ms("1.5s", &v), -EINVAL, "duration: no fractions");
-	is_int(kp_parse_duration_ms("5d", &v), -EINVAL, "duration: unknown unit");
+	ok(!kp_parse_duration_ms("2d", &v) && v == 172800000, "duration: d");
+	is_int(kp_parse_duration_ms("5w", &v), -EINVAL, "duration: unknown unit");
 	is_int(kp_parse_duration_ms("-1s", &v), -EINVAL, "duration: negative");
 	is_int(kp_parse_duration_ms("s", &v), -EINVAL, "duration: a unit alone");
 	is_int(kp_parse_duration_ms(" 1s", &v), -EINVAL, "duration: leading blank");
