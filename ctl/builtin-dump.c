@@ -29,6 +29,7 @@
 #include <linux/kprof.h>
 
 #include "builtin.h"
+#include "lib/buildid.h"
 #include "lib/cpumap.h"
 #include "lib/data.h"
 #include "lib/events.h"
@@ -305,6 +306,14 @@ static void dump_record_text(const struct kprof_record_header *h, uint64_t off)
 		       " wakeups=%" PRIu64 "\n", f->time, f->nr_records, f->data_size, f->wakeups);
 		break;
 	}
+	case KP_DATA_REC_BUILD_ID: {
+		const struct kp_rec_build_id *b = (const void *)h;
+		char hex[KP_BUILDID_HEX_MAX];
+
+		printf(" pid=%u size=%u build_id=%s filename=%s\n", b->pid, b->size,
+		       kp_buildid__hex(b->build_id, b->size, hex), b->filename);
+		break;
+	}
 	case KP_DATA_REC_SWITCH: {
 		const struct kp_rec_switch *sw = (const void *)h;
 
@@ -542,6 +551,15 @@ static void dump_record_json(const struct kprof_record_header *h, uint64_t off)
 		json__u64(&w, "nr_records", f->nr_records);
 		json__u64(&w, "data_size", f->data_size);
 		json__u64(&w, "wakeups", f->wakeups);
+		break;
+	}
+	case KP_DATA_REC_BUILD_ID: {
+		const struct kp_rec_build_id *b = (const void *)h;
+		char hex[KP_BUILDID_HEX_MAX];
+
+		json__u64(&w, "pid", b->pid);
+		json__string(&w, "build_id", kp_buildid__hex(b->build_id, b->size, hex));
+		json__string(&w, "filename", b->filename);
 		break;
 	}
 	case KP_DATA_REC_SWITCH: {

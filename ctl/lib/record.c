@@ -35,6 +35,8 @@ static const struct {
 	[KP_DATA_REC_AGG - KP_DATA_REC_BASE]	= { "AGG", sizeof(struct kp_rec_agg) },
 	[KP_DATA_REC_WAKER - KP_DATA_REC_BASE]	= { "WAKER", sizeof(struct kp_rec_waker) },
 	[KP_DATA_REC_SWITCH - KP_DATA_REC_BASE]	= { "SWITCH", sizeof(struct kp_rec_switch) },
+	[KP_DATA_REC_BUILD_ID - KP_DATA_REC_BASE] = { "BUILD_ID",
+						      sizeof(struct kp_rec_build_id) + 8 },
 };
 
 const char *kp_record__type_name(uint32_t type)
@@ -65,7 +67,8 @@ int kp_record__check(const struct kprof_record_header *h, const struct kp_record
 		BAD("bad record size %zu", size);
 	if (!name || (h->type >= KP_DATA_REC_BASE && !ctx->file_types) ||
 	    ((h->type == KP_DATA_REC_AGG || h->type == KP_DATA_REC_WAKER) && !ctx->agg_types) ||
-	    (h->type == KP_DATA_REC_SWITCH && !ctx->switch_types))
+	    ((h->type == KP_DATA_REC_SWITCH || h->type == KP_DATA_REC_BUILD_ID) &&
+	     !ctx->switch_types))
 		BAD("unknown record type %u", h->type);
 	if (size < type_min(h->type))
 		BAD("%s of %zu bytes is shorter than its %zu-byte layout", name, size,
@@ -157,6 +160,23 @@ int kp_record__check(const struct kprof_record_header *h, const struct kp_record
 		if (sw->samples_before && !sw->seq)
 			BAD("SWITCH of the first file counts %llu earlier samples",
 			    (unsigned long long)sw->samples_before);
+		break;
+	}
+	case KP_DATA_REC_BUILD_ID: {
+		const struct kp_rec_build_id *b = (const void *)h;
+		unsigned int i;
+
+		if (!b->size || b->size > sizeof(b->build_id))
+			BAD("BUILD_ID of %u bytes", b->size);
+		for (i = b->size; i < sizeof(b->build_id); i++)
+			if (b->build_id[i])
+				BAD("BUILD_ID has non-zero bytes after its %u", b->size);
+		if (b->__reserved[0] || b->__reserved[1] || b->__reserved[2] || b->__reserved2)
+			BAD("BUILD_ID has a non-zero reserved field");
+		if (!memchr(b->filename, '\0', size - sizeof(*b)))
+			BAD("BUILD_ID file name is not NUL-terminated");
+		if (b->filename[0] != '/')
+			BAD("BUILD_ID file name is not an absolute path");
 		break;
 	}
 	case KP_DATA_REC_WAKER: {

@@ -88,6 +88,7 @@ struct kp_rec_mmap {
 #define KP_DATA_REC_AGG		0x10003	/* one stack of the aggregation tables */
 #define KP_DATA_REC_WAKER	0x10004	/* an off-CPU stack with its waker's */
 #define KP_DATA_REC_SWITCH	0x10005	/* one file of a --switch-output series */
+#define KP_DATA_REC_BUILD_ID	0x10006	/* the GNU build-id of a mapped file */
 
 #define KP_DATA_STATS_TOTAL	0xffffffffU	/* kp_rec_stats.cpu of the totals */
 
@@ -207,7 +208,24 @@ struct kp_rec_switch {
 	uint32_t	__reserved;		/* 0 */
 };
 
+/*
+ * The GNU build-id of a file the recording mapped (format version 5), read
+ * by kprofctl when the file was written: the decoders read a DSO of this
+ * name from the build-id cache (lib/buildid.h) when it has the id, and
+ * never from a file of that name with another id.
+ */
+struct kp_rec_build_id {
+	struct kprof_record_header	header;
+	uint32_t	pid;			/* a process that mapped it; 0: none */
+	uint8_t		size;			/* bytes of build_id: 1 .. 20 */
+	uint8_t		__reserved[3];		/* 0 */
+	uint8_t		build_id[20];		/* zero after size bytes */
+	uint32_t	__reserved2;		/* 0 */
+	char		filename[];		/* as in MMAP: NUL-terminated, padded to 8 */
+};
+
 _Static_assert(sizeof(struct kprof_record_header) == 8, "record header");
+_Static_assert(sizeof(struct kp_rec_build_id) == 40, "BUILD_ID layout");
 _Static_assert(sizeof(struct kp_rec_switch) == 32, "SWITCH layout");
 _Static_assert(sizeof(struct kp_rec_waker) == 80, "WAKER layout");
 _Static_assert(sizeof(struct kp_rec_sample) == 56, "SAMPLE layout");
@@ -233,7 +251,7 @@ struct kp_record_ctx {
 	uint32_t	max_depth;	/* nr_kernel, nr_user <= max_depth; 0: unchecked */
 	bool		file_types;	/* allow the KP_DATA_REC_* types */
 	bool		agg_types;	/* ... and KP_DATA_REC_AGG, _WAKER (format version 2) */
-	bool		switch_types;	/* ... and KP_DATA_REC_SWITCH (format version 5) */
+	bool		switch_types;	/* ... and KP_DATA_REC_SWITCH, _BUILD_ID (format version 5) */
 };
 
 /*
