@@ -35,6 +35,7 @@ static const struct cmd_struct commands[] = {
 	{ "top",	cmd_top,	"Show the hottest functions live, like perf top" },
 	{ "flamegraph",	cmd_flamegraph,	"Draw an interactive SVG flame graph" },
 	{ "diff",	cmd_diff,	"Compare two profiles: table or differential flame graph" },
+	{ "buildid-cache", cmd_buildid_cache, "Manage the build-id cache of the recorded binaries" },
 	{ "version",	cmd_version,	"Show the versions of kprofctl and kprof.ko" },
 	{ "help",	cmd_help,	"Show the commands, or the usage of one" },
 };
@@ -59,8 +60,13 @@ void kprofctl__usage(FILE *fp)
 		"kprofctl controls kprof.ko, the kprof in-kernel profiler.\n"
 		"\n"
 		"Commands:\n");
-	for (i = 0; i < KP_ARRAY_SIZE(commands); i++)
-		fprintf(fp, "    %-12s%s\n", commands[i].name, commands[i].summary);
+	for (i = 0; i < KP_ARRAY_SIZE(commands); i++) {
+		/* a name too long for the column: its summary two blanks after it */
+		if (strlen(commands[i].name) > 10)
+			fprintf(fp, "    %s  %s\n", commands[i].name, commands[i].summary);
+		else
+			fprintf(fp, "    %-12s%s\n", commands[i].name, commands[i].summary);
+	}
 	fprintf(fp,
 		"\n"
 		"Options:\n"
