@@ -184,6 +184,12 @@ int cmd_record(int argc, const char **argv)
 				    record__switch_output_cb),
 		OPT_UINTEGER(0, "switch-max-files", &r.sw.max_files, "n",
 			     "with --switch-output: keep the newest n files, deleting older ones"),
+		OPT_BOOLEAN('B', "no-buildid", &r.no_buildid,
+			    "no build-ids of the files the samples hit (nor their cache entries)"),
+		OPT_BOOLEAN('N', "no-buildid-cache", &r.no_buildid_cache,
+			    "build-ids in the file, but do not add the files to the build-id cache"),
+		OPT_STRING(0, "buildid-dir", &r.buildid_dir, "dir",
+			   "the build-id cache (default $KPROF_BUILDID_DIR or ~/.kprof/buildid)"),
 		OPT_END()
 	};
 	struct record_state st = { .wl = KP_WORKLOAD_INIT };

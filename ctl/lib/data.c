@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -373,6 +374,25 @@ int kp_data_writer__finish(struct kp_data_writer *w, uint64_t end_time, uint64_t
 		return writer__error(w, err);
 	}
 	w->fd = -1;
+	return 0;
+}
+
+int kp_data_writer__raise_version(struct kp_data_writer *w, uint32_t version, struct kp_err *err)
+{
+	uint32_t v = version;
+
+	if (w->hdr.version >= version)
+		return 0;
+	if (!w->seekable || w->finished) {
+		kp_err__set(err, ESPIPE, "'%s': cannot raise its format version to %u", w->path,
+			    version);
+		return -ESPIPE;
+	}
+	if (pwrite(w->fd, &v, sizeof(v), offsetof(struct kp_data_header, version)) != sizeof(v)) {
+		w->error = errno ? errno : EIO;
+		return writer__error(w, err);
+	}
+	w->hdr.version = version;
 	return 0;
 }
 

@@ -191,6 +191,12 @@ struct kp_data_writer *kp_data_writer__create(const char *path,
  */
 int kp_data_writer__write(struct kp_data_writer *w, const struct kprof_record_header *rec,
 			  struct kp_err *err);
+/*
+ * Raise the format version of the file being written to @version (when
+ * lower), in the header on disk at once: before writing a record of that
+ * version.  -ESPIPE for an output that cannot seek (a pipe).
+ */
+int kp_data_writer__raise_version(struct kp_data_writer *w, uint32_t version, struct kp_err *err);
 /* Write what is buffered (e.g. before a fork()). */
 int kp_data_writer__flush(struct kp_data_writer *w, struct kp_err *err);
 /*

@@ -48,7 +48,10 @@ struct kp_decode_args {
 	OPT_BOOLEAN(0, "live", &(a)->live,					\
 		    "the running session's aggregation tables ('kprofctl start'), not a file")
 
-/* --kallsyms, --symfs, --debug-dir and --no-demangle, into struct kp_machine_opts @m. */
+/*
+ * --kallsyms, --symfs, --debug-dir, --buildid-dir and --no-demangle, into
+ * struct kp_machine_opts @m.
+ */
 #define KP_DECODE_SYMBOL_OPTIONS(m)						\
 	OPT_STRING(0, "kallsyms", &(m)->kallsyms, "file",			\
 		   "kernel symbols (default /proc/kallsyms)"),			\
@@ -56,6 +59,8 @@ struct kp_decode_args {
 		   "look for user files relative to this directory"),		\
 	OPT_STRING(0, "debug-dir", &(m)->debug_dir, "dir",			\
 		   "root of .build-id/ debug files (default /usr/lib/debug)"),	\
+	OPT_STRING(0, "buildid-dir", &(m)->buildid_dir, "dir",			\
+		   "the build-id cache (default $KPROF_BUILDID_DIR or ~/.kprof/buildid)"), \
 	KP_DECODE_DEMANGLE_OPTION(&(m)->no_demangle)
 
 /* --no-demangle, as perf's, into the bool @no_demangle. */

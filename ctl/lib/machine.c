@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hmap.h"
+#include "buildid.h"
 #include "machine.h"
 #include "util.h"
 
@@ -99,6 +100,16 @@ struct kp_machine {
 	struct kp_thread	*last_thread;
 	void			*vdso;		/* the recording's vDSO image, or NULL */
 	uint32_t		vdso_size;
+	struct kp_hmap		build_ids;	/* kp_hash_str(name) -> struct bid_entry chain */
+	char			buildid_dir[PATH_MAX];
+};
+
+/* A BUILD_ID record: the build-id the file @name had when recorded. */
+struct bid_entry {
+	struct bid_entry	*next;
+	unsigned int		len;
+	unsigned char		id[KP_BUILD_ID_MAX];
+	char			name[];
 };
 
 struct dso_entry {
@@ -157,6 +168,7 @@ struct kp_machine *kp_machine__new(const struct kp_machine_opts *opts)
 	if (!dd || !*dd)
 		dd = KP_DEBUG_DIR_DEFAULT;
 	snprintf(m->debug_dir, sizeof(m->debug_dir), "%s", dd);
+	kp_buildid_cache__dir(m->opts.buildid_dir, m->buildid_dir, sizeof(m->buildid_dir));
 	m->same_host = true;
 	m->same_kernel = true;
 	return m;
@@ -189,6 +201,15 @@ void kp_machine__delete(struct kp_machine *m)
 
 	if (!m)
 		return;
+	for (i = 0; m->build_ids.keys && i <= m->build_ids.mask; i++) {
+		struct bid_entry *b, *bn;
+
+		for (b = m->build_ids.keys[i] ? m->build_ids.vals[i] : NULL; b; b = bn) {
+			bn = b->next;
+			free(b);
+		}
+	}
+	kp_hmap__exit(&m->build_ids);
 	for (i = 0; m->threads.keys && i <= m->threads.mask; i++)
 		if (m->threads.keys[i])
 			thread__free(m->threads.vals[i]);
@@ -425,12 +446,59 @@ static bool proc__use_root(struct kp_machine *m, struct kp_proc *p)
 	return p->root > 0;
 }
 
-static int try_load(struct kp_dso *dso, const char *path, const char *debug_dir)
+/* The build-id @name had when recorded (a BUILD_ID record), or NULL. */
+static const struct bid_entry *machine__build_id(const struct kp_machine *m, const char *name)
 {
+	const struct bid_entry *b = kp_hmap__get(&m->build_ids, kp_hash_str(name));
+
+	for (; b; b = b->next)
+		if (!strcmp(b->name, name))
+			return b;
+	return NULL;
+}
+
+static int machine__add_build_id(struct kp_machine *m, const struct kp_rec_build_id *rec)
+{
+	uint64_t key = kp_hash_str(rec->filename);
+	size_t len = strlen(rec->filename);
+	struct bid_entry *b;
+
+	if (machine__build_id(m, rec->filename))
+		return 0;	/* the first one of a name */
+	b = malloc(sizeof(*b) + len + 1);
+	if (!b)
+		return -ENOMEM;
+	b->len = rec->size;
+	memcpy(b->id, rec->build_id, sizeof(b->id));
+	memcpy(b->name, rec->filename, len + 1);
+	b->next = kp_hmap__get(&m->build_ids, key);
+	if (kp_hmap__put(&m->build_ids, key, b)) {
+		free(b);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Load @dso from @path if it is a regular file and, when the recording
+ * named its build-id @bid, has that build-id: -ESTALE for another file of
+ * that name (a binary replaced since), never loaded.
+ */
+static int try_load(struct kp_dso *dso, const char *path, const char *debug_dir,
+		    const struct bid_entry *bid)
+{
+	unsigned char id[KP_BUILD_ID_MAX];
 	struct stat st;
+	int n;
 
 	if (stat(path, &st) || !S_ISREG(st.st_mode))
 		return -ENOENT;
+	if (bid) {
+		/* no build-id, or not even an ELF file: another file too */
+		n = kp_elf__build_id(path, id, sizeof(id));
+		if (n <= 0 || (unsigned int)n != bid->len || memcmp(id, bid->id, n))
+			return -ESTALE;
+	}
 	kp_dso__load_elf(dso, path, debug_dir);
 	return 0;
 }
@@ -446,8 +514,10 @@ static void machine__load_dso(struct kp_machine *m, struct kp_dso *dso, uint32_t
 {
 	const char *name = dso->name, *p;
 	char path[PATH_MAX * 2], base[PATH_MAX];
+	const struct bid_entry *bid;
+	bool stale = false;
 	size_t len;
-	int slashes = 0;
+	int slashes = 0, ret;
 
 	dso->loaded = true;
 	if (!strcmp(name, KP_DSO_VDSO_NAME)) {
@@ -457,27 +527,47 @@ static void machine__load_dso(struct kp_machine *m, struct kp_dso *dso, uint32_t
 	}
 	if (name[0] != '/')
 		return;
+	/* the file the recording saw, kept by build-id */
+	bid = machine__build_id(m, name);
+	if (bid && !kp_buildid_cache__path(m->buildid_dir, bid->id, bid->len, path, sizeof(path)) &&
+	    !try_load(dso, path, m->debug_dir, bid)) {
+		kp_pr_debug("'%s' read from the build-id cache: %s", name, path);
+		return;
+	}
 	if (root_pid) {
 		snprintf(path, sizeof(path), "%s/proc/%u/root%s", m->opts.symfs, root_pid, name);
-		if (!try_load(dso, path, m->debug_dir))
+		ret = try_load(dso, path, m->debug_dir, bid);
+		if (!ret)
 			return;
+		stale |= ret == -ESTALE;
 	}
 	snprintf(base, sizeof(base), "%s", name);
 	len = strlen(base);
 	if (len > 10 && !strcmp(base + len - 10, " (deleted)"))
 		base[len - 10] = '\0';
 	snprintf(path, sizeof(path), "%s%s", m->opts.symfs, base);
-	if (!try_load(dso, path, m->debug_dir))
+	ret = try_load(dso, path, m->debug_dir, bid);
+	if (!ret)
 		return;
+	stale |= ret == -ESTALE;
 	for (p = base; *p; p++)
 		slashes += *p == '/';
 	for (p = strchr(base + 1, '/'); p && slashes > 2; p = strchr(p + 1, '/')) {
 		slashes--;
 		snprintf(path, sizeof(path), "%s%s", m->opts.symfs, p);
-		if (!try_load(dso, path, m->debug_dir)) {
+		ret = try_load(dso, path, m->debug_dir, bid);
+		if (!ret) {
 			kp_pr_debug("'%s' read as '%s'", name, path);
 			return;
 		}
+		stale |= ret == -ESTALE;
+	}
+	if (stale) {
+		char hex[KP_BUILDID_HEX_MAX];
+
+		kp_error(m->opts.cmd, "warning: '%s' is not the file recorded (build-id %s), and the build-id cache %s does not have it: its frames stay unnamed",
+			 name, kp_buildid__hex(bid->id, bid->len, hex), m->buildid_dir);
+		return;
 	}
 	kp_pr_debug("'%s' not found", name);
 }
@@ -494,6 +584,8 @@ int kp_machine__add(struct kp_machine *m, const struct kprof_record_header *rec)
 	case KPROF_RECORD_FORK:
 	case KPROF_RECORD_MMAP:
 		break;
+	case KP_DATA_REC_BUILD_ID:
+		return machine__add_build_id(m, (const void *)rec);
 	default:
 		return 0;
 	}

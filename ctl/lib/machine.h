@@ -32,6 +32,7 @@ struct kp_machine_opts {
 	const char	*symfs;		/* prefix of every user path; NULL: none */
 	const char	*debug_dir;	/* default $KPROF_DEBUG_DIR or /usr/lib/debug */
 	const char	*jit_dir;	/* directory of perf-PID.map; default /tmp */
+	const char	*buildid_dir;	/* the build-id cache; default lib/buildid.h's */
 	bool		proc_root;	/* try /proc/PID/root/PATH (live processes) */
 	bool		no_kernel;	/* do not load kallsyms */
 	bool		no_demangle;	/* keep C++ names mangled (--no-demangle) */

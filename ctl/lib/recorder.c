@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "agg.h"
+#include "buildid.h"
 #include "recorder.h"
 #include "synth.h"
 #include "tracefs.h"
@@ -202,8 +204,116 @@ static int write_record(struct kp_recorder *r, const struct kprof_record_header 
 	int ret;
 
 	ret = kp_data_writer__write(r->w, rec, err);
+	if (ret)
+		return ret;
+	kp_summary__add(&r->sum, rec);
+	if (r->hits && kp_bid_hits__add(r->hits, rec)) {
+		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- build-ids ---- */
+
+struct buildid_ctx {
+	struct kp_recorder	*r;
+	struct kp_err		*err;
+	char			dir[PATH_MAX];
+	struct stat		root;		/* of our / */
+	bool			has_root;
+};
+
+/*
+ * The path of @name as process @pid sees it: /proc/PID/root/NAME when it
+ * lives under another root (a container), else @name itself; NULL when
+ * the process is gone from another root, whose file we cannot tell.
+ */
+static const char *buildid_path(struct buildid_ctx *c, const char *name, uint32_t pid,
+				char *buf, size_t size)
+{
+	struct stat st;
+
+	snprintf(buf, size, "/proc/%u/root", pid);
+	if (!pid || !c->has_root || stat(buf, &st))
+		return name;
+	if (st.st_dev == c->root.st_dev && st.st_ino == c->root.st_ino)
+		return name;
+	if ((size_t)snprintf(buf, size, "/proc/%u/root%s", pid, name) >= size)
+		return NULL;
+	return buf;
+}
+
+static int buildid_one(const char *name, uint32_t pid, void *arg)
+{
+	struct buildid_ctx *c = arg;
+	struct kp_recorder *r = c->r;
+	union {
+		struct kp_rec_build_id	rec;
+		char			buf[sizeof(struct kp_rec_build_id) + PATH_MAX + 8];
+	} u;
+	unsigned char id[KP_BUILD_ID_MAX];
+	char buf[PATH_MAX + 32];
+	size_t len = strlen(name), size;
+	const char *path;
+	struct kp_err warn;
+	int n, ret;
+
+	path = buildid_path(c, name, pid, buf, sizeof(buf));
+	if (!path || len >= PATH_MAX)
+		return 0;
+	n = kp_elf__build_id(path, id, sizeof(id));
+	if (n <= 0)
+		return 0;	/* gone, not an ELF file, or no build-id */
+	size = (sizeof(u.rec) + len + 1 + 7) & ~(size_t)7;
+	memset(&u, 0, size);
+	u.rec.header.type = KP_DATA_REC_BUILD_ID;
+	u.rec.header.size = size;
+	u.rec.pid = pid;
+	u.rec.size = n;
+	memcpy(u.rec.build_id, id, n);
+	memcpy(u.rec.filename, name, len);
+	ret = kp_data_writer__raise_version(r->w, KP_DATA_VERSION_SWITCH, c->err);
 	if (!ret)
-		kp_summary__add(&r->sum, rec);
+		ret = write_record(r, &u.rec.header, c->err);
+	if (ret)
+		return ret;
+	r->sum.build_ids++;
+	if (r->no_buildid_cache)
+		return 0;
+	ret = kp_buildid_cache__add(c->dir, path, name, id, n, &warn);
+	if (ret > 0)
+		r->sum.build_ids_cached++;
+	if (ret < 0 && !r->buildid_warned) {
+		r->buildid_warned = true;
+		kp_error(r->cmd, "warning: build-id cache %s: %s", c->dir, warn.msg);
+	}
+	return 0;
+}
+
+/*
+ * The BUILD_ID records of the files this file's samples hit, at its end,
+ * and their entries in the build-id cache.  Not for an output that cannot
+ * seek: its header, of an older version, is out already.
+ */
+static int write_build_ids(struct kp_recorder *r, struct kp_err *err)
+{
+	struct buildid_ctx c = { .r = r, .err = err };
+	int ret;
+
+	if (!r->hits)
+		return 0;
+	c.has_root = !stat("/", &c.root);
+	kp_buildid_cache__dir(r->buildid_dir, c.dir, sizeof(c.dir));
+	ret = kp_bid_hits__for_each(r->hits, buildid_one, &c);
+	if (ret == -ESPIPE) {
+		kp_pr_debug("%s", err->msg);
+		ret = 0;
+	}
+	kp_bid_hits__reset(r->hits);
+	if (!ret && r->verbose)
+		kp_error(r->cmd, "%u build-ids of the files hit, %u new in %s", r->sum.build_ids,
+			 r->sum.build_ids_cached, r->no_buildid_cache ? "(no cache)" : c.dir);
 	return ret;
 }
 
@@ -312,6 +422,13 @@ int kp_recorder__start(struct kp_recorder *r, struct kp_err *err)
 	r->ctx.nr_events = r->session.nr_events;
 	r->ctx.max_depth = r->session.stack_depth;
 
+	if (!r->no_buildid && !r->hits) {
+		r->hits = kp_bid_hits__new();
+		if (!r->hits) {
+			kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+	}
 	if (r->owned)
 		kp_session__own(&r->session, r->ver.abi);
 	ret = kp_nl__start(r->nl, &r->session, &r->start, err);
@@ -501,6 +618,8 @@ int kp_recorder__switch(struct kp_recorder *r, struct kp_err *err)
 	int ret;
 
 	ret = drain(r, err);
+	if (!ret)
+		ret = write_build_ids(r, err);
 	if (ret)
 		return ret;
 	now = kp_clock_ns();
@@ -674,6 +793,8 @@ int kp_recorder__finish(struct kp_recorder *r, struct kp_err *err)
 	}
 
 	ret = write_offcpu(r, err);
+	if (!ret)
+		ret = write_build_ids(r, err);
 	if (ret)
 		return ret;
 	if (!kp_nl__stats(r->nl, &cpus, &nr, &warn)) {
@@ -725,6 +846,8 @@ void kp_recorder__exit(struct kp_recorder *r)
 	r->w = NULL;
 	r->info.tp_formats = NULL;
 	kp_tp_formats__exit(&r->tp_formats);
+	kp_bid_hits__delete(r->hits);
+	r->hits = NULL;
 	if (r->sw.files) {
 		unsigned int i;
 

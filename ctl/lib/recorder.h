@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "buildid-hits.h"
 #include "data.h"
 #include "error.h"
 #include "nl.h"
@@ -51,6 +52,9 @@ struct kp_summary {
 	bool		switched;
 	uint32_t	seq;			/* earlier files of the session */
 	uint64_t	samples_before;		/* their samples */
+	/* BUILD_ID records of the files the samples hit, and new cache entries */
+	uint32_t	build_ids;
+	uint32_t	build_ids_cached;
 	char		path[4096];
 };
 
@@ -100,6 +104,15 @@ struct kp_recorder {
 	struct kp_version_info	ver;
 	char			cmdline[KP_CMDLINE_MAX];
 	struct kp_switch_output	sw;
+	/*
+	 * The build-ids of the files the samples hit: BUILD_ID records at
+	 * the end of each file, and entries of the build-id cache
+	 * (lib/buildid.h) in @buildid_dir (NULL: the default), perf's
+	 * defaults; -B / -N turn them off.
+	 */
+	bool			no_buildid;
+	bool			no_buildid_cache;
+	const char		*buildid_dir;
 
 	/* State. */
 	struct kp_start_info	start;
@@ -112,6 +125,8 @@ struct kp_recorder {
 	bool			started;	/* the session is ours to stop */
 	bool			stopped;	/* ... and it was stopped */
 	bool			external_stop;	/* someone else stopped it */
+	struct kp_bid_hits	*hits;		/* NULL with no_buildid */
+	bool			buildid_warned;	/* one warning of a cache error */
 	uint64_t		last_progress;
 };
 

@@ -4,6 +4,7 @@
  * segments, for tests that write its MMAP records:
  *
  *	elf_maps__exec(path, bias, fn, arg);	fn(start, len, pgoff, arg) each
+ *	addr = elf_maps__nm_addr(nm_path, "fn");	a symbol's address from 'nm'
  */
 #ifndef KPROFCTL_ELF_MAPS_H
 #define KPROFCTL_ELF_MAPS_H
@@ -12,8 +13,26 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+/* The address of @name in an 'nm' listing @nm_path; 0: none. */
+static inline uint64_t elf_maps__nm_addr(const char *nm_path, const char *name)
+{
+	char line[256], sym[128];
+	unsigned long long a;
+	uint64_t addr = 0;
+	FILE *fp = fopen(nm_path, "r");
+
+	while (fp && fgets(line, sizeof(line), fp))
+		if (sscanf(line, "%llx %*s %127s", &a, sym) == 2 && !strcmp(sym, name))
+			addr = a;
+	if (fp)
+		fclose(fp);
+	return addr;
+}
 
 /* Each executable segment of @path loaded at @bias, in whole pages; aborts on error. */
 static inline void elf_maps__exec(const char *path, uint64_t bias,

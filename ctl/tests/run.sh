@@ -12,6 +12,11 @@ set -u
 kprofctl=$1
 shift
 
+# the build-id cache of what the tests record: never the user's
+KPROF_BUILDID_DIR=$(mktemp -d /tmp/kprofctl-buildid.XXXXXX)
+export KPROF_BUILDID_DIR
+trap 'rm -rf "$KPROF_BUILDID_DIR"' EXIT
+
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 

@@ -16,6 +16,7 @@
 
 #include "lib/decode.h"
 #include "lib/util.h"
+#include "elf-maps.h"
 #include "pprof-load.h"
 #include "run-kprofctl.h"
 #include "scenario.h"
@@ -163,22 +164,6 @@ static void test_go_pprof(void)
 	ok(line[0] != '\0', "go tool pprof -raw lists the samples' frames (app_leaf)");
 }
 
-/* The address of @name in an 'nm' listing @nm_path; 0: none. */
-static uint64_t nm_addr(const char *nm_path, const char *name)
-{
-	char line[256], sym[128];
-	unsigned long long a;
-	uint64_t addr = 0;
-	FILE *fp = fopen(nm_path, "r");
-
-	while (fp && fgets(line, sizeof(line), fp))
-		if (sscanf(line, "%llx %*s %127s", &a, sym) == 2 && !strcmp(sym, name))
-			addr = a;
-	if (fp)
-		fclose(fp);
-	return addr;
-}
-
 /* The line of tests/elf/prog.c that defines @fn ("int fn(int n)"). */
 static int src_line(const char *fn)
 {
@@ -225,8 +210,8 @@ static void test_srclines(void)
 		return;
 	}
 	snprintf(nm, sizeof(nm), "%s/nopie.nm", elf_dir);
-	leaf = nm_addr(nm, "kpt_leaf");
-	middle = nm_addr(nm, "kpt_middle");
+	leaf = elf_maps__nm_addr(nm, "kpt_leaf");
+	middle = elf_maps__nm_addr(nm, "kpt_middle");
 	snprintf(rec, sizeof(rec), "%s/srcline.data", root);
 	snprintf(prof, sizeof(prof), "%s/srcline.pb.gz", root);
 	gen__writer(&g, rec, "kprof-gen", "kprofctl record -g");

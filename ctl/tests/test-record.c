@@ -26,6 +26,9 @@
 #include "lib/rundir.h"
 #include "lib/sys.h"
 #include "lib/util.h"
+#include "elf-maps.h"
+#include "lib/buildid.h"
+#include "lib/symbols.h"
 #include "pprof-load.h"
 #include "run-kprofctl.h"
 #include "tap.h"
@@ -460,6 +463,149 @@ static void test_switch_output(void)
 	check_usage_error("kprofctl: record: --switch-output: '/dev/null' is not a regular file\n",
 			  "record", "-o", "/dev/null", "--switch-output", "--", "true", NULL);
 	rmdir(dir);
+}
+
+/* The program the build-id test maps, and where kpt_leaf is in it. */
+static char bid_prog[256];
+static uint64_t bid_leaf;
+
+/* The fake kernel's buffers: pid 77 maps bid_prog's text and is sampled in kpt_leaf. */
+static void fill_bid_rings(void *map, uint32_t nr_cpus, uint64_t stride)
+{
+	unsigned char buf[512] __attribute__((aligned(8)));
+	struct kp_rec_comm c = { .header = { KPROF_RECORD_COMM, KPROF_MISC_COMM_EXEC, sizeof(c) },
+				 .time = 100, .pid = 77, .tid = 77, .comm = "kpt" };
+	struct kp_rec_mmap *m = (void *)buf;
+	struct kp_rec_sample *s = (void *)buf;
+	size_t len = strlen(bid_prog);
+	int i;
+
+	(void)nr_cpus;
+	fake_ring__put(map, stride, 0, &c, sizeof(c));
+	memset(buf, 0, sizeof(buf));
+	m->header.type = KPROF_RECORD_MMAP;
+	m->header.size = (sizeof(*m) + len + 1 + 7) & ~7UL;
+	m->time = 100;
+	m->pid = m->tid = 77;
+	/* the non-PIE test program's text: file offset 0x1000 at 0x401000 */
+	m->start = 0x401000;
+	m->len = 0x1000;
+	m->pgoff = 0x1000;
+	memcpy(m->filename, bid_prog, len);
+	fake_ring__put(map, stride, 0, m, m->header.size);
+	for (i = 0; i < 2; i++) {
+		memset(buf, 0, sizeof(buf));
+		s->header.type = KPROF_RECORD_SAMPLE;
+		s->header.misc = KPROF_MISC_USER;
+		s->header.size = sizeof(*s) + 8;
+		s->time = 101 + i;
+		s->ip = bid_leaf + 2;
+		s->period = 250000;
+		s->pid = s->tid = 77;
+		s->cpu = i;
+		s->nr_user = 1;
+		s->ips[0] = bid_leaf + 2;
+		fake_ring__put(map, stride, i, s, s->header.size);
+	}
+}
+
+/*
+ * Build-ids: record writes a BUILD_ID record of the file its samples hit
+ * and adds the file to the build-id cache; report reads the cache when the
+ * file was replaced since; -N and -B; a replaced file with no cache entry
+ * is refused, with a warning, rather than misread.
+ */
+static void test_buildid(void)
+{
+	const char *elf_dir = getenv("KP_TEST_ELF_DIR") ? getenv("KP_TEST_ELF_DIR") : ".obj/tests/elf";
+	char src[4096], nm[4096], cache[128], other[128], line[1024], hex[KP_BUILDID_HEX_MAX];
+	char cached[4096], cmd[8192];
+	unsigned char id[KP_BUILD_ID_MAX];
+	int n;
+	struct run r, d;
+
+	snprintf(nm, sizeof(nm), "%s/nopie", elf_dir);
+	if (!realpath(nm, src)) {
+		ok(0, "the test program %s is built", nm);
+		return;
+	}
+	snprintf(nm, sizeof(nm), "%s/nopie.nm", elf_dir);
+	bid_leaf = elf_maps__nm_addr(nm, "kpt_leaf");
+	n = kp_elf__build_id(src, id, sizeof(id));
+	ok(n == 20 && bid_leaf, "build-id: the test program has a 20-byte build-id and kpt_leaf");
+	if (n <= 0)
+		return;
+	kp_buildid__hex(id, n, hex);
+	snprintf(bid_prog, sizeof(bid_prog), "%s/bin/kprof-bidtest", root);
+	tmpdir__mkdirs(root, "bin/kprof-bidtest", 0);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", src, bid_prog);
+	ok(!system(cmd), "build-id: a copy of the program to replace later");
+	snprintf(cache, sizeof(cache), "%s/bidcache", root);
+	snprintf(other, sizeof(other), "%s/bidother", root);
+
+	fake_setup();
+	fake.on_start = fill_bid_rings;
+	kprofctl(&r, "record", "-o", out, "--buffer-size", "8K", "--buildid-dir", cache, "-v",
+		 "--", "true", NULL);
+	is_int(r.rc, 0, "build-id: record: exit 0");
+	ok(strstr(r.err, "kprofctl: record: 1 build-ids of the files hit, 1 new in "),
+	   "build-id: record -v: one file hit, added to the cache");
+	if (r.rc)
+		diag("%s", r.err);
+	run_free(&r);
+	kprofctl(&d, "dump", "-i", out, NULL);
+	snprintf(line, sizeof(line), ": BUILD_ID misc=0x0 pid=77 size=20 build_id=%s filename=%s\n",
+		 hex, bid_prog);
+	ok(d.rc == 0 && strstr(d.out, "# version: 5\n") && strstr(d.out, line),
+	   "build-id: dump: version 5, the BUILD_ID record of the program");
+	if (d.rc || !strstr(d.out, line))
+		diag("want %s%s", line, d.out);
+	run_free(&d);
+	ok(!kp_buildid_cache__path(cache, id, n, cached, sizeof(cached)),
+	   "build-id: the cache has the program");
+
+	/* The program replaced by another ELF file: the cache still names kpt_leaf. */
+	snprintf(cmd, sizeof(cmd), "cp %s/libkpt.so %s.new && mv %s.new %s", elf_dir, bid_prog,
+		 bid_prog, bid_prog);
+	ok(!system(cmd), "build-id: the program replaced");
+	kprofctl(&d, "report", "-i", out, "--stdio", "--kallsyms", "/dev/null", "--buildid-dir", cache,
+		 NULL);
+	ok(d.rc == 0 && strstr(d.out, "kpt_leaf") && !strstr(d.err, "warning"),
+	   "build-id: report of a replaced program names kpt_leaf from the cache");
+	if (d.rc || !strstr(d.out, "kpt_leaf"))
+		diag("%s%s", d.out, d.err);
+	run_free(&d);
+	kprofctl(&d, "report", "-i", out, "--stdio", "--kallsyms", "/dev/null", "--buildid-dir", other,
+		 NULL);
+	snprintf(line, sizeof(line), "kprofctl: report: warning: '%s' is not the file recorded (build-id %s), and the build-id cache %s does not have it: its frames stay unnamed\n",
+		 bid_prog, hex, other);
+	ok(d.rc == 0 && !strstr(d.out, "kpt_leaf") && strstr(d.err, line),
+	   "build-id: without the cache entry, the replaced file is not misread: a warning");
+	if (!strstr(d.err, line))
+		diag("want %s%s", line, d.err);
+	run_free(&d);
+
+	/* -N: the record, no cache entry; -B: neither. */
+	snprintf(cmd, sizeof(cmd), "cp %s %s", src, bid_prog);
+	ok(!system(cmd), "build-id: the program back");
+	fake_setup();
+	fake.on_start = fill_bid_rings;
+	kprofctl(&r, "record", "-o", out, "--buffer-size", "8K", "--buildid-dir", other, "-N",
+		 "--", "true", NULL);
+	kprofctl(&d, "dump", "-i", out, NULL);
+	ok(r.rc == 0 && strstr(d.out, ": BUILD_ID ") && tmpdir__count(other, "") <= 0,
+	   "build-id: record -N: the BUILD_ID record, nothing cached");
+	run_free(&r);
+	run_free(&d);
+	fake_setup();
+	fake.on_start = fill_bid_rings;
+	kprofctl(&r, "record", "-o", out, "--buffer-size", "8K", "--buildid-dir", other, "-B",
+		 "--", "true", NULL);
+	kprofctl(&d, "dump", "-i", out, NULL);
+	ok(r.rc == 0 && !strstr(d.out, ": BUILD_ID ") && !strstr(d.out, "# version: 5\n") &&
+	   tmpdir__count(other, "") <= 0, "build-id: record -B: no BUILD_ID record, an older version");
+	run_free(&r);
+	run_free(&d);
 }
 
 static void corrupt_cpu1(void *map, uint32_t nr_cpus, uint64_t stride)
@@ -1099,6 +1245,7 @@ int main(void)
 	test_record();
 	test_record_corrupt();
 	test_switch_output();
+	test_buildid();
 	test_record_targets();
 	test_start_stop();
 	test_status_session();

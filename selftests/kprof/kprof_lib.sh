@@ -29,6 +29,10 @@ wait_for() {
 	return 1
 }
 
+# kt_top_user REPORT COMM: COMM's hottest user symbol in REPORT, the output of
+# 'kprofctl report --stdio' (its first "[.]" row of that command)
+kt_top_user() { awk -v c="$2" '$2 == c && $4 == "[.]" { print $5; exit }' "$1"; }
+
 # kt_load: kprof.ko ($KPROF_KO) loaded unless it is; Bail out! when it cannot be
 kt_load() {
 	if ! grep -q '^kprof ' /proc/modules; then

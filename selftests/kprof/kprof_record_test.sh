@@ -58,7 +58,7 @@ result "record -- sysread: kernel chains go through vfs_read and do_syscall_64" 
 # --- the decoders on those recordings ----------------------------------------
 # report: hot's hottest user symbol is hot_leaf, the first [.] row of comm hot
 "$kprofctl" report -i "$tmp/hot.data" --stdio --comms hot >"$tmp/hot.report" 2>&1
-top=$(awk '$2 == "hot" && $4 == "[.]" { print $5; exit }' "$tmp/hot.report")
+top=$(kt_top_user "$tmp/hot.report" hot)
 if [ "$top" = hot_leaf ]; then
 	ok "report: hot_leaf is hot's top user symbol"
 else

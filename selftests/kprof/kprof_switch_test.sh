@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kprofctl record --switch-output against the real module: 20 switches on
+# kprofctl record for production use, against the real module: the
+# build-id cache (a recorded binary replaced by another still names its
+# frames; without the cache it is refused, not misread), and --switch-output: 20 switches on
 # SIGUSR2 of a 999 Hz -a -g recording with two busy programs beside it;
 # the samples of all the files add up to what the module stored, with
 # nothing lost; every file decodes alone (each one names the hot program's
@@ -30,7 +32,7 @@ has_files() { [ "$(nr_files "$1")" -ge "$2" ]; }
 stored() { sed -n 's/.*Balance: [0-9]* invocations = \([0-9]*\) stored + \([0-9]*\) lost.*/\1 \2/p' "$1"; }
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..16"
 
 kt_load
 "$kprofctl" stop >/dev/null 2>&1
@@ -75,7 +77,7 @@ for f in "$d"/kprof.data.*; do
 	"$kprofctl" report -i "$f" --stdio >"$tmp/report" 2>&1 && alone=$((alone + 1))
 	c=$(sed -n 's/^# Samples: \([0-9]*\) .*/\1/p' "$tmp/report" | head -1)
 	total=$((total + ${c:-0}))
-	top=$(awk '$2 == "hot" && $4 == "[.]" { print $5; exit }' "$tmp/report")
+	top=$(kt_top_user "$tmp/report" hot)
 	if [ -n "$top" ]; then
 		with_hot=$((with_hot + 1))
 		if [ "$top" = hot_leaf ]; then
@@ -140,6 +142,40 @@ if [ $rc = 0 ] && [ "$nf" -ge 3 ] && grep -q 'Balance: .* ok' "$tmp/time.err" &&
 else
 	not_ok "switch-output=1s: a 3.5 s command in $nf files (rc=$rc)"
 	sed 's/^/# /' "$tmp/time.err"
+fi
+
+# --- the build-id cache: the binary replaced after the recording -------------
+export KPROF_BUILDID_DIR=$tmp/bidcache
+mkdir "$tmp/bin"
+cp "$here/progs/hot" "$tmp/bin/hot"
+"$kprofctl" record -e cpu-clock -F 999 -g -o "$tmp/bid.data" -- "$tmp/bin/hot" 800 \
+	>/dev/null 2>"$tmp/bid.err"
+id=$(readelf -n "$tmp/bin/hot" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+if "$kprofctl" dump -i "$tmp/bid.data" | grep -q ": BUILD_ID .*build_id=$id filename=$tmp/bin/hot\$"; then
+	ok "build-id: the recording names hot's build-id ($id)"
+else
+	not_ok "build-id: the recording names hot's build-id ($id)"
+	sed 's/^/# /' "$tmp/bid.err"
+fi
+check "build-id: record added hot to the cache" \
+	sh -c "'$kprofctl' buildid-cache -l | grep -qx '$id $tmp/bin/hot'"
+cp "$here/progs/sysread" "$tmp/bin/hot.new" && mv "$tmp/bin/hot.new" "$tmp/bin/hot"
+"$kprofctl" report -i "$tmp/bid.data" --stdio --comms hot >"$tmp/bid.report" 2>&1
+top=$(kt_top_user "$tmp/bid.report" hot)
+if [ "$top" = hot_leaf ]; then
+	ok "build-id: hot replaced by another program: report names hot_leaf from the cache"
+else
+	not_ok "build-id: hot replaced by another program: report names hot_leaf from the cache (top: '$top')"
+	head -20 "$tmp/bid.report" | sed 's/^/# /'
+fi
+KPROF_BUILDID_DIR=$tmp/nocache "$kprofctl" report -i "$tmp/bid.data" --stdio --comms hot \
+	>"$tmp/bid2.report" 2>&1
+if grep -q "warning: '$tmp/bin/hot' is not the file recorded" "$tmp/bid2.report" &&
+   ! grep -q hot_leaf "$tmp/bid2.report"; then
+	ok "build-id: without the cache, the other program is refused with a warning, not misread"
+else
+	not_ok "build-id: without the cache, the other program is refused with a warning, not misread"
+	head -20 "$tmp/bid2.report" | sed 's/^/# /'
 fi
 
 "$kprofctl" status >/dev/null 2>&1
