@@ -61,11 +61,8 @@ void kprofctl__usage(FILE *fp)
 		"\n"
 		"Commands:\n");
 	for (i = 0; i < KP_ARRAY_SIZE(commands); i++) {
-		/* a name too long for the column: its summary two blanks after it */
-		if (strlen(commands[i].name) > 10)
-			fprintf(fp, "    %s  %s\n", commands[i].name, commands[i].summary);
-		else
-			fprintf(fp, "    %-12s%s\n", commands[i].name, commands[i].summary);
+		/* the column of the longest name, "buildid-cache", and two blanks */
+		fprintf(fp, "    %-15s%s\n", commands[i].name, commands[i].summary);
 	}
 	fprintf(fp,
 		"\n"

@@ -693,8 +693,8 @@ static void test_cli(void)
 	ok(r.rc == 0 && strstr(r.out, "Usage: kprofctl flamegraph"), "help flamegraph");
 	run_free(&r);
 	kprofctl(&r, "--help", NULL);
-	ok(strstr(r.out, "\n    flamegraph  Draw an interactive SVG flame graph\n") &&
-	   strstr(r.out, "\n    diff        Compare two profiles"), "both commands listed");
+	ok(strstr(r.out, "\n    flamegraph     Draw an interactive SVG flame graph\n") &&
+	   strstr(r.out, "\n    diff           Compare two profiles"), "both commands listed");
 	run_free(&r);
 
 	check_usage("kprofctl: flamegraph: invalid value '50' for option '--width': out of range\n",

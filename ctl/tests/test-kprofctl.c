@@ -29,8 +29,9 @@ static void test_dispatch(void)
 	kprofctl(&u, NULL);
 	is_int(u.rc, KP_EXIT_FAILURE, "no command: exit 1");
 	ok(!strncmp(u.out, "Usage: kprofctl ", 16), "no command: usage on stdout");
-	ok(strstr(u.out, "\n    status      Show the state of kprof.ko\n") &&
-	   strstr(u.out, "\n    version     ") && strstr(u.out, "\n    help        "),
+	ok(strstr(u.out, "\n    status         Show the state of kprof.ko\n") &&
+	   strstr(u.out, "\n    version        ") && strstr(u.out, "\n    help           ") &&
+	   strstr(u.out, "\n    buildid-cache  Manage "),
 	   "no command: lists every command");
 	is_str(u.err, "", "no command: nothing on stderr");
 
