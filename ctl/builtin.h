@@ -27,6 +27,7 @@ struct cmd_struct {
 };
 
 int cmd_buildid_cache(int argc, const char **argv);
+int cmd_convert(int argc, const char **argv);
 int cmd_diff(int argc, const char **argv);
 int cmd_dump(int argc, const char **argv);
 int cmd_flamegraph(int argc, const char **argv);

@@ -36,6 +36,7 @@ static const struct cmd_struct commands[] = {
 	{ "flamegraph",	cmd_flamegraph,	"Draw an interactive SVG flame graph" },
 	{ "diff",	cmd_diff,	"Compare two profiles: table or differential flame graph" },
 	{ "buildid-cache", cmd_buildid_cache, "Manage the build-id cache of the recorded binaries" },
+	{ "convert",	cmd_convert,	"Write a recording as a perf.data file for perf" },
 	{ "version",	cmd_version,	"Show the versions of kprofctl and kprof.ko" },
 	{ "help",	cmd_help,	"Show the commands, or the usage of one" },
 };

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf.data from kprof.data; see perfdata.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include "buildid.h"
+#include "data.h"
+#include "perfdata.h"
+#include "record.h"
+#include "util.h"
+
+#define PERF_MAGIC		0x32454c4946524550ULL	/* "PERFILE2" */
+#define PERF_FEAT_BITS		256
+#define PERF_NAME_ALIGN		64
+#define PERF_MISC_BUILD_ID_SIZE	(1U << 15)
+
+/* perf's header feature bits (tools/perf/util/header.h) */
+enum {
+	FEAT_BUILD_ID	= 2,
+	FEAT_HOSTNAME	= 3,
+	FEAT_OSRELEASE	= 4,
+	FEAT_VERSION	= 5,
+	FEAT_ARCH	= 6,
+	FEAT_NRCPUS	= 7,
+	FEAT_CMDLINE	= 11,
+	FEAT_EVENT_DESC	= 12,
+};
+
+struct perf_section {
+	uint64_t	offset;
+	uint64_t	size;
+};
+
+struct perf_file_header {
+	uint64_t		magic;
+	uint64_t		size;
+	uint64_t		attr_size;
+	struct perf_section	attrs;
+	struct perf_section	data;
+	struct perf_section	event_types;
+	uint64_t		features[PERF_FEAT_BITS / 64];
+};
+
+struct perf_file_attr {
+	struct perf_event_attr	attr;
+	struct perf_section	ids;
+};
+
+_Static_assert(sizeof(struct perf_file_header) == 104, "perf.data header");
+
+/* The sample_type of every event; sample_id_all adds TID, TIME, CPU, IDENTIFIER. */
+#define SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+struct conv {
+	FILE				*fp;
+	const char			*out;
+	const struct kp_data_info	*info;
+	struct perf_event_attr		attrs[KPROF_MAX_EVENTS];
+	bool				callchain;
+	struct kp_perfdata_stats	st;
+	/* the BUILD_ID records, for the feature */
+	struct kp_rec_build_id		**bids;
+	size_t				nr_bids;
+	int				error;
+};
+
+static uint64_t event_id(unsigned int ev)
+{
+	return ev + 1;
+}
+
+static void put(struct conv *c, const void *p, size_t len)
+{
+	if (!c->error && len && fwrite(p, 1, len, c->fp) != len)
+		c->error = errno ? errno : EIO;
+}
+
+static void put_zero(struct conv *c, size_t len)
+{
+	static const char zero[PERF_NAME_ALIGN];
+
+	while (len) {
+		size_t n = len < sizeof(zero) ? len : sizeof(zero);
+
+		put(c, zero, n);
+		len -= n;
+	}
+}
+
+/* perf's perf_header_string: u32 len (NUL included, aligned to 64), the text. */
+static void put_string(struct conv *c, const char *s)
+{
+	uint32_t olen = strlen(s) + 1, len = (olen + PERF_NAME_ALIGN - 1) & ~(PERF_NAME_ALIGN - 1);
+
+	put(c, &len, sizeof(len));
+	put(c, s, olen);
+	put_zero(c, len - olen);
+}
+
+static void attrs_init(struct conv *c)
+{
+	const struct kp_session *s = &c->info->session;
+	unsigned int i;
+
+	c->callchain = s->flags & (KPROF_SESSION_F_KERNEL_STACK | KPROF_SESSION_F_USER_STACK);
+	for (i = 0; i < s->nr_events; i++) {
+		struct perf_event_attr *a = &c->attrs[i];
+
+		memset(a, 0, sizeof(*a));
+		a->type = s->events[i].type;
+		a->size = sizeof(*a);
+		a->config = s->events[i].config;
+		if (s->period) {
+			a->sample_period = s->period;
+		} else if (s->freq) {
+			a->freq = 1;
+			a->sample_freq = s->freq;
+		}
+		a->sample_type = SAMPLE_TYPE | (c->callchain ? PERF_SAMPLE_CALLCHAIN : 0);
+		a->exclude_kernel = !!(s->events[i].flags & KPROF_EV_F_EXCLUDE_KERNEL);
+		a->exclude_user = !!(s->events[i].flags & KPROF_EV_F_EXCLUDE_USER);
+		a->inherit = !!(s->flags & KPROF_SESSION_F_INHERIT);
+		a->sample_id_all = 1;
+		a->use_clockid = 1;
+		a->clockid = CLOCK_MONOTONIC;
+		if (!i) {
+			/* the side-band comes with the first event, as perf record's */
+			a->mmap = 1;
+			a->comm = 1;
+			a->task = 1;
+			a->comm_exec = 1;
+		}
+	}
+}
+
+/* The sample_id of a side-band record: pid, tid, time, cpu, res, identifier. */
+static void put_sample_id(struct conv *c, uint32_t pid, uint32_t tid, uint64_t time,
+			  uint32_t cpu)
+{
+	struct {
+		uint32_t	pid, tid;
+		uint64_t	time;
+		uint32_t	cpu, res;
+		uint64_t	id;
+	} sid = { pid, tid, time, cpu, 0, event_id(0) };
+
+	put(c, &sid, sizeof(sid));
+}
+
+#define SAMPLE_ID_SIZE	32
+
+static void put_header(struct conv *c, uint32_t type, uint16_t misc, size_t size)
+{
+	struct perf_event_header h = { .type = type, .misc = misc, .size = size };
+
+	put(c, &h, sizeof(h));
+}
+
+static void conv_sample(struct conv *c, const struct kp_rec_sample *s)
+{
+	uint64_t nr = 0, ctx;
+	struct {
+		uint64_t	id, ip;
+		uint32_t	pid, tid;
+		uint64_t	time;
+		uint32_t	cpu, res;
+		uint64_t	period;
+	} body = {
+		event_id(s->event), s->ip, s->pid, s->tid, s->time, s->cpu, 0, s->period,
+	};
+	size_t size = sizeof(struct perf_event_header) + sizeof(body);
+
+	if (c->callchain) {
+		nr = (s->nr_kernel ? 1 + s->nr_kernel : 0) + (s->nr_user ? 1 + s->nr_user : 0);
+		size += 8 + 8 * nr;
+	}
+	if (s->header.misc & KPROF_MISC_RAW)
+		c->st.raw_dropped++;
+	put_header(c, PERF_RECORD_SAMPLE, s->header.misc & KPROF_MISC_KERNEL ?
+		   PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER, size);
+	put(c, &body, sizeof(body));
+	if (c->callchain) {
+		put(c, &nr, sizeof(nr));
+		if (s->nr_kernel) {
+			ctx = PERF_CONTEXT_KERNEL;
+			put(c, &ctx, sizeof(ctx));
+			put(c, s->ips, 8 * s->nr_kernel);
+		}
+		if (s->nr_user) {
+			ctx = PERF_CONTEXT_USER;
+			put(c, &ctx, sizeof(ctx));
+			put(c, s->ips + s->nr_kernel, 8 * s->nr_user);
+		}
+	}
+	c->st.samples++;
+}
+
+static void conv_comm(struct conv *c, const struct kp_rec_comm *r)
+{
+	char comm[KP_COMM_LEN] = { 0 };
+
+	snprintf(comm, sizeof(comm), "%s", r->comm);
+	put_header(c, PERF_RECORD_COMM,
+		   r->header.misc & KPROF_MISC_COMM_EXEC ? PERF_RECORD_MISC_COMM_EXEC : 0,
+		   sizeof(struct perf_event_header) + 8 + sizeof(comm) + SAMPLE_ID_SIZE);
+	put(c, &r->pid, 4);
+	put(c, &r->tid, 4);
+	put(c, comm, sizeof(comm));
+	put_sample_id(c, r->pid, r->tid, r->time, 0);
+}
+
+static void conv_mmap(struct conv *c, const struct kp_rec_mmap *m)
+{
+	size_t len = strnlen(m->filename, m->header.size - sizeof(*m)) + 1;
+	size_t padded = (len + 7) & ~(size_t)7;
+	uint64_t v[3] = { m->start, m->len, m->pgoff };
+
+	put_header(c, PERF_RECORD_MMAP, PERF_RECORD_MISC_USER,
+		   sizeof(struct perf_event_header) + 8 + sizeof(v) + padded + SAMPLE_ID_SIZE);
+	put(c, &m->pid, 4);
+	put(c, &m->tid, 4);
+	put(c, v, sizeof(v));
+	put(c, m->filename, len - 1);
+	put_zero(c, padded - len + 1);
+	put_sample_id(c, m->pid, m->tid, m->time, 0);
+}
+
+/* FORK and EXIT: pid, ppid, tid, ptid, time. */
+static void conv_task(struct conv *c, uint32_t type, uint32_t pid, uint32_t ppid, uint32_t tid,
+		      uint32_t ptid, uint64_t time)
+{
+	struct {
+		uint32_t	pid, ppid, tid, ptid;
+		uint64_t	time;
+	} t = { pid, ppid, tid, ptid, time };
+
+	put_header(c, type, 0, sizeof(struct perf_event_header) + sizeof(t) + SAMPLE_ID_SIZE);
+	put(c, &t, sizeof(t));
+	put_sample_id(c, pid, tid, time, 0);
+}
+
+static int keep_build_id(struct conv *c, const struct kp_rec_build_id *b)
+{
+	struct kp_rec_build_id **v, *copy;
+
+	v = realloc(c->bids, (c->nr_bids + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	c->bids = v;
+	copy = malloc(b->header.size);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, b, b->header.size);
+	c->bids[c->nr_bids++] = copy;
+	return 0;
+}
+
+static int conv_record(struct conv *c, const struct kprof_record_header *h)
+{
+	switch (h->type) {
+	case KPROF_RECORD_SAMPLE:
+		conv_sample(c, (const void *)h);
+		return 0;
+	case KPROF_RECORD_COMM:
+		conv_comm(c, (const void *)h);
+		c->st.sideband++;
+		return 0;
+	case KPROF_RECORD_MMAP:
+		conv_mmap(c, (const void *)h);
+		c->st.sideband++;
+		return 0;
+	case KPROF_RECORD_FORK: {
+		const struct kp_rec_fork *f = (const void *)h;
+
+		conv_task(c, PERF_RECORD_FORK, f->pid, f->ppid, f->tid, f->ptid, f->time);
+		c->st.sideband++;
+		return 0;
+	}
+	case KPROF_RECORD_EXIT: {
+		const struct kp_rec_exit *x = (const void *)h;
+
+		conv_task(c, PERF_RECORD_EXIT, x->pid, x->pid, x->tid, x->tid, x->time);
+		c->st.sideband++;
+		return 0;
+	}
+	case KPROF_RECORD_LOST: {
+		const struct kp_rec_lost *l = (const void *)h;
+		uint64_t v[2] = { event_id(0), l->lost };
+
+		put_header(c, PERF_RECORD_LOST, 0,
+			   sizeof(struct perf_event_header) + sizeof(v) + SAMPLE_ID_SIZE);
+		put(c, v, sizeof(v));
+		put_sample_id(c, 0, 0, l->time, l->cpu);
+		c->st.other++;
+		return 0;
+	}
+	case KPROF_RECORD_THROTTLE: {
+		const struct kp_rec_throttle *t = (const void *)h;
+		uint64_t v[3] = { t->time, event_id(t->event), event_id(t->event) };
+
+		put_header(c, PERF_RECORD_THROTTLE, 0,
+			   sizeof(struct perf_event_header) + sizeof(v) + SAMPLE_ID_SIZE);
+		put(c, v, sizeof(v));
+		put_sample_id(c, 0, 0, t->time, t->cpu);
+		c->st.other++;
+		return 0;
+	}
+	case KP_DATA_REC_BUILD_ID:
+		return keep_build_id(c, (const void *)h);
+	case KP_DATA_REC_AGG:
+	case KP_DATA_REC_WAKER:
+		return -EOPNOTSUPP;
+	}
+	return 0;	/* STATS, FINISHED, SYNTH_DONE, SWITCH: kprof's own */
+}
+
+/* ---- the features, after the data ---- */
+
+static void feat_cmdline(struct conv *c)
+{
+	char buf[KP_CMDLINE_MAX], *save = NULL, *w;
+	uint32_t nr = 0;
+	long start = ftell(c->fp);
+
+	put(c, &nr, sizeof(nr));
+	snprintf(buf, sizeof(buf), "%s", c->info->cmdline[0] ? c->info->cmdline : "kprofctl");
+	for (w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		put_string(c, w);
+		nr++;
+	}
+	/* the count, now known */
+	if (!c->error && (fseek(c->fp, start, SEEK_SET) || fwrite(&nr, 4, 1, c->fp) != 1 ||
+			  fseek(c->fp, 0, SEEK_END)))
+		c->error = errno ? errno : EIO;
+}
+
+static void feat_event_desc(struct conv *c)
+{
+	const struct kp_session *s = &c->info->session;
+	uint32_t nr = s->nr_events, size = sizeof(struct perf_event_attr), one = 1;
+	unsigned int i;
+	uint64_t id;
+
+	put(c, &nr, sizeof(nr));
+	put(c, &size, sizeof(size));
+	for (i = 0; i < nr; i++) {
+		put(c, &c->attrs[i], size);
+		put(c, &one, sizeof(one));
+		put_string(c, s->events[i].name);
+		id = event_id(i);
+		put(c, &id, sizeof(id));
+	}
+}
+
+static void feat_build_id(struct conv *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_bids; i++) {
+		const struct kp_rec_build_id *b = c->bids[i];
+		size_t len = strlen(b->filename) + 1;
+		size_t padded = (len + PERF_NAME_ALIGN - 1) & ~(size_t)(PERF_NAME_ALIGN - 1);
+		struct {
+			int32_t		pid;
+			uint8_t		data[20];
+			uint8_t		size;
+			uint8_t		res1;
+			uint16_t	res2;
+		} bev = { .pid = -1, .size = b->size };
+
+		/* pid -1: the host machine's DSO, as perf record writes it */
+		memcpy(bev.data, b->build_id, sizeof(bev.data));
+		put_header(c, 0, PERF_RECORD_MISC_USER | PERF_MISC_BUILD_ID_SIZE,
+			   sizeof(struct perf_event_header) + sizeof(bev) + padded);
+		put(c, &bev, sizeof(bev));
+		put(c, b->filename, len);
+		put_zero(c, padded - len);
+	}
+}
+
+static void feat_write(struct conv *c, unsigned int feat)
+{
+	const struct kp_data_info *info = c->info;
+	char ver[64];
+
+	switch (feat) {
+	case FEAT_BUILD_ID:
+		feat_build_id(c);
+		break;
+	case FEAT_HOSTNAME:
+		put_string(c, info->hostname);
+		break;
+	case FEAT_OSRELEASE:
+		put_string(c, info->release);
+		break;
+	case FEAT_VERSION:
+		snprintf(ver, sizeof(ver), "kprofctl %s", info->kprofctl_version);
+		put_string(c, ver);
+		break;
+	case FEAT_ARCH:
+		put_string(c, info->machine);
+		break;
+	case FEAT_NRCPUS: {
+		uint32_t n[2] = { info->nr_cpus, info->nr_cpus };
+
+		put(c, n, sizeof(n));
+		break;
+	}
+	case FEAT_CMDLINE:
+		feat_cmdline(c);
+		break;
+	case FEAT_EVENT_DESC:
+		feat_event_desc(c);
+		break;
+	}
+}
+
+static void write_features(struct conv *c, struct perf_file_header *h)
+{
+	static const unsigned int feats[] = {
+		FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH,
+		FEAT_NRCPUS, FEAT_CMDLINE, FEAT_EVENT_DESC,
+	};
+	struct perf_section secs[KP_ARRAY_SIZE(feats)];
+	unsigned int i, nr = 0;
+	long table, pos;
+
+	for (i = 0; i < KP_ARRAY_SIZE(feats); i++) {
+		if (feats[i] == FEAT_BUILD_ID && !c->nr_bids)
+			continue;
+		h->features[feats[i] / 64] |= 1ULL << (feats[i] % 64);
+		nr++;
+	}
+	/* the table of sections, in bit order, then each feature */
+	table = ftell(c->fp);
+	put_zero(c, nr * sizeof(secs[0]));
+	for (i = 0, nr = 0; i < KP_ARRAY_SIZE(feats); i++) {
+		if (!(h->features[feats[i] / 64] & (1ULL << (feats[i] % 64))))
+			continue;
+		pos = ftell(c->fp);
+		feat_write(c, feats[i]);
+		secs[nr].offset = pos;
+		secs[nr].size = ftell(c->fp) - pos;
+		nr++;
+	}
+	if (!c->error && (fseek(c->fp, table, SEEK_SET) ||
+			  fwrite(secs, sizeof(secs[0]), nr, c->fp) != nr))
+		c->error = errno ? errno : EIO;
+}
+
+int kp_perfdata__convert(const char *in, const char *out, struct kp_perfdata_stats *st,
+			 struct kp_err *err)
+{
+	struct perf_file_header h = { .magic = PERF_MAGIC, .size = sizeof(h),
+				      .attr_size = sizeof(struct perf_file_attr) };
+	const struct kprof_record_header *rec;
+	struct conv c = { .out = out };
+	unsigned int i, nr_events;
+	struct kp_data *d;
+	uint64_t off, id;
+	size_t k;
+	int ret;
+
+	d = kp_data__open(in, err);
+	if (!d)
+		return -EBADMSG;
+	c.info = kp_data__info(d);
+	nr_events = c.info->session.nr_events;
+	if (!nr_events) {
+		kp_err__set(err, EINVAL, "'%s' has no events", in);
+		ret = -EINVAL;
+		goto out_close;
+	}
+	c.fp = fopen(out, "w+");
+	if (!c.fp) {
+		ret = -errno;
+		kp_err__set(err, -ret, "cannot create '%s': %s", out, strerror(-ret));
+		goto out_close;
+	}
+	attrs_init(&c);
+
+	/* header (written last), attrs with their ids, then the data */
+	put_zero(&c, sizeof(h));
+	h.attrs.offset = sizeof(h);
+	h.attrs.size = nr_events * sizeof(struct perf_file_attr);
+	for (i = 0; i < nr_events; i++) {
+		struct perf_file_attr fa = { .attr = c.attrs[i] };
+
+		fa.ids.offset = h.attrs.offset + h.attrs.size + i * 8;
+		fa.ids.size = 8;
+		put(&c, &fa, sizeof(fa));
+	}
+	for (i = 0; i < nr_events; i++) {
+		id = event_id(i);
+		put(&c, &id, sizeof(id));
+	}
+	h.data.offset = h.attrs.offset + h.attrs.size + nr_events * 8;
+	while ((ret = kp_data__next(d, &rec, &off, err)) > 0) {
+		ret = conv_record(&c, rec);
+		if (ret == -EOPNOTSUPP) {
+			kp_err__set(err, EOPNOTSUPP,
+				    "'%s' is an aggregated profile: its stacks have counts, not samples perf.data can hold",
+				    in);
+			goto out_unlink;
+		}
+		if (ret) {
+			kp_err__set(err, -ret, "%s", strerror(-ret));
+			goto out_unlink;
+		}
+	}
+	if (ret < 0)
+		goto out_unlink;
+	fflush(c.fp);
+	h.data.size = ftell(c.fp) - h.data.offset;
+	write_features(&c, &h);
+	if (!c.error && (fseek(c.fp, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, c.fp) != 1))
+		c.error = errno ? errno : EIO;
+	if (fclose(c.fp) && !c.error)
+		c.error = errno;
+	c.fp = NULL;
+	if (c.error) {
+		ret = -c.error;
+		kp_err__set(err, c.error, "cannot write '%s': %s", out, strerror(c.error));
+		goto out_unlink;
+	}
+	c.st.build_ids = c.nr_bids;
+	if (st)
+		*st = c.st;
+	ret = 0;
+	goto out_close;
+
+out_unlink:
+	if (c.fp)
+		fclose(c.fp);
+	unlink(out);
+out_close:
+	for (k = 0; k < c.nr_bids; k++)
+		free(c.bids[k]);
+	free(c.bids);
+	kp_data__close(d);
+	return ret;
+}

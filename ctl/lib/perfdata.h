@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * perf.data from kprof.data, for perf itself ('perf report', 'perf script')
+ * and the tools that read perf's file: the "PERFILE2" header, one
+ * perf_event_attr per event with its id, the side-band as PERF_RECORD_COMM,
+ * _MMAP, _FORK and _EXIT, the samples as PERF_RECORD_SAMPLE (identifier,
+ * ip, tid, time, cpu, period, and the call chain with PERF_CONTEXT_KERNEL
+ * and PERF_CONTEXT_USER markers), losses and throttling, every record with
+ * its sample_id, CLOCK_MONOTONIC times marked with use_clockid, and the
+ * HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CMDLINE, EVENT_DESC and
+ * BUILD_ID features.  The layouts are those of perf's
+ * Documentation/perf.data-file-format.txt and <linux/perf_event.h>.
+ *
+ * Not converted (refused or left out, see kp_perfdata__convert()): an
+ * aggregated profile's AGG records, and tracepoints' raw data.
+ */
+#ifndef KPROFCTL_PERFDATA_H
+#define KPROFCTL_PERFDATA_H
+
+#include <stdint.h>
+
+#include "error.h"
+
+struct kp_perfdata_stats {
+	uint64_t	samples;
+	uint64_t	sideband;	/* COMM, MMAP, FORK, EXIT */
+	uint64_t	other;		/* LOST, THROTTLE */
+	uint64_t	raw_dropped;	/* tracepoint samples written without their raw data */
+	uint32_t	build_ids;
+};
+
+/*
+ * Write @out (perf.data) from the kprof.data @in.  An aggregated profile
+ * (AGG records) is refused with -EOPNOTSUPP: it has no samples.  0 or
+ * -errno with @err set; @st (may be NULL) counts what was written.
+ */
+int kp_perfdata__convert(const char *in, const char *out, struct kp_perfdata_stats *st,
+			 struct kp_err *err);
+
+#endif /* KPROFCTL_PERFDATA_H */
