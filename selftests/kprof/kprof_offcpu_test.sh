@@ -144,13 +144,19 @@ if [ -n "$bcc" ]; then
 	head -n 4 "$tmp/kp.sig" | while read -r key us; do
 		echo "#   $key $us | $(awk -v k="$key" '$1 == k { print $2 }' "$tmp/bcc.sig")"
 	done
+	# Compared by thread and kernel path: BCC's frame-pointer walk can
+	# miss the program's function above a libc leaf (read() has no frame
+	# of its own), so its user frames are not a key both tools share; the
+	# user frames are checked against the program's own times above.
 	bad=0
-	for key in "kp-reader;kp_read_pipe" "kp-writer;kp_writer_sleep" "kp-napper;kp_nap"; do
-		k=$(awk -v k="$key" '$1 == k { print $2 }' "$tmp/kp.sig")
-		b=$(awk -v k="$key" '$1 == k { print $2 }' "$tmp/bcc.sig")
-		within "${k:-0}" "${b:-0}" 0.95 1.05 || { echo "# $key: kprof ${k:-none}, offcputime ${b:-none}"; bad=1; }
+	for key in "kp-reader pipe_read" "kp-writer do_nanosleep" "kp-napper do_nanosleep"; do
+		set -- $key
+		k=$(sum "$tmp/kp.folded" "^$1;" ";$2;")
+		b=$(sum "$tmp/bcc.folded" "^$1;" ";$2;")
+		echo "# $1 in $2 (us): kprof ${k:-none}, offcputime ${b:-none}"
+		within "${k:-0}" "${b:-0}" 0.95 1.05 || bad=1
 	done
-	check "the three stacks' off-CPU time within 5 % of BCC offcputime's, same run" [ $bad = 0 ]
+	check "the three blocking paths' off-CPU time (thread and kernel function) within 5 % of BCC offcputime's, same run" [ $bad = 0 ]
 elif [ "${KPROF_BPF_PEERS:-1}" = 0 ]; then
 	skip "the three stacks against BCC offcputime" "KPROF_BPF_PEERS=0: BCC runs on the generic guest"
 else

@@ -32,7 +32,7 @@ result() {
 }
 
 echo "TAP version 13"
-echo "1..22"
+echo "1..23"
 
 kt_load
 "$kprofctl" stop >/dev/null 2>&1
@@ -72,6 +72,21 @@ if grep -q 'vfs_read' "$tmp/sys.report" && grep -q 'do_syscall_64' "$tmp/sys.rep
 else
 	not_ok "report -g: sysread's call graph shows vfs_read and do_syscall_64"
 	head -30 "$tmp/sys.report" | sed 's/^/# /'
+fi
+# convert: perf itself reads the recording; hot_leaf's share in perf report
+# is kprofctl report's, within 0.5 points
+"$kprofctl" convert -i "$tmp/hot.data" -o "$tmp/hot.perf" >/dev/null 2>"$tmp/convert.err"
+"$kprofctl" report -i "$tmp/hot.data" --stdio --sort sym >"$tmp/hot.sym" 2>&1
+perf report -i "$tmp/hot.perf" --stdio --no-children -g none --sort sym >"$tmp/hot.psym" 2>&1
+k=$(awk '$2 == "[.]" && $3 == "hot_leaf" { sub("%", "", $1); print $1; exit }' "$tmp/hot.sym")
+p=$(awk '$2 == "[.]" && $3 == "hot_leaf" { sub("%", "", $1); print $1; exit }' "$tmp/hot.psym")
+if [ -n "$k" ] && [ -n "$p" ] && awk -v k="$k" -v p="$p" 'BEGIN { d = k - p; exit !(d < 0.5 && d > -0.5) }'; then
+	ok "convert: perf report of the converted recording gives hot_leaf $p%, kprofctl report $k%"
+else
+	not_ok "convert: perf report of the converted recording gives hot_leaf '$p'%, kprofctl report '$k'%"
+	sed 's/^/# /' "$tmp/convert.err"
+	head -20 "$tmp/hot.psym" | sed 's/^/# perf: /'
+	head -20 "$tmp/hot.sym" | sed 's/^/# kprof: /'
 fi
 # [vdso]: a program started under record gets its vDSO mapping, and the
 # frames in it are named from the image kprof.data carries.  User frames
