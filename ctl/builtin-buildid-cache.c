@@ -175,10 +175,7 @@ static int bc_add(const char *file, void *arg)
 	n = bc_read_id(c, file, id, real);
 	if (n < 0)
 		return -1;
-	/*
-	 * The resolved path as the link's source too: link(2) does not follow
-	 * a symbolic link, and the entry would be the link, not the file.
-	 */
+	/* the resolved path, as the entry's name and the file linked or copied */
 	ret = kp_buildid_cache__add(c->dir, real, real, id, n, &err);
 	if (ret < 0) {
 		kp_err__print(&err, c->cmd);
