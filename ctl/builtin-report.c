@@ -689,7 +689,7 @@ static int parse_sort(struct report *rep, const char *cmd, const char *s)
 /* "caller", "callee", "graph", a threshold, separated by commas. */
 static int parse_call_graph(struct report *rep, const char *cmd, const char *s)
 {
-	char *copy = strdup(s), *tok, *save = NULL, *end;
+	char *copy = strdup(s), *tok, *save = NULL;
 	int ret = 0;
 
 	if (!copy)
@@ -707,8 +707,7 @@ static int parse_call_graph(struct report *rep, const char *cmd, const char *s)
 		} else if (!strcmp(tok, "none")) {
 			rep->callgraph = false;
 		} else {
-			v = strtod(tok, &end);
-			if (end == tok || *end || !(v >= 0 && v <= 100)) {
+			if (kp_parse_percent(tok, &v)) {
 				kp_error(cmd, "bad --call-graph value '%s' (caller, callee, or a threshold in percent)",
 					 tok);
 				ret = KP_EXIT_USAGE;
@@ -778,14 +777,9 @@ int cmd_report(int argc, const char **argv)
 		rep.callgraph = true;
 		rep.caller = true;
 	}
-	if (!ret && limit) {
-		char *end;
-
-		rep.percent_limit = strtod(limit, &end);
-		if (end == limit || *end || !(rep.percent_limit >= 0 && rep.percent_limit <= 100)) {
-			kp_error(cmd, "bad --percent-limit value '%s' (0 to 100)", limit);
-			ret = KP_EXIT_USAGE;
-		}
+	if (!ret && limit && kp_parse_percent(limit, &rep.percent_limit)) {
+		kp_error(cmd, "bad --percent-limit value '%s' (0 to 100)", limit);
+		ret = KP_EXIT_USAGE;
 	}
 	if (!ret)
 		ret = kp_decode_args__filter(&a, &rep.filter, cmd);

@@ -109,6 +109,20 @@ int kp_parse_int(const char *s, int *val)
 	return 0;
 }
 
+int kp_parse_percent(const char *s, double *val)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	v = strtod(s, &end);
+	if (end == s || *end || !(v >= 0 && v <= 100))
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
 int kp_parse_size(const char *s, uint64_t *bytes)
 {
 	unsigned int shift = 0;

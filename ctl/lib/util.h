@@ -54,6 +54,9 @@ int kp_parse_size(const char *s, uint64_t *bytes);
  */
 int kp_parse_duration_ms(const char *s, uint64_t *ms);
 
+/* A percentage, 0 to 100, decimal ("0.5"); 0 or -EINVAL. */
+int kp_parse_percent(const char *s, double *val);
+
 /* "1.0" from a KPROF_ABI_VERSION-encoded value; returns @buf. */
 char *kp_fmt_abi(char *buf, size_t len, uint32_t abi);
 /* "42s", "3m 07s", "2h 03m 07s", "1d 00h 00m 05s"; returns @buf. */
