@@ -480,6 +480,46 @@ int kp_elf__build_id(const char *path, unsigned char *build_id, size_t size)
 	return n ? n : -ENOENT;
 }
 
+ssize_t kp_elf__read_vaddr(const char *path, uint64_t addr, void *buf, size_t len)
+{
+	size_t i, nph;
+	ssize_t n = -EFAULT;
+	int fd;
+	Elf *elf;
+
+	if (!elf_ready())
+		return -ENOEXEC;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* not mapped: /proc/kcore claims the size of the address space */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nph)) {
+		n = -ENOEXEC;
+		goto out;
+	}
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		uint64_t avail;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
+		    addr < ph.p_vaddr || addr - ph.p_vaddr >= ph.p_filesz)
+			continue;
+		avail = ph.p_filesz - (addr - ph.p_vaddr);
+		if (len > avail)
+			len = avail;
+		n = pread(fd, buf, len, ph.p_offset + (addr - ph.p_vaddr));
+		if (n < 0)
+			n = -errno;
+		break;
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return n;
+}
+
 static int elf__segments(Elf *elf, struct kp_dso *dso)
 {
 	size_t i, nph;

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define KP_DSO_KERNEL_NAME	"[kernel.kallsyms]"
 #define KP_DSO_VDSO_NAME	"[vdso]"
@@ -137,6 +138,15 @@ int kp_build_id__debug_path(const unsigned char *build_id, unsigned int len,
 
 /* Read the GNU build-id note of the ELF file @path; its length, or -errno. */
 int kp_elf__build_id(const char *path, unsigned char *build_id, size_t size);
+
+/*
+ * Read up to @len bytes at virtual address @addr of the ELF file @path
+ * through its PT_LOAD program headers: an executable or shared object
+ * (ELF addresses), a vmlinux, or /proc/kcore (the running kernel's and
+ * modules' text at their addresses).  The bytes read, fewer at the end of
+ * a segment; -EFAULT when no segment has file bytes at @addr, or -errno.
+ */
+ssize_t kp_elf__read_vaddr(const char *path, uint64_t addr, void *buf, size_t len);
 
 /*
  * The kernel: kallsyms text symbols of the kernel ("[kernel.kallsyms]")
