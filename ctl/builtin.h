@@ -26,6 +26,7 @@ struct cmd_struct {
 	const char	*summary;	/* one line for 'kprofctl help' */
 };
 
+int cmd_annotate(int argc, const char **argv);
 int cmd_buildid_cache(int argc, const char **argv);
 int cmd_convert(int argc, const char **argv);
 int cmd_diff(int argc, const char **argv);

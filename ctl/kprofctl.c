@@ -29,6 +29,7 @@ static const struct cmd_struct commands[] = {
 	{ "sched",	cmd_sched,	"Scheduler analysis: record, latency, map, timehist, runqlat" },
 	{ "report",	cmd_report,	"Show where the samples are, with call graphs" },
 	{ "script",	cmd_script,	"Print every sample with its call chain" },
+	{ "annotate",	cmd_annotate,	"Show the samples of each instruction of the hottest symbols" },
 	{ "folded",	cmd_folded,	"Print collapsed stacks, the input of flame graphs" },
 	{ "pprof",	cmd_pprof,	"Write a pprof profile, for go tool pprof and Pyroscope" },
 	{ "exporter",	cmd_exporter,	"Serve kprof.ko's health to Prometheus (/metrics)" },
