@@ -12,6 +12,16 @@ kprof_record_test.sh until kprofctl decodes symbols itself.
   kprof_record_check.py only-pid DATA PID : every sample is PID's.
   kprof_record_check.py modes DATA kernel|user : every sample is in that
       mode and has no chain of the other.
+  kprof_record_check.py annotate DATA OUT : OUT is `kprofctl annotate
+      --percent-type local-hits` of kernel or module symbols of DATA (read
+      from /proc/kcore) of the first event: for each symbol, every address
+      a sample was taken at (its ip, named with /proc/kallsyms) is an instruction line
+      with the share of the symbol's samples there, and the hottest line is
+      the most sampled address.
+  kprof_record_check.py annotate-peer KPROF_OUT PERF_OUT : the hottest
+      instruction of one symbol in kprofctl annotate's and perf annotate's
+      --stdio outputs is the same or a neighbour, and the two shares of it
+      are within 5 points.
 
 Prints what it found and exits 1 when the check fails."""
 
@@ -105,19 +115,24 @@ def user_chain(data, binary, leaf, callers):
     return 0 if good >= 50 and bad <= good // 20 else 1
 
 
-def kernel_path(data, comm, wanted):
-    recs = records(data)
-    pids = {r["pid"] for r in recs if r["type"] == "COMM" and r["comm"] == comm}
+def kallsyms():
+    """The kernel's and modules' text symbols, or None when addresses read 0."""
     pairs = []
     with open("/proc/kallsyms") as f:
         for line in f:
             a, t, n = line.split()[:3]
             if t in "tT" and int(a, 16):
                 pairs.append((int(a, 16), n))
-    if not pairs:
+    return Symbols(pairs) if pairs else None
+
+
+def kernel_path(data, comm, wanted):
+    recs = records(data)
+    pids = {r["pid"] for r in recs if r["type"] == "COMM" and r["comm"] == comm}
+    ksyms = kallsyms()
+    if not ksyms:
         print("no kernel addresses in /proc/kallsyms")
         return 1
-    ksyms = Symbols(pairs)
     kernel = [r for r in recs if r["type"] == "SAMPLE" and r["pid"] in pids and r["kernel"]]
     hits = sum(all(any(ksyms.name(int(a, 16)) == w for a in r["kernel"]) for w in wanted)
                for r in kernel)
@@ -144,6 +159,79 @@ def modes(data, mode):
     return 0 if len(samples) >= 20 and not bad else 1
 
 
+def annotate(data, out):
+    ksyms = kallsyms()
+    if not ksyms:
+        print("no kernel addresses in /proc/kallsyms")
+        return 1
+    hits = {}
+    for r in records(data):
+        # the sample's address (the leaf with or without a chain), first event's
+        if r["type"] == "SAMPLE" and r["misc"] & 1 and r["event"] == 0:
+            ip = int(r["ip"], 16)
+            hits.setdefault(ksyms.name(ip), {}).setdefault(ip, 0)
+            hits[ksyms.name(ip)][ip] += 1
+    # the sections: "<sym>:" heads, then "  PCT :   ADDR:   insn" lines
+    sections, cur = {}, None
+    with open(out) as f:
+        for line in f:
+            f2 = line.split()
+            if len(f2) == 3 and f2[0] == ":" and f2[2].startswith("<") and f2[2].endswith(">:"):
+                cur = sections.setdefault(f2[2][1:-2], {})
+            elif cur is not None and len(f2) >= 3 and f2[1] == ":" and f2[2].endswith(":"):
+                cur[int(f2[2][:-1], 16)] = float(f2[0])
+    if not sections:
+        print("no annotated symbol in the output")
+        return 1
+    bad = 0
+    for name, lines in sections.items():
+        want = hits.get(name, {})
+        total = sum(want.values())
+        missing = [hex(a) for a in want if a not in lines]
+        wrong = [hex(a) for a, n in want.items()
+                 if a in lines and abs(lines[a] - 100.0 * n / total) > 0.011]
+        top = max(want, key=lambda a: want[a]) if want else None
+        hot = max(lines, key=lambda a: lines[a])
+        ok = total > 0 and not missing and not wrong and lines[hot] == lines.get(top)
+        print(f"{name}: {len(lines)} instructions, {total} samples at {len(want)} addresses; "
+              f"hottest {hex(hot)} ({lines[hot]:.2f}%), most sampled "
+              f"{hex(top) if top else None}; not an instruction: {missing[:5]}; "
+              f"wrong share: {wrong[:5]}")
+        bad += not ok
+    return 1 if bad else 0
+
+
+def annotate_lines(out):
+    """[(addr, percent)] of the instruction lines of an annotate --stdio output."""
+    lines = []
+    with open(out) as f:
+        for line in f:
+            f2 = line.split()
+            if len(f2) >= 3 and f2[1] == ":" and f2[2].endswith(":"):
+                try:
+                    lines.append((int(f2[2][:-1], 16), float(f2[0])))
+                except ValueError:
+                    pass
+    return lines
+
+
+def annotate_peer(kout, pout):
+    k, p = annotate_lines(kout), annotate_lines(pout)
+    if not k or not p:
+        print(f"kprofctl: {len(k)} instruction lines, perf: {len(p)}")
+        return 1
+    addrs = [a for a, _ in k]
+    kp = dict(k)
+    khot = max(k, key=lambda x: x[1])
+    phot = max(p, key=lambda x: x[1])
+    near = phot[0] in kp and abs(addrs.index(phot[0]) - addrs.index(khot[0])) <= 1
+    close = near and abs(kp[phot[0]] - phot[1]) <= 5.0
+    print(f"kprofctl: hottest {hex(khot[0])} {khot[1]:.2f}% of {len(k)} instructions; "
+          f"perf: hottest {hex(phot[0])} {phot[1]:.2f}% of {len(p)}; "
+          f"kprofctl there: {kp.get(phot[0])}")
+    return 0 if near and close else 1
+
+
 def main(argv):
     cmd, data = argv[1], argv[2]
     if cmd == "user-chain":
@@ -154,6 +242,10 @@ def main(argv):
         return only_pid(data, int(argv[3]))
     if cmd == "modes":
         return modes(data, argv[3])
+    if cmd == "annotate":
+        return annotate(data, argv[3])
+    if cmd == "annotate-peer":
+        return annotate_peer(data, argv[3])
     print(__doc__)
     return 2
 
