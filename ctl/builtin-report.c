@@ -727,7 +727,7 @@ int cmd_report(int argc, const char **argv)
 	struct kp_decode_args a = { 0 };
 	struct kp_decode_opts opts = { 0 };
 	struct report rep = { .fp = stdout, .cg_threshold = 0.5 };
-	bool graph = false, inverted = false, stdio_ = false;
+	bool graph = false, inverted = false, stdio_ = false, header = false, header_only = false;
 	const struct option options[] = {
 		KP_DECODE_INPUT_OPTIONS(&a),
 		OPT_STRING('s', "sort", &sort, "key[,key...]",
@@ -739,6 +739,8 @@ int cmd_report(int argc, const char **argv)
 		OPT_STRING(0, "percent-limit", &limit, "percent", "hide entries below this"),
 		OPT_BOOLEAN('n', "show-nr-samples", &rep.show_nr, "show the number of samples"),
 		OPT_BOOLEAN(0, "stdio", &stdio_, "text output (the only one)"),
+		OPT_BOOLEAN(0, "header", &header, "show the recording's header first"),
+		OPT_BOOLEAN(0, "header-only", &header_only, "show the recording's header only"),
 		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
 		KP_DECODE_FILTER_OPTIONS(&a, "entries"),
 		OPT_END()
@@ -792,6 +794,14 @@ int cmd_report(int argc, const char **argv)
 	if (kp_decode_args__open(&a, &d, &opts, cmd)) {
 		report__exit(&rep);
 		return KP_EXIT_FAILURE;
+	}
+	if (header || header_only) {
+		kp_decoder__fprintf_header(&d, rep.fp);
+		if (header_only) {
+			kp_decoder__close(&d);
+			report__exit(&rep);
+			return KP_EXIT_OK;
+		}
 	}
 	/* call graphs: resolve each distinct stack once; flat: one frame a sample */
 	if (rep.callgraph)

@@ -22,11 +22,26 @@ int kp_decode_args__check(struct kp_decode_args *a, const char *cmd)
 	return 0;
 }
 
+int kp_decode_opts__time(struct kp_decode_opts *opts, const char *time, const char *cmd)
+{
+	if (!time)
+		return 0;
+	if (kp_parse_time_range(time, &opts->time_start, &opts->time_end)) {
+		kp_error(cmd, "bad --time value '%s' (START,END in seconds, either may be empty)",
+			 time);
+		return KP_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int kp_decode_args__filter(const struct kp_decode_args *a, struct kp_filter *f,
 			   const char *cmd)
 {
+	struct kp_decode_opts o = { 0 };
 	int ret;
 
+	if (kp_decode_opts__time(&o, a->time, cmd))
+		return KP_EXIT_USAGE;
 	if (a->no_offcpu && a->offcpu_only) {
 		kp_error(cmd, "options --no-off-cpu and --off-cpu-only are mutually exclusive");
 		return KP_EXIT_USAGE;
@@ -65,6 +80,8 @@ int kp_decode_args__open(struct kp_decode_args *a, struct kp_decoder *d,
 
 	opts->machine.cmd = cmd;
 	opts->machine.proc_root = true;
+	if (kp_decode_opts__time(opts, a->time, cmd))	/* checked by kp_decode_args__filter() */
+		return -1;
 	if (kp_decode_args__live(a, cmd))
 		return -1;
 	ret = kp_decoder__open(d, a->input, opts, &err);

@@ -39,6 +39,7 @@ struct kp_decode_args {
 	const char	*comms, *pids, *tids, *dsos;
 	bool		kernel, user;	/* -K, -U */
 	bool		no_offcpu, offcpu_only;	/* --no-off-cpu, --off-cpu-only */
+	const char	*time;		/* --time START,END */
 	char		live_path[PATH_MAX];	/* --live's profile, until unlinked */
 };
 
@@ -79,7 +80,13 @@ struct kp_decode_args {
 	OPT_BOOLEAN(0, "no-off-cpu", &(a)->no_offcpu,				\
 		    "leave out the off-CPU time (record --off-cpu)"),		\
 	OPT_BOOLEAN(0, "off-cpu-only", &(a)->offcpu_only,			\
-		    "only the off-CPU time (record --off-cpu)")
+		    "only the off-CPU time (record --off-cpu)"),			\
+	KP_DECODE_TIME_OPTION(&(a)->time)
+
+/* perf's --time START,END, into the string @time (kp_decode_opts__time()). */
+#define KP_DECODE_TIME_OPTION(time)						\
+	OPT_STRING(0, "time", time, "start,end",				\
+		   "only samples in this time span, in seconds as script shows them")
 
 /*
  * Refuse --live with an input file ("kprofctl: CMD: --live reads the
@@ -87,6 +94,12 @@ struct kp_decode_args {
  * input to kprof.data and return 0.
  */
 int kp_decode_args__check(struct kp_decode_args *a, const char *cmd);
+
+/*
+ * --time's @time (NULL: none) into @opts: 0, or KP_EXIT_USAGE with
+ * "kprofctl: CMD: bad --time value 'X' (START,END in seconds)" printed.
+ */
+int kp_decode_opts__time(struct kp_decode_opts *opts, const char *time, const char *cmd);
 
 /* kp_filter__init() with the filter options: 0 or KP_EXIT_USAGE. */
 int kp_decode_args__filter(const struct kp_decode_args *a, struct kp_filter *f,

@@ -27,6 +27,8 @@ struct kp_decode_opts {
 	struct kp_machine_opts	machine;
 	bool			time_order;	/* samples sorted by time */
 	unsigned int		max_frames;	/* of each chain to resolve; 0: all */
+	/* --time: only the samples in [time_start, time_end] (ns); both 0: all */
+	uint64_t		time_start, time_end;
 };
 
 struct kp_event_count {
@@ -109,6 +111,13 @@ bool kp_decoder__has_offcpu(const struct kp_decoder *d);
 
 /* Lost samples: the module's totals when the file has them. */
 uint64_t kp_decoder__lost(const struct kp_decoder *d);
+
+/*
+ * The recording's header as 'perf report --header' prints perf.data's:
+ * "# ========" lines around "# hostname : ...", "# os release : ...",
+ * "# cmdline : ...", one "# event : name = ..." per event, and so on.
+ */
+void kp_decoder__fprintf_header(const struct kp_decoder *d, FILE *fp);
 
 /* "cpu-clock": the name of event @i. */
 const char *kp_decoder__event_name(const struct kp_decoder *d, unsigned int i);

@@ -109,6 +109,49 @@ int kp_parse_int(const char *s, int *val)
 	return 0;
 }
 
+/* "12.345" seconds into nanoseconds; the whole of [@s, @e). */
+static int parse_seconds(const char *s, const char *e, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0;
+	int digits = 0, fdigits = 0;
+
+	for (; s < e && isdigit((unsigned char)*s); s++, digits++) {
+		if (sec > (UINT64_MAX / 1000000000ULL - 9) / 10)
+			return -EINVAL;
+		sec = sec * 10 + (*s - '0');
+	}
+	if (s < e && *s == '.') {
+		for (s++; s < e && isdigit((unsigned char)*s); s++, fdigits++) {
+			if (fdigits == 9)
+				return -EINVAL;
+			frac = frac * 10 + (*s - '0');
+		}
+	}
+	if (s != e || (!digits && !fdigits))
+		return -EINVAL;
+	for (; fdigits < 9; fdigits++)
+		frac *= 10;
+	*ns = sec * 1000000000ULL + frac;
+	return 0;
+}
+
+int kp_parse_time_range(const char *s, uint64_t *start, uint64_t *end)
+{
+	const char *comma = s ? strchr(s, ',') : NULL;
+	const char *stop;
+
+	if (!comma || strchr(comma + 1, ','))
+		return -EINVAL;
+	stop = comma + strlen(comma);
+	*start = 0;
+	*end = UINT64_MAX;
+	if (comma > s && parse_seconds(s, comma, start))
+		return -EINVAL;
+	if (stop > comma + 1 && parse_seconds(comma + 1, stop, end))
+		return -EINVAL;
+	return *start <= *end ? 0 : -EINVAL;
+}
+
 int kp_parse_percent(const char *s, double *val)
 {
 	char *end;

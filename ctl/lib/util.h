@@ -54,6 +54,13 @@ int kp_parse_size(const char *s, uint64_t *bytes);
  */
 int kp_parse_duration_ms(const char *s, uint64_t *ms);
 
+/*
+ * perf's --time START,END: seconds with up to 9 decimals, either side may
+ * be empty ("10.5,", ",12"), into nanoseconds; an open end is 0 or
+ * UINT64_MAX.  0, or -EINVAL (also for START after END).
+ */
+int kp_parse_time_range(const char *s, uint64_t *start, uint64_t *end);
+
 /* A percentage, 0 to 100, decimal ("0.5"); 0 or -EINVAL. */
 int kp_parse_percent(const char *s, double *val);
 

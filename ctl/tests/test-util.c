@@ -85,6 +85,33 @@ static void test_parse_size_duration(void)
 	is_int(kp_parse_duration_ms("", &v), -EINVAL, "duration: empty");
 }
 
+static void test_time_percent(void)
+{
+	uint64_t a, b;
+	double p;
+
+	ok(!kp_parse_time_range("1.5,2.000000001", &a, &b) && a == 1500000000ULL &&
+	   b == 2000000001ULL, "time range: seconds with decimals, to ns");
+	ok(!kp_parse_time_range("10,", &a, &b) && a == 10000000000ULL && b == UINT64_MAX,
+	   "time range: an open end");
+	ok(!kp_parse_time_range(",.25", &a, &b) && a == 0 && b == 250000000ULL,
+	   "time range: an open start, a bare fraction");
+	ok(!kp_parse_time_range(",", &a, &b) && a == 0 && b == UINT64_MAX, "time range: both open");
+	is_int(kp_parse_time_range("2,1", &a, &b), -EINVAL, "time range: start after end");
+	is_int(kp_parse_time_range("1", &a, &b), -EINVAL, "time range: no comma");
+	is_int(kp_parse_time_range("1,2,3", &a, &b), -EINVAL, "time range: two commas");
+	is_int(kp_parse_time_range("1.0000000001,", &a, &b), -EINVAL, "time range: 10 decimals");
+	is_int(kp_parse_time_range("-1,", &a, &b), -EINVAL, "time range: a sign");
+	is_int(kp_parse_time_range("1e3,", &a, &b), -EINVAL, "time range: an exponent");
+	is_int(kp_parse_time_range("99999999999999999999,", &a, &b), -EINVAL, "time range: too large");
+	ok(!kp_parse_percent("0.5", &p) && p == 0.5, "percent: 0.5");
+	ok(!kp_parse_percent("100", &p) && p == 100, "percent: 100");
+	is_int(kp_parse_percent("100.1", &p), -EINVAL, "percent: above 100");
+	is_int(kp_parse_percent(" 5", &p), -EINVAL, "percent: a leading blank");
+	is_int(kp_parse_percent("5%", &p), -EINVAL, "percent: a suffix");
+	is_int(kp_parse_percent("nan", &p), -EINVAL, "percent: nan");
+}
+
 static void test_format(void)
 {
 	char buf[64], want[32];
@@ -152,6 +179,7 @@ int main(void)
 	test_parse_u64();
 	test_parse_int();
 	test_parse_size_duration();
+	test_time_percent();
 	test_format();
 	test_state_uptime();
 	test_error();
