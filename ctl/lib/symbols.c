@@ -194,6 +194,19 @@ uint64_t kp_dso__map_ip(const struct kp_dso *dso, uint64_t off)
 	return off;
 }
 
+uint64_t kp_dso__file_offset(const struct kp_dso *dso, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < dso->nr_segs; i++) {
+		const struct kp_seg *s = &dso->segs[i];
+
+		if (addr >= s->vaddr && addr - s->vaddr < s->filesz)
+			return addr - s->vaddr + s->offset;
+	}
+	return addr;
+}
+
 char *kp_dso__build_id_hex(const struct kp_dso *dso, char *buf, size_t len)
 {
 	unsigned int i;

@@ -123,6 +123,12 @@ int kp_dso__load_perf_map(struct kp_dso *dso, const char *path);
  */
 uint64_t kp_dso__map_ip(const struct kp_dso *dso, uint64_t off);
 
+/*
+ * The inverse: the file offset of ELF address @addr (what perf script
+ * prints for user frames of a call chain); @addr when no segment holds it.
+ */
+uint64_t kp_dso__file_offset(const struct kp_dso *dso, uint64_t addr);
+
 /* The symbol at ELF address @addr, or NULL; cached. */
 const struct kp_sym *kp_dso__find(struct kp_dso *dso, uint64_t addr);
 
