@@ -15,7 +15,10 @@
  * layout: callee order (from the sampled function to its callers) by
  * default, caller order with -g caller; branches below 0.5% of the event's
  * total are hidden.  Percentages are of the event's samples that pass the
- * filters, weighted by period.
+ * filters, weighted by period.  With --children (perf's default with -g,
+ * not kprofctl's), a "Children" column before the "Self" one: each entry
+ * also counts the samples with it anywhere in their chain (once a sample),
+ * and its call graph is that of the chains from it on.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -82,8 +85,10 @@ struct hist_entry {
 	uint64_t		addr;
 	bool			kernel;
 	uint32_t		pid, tid, cpu;
-	uint64_t		period;
+	uint64_t		period;		/* self */
 	uint64_t		samples;
+	uint64_t		children;	/* --children: with it in the chain */
+	uint64_t		seen;		/* --children: the last sample counted */
 	struct cg_node		root;		/* children: the chains */
 };
 
@@ -103,6 +108,8 @@ struct report {
 	double			cg_threshold;	/* percent */
 	double			percent_limit;
 	bool			show_nr;
+	bool			children;	/* --children */
+	uint64_t		seq;		/* samples seen, for --children */
 	struct hist_entry	*entries;	/* open addressing */
 	size_t			mask, used;
 	struct node_chunk	*chunks;
@@ -212,19 +219,14 @@ static int report__grow(struct report *rep)
 	return 0;
 }
 
-static int report__sample(struct kp_decoder *d, const struct kp_resolved *s, void *arg)
+/* The entry of frame @f of @s (the --sort keys of it), found or added; NULL: ENOMEM. */
+static struct hist_entry *report__entry(struct report *rep, const struct kp_resolved *s,
+					const struct kp_frame *f)
 {
-	struct report *rep = arg;
 	const struct kp_rec_sample *r = s->rec;
-	const struct kp_frame *f;
-	unsigned int first, last;
 	struct hist_entry key = { .used = true }, *e;
 	size_t i;
 
-	(void)d;
-	if (!kp_filter__sample(&rep->filter, s, &first, &last))
-		return 0;
-	f = &s->frames[first];
 	key.event = r->event;
 	if (rep->has[SORT_COMM])
 		key.comm = s->comm;
@@ -247,7 +249,7 @@ static int report__sample(struct kp_decoder *d, const struct kp_resolved *s, voi
 	key.hash = entry__hash(&key);
 
 	if ((!rep->entries || (rep->used + 1) * 2 > rep->mask + 1) && report__grow(rep))
-		return -ENOMEM;
+		return NULL;
 	for (i = key.hash & rep->mask; rep->entries[i].used; i = (i + 1) & rep->mask)
 		if (entry__same(&rep->entries[i], &key))
 			break;
@@ -256,12 +258,41 @@ static int report__sample(struct kp_decoder *d, const struct kp_resolved *s, voi
 		*e = key;
 		rep->used++;
 	}
+	return e;
+}
+
+static int report__sample(struct kp_decoder *d, const struct kp_resolved *s, void *arg)
+{
+	struct report *rep = arg;
+	const struct kp_rec_sample *r = s->rec;
+	unsigned int first, last, j;
+	struct hist_entry *e;
+
+	(void)d;
+	if (!kp_filter__sample(&rep->filter, s, &first, &last))
+		return 0;
+	e = report__entry(rep, s, &s->frames[first]);
+	if (!e)
+		return -ENOMEM;
 	e->period += r->period;
 	e->samples += s->count;
 	rep->total[r->event] += r->period;
 	rep->samples[r->event] += s->count;
-	if (rep->callgraph)
-		return entry__add_chain(rep, e, s, first, last);
+	if (!rep->children)
+		return rep->callgraph ? entry__add_chain(rep, e, s, first, last) : 0;
+	/* every entry of the chain once, with the chain from it on */
+	rep->seq++;
+	for (j = first; j < last; j++) {
+		e = report__entry(rep, s, &s->frames[j]);
+		if (!e)
+			return -ENOMEM;
+		if (e->seen == rep->seq)
+			continue;
+		e->seen = rep->seq;
+		e->children += r->period;
+		if (rep->callgraph && entry__add_chain(rep, e, s, j, last))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -318,6 +349,8 @@ static int entry__cmp(const void *a, const void *b)
 	unsigned int i;
 	int c;
 
+	if (cmp_rep->children && x->children != y->children)
+		return x->children > y->children ? -1 : 1;
 	if (x->period != y->period)
 		return x->period > y->period ? -1 : 1;
 	if (x->samples != y->samples)
@@ -514,7 +547,8 @@ static int report__print_event(struct report *rep, struct kp_decoder *d, unsigne
 
 		if (!e->used || e->event != ev)
 			continue;
-		if (total && 100.0 * e->period / total < rep->percent_limit)
+		if (total && 100.0 * (rep->children ? e->children : e->period) / total <
+			     rep->percent_limit)
 			continue;
 		list[n++] = e;
 	}
@@ -538,13 +572,13 @@ static int report__print_event(struct report *rep, struct kp_decoder *d, unsigne
 			nwidth = strlen(buf);
 	}
 
-	fprintf(fp, "# Overhead");
+	fprintf(fp, rep->children ? "# Children      Self" : "# Overhead");
 	if (rep->show_nr)
 		fprintf(fp, "  %*s", nwidth, "Samples");
 	for (k = 0; k < rep->nr_keys; k++)
 		fprintf(fp, "  %-*s", k + 1 < rep->nr_keys ? width[k] : 0,
 			sort_keys[rep->keys[k]].header);
-	fprintf(fp, "\n# ........");
+	fprintf(fp, rep->children ? "\n# ........  ........" : "\n# ........");
 	if (rep->show_nr) {
 		fprintf(fp, "  ");
 		print_dots(fp, nwidth);
@@ -558,6 +592,8 @@ static int report__print_event(struct report *rep, struct kp_decoder *d, unsigne
 	for (i = 0; i < n; i++) {
 		struct hist_entry *e = list[i];
 
+		if (rep->children)
+			fprintf(fp, "  %7.2f%%", total ? 100.0 * e->children / total : 0.0);
 		fprintf(fp, "  %7.2f%%", total ? 100.0 * e->period / total : 0.0);
 		if (rep->show_nr)
 			fprintf(fp, "  %*" PRIu64, nwidth, e->samples);
@@ -739,6 +775,8 @@ int cmd_report(int argc, const char **argv)
 		OPT_STRING(0, "percent-limit", &limit, "percent", "hide entries below this"),
 		OPT_BOOLEAN('n', "show-nr-samples", &rep.show_nr, "show the number of samples"),
 		OPT_BOOLEAN(0, "stdio", &stdio_, "text output (the only one)"),
+		OPT_BOOLEAN(0, "children", &rep.children,
+			    "a Children column: the samples with the entry anywhere in their chain"),
 		OPT_BOOLEAN(0, "header", &header, "show the recording's header first"),
 		OPT_BOOLEAN(0, "header-only", &header_only, "show the recording's header only"),
 		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
@@ -790,7 +828,7 @@ int cmd_report(int argc, const char **argv)
 		return ret;
 	}
 	/* a flat report needs the innermost frames only */
-	opts.max_frames = rep.callgraph ? 0 : 1;
+	opts.max_frames = rep.callgraph || rep.children ? 0 : 1;
 	if (kp_decode_args__open(&a, &d, &opts, cmd)) {
 		report__exit(&rep);
 		return KP_EXIT_FAILURE;
@@ -804,7 +842,7 @@ int cmd_report(int argc, const char **argv)
 		}
 	}
 	/* call graphs: resolve each distinct stack once; flat: one frame a sample */
-	if (rep.callgraph)
+	if (rep.callgraph || rep.children)
 		ret = kp_decoder__for_each_stack(&d, (rep.has[SORT_TID] || rep.filter.nr_tids ?
 						      KP_STACK_TID : 0) |
 						 (rep.has[SORT_CPU] ? KP_STACK_CPU : 0),

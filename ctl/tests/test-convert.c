@@ -128,6 +128,37 @@ static void test_perf_reads_it(const char *elf)
 		system(cmd);
 	}
 
+	/* perf report --children: the inclusive and self shares, as kprofctl report --children */
+	{
+		static const char * const syms[] = { "[.] kpt_middle", "[.] kpt_leaf" };
+		double pc[2], ps[2], kc[2], ks[2];
+		unsigned int j;
+
+		for (j = 0; j < 2; j++) {
+			snprintf(cmd, sizeof(cmd),
+				 "HOME=%s perf report -i %s --stdio --children -g none --sort sym 2>&1",
+				 root, pd);
+			first_line(cmd, syms[j], line, sizeof(line));
+			if (sscanf(line, " %lf%% %lf%%", &pc[j], &ps[j]) != 2)
+				pc[j] = ps[j] = -1;
+			snprintf(cmd, sizeof(cmd),
+				 "./kprofctl report -i %s --stdio --children --sort sym --kallsyms /dev/null 2>&1",
+				 rec);
+			first_line(cmd, syms[j], line, sizeof(line));
+			if (sscanf(line, " %lf%% %lf%%", &kc[j], &ks[j]) != 2)
+				kc[j] = ks[j] = -2;
+		}
+		ok(pc[0] == 100 && ps[0] == 40 && pc[1] == 60 && ps[1] == 60 && kc[0] == pc[0] &&
+		   ks[0] == ps[0] && kc[1] == pc[1] && ks[1] == ps[1],
+		   "perf report --children: kpt_middle %.2f%%/%.2f%%, kpt_leaf %.2f%%/%.2f%%, as kprofctl report --children",
+		   pc[0], ps[0], pc[1], ps[1]);
+		snprintf(cmd, sizeof(cmd),
+			 "./kprofctl report -i %s --stdio --children --sort sym --kallsyms /dev/null 2>&1", rec);
+		first_line(cmd, "# Children      Self  Symbol", line, sizeof(line));
+		ok(line[0] && strstr(line, "Children") < strstr(line, "Self"),
+		   "report --children: the Children column before Self");
+	}
+
 	/* perf script: every sample, its comm and pid, its chain named */
 	snprintf(cmd, sizeof(cmd), "HOME=%s perf script -i %s -F comm,pid,ip,sym 2>&1", root, pd);
 	n = count_lines(cmd, "kpt   500");
