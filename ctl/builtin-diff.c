@@ -60,8 +60,8 @@ static void print_table(FILE *fp, const struct kp_flame *t, const char *base, co
 			const struct kp_diff_row *rows, int nr, unsigned int limit,
 			bool total, bool normalize)
 {
-	char b[32], n[32], d[32];
-	int i, shown = limit && (unsigned int)nr > limit ? (int)limit : nr;
+	char b[32], n[32], d[32], e[32];
+	int i, noise = 0, shown = limit && (unsigned int)nr > limit ? (int)limit : nr;
 
 	fprintf(fp, "# base: %s, %" PRIu64 " samples\n", base, kp_flame__total(t, KP_FLAME_BASE));
 	fprintf(fp, "# new:  %s, %" PRIu64 " samples\n", new, kp_flame__total(t, KP_FLAME_NEW));
@@ -73,7 +73,11 @@ static void print_table(FILE *fp, const struct kp_flame *t, const char *base, co
 		fprintf(fp, "# no change\n");
 		return;
 	}
-	fprintf(fp, "# %9s %10s %10s  %s\n", "Base", "New", "Delta", "Function");
+	if (normalize)
+		fprintf(fp, "# %9s %10s %10s %8s %6s  %s\n", "Base", "New", "Delta", "Error", "Noise",
+			"Function");
+	else
+		fprintf(fp, "# %9s %10s %10s  %s\n", "Base", "New", "Delta", "Function");
 	for (i = 0; i < shown; i++) {
 		const struct kp_diff_row *r = &rows[i];
 
@@ -86,12 +90,22 @@ static void print_table(FILE *fp, const struct kp_flame *t, const char *base, co
 			snprintf(n, sizeof(n), "%" PRIu64, r->count[KP_FLAME_NEW]);
 			snprintf(d, sizeof(d), "%+.0f", r->delta);
 		}
-		fprintf(fp, "%11s %10s %10s  ", b, n, d);
+		if (normalize) {
+			snprintf(e, sizeof(e), "%.2f%%", r->error);
+			fprintf(fp, "%11s %10s %10s %8s %6s  ", b, n, d, e, r->noise ? "noise" : "");
+			noise += r->noise;
+		} else {
+			fprintf(fp, "%11s %10s %10s  ", b, n, d);
+		}
 		print_name(fp, t, r->name);
 	}
 	if (shown < nr)
 		fprintf(fp, "# %d more changed function%s (--limit 0 shows all)\n", nr - shown,
 			nr - shown > 1 ? "s" : "");
+	if (noise)
+		fprintf(fp, "#\n# noise: %d of these change%s by no more than the sampling error (Error: the 95%% interval\n"
+			"# of the difference of two shares of these sample counts); more samples would tell\n",
+			noise, noise > 1 ? "" : "s");
 }
 
 static int read_profile(const char *cmd, struct kp_flame *t, enum kp_flame_set set,

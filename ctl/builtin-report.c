@@ -522,6 +522,32 @@ static void print_dots(FILE *fp, int n)
 		fputc('.', fp);
 }
 
+/*
+ * Say when to doubt a row: those that rest on fewer than KP_FEW_SAMPLES
+ * samples, and how far off their shares may be (the widest 95% interval
+ * among them).
+ */
+static void report__print_doubt(const struct report *rep, struct hist_entry * const *list,
+				size_t n, unsigned int ev)
+{
+	size_t i, few = 0;
+	double worst = 0;
+
+	for (i = 0; i < n; i++) {
+		double err;
+
+		if (list[i]->samples >= KP_FEW_SAMPLES)
+			continue;
+		few++;
+		err = kp_share_error95(list[i]->samples, rep->samples[ev]);
+		if (err > worst)
+			worst = err;
+	}
+	if (few)
+		fprintf(rep->fp, "#\n# %zu of %zu rows rest on fewer than %d samples: their shares may be off by up to %.2f points (95%% interval)\n",
+			few, n, KP_FEW_SAMPLES, worst);
+}
+
 static int report__print_event(struct report *rep, struct kp_decoder *d, unsigned int ev)
 {
 	struct hist_entry **list;
@@ -614,6 +640,7 @@ static int report__print_event(struct report *rep, struct kp_decoder *d, unsigne
 	}
 	if (n < rep->used && rep->percent_limit > 0)
 		fprintf(fp, "#\n# (entries below %g%% are hidden)\n", rep->percent_limit);
+	report__print_doubt(rep, list, n, ev);
 	fprintf(fp, "\n");
 	free(list);
 	(void)shown;

@@ -1240,6 +1240,9 @@ int kp_flame__diff_rows(struct kp_flame *t, bool total, bool normalize,
 		row->new_pct = all[KP_FLAME_NEW] ? 100.0 * cn / all[KP_FLAME_NEW] : 0;
 		row->base_pct = all[KP_FLAME_BASE] ? 100.0 * cb / all[KP_FLAME_BASE] : 0;
 		row->delta = normalize ? row->new_pct - row->base_pct : (double)cn - (double)cb;
+		row->error = normalize ? kp_share_diff_error95(cb, all[KP_FLAME_BASE], cn,
+							       all[KP_FLAME_NEW]) : 0;
+		row->noise = normalize && fabs(row->delta) <= row->error;
 		nr++;
 	}
 	qsort_r(r, nr, sizeof(*r), cmp_rows, t);

@@ -180,6 +180,8 @@ struct kp_diff_row {
 	uint64_t	count[KP_FLAME_NR_SETS];	/* self or total samples */
 	double		base_pct, new_pct;	/* of each profile's total */
 	double		delta;		/* NEW - BASE: % points, or samples (scaled) */
+	double		error;		/* normalized: the delta's 95% sampling error, points */
+	bool		noise;		/* normalized: |delta| within ->error */
 };
 
 /*

@@ -3,6 +3,7 @@
  * kprofctl: error printing, number parsing and formatting helpers.
  */
 #include <ctype.h>
+#include <math.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -150,6 +151,26 @@ int kp_parse_time_range(const char *s, uint64_t *start, uint64_t *end)
 	if (stop > comma + 1 && parse_seconds(comma + 1, stop, end))
 		return -EINVAL;
 	return *start <= *end ? 0 : -EINVAL;
+}
+
+double kp_share_error95(uint64_t part, uint64_t whole)
+{
+	double p;
+
+	if (!whole)
+		return 0;
+	p = (double)part / (double)whole;
+	return 196.0 * sqrt(p * (1 - p) / (double)whole);
+}
+
+double kp_share_diff_error95(uint64_t p1, uint64_t n1, uint64_t p2, uint64_t n2)
+{
+	double p;
+
+	if (!n1 || !n2)
+		return 0;
+	p = ((double)p1 + (double)p2) / ((double)n1 + (double)n2);
+	return 196.0 * sqrt(p * (1 - p) * (1.0 / (double)n1 + 1.0 / (double)n2));
 }
 
 int kp_parse_percent(const char *s, double *val)

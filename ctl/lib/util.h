@@ -61,6 +61,20 @@ int kp_parse_duration_ms(const char *s, uint64_t *ms);
  */
 int kp_parse_time_range(const char *s, uint64_t *start, uint64_t *end);
 
+/*
+ * Sampling error, for saying when to doubt a share: the half-width, in
+ * percentage points, of the 95% normal-approximation interval of the
+ * share @part / @whole of samples (1.96 standard errors of a binomial
+ * proportion); and of the difference of two shares @p1 / @n1 and @p2 / @n2
+ * of independent profiles (pooled under "no change", as a two-proportion
+ * test).  0 when a total is 0.
+ */
+double kp_share_error95(uint64_t part, uint64_t whole);
+double kp_share_diff_error95(uint64_t p1, uint64_t n1, uint64_t p2, uint64_t n2);
+
+/* Below this many samples a share is worth a note (report). */
+#define KP_FEW_SAMPLES	1000
+
 /* A percentage, 0 to 100, decimal ("0.5"); 0 or -EINVAL. */
 int kp_parse_percent(const char *s, double *val);
 

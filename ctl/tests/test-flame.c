@@ -763,14 +763,27 @@ static void test_cli(void)
 	kprofctl(&r, "diff", base, new, NULL);
 	ok(r.rc == 0 && !r.err[0], "diff: exit 0");
 	ok(strstr(r.out, "samples, as % of each profile's total; largest changes first\n#\n"
-		  "#      Base        New      Delta  Function\n"
-		  "     50.00%     25.00%    -25.00%  [k] c\n"
-		  "      0.00%     25.00%    +25.00%  [.] d\n"
-		  "     25.00%     37.50%    +12.50%  [.] a\n"
-		  "     25.00%     12.50%    -12.50%  [.] b\n"), "diff: the table");
+		  "#      Base        New      Delta    Error  Noise  Function\n"
+		  "     50.00%     25.00%    -25.00%    8.00%         [k] c\n"
+		  "      0.00%     25.00%    +25.00%    6.33%         [.] d\n"
+		  "     25.00%     37.50%    +12.50%    8.00%         [.] a\n"
+		  "     25.00%     12.50%    -12.50%    6.33%         [.] b\n") &&
+	   !strstr(r.out, "noise"), "diff: the table, each change's 95%% sampling error, none noise");
 	if (!strstr(r.out, "[k] c\n"))
 		diag("%s", r.out);
 	run_free(&r);
+	/* 1000 samples each, a 2-point change: within its sampling error */
+	tmpdir__write(root, "base2.folded", "main;a 500\nmain;b 500\n");
+	tmpdir__write(root, "new2.folded", "main;a 520\nmain;b 480\n");
+	snprintf(bad, sizeof(bad), "%s/base2.folded", root);
+	snprintf(empty, sizeof(empty), "%s/new2.folded", root);
+	kprofctl(&r, "diff", bad, empty, NULL);
+	ok(r.rc == 0 && strstr(r.out, "     50.00%     52.00%     +2.00%    4.38%  noise  [.] a\n") &&
+	   strstr(r.out, "# noise: 2 of these change by no more than the sampling error"),
+	   "diff: a 2-point change of 1000 samples is marked noise (95%% error 4.38 points)");
+	run_free(&r);
+	snprintf(bad, sizeof(bad), "%s/bad.folded", root);
+	snprintf(empty, sizeof(empty), "%s/empty.folded", root);
 	kprofctl(&r, "diff", "--no-normalize", "--limit", "1", base, new, NULL);
 	ok(r.rc == 0 && strstr(r.out, "#      Base        New      Delta  Function\n"
 				"         50        150       +100  [.] a\n"

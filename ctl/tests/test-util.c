@@ -104,6 +104,12 @@ static void test_time_percent(void)
 	is_int(kp_parse_time_range("-1,", &a, &b), -EINVAL, "time range: a sign");
 	is_int(kp_parse_time_range("1e3,", &a, &b), -EINVAL, "time range: an exponent");
 	is_int(kp_parse_time_range("99999999999999999999,", &a, &b), -EINVAL, "time range: too large");
+	p = kp_share_error95(500, 1000);
+	ok(p > 3.098 && p < 3.100, "share error: 50%% of 1000 samples, +-3.10 points (%.4f)", p);
+	ok(kp_share_error95(0, 0) == 0 && kp_share_error95(10, 10) == 0,
+	   "share error: none without samples, none at 100%%");
+	p = kp_share_diff_error95(500, 1000, 520, 1000);
+	ok(p > 4.381 && p < 4.383, "share difference error: 50%% and 52%% of 1000, +-4.38 points (%.4f)", p);
 	ok(!kp_parse_percent("0.5", &p) && p == 0.5, "percent: 0.5");
 	ok(!kp_parse_percent("100", &p) && p == 100, "percent: 100");
 	is_int(kp_parse_percent("100.1", &p), -EINVAL, "percent: above 100");
