@@ -17,6 +17,7 @@
 
 #include <linux/capability.h>
 #include <linux/fs.h>
+#include <linux/hw_breakpoint.h>
 #include <linux/kernel.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
@@ -61,7 +62,7 @@ static struct netlink_range_validation kprof_buffer_size_range = {
 	.max = KPROF_MAX_BUFFER_SIZE,
 };
 
-static const struct nla_policy kprof_event_nl_policy[KPROF_EV_A_MAX_NS + 1] = {
+static const struct nla_policy kprof_event_nl_policy[KPROF_EV_A_BP_LEN + 1] = {
 	[KPROF_EV_A_TYPE]	= { .type = NLA_U32 },
 	[KPROF_EV_A_CONFIG]	= { .type = NLA_U64 },
 	[KPROF_EV_A_FLAGS]	= NLA_POLICY_MASK(NLA_U32, KPROF_EV_F_ALL),
@@ -73,6 +74,8 @@ static const struct nla_policy kprof_event_nl_policy[KPROF_EV_A_MAX_NS + 1] = {
 	[KPROF_EV_A_OFFSET]	= { .type = NLA_U32 },
 	[KPROF_EV_A_MIN_NS]	= { .type = NLA_U64 },
 	[KPROF_EV_A_MAX_NS]	= { .type = NLA_U64 },
+	[KPROF_EV_A_BP_TYPE]	= NLA_POLICY_MASK(NLA_U32, KPROF_BP_F_ALL),
+	[KPROF_EV_A_BP_LEN]	= NLA_POLICY_RANGE(NLA_U32, 1, 8),
 };
 
 static const struct nla_policy kprof_start_nl_policy[KPROF_A_SESSION_AGG_ENTRIES + 1] = {
@@ -324,6 +327,40 @@ static int kprof_nl_put_stats(struct sk_buff *msg, const struct kprof_stats_snap
 	return 0;
 }
 
+/*
+ * A breakpoint's KPROF_EV_A_BP_TYPE and _LEN: both there, an access kind
+ * the hardware watches (read and write, write, or execute alone), a
+ * length of 1, 2, 4 or 8 (the word for execute), the address aligned to it.
+ */
+static int kprof_nl_parse_breakpoint(struct genl_info *info, const struct nlattr *nest,
+				     struct nlattr **tb, struct kprof_event_config *ev)
+{
+	BUILD_BUG_ON(KPROF_BP_F_R != HW_BREAKPOINT_R || KPROF_BP_F_W != HW_BREAKPOINT_W ||
+		     KPROF_BP_F_X != HW_BREAKPOINT_X);
+	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, KPROF_EV_A_BP_TYPE) ||
+	    NL_REQ_ATTR_CHECK(info->extack, nest, tb, KPROF_EV_A_BP_LEN))
+		return -EINVAL;
+	ev->bp_type = nla_get_u32(tb[KPROF_EV_A_BP_TYPE]);
+	ev->bp_len = nla_get_u32(tb[KPROF_EV_A_BP_LEN]);
+	if (!ev->bp_type || (ev->bp_type & HW_BREAKPOINT_X && ev->bp_type != HW_BREAKPOINT_X)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_BP_TYPE],
+				    "kprof: breakpoint: read, write, both, or execute alone");
+		return -EINVAL;
+	}
+	if (!is_power_of_2(ev->bp_len) ||
+	    (ev->bp_type == HW_BREAKPOINT_X && ev->bp_len != sizeof(long))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_BP_LEN],
+				    "kprof: breakpoint length: 1, 2, 4 or 8 bytes (8 to execute)");
+		return -EINVAL;
+	}
+	if (ev->config & (ev->bp_len - 1)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_CONFIG],
+				    "kprof: breakpoint address not aligned to its length");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * kprof_nl_parse_event() - one KPROF_A_SESSION_EVENT nest into @ev
  * @info: the request, for error messages
@@ -337,10 +374,10 @@ static int kprof_nl_put_stats(struct sk_buff *msg, const struct kprof_stats_snap
 int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
 			 struct kprof_event_config *ev)
 {
-	struct nlattr *tb[KPROF_EV_A_MAX_NS + 1];
+	struct nlattr *tb[KPROF_EV_A_BP_LEN + 1];
 	int ret;
 
-	ret = nla_parse_nested(tb, KPROF_EV_A_MAX_NS, nest, kprof_event_nl_policy, info->extack);
+	ret = nla_parse_nested(tb, KPROF_EV_A_BP_LEN, nest, kprof_event_nl_policy, info->extack);
 	if (ret)
 		return ret;
 	if (NL_REQ_ATTR_CHECK(info->extack, nest, tb, KPROF_EV_A_TYPE) ||
@@ -362,6 +399,11 @@ int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
 	case PERF_TYPE_HW_CACHE:
 	case PERF_TYPE_RAW:
 	case PERF_TYPE_TRACEPOINT:
+		break;
+	case PERF_TYPE_BREAKPOINT:
+		ret = kprof_nl_parse_breakpoint(info, nest, tb, ev);
+		if (ret)
+			return ret;
 		break;
 	case KPROF_TYPE_KPROBE:
 	case KPROF_TYPE_FTRACE:
@@ -436,7 +478,12 @@ int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
 				    "kprof: the shortest wait counted is above the longest");
 		return -EINVAL;
 	}
-	if (ev->type == PERF_TYPE_TRACEPOINT && !ev->period)
+	if ((tb[KPROF_EV_A_BP_TYPE] || tb[KPROF_EV_A_BP_LEN]) && ev->type != PERF_TYPE_BREAKPOINT) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_EV_A_BP_TYPE] ?: tb[KPROF_EV_A_BP_LEN],
+				    "kprof: breakpoint attributes apply to breakpoint events only");
+		return -EINVAL;
+	}
+	if ((ev->type == PERF_TYPE_TRACEPOINT || ev->type == PERF_TYPE_BREAKPOINT) && !ev->period)
 		ev->period = 1;		/* every hit, as perf does */
 
 	if (tb[KPROF_EV_A_FILTER]) {

@@ -79,6 +79,7 @@ static void kprof_attr_init(struct perf_event_attr *attr, struct kprof_session *
 	attr->exclude_user = !!(kev->cfg.flags & KPROF_EV_F_EXCLUDE_USER);
 	attr->exclude_kernel = !!(kev->cfg.flags & KPROF_EV_F_EXCLUDE_KERNEL);
 	attr->inherit = per_task && (s->cfg.flags & KPROF_SESSION_F_INHERIT);
+	kprof_attr_init_type(attr, &kev->cfg);
 }
 
 /* Create one counter; extack names the event on failure. */

@@ -46,7 +46,25 @@ struct kprof_event_config {
 	u32 offset;
 	u64 min_ns;
 	u64 max_ns;
+	u32 bp_type;	/* PERF_TYPE_BREAKPOINT: HW_BREAKPOINT_* */
+	u32 bp_len;
 };
+
+/*
+ * The perf_event_attr fields of @cfg's type beyond type and config: a
+ * breakpoint's address (config), kind and length.  Counting sessions take
+ * no breakpoints (yet): they refuse the type.
+ */
+static inline void kprof_attr_init_type(struct perf_event_attr *attr,
+					const struct kprof_event_config *cfg)
+{
+	if (cfg->type != PERF_TYPE_BREAKPOINT)
+		return;
+	attr->config = 0;
+	attr->bp_addr = cfg->config;
+	attr->bp_type = cfg->bp_type;
+	attr->bp_len = cfg->bp_len;
+}
 
 /**
  * struct kprof_session_config - a validated START request

@@ -25,7 +25,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		8
+#define KPROF_ABI_MINOR		9
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -154,7 +154,20 @@ enum {
  *				is the same wait.  Waits within
  *				[KPROF_EV_A_MIN_NS, KPROF_EV_A_MAX_NS] count.
  *				KPROF_EV_A_CONFIG: 0 (reserved).  No symbol.
+ *
+ * (1.9) perf's PERF_TYPE_BREAKPOINT: a hardware breakpoint (a watchpoint)
+ * at the address KPROF_EV_A_CONFIG, for the accesses KPROF_EV_A_BP_TYPE
+ * (HW_BREAKPOINT_R, _W, both, or _X alone) of KPROF_EV_A_BP_LEN bytes (1,
+ * 2, 4 or 8; 8 for _X), the address a multiple of the length; a sample at
+ * every access unless KPROF_EV_A_PERIOD says otherwise.  Both attributes
+ * are needed by it and refused for any other type.
  */
+/* KPROF_EV_A_BP_TYPE (1.9): the values of linux/hw_breakpoint.h */
+#define KPROF_BP_F_R		(1U << 0)	/* HW_BREAKPOINT_R */
+#define KPROF_BP_F_W		(1U << 1)	/* HW_BREAKPOINT_W */
+#define KPROF_BP_F_X		(1U << 2)	/* HW_BREAKPOINT_X */
+#define KPROF_BP_F_ALL		0x7U		/* non-ABI: the flags this ABI knows */
+
 #define KPROF_TYPE_KPROBE	0x40000001U
 #define KPROF_TYPE_FTRACE	0x40000002U
 #define KPROF_TYPE_LATENCY	0x40000003U
@@ -321,6 +334,8 @@ enum {
 	KPROF_EV_A_OFFSET,		/* u32: kprobe offset in the function */
 	KPROF_EV_A_MIN_NS,		/* u64 (1.5): off-CPU: shortest block counted */
 	KPROF_EV_A_MAX_NS,		/* u64 (1.5): off-CPU: longest block counted */
+	KPROF_EV_A_BP_TYPE,		/* u32 (1.9): breakpoint: HW_BREAKPOINT_R|_W|_X */
+	KPROF_EV_A_BP_LEN,		/* u32 (1.9): breakpoint: bytes watched */
 
 	/* private: non-ABI */
 	__KPROF_EV_A_MAX,
