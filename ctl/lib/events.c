@@ -302,6 +302,92 @@ static int parse_probe(struct kp_event *ev, const char *item, bool kprobe, const
 	return 0;
 }
 
+/*
+ * perf's "mem:ADDR[/LEN][:ACCESS]", a hardware breakpoint: ACCESS of r, w
+ * and x (default rw; x alone), LEN 1, 2, 4 or 8 (default 4; 8 for x), ADDR
+ * a multiple of LEN.  @rest follows "mem:".
+ */
+static int parse_breakpoint(struct kp_event *ev, const char *item, const char *rest,
+			    struct kp_err *err)
+{
+	char addr[32], len_s[16] = "";
+	const char *slash = strchr(rest, '/'), *colon = strchr(rest, ':'), *p;
+	size_t alen = slash ? (size_t)(slash - rest) : colon ? (size_t)(colon - rest) : strlen(rest);
+	uint64_t a, len = 0;
+
+	memset(ev, 0, sizeof(*ev));
+	if (slash && colon && colon < slash)
+		slash = NULL;
+	if (!alen || alen >= sizeof(addr)) {
+		kp_err__set(err, EINVAL, "missing or bad address in breakpoint '%s' (mem:ADDR[/LEN][:rwx])",
+			    item);
+		return -EINVAL;
+	}
+	memcpy(addr, rest, alen);
+	addr[alen] = '\0';
+	if (kp_parse_u64(addr, &a)) {
+		kp_err__set(err, EINVAL, "bad address '%s' in breakpoint '%s'", addr, item);
+		return -EINVAL;
+	}
+	if (slash) {
+		size_t n = colon ? (size_t)(colon - slash - 1) : strlen(slash + 1);
+
+		if (n >= sizeof(len_s))
+			n = sizeof(len_s) - 1;
+		memcpy(len_s, slash + 1, n);
+		len_s[n] = '\0';
+		if (kp_parse_u64(len_s, &len) || !(len == 1 || len == 2 || len == 4 || len == 8)) {
+			kp_err__set(err, EINVAL,
+				    "bad breakpoint length '%s' in '%s': 1, 2, 4 or 8 bytes", len_s, item);
+			return -EINVAL;
+		}
+	}
+	if (colon) {
+		for (p = colon + 1; *p; p++) {
+			uint32_t bit = *p == 'r' ? KPROF_BP_F_R : *p == 'w' ? KPROF_BP_F_W :
+				       *p == 'x' ? KPROF_BP_F_X : 0;
+
+			if (!bit || (ev->bp_type & bit)) {
+				kp_err__set(err, EINVAL,
+					    "bad breakpoint access '%s' in '%s': r, w, rw or x",
+					    colon + 1, item);
+				return -EINVAL;
+			}
+			ev->bp_type |= bit;
+		}
+	}
+	if (!ev->bp_type)
+		ev->bp_type = KPROF_BP_F_R | KPROF_BP_F_W;
+	if ((ev->bp_type & KPROF_BP_F_X) && ev->bp_type != KPROF_BP_F_X) {
+		kp_err__set(err, EINVAL, "bad breakpoint access '%s' in '%s': x cannot go with r or w",
+			    colon + 1, item);
+		return -EINVAL;
+	}
+	if (!len)
+		len = ev->bp_type == KPROF_BP_F_X ? sizeof(long) : 4;
+	if (ev->bp_type == KPROF_BP_F_X && len != sizeof(long)) {
+		kp_err__set(err, EINVAL, "breakpoint '%s': an execute breakpoint is %zu bytes long",
+			    item, sizeof(long));
+		return -EINVAL;
+	}
+	if (a & (len - 1)) {
+		kp_err__set(err, EINVAL, "breakpoint '%s': address %#" PRIx64 " is not a multiple of its length %" PRIu64,
+			    item, a, len);
+		return -EINVAL;
+	}
+	if (strlen(item) >= KPROF_EVENT_NAME_MAX) {
+		kp_err__set(err, EINVAL, "event name '%s' is too long (at most %d characters)",
+			    item, KPROF_EVENT_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	ev->type = PERF_TYPE_BREAKPOINT;
+	ev->config = a;
+	ev->bp_len = len;
+	ev->period = 1;		/* every access, as perf does */
+	snprintf(ev->name, sizeof(ev->name), "%s", item);
+	return 0;
+}
+
 struct tp_add {
 	struct kp_event	*evs;
 	unsigned int	*nr;
@@ -401,6 +487,14 @@ static int parse_item(struct kp_event *evs, unsigned int *nr, const char *s, siz
 	if (colon && colon > item) {
 		memcpy(prefix, item, colon - item);
 		prefix[colon - item] = '\0';
+		if (!strcmp(prefix, "mem")) {
+			if (*nr >= KPROF_MAX_EVENTS)
+				goto too_many;
+			ret = parse_breakpoint(&evs[*nr], item, colon + 1, err);
+			if (!ret)
+				(*nr)++;
+			return ret;
+		}
 		if (!strcmp(prefix, "kprobe") || !strcmp(prefix, "ftrace")) {
 			if (*nr >= KPROF_MAX_EVENTS)
 				goto too_many;
@@ -630,6 +724,8 @@ void kp_events__list_glob(FILE *fp, unsigned int classes, const char *glob)
 			fprintf(fp, "  %-50s [Kernel probe]\n", "kprobe:FUNC[+OFFSET]");
 		if (list_match(glob, "ftrace:GLOB", NULL))
 			fprintf(fp, "  %-50s [Function trace]\n", "ftrace:GLOB");
+		if (list_match(glob, "mem:<addr>[/len][:access]", NULL))
+			fprintf(fp, "  %-50s [Hardware breakpoint]\n", "mem:<addr>[/len][:access]");
 	}
 }
 

@@ -37,6 +37,7 @@ struct kp_event {
 	uint64_t	period;			/* KPROF_EV_A_PERIOD; 0: not sent */
 	uint32_t	offset;			/* KPROF_EV_A_OFFSET (kprobe) */
 	uint64_t	min_ns, max_ns;		/* KPROF_EV_A_MIN/MAX_NS (off-CPU): sent for it */
+	uint32_t	bp_type, bp_len;	/* KPROF_EV_A_BP_TYPE/_LEN (mem:): sent for it */
 	uint32_t	nr_filter;		/* KPROF_EV_A_FILTER instructions */
 	char		symbol[KPROF_SYMBOL_MAX];	/* KPROF_EV_A_SYMBOL; "": not sent */
 	struct kprof_filter_insn filter[KPROF_FILTER_MAX_INSNS];

@@ -742,6 +742,10 @@ static int kp_start__put_event(struct nl_msg *msg, const struct kp_event *ev)
 	    (ev->symbol[0] && nla_put_string(msg, KPROF_EV_A_SYMBOL, ev->symbol) < 0) ||
 	    (ev->offset && nla_put_u32(msg, KPROF_EV_A_OFFSET, ev->offset) < 0))
 		return -EMSGSIZE;
+	if (ev->type == PERF_TYPE_BREAKPOINT &&
+	    (nla_put_u32(msg, KPROF_EV_A_BP_TYPE, ev->bp_type) < 0 ||
+	     nla_put_u32(msg, KPROF_EV_A_BP_LEN, ev->bp_len) < 0))
+		return -EMSGSIZE;
 	if ((ev->type == KPROF_TYPE_OFFCPU || ev->type == KPROF_TYPE_LOCK) &&
 	    (kp_put_u64_64bit(msg, KPROF_EV_A_MIN_NS, ev->min_ns, KPROF_EV_A_PAD) ||
 	     kp_put_u64_64bit(msg, KPROF_EV_A_MAX_NS, ev->max_ns, KPROF_EV_A_PAD)))

@@ -372,7 +372,7 @@ static int fake_start(const struct nlmsghdr *nlh, struct nlattr **tb, struct nl_
 
 			/* ... and the event policy's maxattr is KPROF_EV_A_NAME. */
 			nla_for_each_nested(e, nla, erem)
-				if (nla_type(e) > (fake.offcpu_events ? KPROF_EV_A_MAX_NS :
+				if (nla_type(e) > (fake.offcpu_events ? KPROF_EV_A_BP_LEN :
 						   fake.symbol_events ? KPROF_EV_A_SYMBOL :
 						   KPROF_EV_A_NAME))
 					return fake_error(EINVAL, "Unknown attribute type", err);

@@ -278,8 +278,40 @@ static void test_list(void)
 	capture__free(&c);
 }
 
+static void test_breakpoints(void)
+{
+	struct kp_event ev;
+	struct kp_err err;
+
+	ok(!parse1("mem:0x404010:w", &ev, &err) && ev.type == PERF_TYPE_BREAKPOINT &&
+	   ev.config == 0x404010 && ev.bp_type == KPROF_BP_F_W && ev.bp_len == 4 &&
+	   ev.period == 1 && !strcmp(ev.name, "mem:0x404010:w"),
+	   "mem:ADDR:w: a 4-byte write breakpoint, a sample per access");
+	ok(!parse1("mem:0x404010/8", &ev, &err) && ev.bp_type == (KPROF_BP_F_R | KPROF_BP_F_W) &&
+	   ev.bp_len == 8, "mem:ADDR/8: read and write by default, 8 bytes");
+	ok(!parse1("mem:0x401000:x", &ev, &err) && ev.bp_type == KPROF_BP_F_X && ev.bp_len == 8,
+	   "mem:ADDR:x: an execute breakpoint of a word");
+	ok(!parse1("mem:4202512/2:rw", &ev, &err) && ev.config == 4202512 && ev.bp_len == 2 &&
+	   ev.bp_type == (KPROF_BP_F_R | KPROF_BP_F_W), "mem:DECIMAL/2:rw");
+	is_int(parse1("mem:0x404010/3:w", &ev, &err), -EINVAL, "breakpoint length 3");
+	is_str(err.msg, "bad breakpoint length '3' in 'mem:0x404010/3:w': 1, 2, 4 or 8 bytes",
+	       "breakpoint length 3: named");
+	is_int(parse1("mem:0x404011:w", &ev, &err), -EINVAL, "unaligned breakpoint");
+	ok(strstr(err.msg, "address 0x404011 is not a multiple of its length 4") != NULL,
+	   "unaligned breakpoint: named");
+	is_int(parse1("mem:0x401000:rx", &ev, &err), -EINVAL, "execute with read");
+	is_int(parse1("mem:0x401000/4:x", &ev, &err), -EINVAL, "execute of 4 bytes");
+	is_int(parse1("mem:0x404010:q", &ev, &err), -EINVAL, "unknown access");
+	is_str(err.msg, "bad breakpoint access 'q' in 'mem:0x404010:q': r, w, rw or x",
+	       "unknown access: named");
+	is_int(parse1("mem:zz:w", &ev, &err), -EINVAL, "bad address");
+	is_str(err.msg, "bad address 'zz' in breakpoint 'mem:zz:w'", "bad address: named");
+	is_int(parse1("mem:", &ev, &err), -EINVAL, "no address");
+}
+
 int main(void)
 {
+	test_breakpoints();
 	test_names();
 	test_modifiers();
 	test_errors();
