@@ -32,7 +32,7 @@ result() {
 }
 
 echo "TAP version 13"
-echo "1..26"
+echo "1..28"
 
 kt_load
 "$kprofctl" stop >/dev/null 2>&1
@@ -217,6 +217,31 @@ refused "bad input: a second session while one runs" "running" \
 refused "bad input: unprivileged caller" "CAP_PERFMON" \
 	setpriv --reuid=nobody --regid=nogroup --clear-groups "$kprofctl" record -e cpu-clock \
 	-o /tmp/x.data -- true
+
+# --- hardware breakpoints: mem:ADDR:w, as perf spells it -----------------------
+# bp_prog writes bp_var 1000 times: a sample at each write, its ip after the
+# writing instruction (a data breakpoint traps after the access), as perf
+# record -e mem:ADDR:w finds them on the same program
+bpaddr=0x$(nm "$here/progs/bp_prog" | awk '$3 == "bp_var" { print $1 }')
+"$kprofctl" record -e "mem:$bpaddr:w" -o "$tmp/bp.data" -- "$here/progs/bp_prog" 1000 \
+	>/dev/null 2>"$tmp/bp.err"
+"$kprofctl" script -i "$tmp/bp.data" -F ip,sym >"$tmp/bp.kscript" 2>&1
+HOME=$tmp perf record -e "mem:$bpaddr:w" -o "$tmp/bp.pdata" -- "$here/progs/bp_prog" 1000 \
+	>/dev/null 2>&1
+HOME=$tmp perf script -i "$tmp/bp.pdata" -F ip,sym >"$tmp/bp.pscript" 2>/dev/null
+kn=$(grep -c ' main$' "$tmp/bp.kscript")
+pn=$(grep -c ' main$' "$tmp/bp.pscript")
+kip=$(awk '$2 == "main" { print $1 }' "$tmp/bp.kscript" | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+pip=$(awk '$2 == "main" { print $1 }' "$tmp/bp.pscript" | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+if [ "$kn" = 1000 ] && [ "$pn" = "$kn" ] && [ -n "$kip" ] && [ "$kip" = "$pip" ]; then
+	ok "record -e mem:ADDR:w: $kn samples at $kip in main, as perf record's $pn at $pip"
+else
+	not_ok "record -e mem:ADDR:w: $kn samples at $kip in main, as perf record's $pn at $pip"
+	sed 's/^/# /' "$tmp/bp.err"
+	head -5 "$tmp/bp.kscript" "$tmp/bp.pscript" | sed 's/^/# /'
+fi
+refused "bad input: a breakpoint length of 3" "length '3'.*1, 2, 4 or 8" \
+	"$kprofctl" record -e "mem:$bpaddr/3:w" -- true
 
 # --- hardware events: no PMU under TCG --------------------------------------------
 err=$("$kprofctl" record -e instructions -o "$tmp/hw.data" -- true 2>&1 >/dev/null)
