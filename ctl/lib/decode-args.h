@@ -127,4 +127,11 @@ int kp_decode_args__open(struct kp_decode_args *a, struct kp_decoder *d,
  */
 int kp_decode__exit_code(const char *cmd, int ret);
 
+/*
+ * The recording's header as 'perf report --header' prints perf.data's:
+ * "# ========" lines around "# hostname : ...", "# os release : ...",
+ * "# cmdline : ...", one "# event : name = ..." per event, and so on.
+ */
+void kp_decoder__fprintf_header(const struct kp_decoder *d, FILE *fp);
+
 #endif /* KPROFCTL_DECODE_ARGS_H */

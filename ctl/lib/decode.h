@@ -112,13 +112,6 @@ bool kp_decoder__has_offcpu(const struct kp_decoder *d);
 /* Lost samples: the module's totals when the file has them. */
 uint64_t kp_decoder__lost(const struct kp_decoder *d);
 
-/*
- * The recording's header as 'perf report --header' prints perf.data's:
- * "# ========" lines around "# hostname : ...", "# os release : ...",
- * "# cmdline : ...", one "# event : name = ..." per event, and so on.
- */
-void kp_decoder__fprintf_header(const struct kp_decoder *d, FILE *fp);
-
 /* "cpu-clock": the name of event @i. */
 const char *kp_decoder__event_name(const struct kp_decoder *d, unsigned int i);
 
