@@ -115,6 +115,15 @@ guest_results() {
 
 t0=$(date +%s)
 quick=${KPROF_CHECK_QUICK:-0}
+# where the wall time goes: mark NAME notes the seconds since the last mark
+marks=()
+t_mark=$t0
+mark() {
+	local now
+	now=$(date +%s)
+	marks+=("$1 $((now - t_mark))s")
+	t_mark=$now
+}
 
 # --- builds -------------------------------------------------------------
 echo "# build"
@@ -159,6 +168,7 @@ if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
 	fi
 fi
 
+mark builds
 # --- static checks ------------------------------------------------------
 echo "# static checks"
 make -s ksrc > "$logs/ksrc.log" 2>&1
@@ -177,6 +187,7 @@ step "netlink spec matches uapi header and genl.c" "$logs/spec.log" \
 step "module headers: each declares only its own .c file's functions" "$logs/headers.log" \
 	/usr/bin/python3 tools/check-headers.py
 
+mark static
 # --- host unit tests ------------------------------------------------------
 echo "# host unit tests"
 make -s -C ctl test > "$logs/ctl-test.log" 2>&1
@@ -227,6 +238,7 @@ if [ -x tools/test-kprof-vm.sh ]; then
 	count_plain_tap "$logs/rig-host.log" "rig: "
 fi
 
+mark host-tests
 # --- guest selftests ------------------------------------------------------
 # The debug guest (started above) runs beside the host tests and the
 # hostile boots, none of which times anything in a guest; then the generic
@@ -281,10 +293,12 @@ for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 	echo "# hostile: $kind kernel,${rest//kprof_hostile_test.sh:/ } ($ko)"
 	guest_results "$log" "$rc" "$kind: hostile ($what)"
 done
+mark hostile-boots
 # --- the debug guest's results (it ran beside the host tests and the hostile boots)
 if [ -n "$debug_pid" ]; then
 	echo "# guest: debug kernel (KASAN, lockdep, kmemleak, fault injection)"
 	wait "$debug_pid"
+	mark debug-guest-rest
 	rc=$?
 	count_tap "$logs/guest-debug.log" "debug: "
 	grep -qE '^# (not )?ok ' "$logs/guest-debug.log" ||
@@ -377,11 +391,13 @@ done
 for kind in $kinds; do
 	wait "${guest_pid[$kind-untimed]}"
 	echo $? > "$logs/guest-$kind-untimed.rc"
+	mark "untimed-$kind"
 done
 for kind in $kinds; do
 	guest_boot "$kind" timed
 	wait "${guest_pid[$kind-timed]}"
 	echo $? > "$logs/guest-$kind-timed.rc"
+	mark "timed-$kind"
 done
 for kind in $kinds; do
 	for part in untimed timed; do
@@ -398,6 +414,7 @@ for f in "$logs"/guest-*.log; do
 		awk '{ printf "%s%s %ss", n++ ? ", " : "", $2, $1 }')
 	[ -z "$slow" ] || echo "# $(basename "$f" .log): $slow"
 done
+echo "# wall time by phase: $(printf "%s, " "${marks[@]}" | sed "s/, $//")"
 echo "# make check took $(( $(date +%s) - t0 )) s; logs in build/check/"
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "# failed:"
