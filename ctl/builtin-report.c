@@ -22,13 +22,16 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
 #include "lib/decode-args.h"
+#include "lib/hmap.h"
 #include "lib/parse-options.h"
+#include "lib/srcline.h"
 #include "lib/util.h"
 
 static const char * const report_usage[] = {
@@ -49,8 +52,17 @@ enum sort_key {
 	SORT_PID,
 	SORT_TID,
 	SORT_CPU,
+	SORT_SRCLINE,
+	SORT_PERIOD,
+	SORT_PARENT,
 	SORT_NR
 };
+
+/* perf's default --parent: system calls and page faults */
+#define PARENT_DEFAULT	"^sys_|^do_page_fault"
+#define PARENT_OTHER	"[other]"
+#define SRCLINE_UNKNOWN	"??:0"
+#define MAX_STACK_DEFAULT	127
 
 static const struct {
 	const char	*name;
@@ -62,7 +74,12 @@ static const struct {
 	[SORT_PID]	= { "pid", "Pid" },
 	[SORT_TID]	= { "tid", "Tid" },
 	[SORT_CPU]	= { "cpu", "CPU" },
+	[SORT_SRCLINE]	= { "srcline", "Source:Line" },
+	[SORT_PERIOD]	= { "period", "Period" },
+	[SORT_PARENT]	= { "parent", "Parent symbol" },
 };
+
+#define SORT_KEY_NAMES	"comm, dso, symbol, pid, tid, cpu, srcline, period, parent"
 
 /* A call graph node: one function (or unknown address) of a chain. */
 struct cg_node {
@@ -85,6 +102,8 @@ struct hist_entry {
 	uint64_t		addr;
 	bool			kernel;
 	uint32_t		pid, tid, cpu;
+	const char		*srcline;	/* "file:line", interned */
+	const char		*parent;	/* the --parent match, interned */
 	uint64_t		period;		/* self */
 	uint64_t		samples;
 	uint64_t		children;	/* --children: with it in the chain */
@@ -96,6 +115,18 @@ struct node_chunk {
 	struct node_chunk	*next;
 	size_t			used;
 	struct cg_node		nodes[4096];
+};
+
+/* A string kept once: entries compare the pointers. */
+struct intern_str {
+	struct intern_str	*next;		/* same hash */
+	char			s[];
+};
+
+/* -T: a thread's period per event */
+struct thread_stat {
+	uint32_t		pid, tid;
+	uint64_t		period[KPROF_MAX_EVENTS];
 };
 
 struct report {
@@ -110,6 +141,14 @@ struct report {
 	bool			show_nr;
 	bool			children;	/* --children */
 	uint64_t		seq;		/* samples seen, for --children */
+	unsigned int		max_stack;	/* frames of a chain to use */
+	bool			parent_set;	/* regex compiled */
+	regex_t			parent_re;
+	struct kp_srcline	*srcline;	/* --sort srcline */
+	struct kp_hmap		strings;	/* hash -> struct intern_str */
+	bool			threads;	/* -T */
+	bool			exclude_other;	/* -x */
+	struct kp_hmap		thread_stats;	/* pid << 32 | tid, + 1 -> struct thread_stat */
 	struct hist_entry	*entries;	/* open addressing */
 	size_t			mask, used;
 	struct node_chunk	*chunks;
@@ -179,6 +218,100 @@ static int entry__add_chain(struct report *rep, struct hist_entry *e, const stru
 	return 0;
 }
 
+/* @str kept once (the same pointer for the same text); NULL: ENOMEM. */
+static const char *report__intern(struct report *rep, const char *str)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	struct intern_str *is, *head;
+	const char *c;
+
+	for (c = str; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+	h |= 1;		/* never the empty key */
+	head = kp_hmap__get(&rep->strings, h);
+	for (is = head; is; is = is->next)
+		if (!strcmp(is->s, str))
+			return is->s;
+	is = malloc(sizeof(*is) + strlen(str) + 1);
+	if (!is)
+		return NULL;
+	strcpy(is->s, str);
+	is->next = head;
+	if (kp_hmap__put(&rep->strings, h, is)) {
+		free(is);
+		return NULL;
+	}
+	return is->s;
+}
+
+/* perf's srcline of frame @f: "file:line" (the file's base name), "??:0" without one. */
+static const char *report__srcline(struct report *rep, const struct kp_frame *f)
+{
+	const char *file, *base;
+	char buf[4096];
+	int line;
+
+	if (!f->dso || f->kernel || !kp_srcline__find(rep->srcline, f->dso, f->dso_addr, &file, &line))
+		return report__intern(rep, SRCLINE_UNKNOWN);
+	base = strrchr(file, '/');
+	snprintf(buf, sizeof(buf), "%s:%d", base ? base + 1 : file, line);
+	return report__intern(rep, buf);
+}
+
+/*
+ * The part of the chain [*first, *last) that --max-stack keeps: its
+ * innermost frames in callee order, its outermost in caller order (the
+ * order perf walks the chain in).
+ */
+static void report__max_stack(const struct report *rep, unsigned int *first, unsigned int *last)
+{
+	if (*last - *first <= rep->max_stack)
+		return;
+	if (rep->caller)
+		*first = *last - rep->max_stack;
+	else
+		*last = *first + rep->max_stack;
+}
+
+/*
+ * perf's parent: the first frame of the chain [first, last), in the order
+ * it is walked, whose symbol matches --parent; "[other]" when none does.
+ */
+static const char *report__parent(struct report *rep, const struct kp_resolved *s,
+				  unsigned int first, unsigned int last)
+{
+	unsigned int i;
+
+	for (i = 0; i < last - first; i++) {
+		const struct kp_frame *f = &s->frames[rep->caller ? last - 1 - i : first + i];
+
+		if (f->sym && !regexec(&rep->parent_re, f->sym->name, 0, NULL, 0))
+			return report__intern(rep, f->sym->name);
+	}
+	return report__intern(rep, PARENT_OTHER);
+}
+
+/* -T: add the sample to its thread's periods. */
+static int report__thread(struct report *rep, const struct kp_rec_sample *r)
+{
+	uint64_t key = ((uint64_t)r->pid << 32 | r->tid) + 1;
+	struct thread_stat *t = kp_hmap__get(&rep->thread_stats, key);
+
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		t->pid = r->pid;
+		t->tid = r->tid;
+		if (kp_hmap__put(&rep->thread_stats, key, t)) {
+			free(t);
+			return -ENOMEM;
+		}
+	}
+	t->period[r->event] += r->period;
+	return 0;
+}
+
 static uint64_t entry__hash(const struct hist_entry *e)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ULL * (e->event + 1);
@@ -189,6 +322,8 @@ static uint64_t entry__hash(const struct hist_entry *e)
 	h = (h ^ e->addr) * 0x100000001b3ULL;
 	h = (h ^ ((uint64_t)e->pid << 32 | e->tid)) * 0x100000001b3ULL;
 	h = (h ^ ((uint64_t)e->cpu << 1 | e->kernel)) * 0x100000001b3ULL;
+	h = (h ^ (uintptr_t)e->srcline) * 0x100000001b3ULL;
+	h = (h ^ (uintptr_t)e->parent) * 0x100000001b3ULL;
 	return h ^ (h >> 31);
 }
 
@@ -196,7 +331,8 @@ static bool entry__same(const struct hist_entry *a, const struct hist_entry *b)
 {
 	return a->hash == b->hash && a->event == b->event && a->comm == b->comm &&
 	       a->dso == b->dso && a->sym == b->sym && a->addr == b->addr &&
-	       a->kernel == b->kernel && a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu;
+	       a->kernel == b->kernel && a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu &&
+	       a->srcline == b->srcline && a->parent == b->parent;
 }
 
 static int report__grow(struct report *rep)
@@ -219,9 +355,13 @@ static int report__grow(struct report *rep)
 	return 0;
 }
 
-/* The entry of frame @f of @s (the --sort keys of it), found or added; NULL: ENOMEM. */
+/*
+ * The entry of frame @f of @s (the --sort keys of it, @parent the sample's
+ * --parent match), found or added; NULL: ENOMEM.  The period key is a
+ * column, as in perf: it groups nothing.
+ */
 static struct hist_entry *report__entry(struct report *rep, const struct kp_resolved *s,
-					const struct kp_frame *f)
+					const struct kp_frame *f, const char *parent)
 {
 	const struct kp_rec_sample *r = s->rec;
 	struct hist_entry key = { .used = true }, *e;
@@ -246,6 +386,13 @@ static struct hist_entry *report__entry(struct report *rep, const struct kp_reso
 		key.tid = r->tid;
 	if (rep->has[SORT_CPU])
 		key.cpu = r->cpu;
+	if (rep->has[SORT_SRCLINE]) {
+		key.srcline = report__srcline(rep, f);
+		if (!key.srcline)
+			return NULL;
+	}
+	if (rep->has[SORT_PARENT])
+		key.parent = parent;
 	key.hash = entry__hash(&key);
 
 	if ((!rep->entries || (rep->used + 1) * 2 > rep->mask + 1) && report__grow(rep))
@@ -265,13 +412,25 @@ static int report__sample(struct kp_decoder *d, const struct kp_resolved *s, voi
 {
 	struct report *rep = arg;
 	const struct kp_rec_sample *r = s->rec;
-	unsigned int first, last, j;
-	struct hist_entry *e;
+	unsigned int first, last, cf, cl, j;
+	const char *parent = NULL;
+	struct hist_entry *e, *self;
 
 	(void)d;
 	if (!kp_filter__sample(&rep->filter, s, &first, &last))
 		return 0;
-	e = report__entry(rep, s, &s->frames[first]);
+	/* the chain used for call graphs, --children and --parent: [cf, cl) */
+	cf = first;
+	cl = last;
+	report__max_stack(rep, &cf, &cl);
+	if (rep->has[SORT_PARENT]) {
+		parent = report__parent(rep, s, cf, cl);
+		if (!parent)
+			return -ENOMEM;
+	}
+	if (rep->threads && report__thread(rep, r))
+		return -ENOMEM;
+	self = e = report__entry(rep, s, &s->frames[first], parent);
 	if (!e)
 		return -ENOMEM;
 	e->period += r->period;
@@ -279,18 +438,26 @@ static int report__sample(struct kp_decoder *d, const struct kp_resolved *s, voi
 	rep->total[r->event] += r->period;
 	rep->samples[r->event] += s->count;
 	if (!rep->children)
-		return rep->callgraph ? entry__add_chain(rep, e, s, first, last) : 0;
-	/* every entry of the chain once, with the chain from it on */
+		return rep->callgraph ? entry__add_chain(rep, e, s, cf, cl) : 0;
+	/*
+	 * The sample's own entry, then every entry of the chain, once each,
+	 * with the chain from it on (perf counts the sampled function even
+	 * when --max-stack cuts it from the chain).
+	 */
 	rep->seq++;
-	for (j = first; j < last; j++) {
-		e = report__entry(rep, s, &s->frames[j]);
+	self->seen = rep->seq;
+	self->children += r->period;
+	if (rep->callgraph && entry__add_chain(rep, self, s, cf > first ? cf : first, cl))
+		return -ENOMEM;
+	for (j = cf; j < cl; j++) {
+		e = report__entry(rep, s, &s->frames[j], parent);
 		if (!e)
 			return -ENOMEM;
 		if (e->seen == rep->seq)
 			continue;
 		e->seen = rep->seq;
 		e->children += r->period;
-		if (rep->callgraph && entry__add_chain(rep, e, s, j, last))
+		if (rep->callgraph && entry__add_chain(rep, e, s, j, cl))
 			return -ENOMEM;
 	}
 	return 0;
@@ -333,6 +500,15 @@ static void entry__column(const struct report *rep, const struct hist_entry *e,
 	case SORT_CPU:
 		snprintf(buf, len, "%03u", e->cpu);
 		break;
+	case SORT_SRCLINE:
+		snprintf(buf, len, "%s", e->srcline);
+		break;
+	case SORT_PERIOD:
+		snprintf(buf, len, "%" PRIu64, e->period);
+		break;
+	case SORT_PARENT:
+		snprintf(buf, len, "%s", e->parent);
+		break;
 	default:
 		buf[0] = '\0';
 	}
@@ -364,6 +540,8 @@ static int entry__cmp(const void *a, const void *b)
 			return x->tid < y->tid ? -1 : 1;
 		if (k == SORT_CPU && x->cpu != y->cpu)
 			return x->cpu < y->cpu ? -1 : 1;
+		if (k == SORT_PERIOD)
+			continue;	/* the same, above */
 		entry__column(cmp_rep, x, k, bx, sizeof(bx));
 		entry__column(cmp_rep, y, k, by, sizeof(by));
 		c = strcmp(bx, by);
@@ -573,6 +751,8 @@ static int report__print_event(struct report *rep, struct kp_decoder *d, unsigne
 
 		if (!e->used || e->event != ev)
 			continue;
+		if (rep->exclude_other && e->parent && !strcmp(e->parent, PARENT_OTHER))
+			continue;
 		if (total && 100.0 * (rep->children ? e->children : e->period) / total <
 			     rep->percent_limit)
 			continue;
@@ -583,7 +763,7 @@ static int report__print_event(struct report *rep, struct kp_decoder *d, unsigne
 	cmp_rep = NULL;
 
 	for (k = 0; k < rep->nr_keys; k++)
-		width[k] = strlen(sort_keys[rep->keys[k]].header);
+		width[k] = rep->keys[k] == SORT_PERIOD ? 12 : strlen(sort_keys[rep->keys[k]].header);
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < rep->nr_keys; k++) {
 			int w;
@@ -602,8 +782,11 @@ static int report__print_event(struct report *rep, struct kp_decoder *d, unsigne
 	if (rep->show_nr)
 		fprintf(fp, "  %*s", nwidth, "Samples");
 	for (k = 0; k < rep->nr_keys; k++)
-		fprintf(fp, "  %-*s", k + 1 < rep->nr_keys ? width[k] : 0,
-			sort_keys[rep->keys[k]].header);
+		if (rep->keys[k] == SORT_PERIOD)
+			fprintf(fp, "  %*s", width[k], sort_keys[SORT_PERIOD].header);
+		else
+			fprintf(fp, "  %-*s", k + 1 < rep->nr_keys ? width[k] : 0,
+				sort_keys[rep->keys[k]].header);
 	fprintf(fp, rep->children ? "\n# ........  ........" : "\n# ........");
 	if (rep->show_nr) {
 		fprintf(fp, "  ");
@@ -625,7 +808,8 @@ static int report__print_event(struct report *rep, struct kp_decoder *d, unsigne
 			fprintf(fp, "  %*" PRIu64, nwidth, e->samples);
 		for (k = 0; k < rep->nr_keys; k++) {
 			enum sort_key key = rep->keys[k];
-			bool num = key == SORT_PID || key == SORT_TID || key == SORT_CPU;
+			bool num = key == SORT_PID || key == SORT_TID || key == SORT_CPU ||
+				   key == SORT_PERIOD;
 
 			entry__column(rep, e, key, buf, sizeof(buf));
 			if (num)
@@ -676,6 +860,78 @@ static void report__print_wall(struct report *rep, struct kp_decoder *d)
 		on / 1e6, 100.0 * on / (on + off), off / 1e6, 100.0 * off / (on + off));
 }
 
+static int thread_stat__cmp(const void *a, const void *b)
+{
+	const struct thread_stat *x = *(struct thread_stat * const *)a;
+	const struct thread_stat *y = *(struct thread_stat * const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * -T: perf report's per-thread table (perf_read_values' layout): PID, TID
+ * and a column per event, the thread's count of it.  perf's counts are
+ * those of perf record -s (PERF_RECORD_READ at each thread's exit), which
+ * kprof does not record: here, the periods of the thread's samples that
+ * pass the filters, the same approximation as "Event count (approx.)".
+ * Threads by PID, then TID.
+ */
+static int report__print_threads(struct report *rep, struct kp_decoder *d)
+{
+	unsigned int ev, nr_events = d->info.session.nr_events, nr_cols = 0;
+	unsigned int cols[KPROF_MAX_EVENTS];
+	int pidw = 3, tidw = 3, w[KPROF_MAX_EVENTS];
+	struct thread_stat **list;
+	size_t i, n = 0, pos = 0;
+	FILE *fp = rep->fp;
+	uint64_t key;
+	char buf[32];
+	void *v;
+
+	for (ev = 0; ev < nr_events; ev++) {
+		if (!d->events[ev].samples && nr_events > 1)
+			continue;
+		w[nr_cols] = strlen(kp_decoder__event_name(d, ev));
+		cols[nr_cols++] = ev;
+	}
+	list = malloc((rep->thread_stats.used + 1) * sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	while (kp_hmap__next(&rep->thread_stats, &pos, &key, &v))
+		list[n++] = v;
+	qsort(list, n, sizeof(*list), thread_stat__cmp);
+	for (i = 0; i < n; i++) {
+		unsigned int c;
+		int len;
+
+		len = snprintf(buf, sizeof(buf), "%u", list[i]->pid);
+		if (len > pidw)
+			pidw = len;
+		len = snprintf(buf, sizeof(buf), "%u", list[i]->tid);
+		if (len > tidw)
+			tidw = len;
+		for (c = 0; c < nr_cols; c++) {
+			len = snprintf(buf, sizeof(buf), "%" PRIu64, list[i]->period[cols[c]]);
+			if (len > w[c])
+				w[c] = len;
+		}
+	}
+	fprintf(fp, "# %*s  %*s", pidw, "PID", tidw, "TID");
+	for (ev = 0; ev < nr_cols; ev++)
+		fprintf(fp, "  %*s", w[ev], kp_decoder__event_name(d, cols[ev]));
+	fputc('\n', fp);
+	for (i = 0; i < n; i++) {
+		fprintf(fp, "  %*u  %*u", pidw, list[i]->pid, tidw, list[i]->tid);
+		for (ev = 0; ev < nr_cols; ev++)
+			fprintf(fp, "  %*" PRIu64, w[ev], list[i]->period[cols[ev]]);
+		fputc('\n', fp);
+	}
+	free(list);
+	return 0;
+}
+
 static int report__print(struct report *rep, struct kp_decoder *d)
 {
 	const struct kp_data_info *info = &d->info;
@@ -699,18 +955,35 @@ static int report__print(struct report *rep, struct kp_decoder *d)
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return rep->threads ? report__print_threads(rep, d) : 0;
 }
 
 static void report__exit(struct report *rep)
 {
 	struct node_chunk *c, *n;
+	struct intern_str *is, *next;
+	size_t pos = 0;
+	uint64_t key;
+	void *v;
 
 	for (c = rep->chunks; c; c = n) {
 		n = c->next;
 		free(c);
 	}
 	free(rep->entries);
+	while (kp_hmap__next(&rep->strings, &pos, &key, &v))
+		for (is = v; is; is = next) {
+			next = is->next;
+			free(is);
+		}
+	kp_hmap__exit(&rep->strings);
+	pos = 0;
+	while (kp_hmap__next(&rep->thread_stats, &pos, &key, &v))
+		free(v);
+	kp_hmap__exit(&rep->thread_stats);
+	if (rep->parent_set)
+		regfree(&rep->parent_re);
+	kp_srcline__delete(rep->srcline);
 	kp_filter__exit(&rep->filter);
 }
 
@@ -731,8 +1004,7 @@ static int parse_sort(struct report *rep, const char *cmd, const char *s)
 			    (k == SORT_SYM && !strcmp(tok, "sym")))
 				break;
 		if (k == SORT_NR) {
-			kp_error(cmd, "unknown --sort key '%s' (comm, dso, symbol, pid, tid, cpu)",
-				 tok);
+			kp_error(cmd, "unknown --sort key '%s' (" SORT_KEY_NAMES ")", tok);
 			free(copy);
 			return KP_EXIT_USAGE;
 		}
@@ -786,15 +1058,19 @@ static int parse_call_graph(struct report *rep, const char *cmd, const char *s)
 int cmd_report(int argc, const char **argv)
 {
 	const char *cmd = argv[0], *sort = "comm,dso,symbol";
-	const char *call_graph = NULL, *limit = NULL;
+	const char *call_graph = NULL, *limit = NULL, *max_stack = NULL, *parent = NULL;
 	struct kp_decode_args a = { 0 };
 	struct kp_decode_opts opts = { 0 };
-	struct report rep = { .fp = stdout, .cg_threshold = 0.5 };
+	struct report rep = { .fp = stdout, .cg_threshold = 0.5, .max_stack = MAX_STACK_DEFAULT };
 	bool graph = false, inverted = false, stdio_ = false, header = false, header_only = false;
 	const struct option options[] = {
 		KP_DECODE_INPUT_OPTIONS(&a),
 		OPT_STRING('s', "sort", &sort, "key[,key...]",
-			   "sort by comm, dso, symbol, pid, tid, cpu (default comm,dso,symbol)"),
+			   "sort by comm, dso, symbol, pid, tid, cpu, srcline, period, parent (default comm,dso,symbol)"),
+		OPT_STRING('p', "parent", &parent, "regex",
+			   "the parent: the first caller matching this (default '" PARENT_DEFAULT "'); adds --sort parent"),
+		OPT_BOOLEAN('x', "exclude-other", &rep.exclude_other,
+			    "only the entries with a parent (--sort parent)"),
 		OPT_BOOLEAN('g', NULL, &graph, "show call graphs (-g caller: from the callers)"),
 		OPT_STRING(0, "call-graph", &call_graph, "caller|callee[,threshold]",
 			   "call graph order and threshold (default callee,0.5)"),
@@ -804,6 +1080,9 @@ int cmd_report(int argc, const char **argv)
 		OPT_BOOLEAN(0, "stdio", &stdio_, "text output (the only one)"),
 		OPT_BOOLEAN(0, "children", &rep.children,
 			    "a Children column: the samples with the entry anywhere in their chain"),
+		OPT_STRING(0, "max-stack", &max_stack, "n",
+			   "use n frames of each call chain (-g, --children, --parent; default 127)"),
+		OPT_BOOLEAN('T', "threads", &rep.threads, "then the event counts of each thread"),
 		OPT_BOOLEAN(0, "header", &header, "show the recording's header first"),
 		OPT_BOOLEAN(0, "header-only", &header_only, "show the recording's header only"),
 		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
@@ -812,6 +1091,7 @@ int cmd_report(int argc, const char **argv)
 	};
 	const char *av[64];
 	struct kp_decoder d;
+	bool chains;
 	int ac, i, ret;
 
 	/* perf's "-g caller": an optional value in the next argument */
@@ -836,6 +1116,30 @@ int cmd_report(int argc, const char **argv)
 		return KP_EXIT_USAGE;
 	(void)stdio_;
 	ret = parse_sort(&rep, cmd, sort);
+	/* perf: -p adds the parent key */
+	if (!ret && parent && !rep.has[SORT_PARENT] && rep.nr_keys < SORT_NR) {
+		rep.has[SORT_PARENT] = true;
+		rep.keys[rep.nr_keys++] = SORT_PARENT;
+	}
+	if (!ret && rep.has[SORT_PARENT]) {
+		int err = regcomp(&rep.parent_re, parent ? parent : PARENT_DEFAULT,
+				  REG_EXTENDED | REG_NOSUB);
+
+		if (err) {
+			char msg[128];
+
+			regerror(err, &rep.parent_re, msg, sizeof(msg));
+			kp_error(cmd, "bad --parent regex '%s': %s", parent, msg);
+			ret = KP_EXIT_USAGE;
+		} else {
+			rep.parent_set = true;
+		}
+	}
+	if (!ret && max_stack && kp_parse_uint(max_stack, &rep.max_stack)) {
+		kp_error(cmd, "bad --max-stack value '%s' (a number of frames, 0 or more)",
+			 max_stack);
+		ret = KP_EXIT_USAGE;
+	}
 	if (!ret && graph)
 		rep.callgraph = true;
 	if (!ret && call_graph)
@@ -854,11 +1158,20 @@ int cmd_report(int argc, const char **argv)
 		report__exit(&rep);
 		return ret;
 	}
-	/* a flat report needs the innermost frames only */
-	opts.max_frames = rep.callgraph || rep.children ? 0 : 1;
+	/* a flat report needs the innermost frames only, --parent all of them */
+	chains = rep.callgraph || rep.children || rep.has[SORT_PARENT];
+	opts.max_frames = chains ? 0 : 1;
 	if (kp_decode_args__open(&a, &d, &opts, cmd)) {
 		report__exit(&rep);
 		return KP_EXIT_FAILURE;
+	}
+	if (rep.has[SORT_SRCLINE]) {
+		rep.srcline = kp_srcline__new(kp_machine__debug_dir(d.machine));
+		if (!rep.srcline) {
+			kp_decoder__close(&d);
+			report__exit(&rep);
+			return kp_decode__exit_code(cmd, -ENOMEM);
+		}
 	}
 	if (header || header_only) {
 		kp_decoder__fprintf_header(&d, rep.fp);
@@ -869,9 +1182,9 @@ int cmd_report(int argc, const char **argv)
 		}
 	}
 	/* call graphs: resolve each distinct stack once; flat: one frame a sample */
-	if (rep.callgraph || rep.children)
-		ret = kp_decoder__for_each_stack(&d, (rep.has[SORT_TID] || rep.filter.nr_tids ?
-						      KP_STACK_TID : 0) |
+	if (chains)
+		ret = kp_decoder__for_each_stack(&d, (rep.has[SORT_TID] || rep.filter.nr_tids ||
+						      rep.threads ? KP_STACK_TID : 0) |
 						 (rep.has[SORT_CPU] ? KP_STACK_CPU : 0),
 						 report__sample, &rep);
 	else

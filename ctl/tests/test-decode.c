@@ -197,7 +197,7 @@ static void test_bad_options(void)
 		const char	*err;
 	} cases[] = {
 		{ { "report", "--sort", "comm,bogus" },
-		  "kprofctl: report: unknown --sort key 'bogus' (comm, dso, symbol, pid, tid, cpu)\n" },
+		  "kprofctl: report: unknown --sort key 'bogus' (comm, dso, symbol, pid, tid, cpu, srcline, period, parent)\n" },
 		{ { "report", "--pids", "12x" },
 		  "kprofctl: report: bad --pids value '12x': not a number\n" },
 		{ { "report", "--percent-limit", "abc" },
