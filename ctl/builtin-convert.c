@@ -49,6 +49,6 @@ int cmd_convert(int argc, const char **argv)
 		st.build_ids);
 	if (st.raw_dropped)
 		fprintf(stderr, "[ kprof convert: %" PRIu64
-			" tracepoint samples without their raw fields ]\n", st.raw_dropped);
+			" tracepoint samples without their fields (no recorded format) ]\n", st.raw_dropped);
 	return KP_EXIT_OK;
 }

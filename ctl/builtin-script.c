@@ -72,8 +72,11 @@ struct script {
 	struct kp_tpdecode	*tp;		/* tracepoint records, with libtraceevent */
 };
 
-/* A tracepoint sample's record, as perf script prints it after "EVENT:". */
-static void script__raw(struct script *sc, const struct kp_rec_sample *r)
+/*
+ * A tracepoint sample's record, as perf script prints it after "EVENT:",
+ * with a space before it when @space (-F has printed "EVENT: " already).
+ */
+static void script__raw(struct script *sc, const struct kp_rec_sample *r, bool space)
 {
 	const char *text;
 	const void *raw;
@@ -85,7 +88,8 @@ static void script__raw(struct script *sc, const struct kp_rec_sample *r)
 	text = raw ? kp_tpdecode__info(sc->tp, r->event, r->cpu, raw, len) : NULL;
 	if (!text)
 		return;
-	kp_out__chr(sc->out, ' ');
+	if (space)
+		kp_out__chr(sc->out, ' ');
 	kp_out__str(sc->out, text);
 }
 
@@ -212,7 +216,7 @@ static void script__fields(struct script *sc, struct kp_decoder *d, const struct
 		kp_out__str(o, ": ");
 	}
 	if (fl & F_TRACE)
-		script__raw(sc, r);
+		script__raw(sc, r, false);
 	if (where && sc->chains) {
 		kp_out__chr(o, '\n');
 		for (i = first; i < last; i++) {
@@ -260,7 +264,7 @@ static int script__sample(struct kp_decoder *d, const struct kp_resolved *s, voi
 	kp_out__chr(o, ' ');
 	script__right(o, ev, sc->name_width);
 	kp_out__chr(o, ':');
-	script__raw(sc, r);
+	script__raw(sc, r, true);
 	kp_out__chr(o, '\n');
 	for (i = first; i < last; i++) {
 		script__frame(sc, &s->frames[i], F_DEFAULT, '\t');

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 
 #include <linux/perf_event.h>
 
@@ -15,6 +16,8 @@
 #include "data.h"
 #include "perfdata.h"
 #include "record.h"
+#include "tpdecode.h"
+#include "tracefs.h"
 #include "util.h"
 
 #define PERF_MAGIC		0x32454c4946524550ULL	/* "PERFILE2" */
@@ -24,6 +27,7 @@
 
 /* perf's header feature bits (tools/perf/util/header.h) */
 enum {
+	FEAT_TRACING_DATA = 1,
 	FEAT_BUILD_ID	= 2,
 	FEAT_HOSTNAME	= 3,
 	FEAT_OSRELEASE	= 4,
@@ -66,6 +70,17 @@ struct conv {
 	const struct kp_data_info	*info;
 	struct perf_event_attr		attrs[KPROF_MAX_EVENTS];
 	bool				callchain;
+	/*
+	 * The tracepoint formats: the recording's, or this host's (owned[i])
+	 * for a recording without them; raw[i]: event i's samples carry
+	 * PERF_SAMPLE_RAW.
+	 */
+	struct kp_tp_formats		fmt;
+	const struct kp_tp_formats	*tpf;
+	bool				owned[KPROF_MAX_EVENTS];
+	bool				raw[KPROF_MAX_EVENTS];
+	bool				any_raw;
+	char				machine[65];	/* uname -m of this host */
 	struct kp_perfdata_stats	st;
 	/* the BUILD_ID records, for the feature */
 	struct kp_rec_build_id		**bids;
@@ -126,6 +141,17 @@ static void attrs_init(struct conv *c)
 			a->sample_freq = s->freq;
 		}
 		a->sample_type = SAMPLE_TYPE | (c->callchain ? PERF_SAMPLE_CALLCHAIN : 0);
+		if (s->events[i].type == PERF_TYPE_TRACEPOINT) {
+			/* every hit a sample, as perf record takes a tracepoint */
+			a->freq = 0;
+			a->sample_period = 1;
+			/* its fields, when the recording kept the format to decode them */
+			if (c->tpf && c->tpf->text[i]) {
+				c->raw[i] = true;
+				c->any_raw = true;
+				a->sample_type |= PERF_SAMPLE_RAW;
+			}
+		}
 		a->exclude_kernel = !!(s->events[i].flags & KPROF_EV_F_EXCLUDE_KERNEL);
 		a->exclude_user = !!(s->events[i].flags & KPROF_EV_F_EXCLUDE_USER);
 		a->inherit = !!(s->flags & KPROF_SESSION_F_INHERIT);
@@ -178,13 +204,29 @@ static void conv_sample(struct conv *c, const struct kp_rec_sample *s)
 		event_id(s->event), s->ip, s->pid, s->tid, s->time, s->cpu, 0, s->period,
 	};
 	size_t size = sizeof(struct perf_event_header) + sizeof(body);
+	bool with_raw = s->event < KPROF_MAX_EVENTS && c->raw[s->event];
+	uint32_t raw_len = 0, raw_size = 0;
+	const void *raw = NULL;
 
 	if (c->callchain) {
 		nr = (s->nr_kernel ? 1 + s->nr_kernel : 0) + (s->nr_user ? 1 + s->nr_user : 0);
 		size += 8 + 8 * nr;
 	}
-	if (s->header.misc & KPROF_MISC_RAW)
-		c->st.raw_dropped++;
+	if (s->header.misc & KPROF_MISC_RAW) {
+		raw = kp_sample__raw(s, s->header.size, s->nr_kernel + s->nr_user, &raw_len);
+		if (!with_raw || !raw) {
+			c->st.raw_dropped++;
+			raw = NULL;
+			raw_len = 0;
+		}
+	}
+	if (with_raw) {
+		/* perf's PERF_SAMPLE_RAW: u32 size, then the bytes, the two 8-byte aligned */
+		raw_size = ((raw_len + 4 + 7) & ~7U) - 4;
+		size += 4 + raw_size;
+		if (raw)
+			c->st.raw++;
+	}
 	put_header(c, PERF_RECORD_SAMPLE, s->header.misc & KPROF_MISC_KERNEL ?
 		   PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER, size);
 	put(c, &body, sizeof(body));
@@ -200,6 +242,11 @@ static void conv_sample(struct conv *c, const struct kp_rec_sample *s)
 			put(c, &ctx, sizeof(ctx));
 			put(c, s->ips + s->nr_kernel, 8 * s->nr_user);
 		}
+	}
+	if (with_raw) {
+		put(c, &raw_size, sizeof(raw_size));
+		put(c, raw, raw_len);
+		put_zero(c, raw_size - raw_len);
 	}
 	c->st.samples++;
 }
@@ -387,12 +434,133 @@ static void feat_build_id(struct conv *c)
 	}
 }
 
+/* A tracefs header file of this host for the tracing data: u64 size, the text. */
+static void put_tracefs_header(struct conv *c, const char *name)
+{
+	struct kp_err err = { 0 };
+	uint64_t size = 0;
+	uint32_t len;
+	char *text;
+
+	put(c, name, strlen(name) + 1);
+	/*
+	 * The ring buffer's page and event layout: the same on every kernel of
+	 * an architecture, so this host's when it is the recording's; none
+	 * (size 0, which libtraceevent reads as "use the defaults") else.
+	 */
+	if (strcmp(c->info->machine, c->machine) ||
+	    kp_tracefs__read_header(name, &text, &len, &err)) {
+		put(c, &size, sizeof(size));
+		return;
+	}
+	size = len - 1;
+	put(c, &size, sizeof(size));
+	put(c, text, size);
+	free(text);
+}
+
+/* The system of tracepoint event @ev: its name up to the ":". */
+static size_t tp_system(const struct kp_event *ev, const char **sys)
+{
+	const char *colon = strchr(ev->name, ':');
+
+	*sys = ev->name;
+	return colon ? (size_t)(colon - ev->name) : 0;
+}
+
+/*
+ * perf's tracing data (tools/perf/util/trace-event-read.c reads it): the
+ * "\027\010\104tracing" magic, version "0.6", endianness, long and page
+ * sizes, the header_page and header_event files, no ftrace formats, the
+ * recorded format file of each tracepoint grouped by system, then empty
+ * kallsyms, printk formats and saved command lines.  'perf script' decodes
+ * the PERF_SAMPLE_RAW fields with it.
+ */
+static void feat_tracing_data(struct conv *c)
+{
+	static const char magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	const struct kp_session *s = &c->info->session;
+	uint8_t endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, long_size = sizeof(long);
+	uint32_t page = sysconf(_SC_PAGESIZE), nr_systems = 0, zero4 = 0, count;
+	bool done[KPROF_MAX_EVENTS] = { false };
+	uint64_t zero8 = 0, size;
+	unsigned int i, j;
+
+	put(c, magic, sizeof(magic));
+	put(c, "0.6", 4);
+	put(c, &endian, 1);
+	put(c, &long_size, 1);
+	put(c, &page, sizeof(page));
+	put_tracefs_header(c, "header_page");
+	put_tracefs_header(c, "header_event");
+	put(c, &zero4, sizeof(zero4));		/* ftrace formats */
+
+	/* systems: count them first (an event's format once, by its id) */
+	for (i = 0; i < s->nr_events; i++) {
+		const char *sys, *sys2;
+		size_t len;
+
+		if (!c->raw[i] || done[i])
+			continue;
+		len = tp_system(&s->events[i], &sys);
+		nr_systems++;
+		for (j = i; j < s->nr_events; j++)
+			if (c->raw[j] && tp_system(&s->events[j], &sys2) == len &&
+			    !memcmp(sys, sys2, len))
+				done[j] = true;
+	}
+	put(c, &nr_systems, sizeof(nr_systems));
+	memset(done, 0, sizeof(done));
+	for (i = 0; i < s->nr_events; i++) {
+		const char *sys, *sys2;
+		size_t len;
+		long at;
+
+		if (!c->raw[i] || done[i])
+			continue;
+		len = tp_system(&s->events[i], &sys);
+		put(c, sys, len);
+		put_zero(c, 1);
+		at = ftell(c->fp);
+		count = 0;
+		put(c, &count, sizeof(count));
+		for (j = i; j < s->nr_events; j++) {
+			unsigned int k;
+			bool dup = false;
+
+			if (!c->raw[j] || tp_system(&s->events[j], &sys2) != len ||
+			    memcmp(sys, sys2, len))
+				continue;
+			done[j] = true;
+			for (k = i; k < j; k++)
+				if (c->raw[k] && s->events[k].config == s->events[j].config)
+					dup = true;
+			if (dup)
+				continue;
+			size = c->tpf->size[j] - 1;
+			put(c, &size, sizeof(size));
+			put(c, c->tpf->text[j], size);
+			count++;
+		}
+		if (!c->error && (fseek(c->fp, at, SEEK_SET) ||
+				  fwrite(&count, sizeof(count), 1, c->fp) != 1 ||
+				  fseek(c->fp, 0, SEEK_END)))
+			c->error = errno ? errno : EIO;
+	}
+	put(c, &zero4, sizeof(zero4));		/* kallsyms */
+	put(c, &zero4, sizeof(zero4));		/* printk formats */
+	put(c, &zero8, sizeof(zero8));		/* saved command lines */
+}
+
 static void feat_write(struct conv *c, unsigned int feat)
 {
 	const struct kp_data_info *info = c->info;
 	char ver[64];
 
 	switch (feat) {
+	case FEAT_TRACING_DATA:
+		feat_tracing_data(c);
+		break;
 	case FEAT_BUILD_ID:
 		feat_build_id(c);
 		break;
@@ -427,7 +595,7 @@ static void feat_write(struct conv *c, unsigned int feat)
 static void write_features(struct conv *c, struct perf_file_header *h)
 {
 	static const unsigned int feats[] = {
-		FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH,
+		FEAT_TRACING_DATA, FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH,
 		FEAT_NRCPUS, FEAT_CMDLINE, FEAT_EVENT_DESC,
 	};
 	struct perf_section secs[KP_ARRAY_SIZE(feats)];
@@ -435,7 +603,8 @@ static void write_features(struct conv *c, struct perf_file_header *h)
 	long table, pos;
 
 	for (i = 0; i < KP_ARRAY_SIZE(feats); i++) {
-		if (feats[i] == FEAT_BUILD_ID && !c->nr_bids)
+		if ((feats[i] == FEAT_BUILD_ID && !c->nr_bids) ||
+		    (feats[i] == FEAT_TRACING_DATA && !c->any_raw))
 			continue;
 		h->features[feats[i] / 64] |= 1ULL << (feats[i] % 64);
 		nr++;
@@ -457,6 +626,62 @@ static void write_features(struct conv *c, struct perf_file_header *h)
 		c->error = errno ? errno : EIO;
 }
 
+/*
+ * The format of each tracepoint event: the one the recording kept, or,
+ * for a recording without them (before kprof.data version 3), this host's
+ * when it runs the recording's kernel and the event's id is the same.
+ * perf reads no tracepoint event without its format: any other case is
+ * refused, naming the event.
+ */
+static int formats_init(struct conv *c, const struct kp_tp_formats *stored, const char *in,
+			struct kp_err *err)
+{
+	const struct kp_session *s = &c->info->session;
+	struct utsname uts;
+	bool same_kernel = !uname(&uts) && !strcmp(uts.release, c->info->release) &&
+			   !strcmp(uts.nodename, c->info->hostname);
+	unsigned int i;
+
+	c->tpf = &c->fmt;
+	for (i = 0; i < s->nr_events; i++) {
+		const struct kp_event *ev = &s->events[i];
+		char sys[KP_TP_NAME_MAX], name[KP_TP_NAME_MAX], *text;
+		const char *colon, *id;
+		struct kp_err ignore;
+		uint32_t size;
+
+		if (ev->type != PERF_TYPE_TRACEPOINT)
+			continue;
+		if (stored && stored->text[i]) {
+			c->fmt.text[i] = stored->text[i];
+			c->fmt.size[i] = stored->size[i];
+			continue;
+		}
+		colon = strchr(ev->name, ':');
+		if (same_kernel && colon && (size_t)(colon - ev->name) < sizeof(sys) &&
+		    snprintf(name, sizeof(name), "%s", colon + 1) < (int)sizeof(name)) {
+			memcpy(sys, ev->name, colon - ev->name);
+			sys[colon - ev->name] = '\0';
+			name[strcspn(name, "/")] = '\0';
+			if (!kp_tracefs__read_format(sys, name, &text, &size, &ignore)) {
+				id = strstr(text, "\nID: ");
+				if (id && strtoull(id + 5, NULL, 10) == ev->config) {
+					c->fmt.text[i] = text;
+					c->fmt.size[i] = size;
+					c->owned[i] = true;
+					continue;
+				}
+				free(text);
+			}
+		}
+		kp_err__set(err, EOPNOTSUPP,
+			    "'%s' has no format for tracepoint '%s' (recorded before kprof.data version 3, on %s %s): perf reads no tracepoint without it; convert on the recording host",
+			    in, ev->name, c->info->hostname, c->info->release);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 int kp_perfdata__convert(const char *in, const char *out, struct kp_perfdata_stats *st,
 			 struct kp_err *err)
 {
@@ -465,6 +690,7 @@ int kp_perfdata__convert(const char *in, const char *out, struct kp_perfdata_sta
 	const struct kprof_record_header *rec;
 	struct conv c = { .out = out };
 	unsigned int i, nr_events;
+	struct utsname uts;
 	struct kp_data *d;
 	uint64_t off, id;
 	size_t k;
@@ -474,12 +700,17 @@ int kp_perfdata__convert(const char *in, const char *out, struct kp_perfdata_sta
 	if (!d)
 		return -EBADMSG;
 	c.info = kp_data__info(d);
+	if (!uname(&uts))
+		snprintf(c.machine, sizeof(c.machine), "%s", uts.machine);
 	nr_events = c.info->session.nr_events;
 	if (!nr_events) {
 		kp_err__set(err, EINVAL, "'%s' has no events", in);
 		ret = -EINVAL;
 		goto out_close;
 	}
+	ret = formats_init(&c, kp_data__tp_formats(d), in, err);
+	if (ret)
+		goto out_close;
 	c.fp = fopen(out, "w+");
 	if (!c.fp) {
 		ret = -errno;
@@ -543,6 +774,9 @@ out_unlink:
 		fclose(c.fp);
 	unlink(out);
 out_close:
+	for (i = 0; i < KPROF_MAX_EVENTS; i++)
+		if (c.owned[i])
+			free(c.fmt.text[i]);
 	for (k = 0; k < c.nr_bids; k++)
 		free(c.bids[k]);
 	free(c.bids);

@@ -8,11 +8,14 @@
  * and PERF_CONTEXT_USER markers), losses and throttling, every record with
  * its sample_id, CLOCK_MONOTONIC times marked with use_clockid, and the
  * HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CMDLINE, EVENT_DESC and
- * BUILD_ID features.  The layouts are those of perf's
+ * BUILD_ID features; tracepoint samples carry their fields
+ * (PERF_SAMPLE_RAW), with the recorded format files in the TRACING_DATA
+ * feature so that 'perf script' decodes them.  The layouts are those of perf's
  * Documentation/perf.data-file-format.txt and <linux/perf_event.h>.
  *
  * Not converted (refused or left out, see kp_perfdata__convert()): an
- * aggregated profile's AGG records, and tracepoints' raw data.
+ * aggregated profile's AGG records; the raw data of a tracepoint whose
+ * format the recording did not keep (counted in raw_dropped).
  */
 #ifndef KPROFCTL_PERFDATA_H
 #define KPROFCTL_PERFDATA_H
@@ -25,7 +28,8 @@ struct kp_perfdata_stats {
 	uint64_t	samples;
 	uint64_t	sideband;	/* COMM, MMAP, FORK, EXIT */
 	uint64_t	other;		/* LOST, THROTTLE */
-	uint64_t	raw_dropped;	/* tracepoint samples written without their raw data */
+	uint64_t	raw;		/* tracepoint samples with their raw data */
+	uint64_t	raw_dropped;	/* samples whose raw data has no format to go with */
 	uint32_t	build_ids;
 };
 

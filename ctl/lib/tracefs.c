@@ -191,25 +191,22 @@ out:
 	return ret;
 }
 
-int kp_tracefs__read_format(const char *system, const char *event, char **text,
-			    uint32_t *size, struct kp_err *err)
+/*
+ * Read the text file @path into a new NUL-terminated buffer (see
+ * kp_tracefs__read_format()); @what names it in the errors.
+ */
+static int read_text(const char *path, const char *what, char **text, uint32_t *size,
+		     struct kp_err *err)
 {
-	char dir[DIR_MAX], path[PATH_MAX_];
 	size_t len;
 	char *buf;
 	FILE *fp;
-	int ret;
+	int ret = 0;
 
-	*text = NULL;
-	*size = 0;
-	ret = kp_tracefs__events_dir(dir, sizeof(dir), err);
-	if (ret)
-		return ret;
-	snprintf(path, sizeof(path), "%s/%s/%s/format", dir, system, event);
 	fp = fopen(path, "re");
 	if (!fp) {
-		kp_err__set(err, ENOENT, "unknown tracepoint '%s:%s' (see 'kprofctl list tracepoint')",
-			    system, event);
+		kp_err__set(err, ENOENT, "unknown tracepoint %s (see 'kprofctl list tracepoint')",
+			    what);
 		return -ENOENT;
 	}
 	buf = malloc(KP_TP_FORMAT_MAX + 1);
@@ -230,12 +227,48 @@ int kp_tracefs__read_format(const char *system, const char *event, char **text,
 			kp_err__set(err, EIO, "cannot read %s", path);
 		else
 			kp_err__set(err, EFBIG,
-				    "the format of tracepoint '%s:%s' is not text of less than %u bytes",
-				    system, event, KP_TP_FORMAT_MAX);
+				    "the format of tracepoint %s is not text of less than %u bytes",
+				    what, KP_TP_FORMAT_MAX);
 		return ret;
 	}
 	buf[len] = '\0';
 	*text = buf;
 	*size = len + 1;
 	return 0;
+}
+
+int kp_tracefs__read_format(const char *system, const char *event, char **text,
+			    uint32_t *size, struct kp_err *err)
+{
+	char dir[DIR_MAX], path[PATH_MAX_], what[2 * KP_TP_NAME_MAX + 4];
+	int ret;
+
+	*text = NULL;
+	*size = 0;
+	ret = kp_tracefs__events_dir(dir, sizeof(dir), err);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/%s/%s/format", dir, system, event);
+	snprintf(what, sizeof(what), "'%s:%s'", system, event);
+	return read_text(path, what, text, size, err);
+}
+
+int kp_tracefs__read_header(const char *name, char **text, uint32_t *size,
+			    struct kp_err *err)
+{
+	char dir[DIR_MAX], path[PATH_MAX_], what[KP_TP_NAME_MAX + 4];
+	int ret;
+
+	*text = NULL;
+	*size = 0;
+	if (strcmp(name, "header_page") && strcmp(name, "header_event")) {
+		kp_err__set(err, EINVAL, "no tracefs header '%s'", name);
+		return -EINVAL;
+	}
+	ret = kp_tracefs__events_dir(dir, sizeof(dir), err);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(what, sizeof(what), "'%s'", name);
+	return read_text(path, what, text, size, err);
 }

@@ -59,4 +59,12 @@ int kp_tracefs__walk(const char *sys_glob, const char *ev_glob, kp_tracefs_cb cb
 int kp_tracefs__read_format(const char *system, const char *event, char **text,
 			    uint32_t *size, struct kp_err *err);
 
+/*
+ * The same for the events directory's "header_page" or "header_event" (the
+ * ring buffer's page and event headers, which perf keeps in its tracing
+ * data); -EINVAL for another @name.
+ */
+int kp_tracefs__read_header(const char *name, char **text, uint32_t *size,
+			    struct kp_err *err);
+
 #endif /* KPROFCTL_TRACEFS_H */

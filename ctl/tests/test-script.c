@@ -9,12 +9,14 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elf-maps.h"
 #include "run-kprofctl.h"
 #include "scenario.h"
 #include "tap.h"
 #include "tmpdir.h"
+#include "tp-record.h"
 
 static char root[64];
 
@@ -78,7 +80,8 @@ static void same_as_perf(const char *rec, const char *pd, const char *fields, co
 int main(void)
 {
 	const char *elf_dir = getenv("KP_TEST_ELF_DIR") ? getenv("KP_TEST_ELF_DIR") : ".obj/tests/elf";
-	char elf[4096], nm[4096], rec[256], pd[256];
+	char elf[4096], nm[4096], rec[256], pd[256], cmd[1024];
+	char *out;
 	uint64_t leaf, middle;
 	struct gen_writer g;
 	struct run r;
@@ -179,6 +182,51 @@ int main(void)
 	kprofctl(&r, "script", "-i", rec, "--time", "x,", NULL);
 	ok(r.rc == 2 && strstr(r.err, "bad --time value 'x,'"), "script --time: not a number");
 	run_free(&r);
+
+	/*
+	 * A tracepoint recording (tests/tp-record.h: sched_switch, irq, wakeup
+	 * and block records of 6.1 with their formats): converted, its samples
+	 * carry their fields and the file the TRACING_DATA feature, so perf
+	 * script decodes each record as kprofctl script does.
+	 */
+	snprintf(rec, sizeof(rec), "%s/tp.data", root);
+	tpr__write(rec, true);
+	snprintf(pd, sizeof(pd), "%s/tp.perf", root);
+	kprofctl(&r, "convert", "-i", rec, "-o", pd, NULL);
+	ok(r.rc == 0 && !strstr(r.err, "without their fields"),
+	   "convert: a tracepoint recording, every sample with its fields");
+	run_free(&r);
+	same_as_perf(rec, pd, "comm,pid,tid,cpu,time,event,trace", NULL);
+	same_as_perf(rec, pd, "event,trace", NULL);
+	snprintf(cmd, sizeof(cmd), "HOME=%s perf report -D -i %s 2>&1", root, pd);
+	out = run_out(cmd);
+	ok(out && strstr(out, "SAMPLE events:         10") &&
+	   !strstr(out, "FAILED TO PARSE") && !strstr(out, "problem processing"),
+	   "perf report -D: the 10 samples, none refused");
+	if (!out || !strstr(out, "SAMPLE events:         10"))
+		diag("%s", out ? out : "");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "HOME=%s perf script -i %s --header-only 2>&1", root, pd);
+	out = run_out(cmd);
+	snprintf(cmd, sizeof(cmd), "# event : name = sched:sched_switch, , id = { 1 }, type = 2, size = 128, config = %#x, { sample_period, sample_freq } = 1, sample_type = IP|TID|TIME|CALLCHAIN|CPU|PERIOD|RAW|IDENTIFIER,",
+		 TP_SCHED_SWITCH_ID);
+	ok(out && strstr(out, cmd),
+	   "perf script --header-only: sched_switch a tracepoint (its id), every hit a sample, with RAW");
+	if (!out || !strstr(out, cmd))
+		diag("%s", out ? out : "");
+	free(out);
+	/* without the formats section, on another kernel: refused, naming the event */
+	snprintf(rec, sizeof(rec), "%s/tp-old.data", root);
+	tpr__write(rec, false);
+	snprintf(pd, sizeof(pd), "%s/tp-old.perf", root);
+	kprofctl(&r, "convert", "-i", rec, "-o", pd, NULL);
+	ok(r.rc == 1 && strstr(r.err, "has no format for tracepoint 'sched:sched_switch'") &&
+	   !strchr(strchr(r.err, '\n') + 1, '\n') && access(pd, F_OK),
+	   "convert: a tracepoint without its recorded format, on another kernel: refused in one line, no file");
+	if (r.rc != 1)
+		diag("%s", r.err);
+	run_free(&r);
+
 	tmpdir__remove(root);
 	return done_testing();
 }
