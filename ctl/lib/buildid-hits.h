@@ -21,6 +21,7 @@
 #ifndef KPROFCTL_BUILDID_HITS_H
 #define KPROFCTL_BUILDID_HITS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "record.h"
@@ -29,6 +30,18 @@ struct kp_bid_hits;
 
 struct kp_bid_hits *kp_bid_hits__new(void);
 void kp_bid_hits__delete(struct kp_bid_hits *h);
+
+/*
+ * Can @rec add to what the hits know?  A sample in the kernel without user
+ * frames cannot: the recorder skips the call for those (most tracepoint
+ * samples).
+ */
+static inline bool kp_bid_hits__wants(const struct kprof_record_header *rec)
+{
+	const struct kp_rec_sample *s = (const void *)rec;
+
+	return rec->type != KPROF_RECORD_SAMPLE || (rec->misc & KPROF_MISC_USER) || s->nr_user;
+}
 
 /* Follow @rec: MMAP (a range), FORK (a parent), SAMPLE (hits); others ignored. 0 or -ENOMEM. */
 int kp_bid_hits__add(struct kp_bid_hits *h, const struct kprof_record_header *rec);

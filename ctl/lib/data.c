@@ -339,6 +339,48 @@ int kp_data_writer__write(struct kp_data_writer *w, const struct kprof_record_he
 	return ret;
 }
 
+/* write(2) all of @p, or the sticky error. */
+static int writer__write_all(struct kp_data_writer *w, const void *p, size_t len,
+			     struct kp_err *err)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(w->fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			w->error = n < 0 ? errno : EIO;
+			return writer__error(w, err);
+		}
+		p = (const unsigned char *)p + n;
+		len -= n;
+	}
+	return 0;
+}
+
+int kp_data_writer__write_span(struct kp_data_writer *w, const void *p, size_t len,
+			       unsigned int nr, struct kp_err *err)
+{
+	int ret;
+
+	if (w->error)
+		return writer__error(w, err);
+	/* small spans are buffered; large ones go out from where they are */
+	if (len < KP_WRITE_BUF / 4) {
+		ret = writer__put(w, p, len, err);
+	} else {
+		ret = writer__flush(w, err);
+		if (!ret)
+			ret = writer__write_all(w, p, len, err);
+		if (!ret)
+			w->offset += len;
+	}
+	if (!ret)
+		w->nr_records += nr;
+	return ret;
+}
+
 int kp_data_writer__finish(struct kp_data_writer *w, uint64_t end_time, uint64_t wakeups,
 			   struct kp_err *err)
 {

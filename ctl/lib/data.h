@@ -192,6 +192,13 @@ struct kp_data_writer *kp_data_writer__create(const char *path,
 int kp_data_writer__write(struct kp_data_writer *w, const struct kprof_record_header *rec,
 			  struct kp_err *err);
 /*
+ * Append @nr whole records, @len bytes at @p (a span of a buffer read by
+ * kp_ring__read_spans(), already checked), as kp_data_writer__write() of
+ * each would; a large span is written from @p without a copy.
+ */
+int kp_data_writer__write_span(struct kp_data_writer *w, const void *p, size_t len,
+			       unsigned int nr, struct kp_err *err);
+/*
  * Raise the format version of the file being written to @version (when
  * lower), in the header on disk at once: before writing a record of that
  * version.  -ESPIPE for an output that cannot seek (a pipe).

@@ -34,7 +34,7 @@ void kp_summary__add(struct kp_summary *sum, const struct kprof_record_header *r
 		const struct kp_rec_sample *s = (const void *)rec;
 
 		sum->samples++;
-		for (i = 0; i < KP_ARRAY_SIZE(sum->sample_flags); i++)
+		for (i = 0; s->flags >> i && i < KP_ARRAY_SIZE(sum->sample_flags); i++)
 			if (s->flags & (1U << i))
 				sum->sample_flags[i]++;
 		break;
@@ -198,6 +198,18 @@ int kp_summary__from_file(struct kp_summary *sum, const char *path, struct kp_er
 
 /* ---- writing records ---- */
 
+/* What a record written adds: to the summary, and the files its samples hit. */
+static int note_record(struct kp_recorder *r, const struct kprof_record_header *rec,
+		       struct kp_err *err)
+{
+	kp_summary__add(&r->sum, rec);
+	if (r->hits && kp_bid_hits__wants(rec) && kp_bid_hits__add(r->hits, rec)) {
+		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int write_record(struct kp_recorder *r, const struct kprof_record_header *rec,
 			struct kp_err *err)
 {
@@ -206,12 +218,7 @@ static int write_record(struct kp_recorder *r, const struct kprof_record_header 
 	ret = kp_data_writer__write(r->w, rec, err);
 	if (ret)
 		return ret;
-	kp_summary__add(&r->sum, rec);
-	if (r->hits && kp_bid_hits__add(r->hits, rec)) {
-		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	return 0;
+	return note_record(r, rec, err);
 }
 
 /* ---- build-ids ---- */
@@ -317,11 +324,24 @@ static int write_build_ids(struct kp_recorder *r, struct kp_err *err)
 	return ret;
 }
 
+/*
+ * A record of the buffers: noted here, written with the others of its
+ * span by ring_span(), from the mapping (see kp_ring__read_spans()).
+ */
 static int ring_record(const struct kprof_record_header *rec, unsigned int cpu, void *arg,
 		       struct kp_err *err)
 {
 	(void)cpu;
-	return write_record(arg, rec, err);
+	return note_record(arg, rec, err);
+}
+
+static int ring_span(const void *p, size_t len, unsigned int nr, unsigned int cpu, void *arg,
+		     struct kp_err *err)
+{
+	struct kp_recorder *r = arg;
+
+	(void)cpu;
+	return kp_data_writer__write_span(r->w, p, len, nr, err);
 }
 
 static int synth_record(const struct kprof_record_header *rec, void *arg, struct kp_err *err)
@@ -471,7 +491,7 @@ static int drain(struct kp_recorder *r, struct kp_err *err)
 {
 	int64_t n;
 
-	n = kp_rings__read(&r->rings, &r->ctx, ring_record, r, err);
+	n = kp_rings__read_spans(&r->rings, &r->ctx, ring_record, ring_span, r, err);
 	return n < 0 ? (int)n : 0;
 }
 

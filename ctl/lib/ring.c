@@ -72,13 +72,61 @@ static int corrupt(struct kp_ring *r, uint64_t pos, const char *why, struct kp_e
 	return -EBADMSG;
 }
 
+/* The records handed over to @fn since the last span, as one: to @span_fn. */
+struct span {
+	kp_ring_span_fn		fn;
+	const unsigned char	*p;
+	size_t			len;
+	unsigned int		nr;
+};
+
+static int span__flush(struct span *sp, unsigned int cpu, void *arg, struct kp_err *err)
+{
+	int ret = 0;
+
+	if (sp->fn && sp->len)
+		ret = sp->fn(sp->p, sp->len, sp->nr, cpu, arg, err);
+	if (!ret) {
+		sp->len = 0;
+		sp->nr = 0;
+	}
+	return ret;
+}
+
+/* Add @rec of @size bytes to the span: it must follow it in memory, else a new one. */
+static int span__add(struct span *sp, const void *rec, size_t size, unsigned int cpu,
+		     void *arg, struct kp_err *err)
+{
+	int ret;
+
+	if (!sp->fn)
+		return 0;
+	if (sp->len && sp->p + sp->len != rec) {
+		ret = span__flush(sp, cpu, arg, err);
+		if (ret)
+			return ret;
+	}
+	if (!sp->len)
+		sp->p = rec;
+	sp->len += size;
+	sp->nr++;
+	return 0;
+}
+
 int64_t kp_ring__read(struct kp_ring *r, const struct kp_record_ctx *ctx, kp_ring_fn fn,
 		      void *arg, struct kp_err *err)
+{
+	return kp_ring__read_spans(r, ctx, fn, NULL, arg, err);
+}
+
+int64_t kp_ring__read_spans(struct kp_ring *r, const struct kp_record_ctx *ctx, kp_ring_fn fn,
+			    kp_ring_span_fn span_fn, void *arg, struct kp_err *err)
 {
 	struct kprof_record_header hdr;
 	const struct kprof_record_header *rec;
 	uint64_t head, tail, start, off, size, first, released;
 	struct kp_record_ctx kctx = *ctx;
+	struct span sp = { .fn = span_fn };
 	char why[160];
 	int ret;
 
@@ -132,6 +180,10 @@ int64_t kp_ring__read(struct kp_ring *r, const struct kp_record_ctx *ctx, kp_rin
 			memcpy(r->bounce, r->data + off, first);
 			memcpy(r->bounce + first, r->data, size - first);
 			rec = (const void *)r->bounce;
+			/* a span of its own: the bounce buffer is reused */
+			ret = span__flush(&sp, r->cpu, arg, err);
+			if (ret)
+				break;
 		} else {
 			rec = (const void *)(r->data + off);
 		}
@@ -141,6 +193,10 @@ int64_t kp_ring__read(struct kp_ring *r, const struct kp_record_ctx *ctx, kp_rin
 			break;
 		}
 		ret = fn(rec, r->cpu, arg, err);
+		if (!ret)
+			ret = span__add(&sp, rec, size, r->cpu, arg, err);
+		if (!ret && rec == (const void *)r->bounce)
+			ret = span__flush(&sp, r->cpu, arg, err);
 		if (ret)
 			break;
 		tail += size;
@@ -148,13 +204,26 @@ int64_t kp_ring__read(struct kp_ring *r, const struct kp_record_ctx *ctx, kp_rin
 		/*
 		 * Give space back as we go, not only at the end: a writer that
 		 * keeps producing while a large backlog is copied out then
-		 * fills freed space instead of losing samples.
+		 * fills freed space instead of losing samples.  The span's
+		 * records first: their bytes are in that space.
 		 */
 		if (tail - released >= r->data_size / 8) {
+			ret = span__flush(&sp, r->cpu, arg, err);
+			if (ret)
+				break;
 			__atomic_store_n(&r->page->data_tail, tail, __ATOMIC_RELEASE);
 			released = tail;
 		}
 	}
+	/*
+	 * The last span before the tail moves.  After an error, the tail
+	 * covers only what the span function took: a span it did not take
+	 * stays in the buffer.
+	 */
+	if (!ret)
+		ret = span__flush(&sp, r->cpu, arg, err);
+	if (ret)
+		tail -= sp.len;
 
 	/*
 	 * D, matches the kernel's A: the records were read before the tail
@@ -251,11 +320,18 @@ void kp_rings__close(struct kp_rings *rs)
 int64_t kp_rings__read(struct kp_rings *rs, const struct kp_record_ctx *ctx, kp_ring_fn fn,
 		       void *arg, struct kp_err *err)
 {
+	return kp_rings__read_spans(rs, ctx, fn, NULL, arg, err);
+}
+
+int64_t kp_rings__read_spans(struct kp_rings *rs, const struct kp_record_ctx *ctx,
+			     kp_ring_fn fn, kp_ring_span_fn span_fn, void *arg,
+			     struct kp_err *err)
+{
 	int64_t total = 0, n;
 	unsigned int i;
 
 	for (i = 0; i < rs->nr; i++) {
-		n = kp_ring__read(&rs->rings[i], ctx, fn, arg, err);
+		n = kp_ring__read_spans(&rs->rings[i], ctx, fn, span_fn, arg, err);
 		if (n < 0)
 			return n;
 		total += n;

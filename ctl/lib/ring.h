@@ -43,6 +43,15 @@ typedef int (*kp_ring_fn)(const struct kprof_record_header *rec, unsigned int cp
 			  void *arg, struct kp_err *err);
 
 /*
+ * Called with @len bytes at @p: @nr whole records, in order, that @fn
+ * took, contiguous in memory (in the mapping, or one wrapped record in
+ * the bounce buffer), before the tail gives their space back.  Return 0
+ * or a negative errno with @err set.
+ */
+typedef int (*kp_ring_span_fn)(const void *p, size_t len, unsigned int nr, unsigned int cpu,
+			       void *arg, struct kp_err *err);
+
+/*
  * Set @r up for the @len bytes at @base, CPU @cpu's mapping, after checking
  * its control page: version, size, CPU, @session_id (unless 0), data_offset
  * and data_size.  @bounce: a buffer of KP_RECORD_MAX_SIZE bytes for the
@@ -64,6 +73,14 @@ int kp_ring__init(struct kp_ring *r, unsigned int cpu, void *base, size_t len,
  */
 int64_t kp_ring__read(struct kp_ring *r, const struct kp_record_ctx *ctx, kp_ring_fn fn,
 		      void *arg, struct kp_err *err);
+/*
+ * The same, and the records @fn took also to @span_fn (may be NULL) in
+ * spans as long as the mapping allows: a writer of whole records (record)
+ * copies them from the mapping in one write.  The tail ends after the
+ * records both took.
+ */
+int64_t kp_ring__read_spans(struct kp_ring *r, const struct kp_record_ctx *ctx, kp_ring_fn fn,
+			    kp_ring_span_fn span_fn, void *arg, struct kp_err *err);
 
 /* Bytes waiting in @r. */
 uint64_t kp_ring__pending(const struct kp_ring *r);
@@ -89,6 +106,9 @@ void kp_rings__close(struct kp_rings *rs);
 /* Read every buffer once; returns the bytes read or a negative errno. */
 int64_t kp_rings__read(struct kp_rings *rs, const struct kp_record_ctx *ctx, kp_ring_fn fn,
 		       void *arg, struct kp_err *err);
+int64_t kp_rings__read_spans(struct kp_rings *rs, const struct kp_record_ctx *ctx,
+			     kp_ring_fn fn, kp_ring_span_fn span_fn, void *arg,
+			     struct kp_err *err);
 
 /*
  * poll() the device for @timeout_ms: returns the revents (POLLIN: some

@@ -432,12 +432,117 @@ static void test_device(void)
 	tmpdir__remove(root);
 }
 
+/* What kp_ring__read_spans() handed to the span function. */
+struct spans {
+	unsigned char	bytes[1024];
+	size_t		len;
+	unsigned int	nr_spans, nr_records;
+	bool		fail;
+};
+
+static int take_span(const void *p, size_t len, unsigned int nr, unsigned int cpu, void *arg,
+		     struct kp_err *err)
+{
+	struct spans *sp = arg;
+
+	(void)cpu;
+	if (sp->fail) {
+		kp_err__set(err, EIO, "span write failed");
+		return -EIO;
+	}
+	if (sp->len + len <= sizeof(sp->bytes))
+		memcpy(sp->bytes + sp->len, p, len);
+	sp->len += len;
+	sp->nr_spans++;
+	sp->nr_records += nr;
+	return 0;
+}
+
+static int note_only(const struct kprof_record_header *rec, unsigned int cpu, void *arg,
+		     struct kp_err *err)
+{
+	(void)rec;
+	(void)cpu;
+	(void)arg;
+	(void)err;
+	return 0;
+}
+
+static void test_spans(void)
+{
+	unsigned char buf[512] __attribute__((aligned(8))), want[512];
+	struct spans sp = { 0 };
+	struct kp_ring r;
+	struct kp_err err;
+	size_t n, w = 0;
+
+	setup();
+	kp_ring__init(&r, 0, page(0), STRIDE, 7, bounce, &err);
+	n = make_sample(buf, 0, 10);		/* 136 bytes */
+	put(0, buf, n);
+	memcpy(want, buf, n);
+	w = n;
+	n = make_sample(buf, 1, 5);		/* 96 bytes: ends at 232 */
+	put(0, buf, n);
+	memcpy(want + w, buf, n);
+	w += n;
+	is_int(kp_ring__read_spans(&r, &ctx, note_only, take_span, &sp, &err), 232,
+	       "spans: two samples read");
+	/* each passes an eighth of this small buffer: written before the tail moves */
+	ok(sp.nr_spans == 2 && sp.nr_records == 2 && sp.len == w && !memcmp(sp.bytes, want, w),
+	   "spans: the two samples, each written before its space is given back, byte for byte");
+
+	/* a record that wraps is a span of its own (from the bounce buffer) */
+	memset(&sp, 0, sizeof(sp));
+	n = make_sample(buf, 2, 4);		/* 88 bytes at 232: wraps after 24 */
+	put(0, buf, n);
+	memcpy(want, buf, n);
+	w = n;
+	n = make_sample(buf, 3, 0);		/* 56 bytes at 64 */
+	put(0, buf, n);
+	memcpy(want + w, buf, n);
+	w += n;
+	is_int(kp_ring__read_spans(&r, &ctx, note_only, take_span, &sp, &err), 144,
+	       "spans: a wrapping sample and the next read");
+	ok(sp.nr_spans == 2 && sp.nr_records == 2 && sp.len == w && !memcmp(sp.bytes, want, w),
+	   "spans: the wrapped sample alone, then the next, in order and intact");
+
+	/* records within an eighth of the buffer: one span */
+	memset(&sp, 0, sizeof(sp));
+	{
+		struct kp_rec_throttle t[2] = {
+			{ .header = { KPROF_RECORD_THROTTLE, 0, sizeof(t[0]) }, .time = 5 },
+			{ .header = { KPROF_RECORD_THROTTLE, 0, sizeof(t[0]) }, .time = 6 },
+		};
+
+		put(0, &t[0], sizeof(t[0]));
+		put(0, &t[1], sizeof(t[1]));
+		is_int(kp_ring__read_spans(&r, &ctx, note_only, take_span, &sp, &err), 48,
+		       "spans: two THROTTLE records read");
+		ok(sp.nr_spans == 1 && sp.nr_records == 2 && sp.len == 48 &&
+		   !memcmp(sp.bytes, t, 48), "spans: two adjacent records in one span, byte for byte");
+	}
+
+	/* a span not taken stays in the buffer: the tail does not move past it */
+	memset(&sp, 0, sizeof(sp));
+	n = make_sample(buf, 4, 2);
+	put(0, buf, n);
+	sp.fail = true;
+	ok(kp_ring__read_spans(&r, &ctx, note_only, take_span, &sp, &err) == -EIO &&
+	   page(0)->data_tail == 424, "spans: a failed span write leaves the tail before it");
+	sp.fail = false;
+	is_int(kp_ring__read_spans(&r, &ctx, note_only, take_span, &sp, &err), (int)n,
+	       "spans: read again, the record is still there");
+	ok(sp.nr_records == 1 && page(0)->data_tail == 424 + n, "spans: then taken, and the tail moved");
+}
+
 int main(void)
 {
 	mem = aligned_alloc(4096, 3 * 4096);
 	if (!mem)
 		abort();
 	test_read();
+	test_spans();
 	test_tail_released_while_reading();
 	test_corrupt();
 	test_control_page();
