@@ -47,6 +47,9 @@ int cmd_convert(int argc, const char **argv)
 	fprintf(stderr, "[ kprof convert: %s: %" PRIu64 " samples, %" PRIu64
 		" side-band records, %u build-ids ]\n", output, st.samples, st.sideband,
 		st.build_ids);
+	if (st.kernel_maps)
+		fprintf(stderr, "[ kprof convert: the maps of the kernel and %u module%s of this boot ]\n",
+			st.kernel_maps - 1, st.kernel_maps == 2 ? "" : "s");
 	if (st.raw_dropped)
 		fprintf(stderr, "[ kprof convert: %" PRIu64
 			" tracepoint samples without their fields (no recorded format) ]\n", st.raw_dropped);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 
 #include <linux/perf_event.h>
@@ -16,6 +17,7 @@
 #include "data.h"
 #include "perfdata.h"
 #include "record.h"
+#include "sys.h"
 #include "tpdecode.h"
 #include "tracefs.h"
 #include "util.h"
@@ -24,6 +26,8 @@
 #define PERF_FEAT_BITS		256
 #define PERF_NAME_ALIGN		64
 #define PERF_MISC_BUILD_ID_SIZE	(1U << 15)
+#define PERF_MISC_MMAP_BUILD_ID	(1U << 14)	/* PERF_RECORD_MISC_MMAP_BUILD_ID, 5.12 */
+#define PERF_PID_KERNEL		0xffffffffU	/* the host machine's pid -1 */
 
 /* perf's header feature bits (tools/perf/util/header.h) */
 enum {
@@ -82,7 +86,7 @@ struct conv {
 	bool				any_raw;
 	char				machine[65];	/* uname -m of this host */
 	struct kp_perfdata_stats	st;
-	/* the BUILD_ID records, for the feature */
+	/* the BUILD_ID records (read first), for MMAP2 and the feature */
 	struct kp_rec_build_id		**bids;
 	size_t				nr_bids;
 	int				error;
@@ -161,6 +165,7 @@ static void attrs_init(struct conv *c)
 		if (!i) {
 			/* the side-band comes with the first event, as perf record's */
 			a->mmap = 1;
+			a->mmap2 = 1;
 			a->comm = 1;
 			a->task = 1;
 			a->comm_exec = 1;
@@ -265,20 +270,140 @@ static void conv_comm(struct conv *c, const struct kp_rec_comm *r)
 	put_sample_id(c, r->pid, r->tid, r->time, 0);
 }
 
+/* The build-id of @filename as process @pid mapped it: its BUILD_ID record, or NULL. */
+static const struct kp_rec_build_id *find_build_id(const struct conv *c, const char *filename,
+						   uint32_t pid)
+{
+	const struct kp_rec_build_id *any = NULL;
+	size_t i;
+
+	for (i = 0; i < c->nr_bids; i++) {
+		if (strcmp(c->bids[i]->filename, filename))
+			continue;
+		if (c->bids[i]->pid == pid)
+			return c->bids[i];
+		if (!any)
+			any = c->bids[i];
+	}
+	return any;
+}
+
+/*
+ * PERF_RECORD_MMAP2 of an executable mapping: the build-id in place of
+ * the device and inode (PERF_RECORD_MISC_MMAP_BUILD_ID) when the recording
+ * has one for the file, else no device or inode (kprof records none).
+ */
 static void conv_mmap(struct conv *c, const struct kp_rec_mmap *m)
 {
 	size_t len = strnlen(m->filename, m->header.size - sizeof(*m)) + 1;
 	size_t padded = (len + 7) & ~(size_t)7;
-	uint64_t v[3] = { m->start, m->len, m->pgoff };
+	const struct kp_rec_build_id *b = find_build_id(c, m->filename, m->pid);
+	uint16_t misc = PERF_RECORD_MISC_USER;
+	struct {
+		uint32_t	pid, tid;
+		uint64_t	start, len, pgoff;
+		uint8_t		id[24];		/* maj, min, ino, ino_generation; or the build-id */
+		uint32_t	prot, flags;
+	} body = {
+		m->pid, m->tid, m->start, m->len, m->pgoff, { 0 },
+		PROT_READ | PROT_EXEC, MAP_PRIVATE,
+	};
 
-	put_header(c, PERF_RECORD_MMAP, PERF_RECORD_MISC_USER,
-		   sizeof(struct perf_event_header) + 8 + sizeof(v) + padded + SAMPLE_ID_SIZE);
-	put(c, &m->pid, 4);
-	put(c, &m->tid, 4);
-	put(c, v, sizeof(v));
+	if (b) {
+		misc |= PERF_MISC_MMAP_BUILD_ID;
+		body.id[0] = b->size;
+		memcpy(body.id + 4, b->build_id, sizeof(b->build_id));
+		c->st.mmap_build_ids++;
+	}
+	put_header(c, PERF_RECORD_MMAP2, misc,
+		   sizeof(struct perf_event_header) + sizeof(body) + padded + SAMPLE_ID_SIZE);
+	put(c, &body, sizeof(body));
 	put(c, m->filename, len - 1);
 	put_zero(c, padded - len + 1);
 	put_sample_id(c, m->pid, m->tid, m->time, 0);
+}
+
+/* A PERF_RECORD_MMAP of the kernel or a module (pid -1), as perf record synthesizes them. */
+static void put_kernel_mmap(struct conv *c, const char *name, uint64_t start, uint64_t end,
+			    uint64_t pgoff)
+{
+	size_t len = strlen(name) + 1, padded = (len + 7) & ~(size_t)7;
+	struct {
+		uint32_t	pid, tid;
+		uint64_t	start, len, pgoff;
+	} body = { PERF_PID_KERNEL, 0, start, end - start, pgoff };
+
+	put_header(c, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL,
+		   sizeof(struct perf_event_header) + sizeof(body) + padded + SAMPLE_ID_SIZE);
+	put(c, &body, sizeof(body));
+	put(c, name, len);
+	put_zero(c, padded - len);
+	put_sample_id(c, PERF_PID_KERNEL, 0, 0, 0);
+}
+
+static int mod_cmp(const void *a, const void *b)
+{
+	const struct kp_sys_module *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Was the recording made in this very boot of this host?  Its boot time
+ * (CLOCK_REALTIME minus CLOCK_MONOTONIC at the start) is this boot's, to
+ * within the clock adjustments since.
+ */
+static bool same_boot(const struct kp_data_info *info)
+{
+	struct timespec mono, real;
+	struct utsname uts;
+	int64_t now, then;
+
+	if (uname(&uts) || strcmp(uts.nodename, info->hostname) ||
+	    strcmp(uts.release, info->release) || !info->start_realtime ||
+	    clock_gettime(CLOCK_MONOTONIC, &mono) || clock_gettime(CLOCK_REALTIME, &real))
+		return false;
+	now = (real.tv_sec - mono.tv_sec) * 1000000000LL + (real.tv_nsec - mono.tv_nsec);
+	then = (int64_t)(info->start_realtime - info->start_time);
+	return llabs(now - then) < 2000000000LL;
+}
+
+/*
+ * The kernel map ("[kernel.kallsyms]_text" from _text, its pgoff the
+ * address of _text, which perf relocates against) and one map per module
+ * ("[name]"), as perf record writes them, ahead of the side-band: only for
+ * a recording of this boot, whose layout /proc/kallsyms and /proc/modules
+ * still describe.  Else none: perf then uses its own machine's kernel.
+ */
+static int kernel_maps(struct conv *c)
+{
+	struct kp_sys_module *mods;
+	uint64_t text, end = ~0ULL;
+	size_t nr, i;
+	char name[KP_SYS_MODULE_NAME + 2];
+	int ret;
+
+	if (!same_boot(c->info) || kp_sys__kernel_text(&text))
+		return 0;
+	ret = kp_sys__modules(&mods, &nr);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		nr = 0;
+	qsort(mods, nr, sizeof(*mods), mod_cmp);
+	for (i = 0; i < nr; i++)
+		if (mods[i].start > text) {
+			end = mods[i].start;
+			break;
+		}
+	put_kernel_mmap(c, "[kernel.kallsyms]_text", text, end, text);
+	for (i = 0; i < nr; i++) {
+		snprintf(name, sizeof(name), "[%s]", mods[i].name);
+		put_kernel_mmap(c, name, mods[i].start, mods[i].start + mods[i].size, 0);
+	}
+	c->st.kernel_maps = 1 + nr;
+	free(mods);
+	return 0;
 }
 
 /* FORK and EXIT: pid, ppid, tid, ptid, time. */
@@ -362,12 +487,35 @@ static int conv_record(struct conv *c, const struct kprof_record_header *h)
 		return 0;
 	}
 	case KP_DATA_REC_BUILD_ID:
-		return keep_build_id(c, (const void *)h);
+		return 0;	/* read before (read_build_ids()) */
 	case KP_DATA_REC_AGG:
 	case KP_DATA_REC_WAKER:
 		return -EOPNOTSUPP;
 	}
 	return 0;	/* STATS, FINISHED, SYNTH_DONE, SWITCH: kprof's own */
+}
+
+/* The recording's BUILD_ID records, read before its MMAP records need them. */
+static int read_build_ids(struct conv *c, const char *in, struct kp_err *err)
+{
+	const struct kprof_record_header *rec;
+	struct kp_data *d;
+	uint64_t off;
+	int ret;
+
+	d = kp_data__open(in, err);
+	if (!d)
+		return -EBADMSG;
+	while ((ret = kp_data__next(d, &rec, &off, err)) > 0)
+		if (rec->type == KP_DATA_REC_BUILD_ID) {
+			ret = keep_build_id(c, (const void *)rec);
+			if (ret) {
+				kp_err__set(err, -ret, "%s", strerror(-ret));
+				break;
+			}
+		}
+	kp_data__close(d);
+	return ret;
 }
 
 /* ---- the features, after the data ---- */
@@ -735,6 +883,14 @@ int kp_perfdata__convert(const char *in, const char *out, struct kp_perfdata_sta
 		put(&c, &id, sizeof(id));
 	}
 	h.data.offset = h.attrs.offset + h.attrs.size + nr_events * 8;
+	ret = read_build_ids(&c, in, err);
+	if (!ret)
+		ret = kernel_maps(&c);
+	if (ret) {
+		if (ret == -ENOMEM)
+			kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		goto out_unlink;
+	}
 	while ((ret = kp_data__next(d, &rec, &off, err)) > 0) {
 		ret = conv_record(&c, rec);
 		if (ret == -EOPNOTSUPP) {

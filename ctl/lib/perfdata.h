@@ -3,8 +3,11 @@
  * perf.data from kprof.data, for perf itself ('perf report', 'perf script')
  * and the tools that read perf's file: the "PERFILE2" header, one
  * perf_event_attr per event with its id, the side-band as PERF_RECORD_COMM,
- * _MMAP, _FORK and _EXIT, the samples as PERF_RECORD_SAMPLE (identifier,
- * ip, tid, time, cpu, period, and the call chain with PERF_CONTEXT_KERNEL
+ * _MMAP2 (with the build-id of the file when the recording has it), _FORK
+ * and _EXIT, the kernel's and the modules' maps as perf record writes them
+ * (for a recording of this very boot, see kernel_maps()), the samples as
+ * PERF_RECORD_SAMPLE (identifier, ip, tid, time, cpu, period, and the call
+ * chain with PERF_CONTEXT_KERNEL
  * and PERF_CONTEXT_USER markers), losses and throttling, every record with
  * its sample_id, CLOCK_MONOTONIC times marked with use_clockid, and the
  * HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CMDLINE, EVENT_DESC and
@@ -31,6 +34,8 @@ struct kp_perfdata_stats {
 	uint64_t	raw;		/* tracepoint samples with their raw data */
 	uint64_t	raw_dropped;	/* samples whose raw data has no format to go with */
 	uint32_t	build_ids;
+	uint32_t	mmap_build_ids;	/* MMAP2 records with their file's build-id */
+	uint32_t	kernel_maps;	/* the kernel's and modules' (a recording of this boot) */
 };
 
 /*

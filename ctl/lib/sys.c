@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -115,4 +116,73 @@ bool kp_sys__has_hw_pmu(void)
 			return true;
 	}
 	return false;
+}
+
+int kp_sys__kernel_text(uint64_t *addr)
+{
+	char path[4096], line[512], name[256], type;
+	unsigned long long a;
+	int ret = -ENOENT;
+	FILE *fp;
+
+	if (kp_path(path, sizeof(path), "/proc/kallsyms"))
+		return -ENAMETOOLONG;
+	fp = fopen(path, "re");
+	if (!fp)
+		return -errno;
+	/* "_text" comes first or nearly: stop there */
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 || strcmp(name, "_text"))
+			continue;
+		if (a) {
+			*addr = a;
+			ret = 0;
+		} else {
+			ret = -EPERM;	/* kernel.kptr_restrict */
+		}
+		break;
+	}
+	fclose(fp);
+	return ret;
+}
+
+int kp_sys__modules(struct kp_sys_module **out, size_t *nr)
+{
+	struct kp_sys_module *mods = NULL, *m;
+	char path[4096], line[1024], name[KP_SYS_MODULE_NAME], state[16];
+	unsigned long long size, addr;
+	size_t n = 0, alloc = 0;
+	FILE *fp;
+
+	*out = NULL;
+	*nr = 0;
+	if (kp_path(path, sizeof(path), "/proc/modules"))
+		return -ENAMETOOLONG;
+	fp = fopen(path, "re");
+	if (!fp)
+		return -errno;
+	/* "NAME SIZE REFS DEPS STATE ADDRESS [TAINTS]" */
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%63s %llu %*s %*s %15s %llx", name, &size, state, &addr) != 4 ||
+		    strcmp(state, "Live") || !addr || !size)
+			continue;
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 64;
+			m = realloc(mods, alloc * sizeof(*mods));
+			if (!m) {
+				free(mods);
+				fclose(fp);
+				return -ENOMEM;
+			}
+			mods = m;
+		}
+		m = &mods[n++];
+		snprintf(m->name, sizeof(m->name), "%s", name);
+		m->start = addr;
+		m->size = size;
+	}
+	fclose(fp);
+	*out = mods;
+	*nr = n;
+	return 0;
 }

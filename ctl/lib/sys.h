@@ -47,4 +47,26 @@ bool kp_sys__any_pid_exists(const uint32_t *pids, unsigned int nr);
  */
 bool kp_sys__has_hw_pmu(void);
 
+/*
+ * The address of the kernel's _text in /proc/kallsyms (where perf's
+ * "[kernel.kallsyms]_text" map starts): 0, -EPERM when kernel.kptr_restrict
+ * hides it, -ENOENT or another negative errno.
+ */
+int kp_sys__kernel_text(uint64_t *addr);
+
+/* A loaded module of /proc/modules: where its core sits. */
+#define KP_SYS_MODULE_NAME	64
+struct kp_sys_module {
+	char		name[KP_SYS_MODULE_NAME];
+	uint64_t	start;
+	uint64_t	size;
+};
+
+/*
+ * The live modules of /proc/modules into a new array *@out (free() it) of
+ * *@nr; 0 or a negative errno.  Addresses read as 0 (kptr_restrict) leave
+ * a module out.
+ */
+int kp_sys__modules(struct kp_sys_module **out, size_t *nr);
+
 #endif /* KPROFCTL_SYS_H */

@@ -224,20 +224,26 @@ static inline void gen__check(int ret, const struct kp_err *err)
 }
 
 /* A finished-later file with events cpu-clock and page-faults (and a vDSO image). */
-static inline void gen__writer_vdso(struct gen_writer *g, const char *path, const char *hostname,
-				    const char *cmdline, const void *vdso, uint32_t vdso_size)
+/*
+ * The same on kernel @release, started at @start_time (CLOCK_MONOTONIC) and
+ * @start_realtime: e.g. this host's release and clocks, for a recording
+ * "of this boot".
+ */
+static inline void gen__writer_full(struct gen_writer *g, const char *path, const char *hostname,
+				    const char *release, const char *cmdline, uint64_t start_time,
+				    uint64_t start_realtime, const void *vdso, uint32_t vdso_size)
 {
 	struct kp_data_info info;
 	struct kp_session *s = &info.session;
 	struct kp_err err;
 
 	kp_data_info__init(&info);
-	info.start_time = 1000000000ULL;
-	info.start_realtime = 1700000000000000000ULL;
+	info.start_time = start_time;
+	info.start_realtime = start_realtime;
 	info.nr_cpus = 4;
 	info.session_id = 7;
 	snprintf(info.hostname, sizeof(info.hostname), "%s", hostname);
-	snprintf(info.release, sizeof(info.release), "6.1.0-kprof-test");
+	snprintf(info.release, sizeof(info.release), "%s", release);
 	snprintf(info.kprofctl_version, sizeof(info.kprofctl_version), "0.0.0");
 	snprintf(info.module_release, sizeof(info.module_release), "0.0.0");
 	snprintf(info.cmdline, sizeof(info.cmdline), "%s", cmdline);
@@ -259,6 +265,13 @@ static inline void gen__writer_vdso(struct gen_writer *g, const char *path, cons
 	if (!g->w)
 		gen__check(-1, &err);
 	g->time = info.start_time;
+}
+
+static inline void gen__writer_vdso(struct gen_writer *g, const char *path, const char *hostname,
+				    const char *cmdline, const void *vdso, uint32_t vdso_size)
+{
+	gen__writer_full(g, path, hostname, "6.1.0-kprof-test", cmdline, 1000000000ULL,
+			 1700000000000000000ULL, vdso, vdso_size);
 }
 
 static inline void gen__writer(struct gen_writer *g, const char *path, const char *hostname,

@@ -10,6 +10,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "elf-maps.h"
 #include "lib/buildid.h"
@@ -186,6 +189,100 @@ static void test_perf_reads_it(const char *elf)
 	strcat(want, " ");
 	strcat(want, elf);
 	ok(count_lines(cmd, want) == 1, "perf buildid-list: the program's build-id");
+	/* the mapping as MMAP2, with the file's build-id in it */
+	snprintf(cmd, sizeof(cmd), "HOME=%s perf script -i %s --show-mmap-events 2>&1", root, pd);
+	kp_buildid__hex(id, kp_elf__build_id(elf, id, sizeof(id)), want);
+	first_line(cmd, "PERF_RECORD_MMAP2", line, sizeof(line));
+	ok(strstr(line, "PERF_RECORD_MMAP2 500/500: [0x401000(0x1000) @ 0x1000 ") &&
+	   strstr(line, want) && strstr(line, "r-xp") && strstr(line, elf),
+	   "perf script --show-mmap-events: the mapping an MMAP2 with its build-id");
+	if (!strstr(line, want))
+		diag("%s", line);
+}
+
+/*
+ * A recording of this very boot (this host's name and release, its boot
+ * time): the kernel's map and the modules' from (fake) /proc/kallsyms and
+ * /proc/modules, as perf record writes them; perf puts the samples in the
+ * kernel and in the module in them.  Another boot's recording gets none.
+ */
+static void test_kernel_maps(void)
+{
+	char dir[256], path[300], rec[256], pd[256], cmd[1024], line[1024];
+	struct timespec mono, real;
+	struct gen_writer g;
+	struct utsname uts;
+	uint64_t t0;
+	struct run r;
+	FILE *fp;
+	int n;
+
+	snprintf(dir, sizeof(dir), "%s/sysroot", root);
+	snprintf(path, sizeof(path), "%s/proc", dir);
+	mkdir(dir, 0755);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/proc/kallsyms", dir);
+	fp = fopen(path, "w");
+	fprintf(fp, "ffffffff81000000 T startup_64\nffffffff81000000 T _text\nffffffff81001000 T kp_func\n"
+		    "ffffffffc0a01000 t kp_mod_func\t[kpmod]\n");
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/proc/modules", dir);
+	fp = fopen(path, "w");
+	fprintf(fp, "kpmod 45056 0 - Live 0xffffffffc0a00000 (OE)\n"
+		    "gone 8192 0 - Unloading 0xffffffffc0b00000\n");
+	fclose(fp);
+
+	uname(&uts);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	snprintf(rec, sizeof(rec), "%s/boot.data", root);
+	snprintf(pd, sizeof(pd), "%s/boot.perf", root);
+	t0 = mono.tv_sec * 1000000000ULL + mono.tv_nsec;
+	gen__writer_full(&g, rec, uts.nodename, uts.release, "kprofctl record -a", t0,
+			 real.tv_sec * 1000000000ULL + real.tv_nsec, NULL, 0);
+	gen__comm(&g, t0, 0, 0, "swapper/0", false);
+	gen__sample(&g, t0 + SC_MS, 0, 0, 0, 0, 1000000, SC_IPS(0xffffffff81001010ULL), 1, 0);
+	gen__sample(&g, t0 + 2 * SC_MS, 0, 0, 0, 0, 1000000, SC_IPS(0xffffffffc0a01010ULL), 1, 0);
+	gen__finish(&g, t0 + 20 * SC_MS);
+
+	kp_sysroot = dir;
+	kprofctl(&r, "convert", "-i", rec, "-o", pd, NULL);
+	kp_sysroot = "";
+	ok(r.rc == 0 && strstr(r.err, "the maps of the kernel and 1 module of this boot"),
+	   "convert: a recording of this boot gets the kernel's and the modules' maps");
+	if (r.rc || !strstr(r.err, "of this boot"))
+		diag("%s", r.err);
+	run_free(&r);
+	snprintf(cmd, sizeof(cmd), "HOME=%s perf script -i %s --show-mmap-events 2>&1", root, pd);
+	first_line(cmd, "[kernel.kallsyms]_text", line, sizeof(line));
+	ok(strstr(line, "PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x3fa00000) @ 0xffffffff81000000]: x [kernel.kallsyms]_text"),
+	   "perf script: the kernel map from _text to the first module, its pgoff _text");
+	if (!line[0] || !strstr(line, "0x3fa00000"))
+		diag("%s", line);
+	first_line(cmd, "[kpmod]", line, sizeof(line));
+	ok(strstr(line, "PERF_RECORD_MMAP -1/0: [0xffffffffc0a00000(0xb000) @ 0]: x [kpmod]") != NULL,
+	   "perf script: the live module's map, the unloading one left out");
+	n = count_lines(cmd, "[gone]");
+	ok(n == 0, "perf script: no map of a module being unloaded");
+	snprintf(cmd, sizeof(cmd), "HOME=%s perf script -i %s -F ip,dso 2>&1", root, pd);
+	first_line(cmd, "ffffffffc0a01010", line, sizeof(line));
+	ok(strstr(line, "([kpmod])") != NULL, "perf script: the module's sample in the module's map");
+	if (!strstr(line, "([kpmod])"))
+		diag("%s", line);
+
+	/* another boot (the generator's clocks): no kernel map */
+	snprintf(rec, sizeof(rec), "%s/other.data", root);
+	gen__writer(&g, rec, uts.nodename, "kprofctl record -a");
+	gen__comm(&g, SC_T0, 0, 0, "swapper/0", false);
+	gen__sample(&g, SC_T0 + SC_MS, 0, 0, 0, 0, 1000000, SC_IPS(0xffffffff81001010ULL), 1, 0);
+	gen__finish(&g, SC_T0 + 20 * SC_MS);
+	kp_sysroot = dir;
+	kprofctl(&r, "convert", "-i", rec, "-o", pd, NULL);
+	kp_sysroot = "";
+	ok(r.rc == 0 && !strstr(r.err, "of this boot"), "convert: another boot's recording: no kernel map");
+	run_free(&r);
+	snprintf(cmd, sizeof(cmd), "HOME=%s perf script -i %s --show-mmap-events 2>&1", root, pd);
+	ok(count_lines(cmd, "[kernel.kallsyms]_text") == 0, "perf script: none in the file");
 }
 
 int main(void)
@@ -206,6 +303,7 @@ int main(void)
 	if (!ok(realpath(nm, elf) != NULL, "the test program %s is built", nm))
 		return done_testing();
 	test_perf_reads_it(elf);
+	test_kernel_maps();
 
 	/* refusals */
 	snprintf(pd, sizeof(pd), "%s/x.perf", root);
