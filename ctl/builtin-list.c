@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprofctl list [hw|sw|cache|raw|tracepoint|probe] [GLOB]
+ * kprofctl list [hw|sw|cache|pmu|raw|tracepoint|probe] [GLOB]
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,12 +12,14 @@
 #include "lib/util.h"
 
 static const char * const list_usage[] = {
-	"kprofctl list [hw|sw|cache|raw|tracepoint|probe] [GLOB]",
+	"kprofctl list [hw|sw|cache|pmu|raw|tracepoint|probe] [GLOB]",
 	"",
 	"List the event names that -e of 'kprofctl record' and 'kprofctl start'",
 	"accepts, as 'perf list' does, of one class and/or matching GLOB",
 	"(e.g. 'sched:*'); hardware, cache and raw events need a hardware PMU,",
-	"which most virtual machines lack.  Tracepoints come from tracefs.",
+	"which most virtual machines lack.  Tracepoints come from tracefs, the",
+	"kernel's PMUs (with their types) and their PMU/EVENT/ names from",
+	"/sys/bus/event_source/devices.",
 	NULL
 };
 
@@ -33,6 +35,7 @@ int cmd_list(int argc, const char **argv)
 		{ "software",	KP_EVENT_SW },
 		{ "cache",	KP_EVENT_CACHE },
 		{ "hwcache",	KP_EVENT_CACHE },
+		{ "pmu",	KP_EVENT_PMU },
 		{ "raw",	KP_EVENT_RAW },
 		{ "tracepoint",	KP_EVENT_TRACEPOINT },
 		{ "probe",	KP_EVENT_PROBE },
@@ -58,7 +61,7 @@ int cmd_list(int argc, const char **argv)
 			classes = filters[i].classes;
 			glob = argc > 1 ? argv[1] : NULL;
 		} else if (argc > 1) {
-			kp_error(cmd, "unknown event class '%s' (hw, sw, cache, raw, tracepoint or probe)",
+			kp_error(cmd, "unknown event class '%s' (hw, sw, cache, pmu, raw, tracepoint or probe)",
 				 argv[0]);
 			return KP_EXIT_USAGE;
 		} else {

@@ -3,6 +3,7 @@
  * Event names and their perf encoding; see events.h.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -14,6 +15,7 @@
 #include <linux/perf_event.h>
 
 #include "events.h"
+#include "sys.h"
 #include "tpdecode.h"
 #include "tpfilter.h"
 #include "tracefs.h"
@@ -169,14 +171,39 @@ static int lookup(const char *base, struct kp_event *ev)
 	return -ENOENT;
 }
 
+/*
+ * The modifiers @mods of event @item into *@flags: u counts in user space
+ * only, k in the kernel only, both (or none) everywhere; @only names them
+ * in the message.
+ */
+static int parse_mods(const char *mods, const char *item, const char *only, uint32_t *flags,
+		      struct kp_err *err)
+{
+	bool u = false, k = false;
+	const char *p;
+
+	for (p = mods; *p; p++) {
+		if (*p == 'u') {
+			u = true;
+		} else if (*p == 'k') {
+			k = true;
+		} else {
+			kp_err__set(err, EINVAL, "unsupported modifier '%c' in event '%s' (only %s)",
+				    *p, item, only);
+			return -EINVAL;
+		}
+	}
+	*flags = u == k ? 0 : u ? KPROF_EV_F_EXCLUDE_KERNEL : KPROF_EV_F_EXCLUDE_USER;
+	return 0;
+}
+
 /* One event of a list: "name[:mods]", @len bytes at @s. */
 static int parse_one(struct kp_event *ev, const char *s, size_t len, bool has_pmu,
 		     char *notice, size_t notice_len, struct kp_err *err)
 {
 	char item[256], base[256], *colon;
 	const char *mods = "";
-	bool u = false, k = false;
-	const char *p;
+	uint32_t flags = 0;
 
 	if (!len) {
 		kp_err__set(err, EINVAL, "empty event name in the event list");
@@ -195,18 +222,8 @@ static int parse_one(struct kp_event *ev, const char *s, size_t len, bool has_pm
 			kp_err__set(err, EINVAL, "empty modifier in event '%s'", item);
 			return -EINVAL;
 		}
-		for (p = mods; *p; p++) {
-			if (*p == 'u') {
-				u = true;
-			} else if (*p == 'k') {
-				k = true;
-			} else {
-				kp_err__set(err, EINVAL,
-					    "unsupported modifier '%c' in event '%s' (only :u and :k)",
-					    *p, item);
-				return -EINVAL;
-			}
-		}
+		if (parse_mods(mods, item, ":u and :k", &flags, err))
+			return -EINVAL;
 	}
 
 	memset(ev, 0, sizeof(*ev));
@@ -214,8 +231,7 @@ static int parse_one(struct kp_event *ev, const char *s, size_t len, bool has_pm
 		kp_err__set(err, EINVAL, "unknown event '%s' (see 'kprofctl list')", base);
 		return -EINVAL;
 	}
-	if (u != k)
-		ev->flags = u ? KPROF_EV_F_EXCLUDE_KERNEL : KPROF_EV_F_EXCLUDE_USER;
+	ev->flags = flags;
 
 	if (!has_pmu && ev->type != PERF_TYPE_SOFTWARE) {
 		if (ev->type == PERF_TYPE_HARDWARE && ev->config == PERF_COUNT_HW_CPU_CYCLES) {
@@ -388,6 +404,453 @@ static int parse_breakpoint(struct kp_event *ev, const char *item, const char *r
 	return 0;
 }
 
+/*
+ * perf's PMU syntax, "PMU/TERMS/MODIFIERS", from the PMUs the kernel
+ * registered under PMU_DIR: see kp_pmu_attr in events.h.
+ */
+#define PMU_DIR		"/sys/bus/event_source/devices"
+
+static const char * const config_words[] = { "config", "config1", "config2", "config3" };
+
+static bool pmu_name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
+}
+
+size_t kp_events__pmu_prefix(const char *s)
+{
+	size_t n = 0;
+
+	while (pmu_name_char(s[n]))
+		n++;
+	return n && s[n] == '/' ? n : 0;
+}
+
+/* Read kp_sysroot/PMU_DIR/@pmu/@rel into @buf: its length or a negative errno. */
+static int pmu_read(const char *pmu, const char *rel, char *buf, size_t len)
+{
+	char path[4096];
+	int n;
+
+	n = snprintf(path, sizeof(path), PMU_DIR "/%s/%s", pmu, rel);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	return kp_read_file(path, buf, len);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char * const *)a, *(char * const *)b);
+}
+
+static void free_names(char **names, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+}
+
+/*
+ * The sorted names in the directory kp_sysroot/@dir, hidden ones left out,
+ * and with @plain those with a '.' too (an event's .scale, .unit, ...
+ * files).  Returns 0 or a negative errno.
+ */
+static int read_names(const char *dir, bool plain, char ***names, size_t *nr)
+{
+	char path[4096], **v = NULL, **nv;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	*names = NULL;
+	*nr = 0;
+	if (kp_path(path, sizeof(path), "%s", dir))
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || (plain && strchr(de->d_name, '.')))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				goto nomem;
+			v = nv;
+		}
+		v[n] = strdup(de->d_name);
+		if (!v[n])
+			goto nomem;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_names);
+	*names = v;
+	*nr = n;
+	return 0;
+nomem:
+	closedir(d);
+	free_names(v, n);
+	return -ENOMEM;
+}
+
+/*
+ * A format file, "config:0-7", "config:8-15,32-35", "config1:63": the
+ * word it sets (index of config_words) and the mask of its bits.
+ */
+static int parse_format(const char *text, unsigned int *word, uint64_t *mask)
+{
+	const char *colon = strchr(text, ':'), *p;
+	unsigned long lo, hi;
+	size_t n;
+	char *end;
+
+	if (!colon)
+		return -EINVAL;
+	n = colon - text;
+	for (*word = 0; *word < KP_ARRAY_SIZE(config_words); (*word)++)
+		if (strlen(config_words[*word]) == n && !strncmp(text, config_words[*word], n))
+			break;
+	if (*word == KP_ARRAY_SIZE(config_words))
+		return -EINVAL;
+	*mask = 0;
+	for (p = colon + 1;; p++) {
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		lo = hi = strtoul(p, &end, 10);
+		p = end;
+		if (*p == '-') {
+			if (!isdigit((unsigned char)p[1]))
+				return -EINVAL;
+			hi = strtoul(p + 1, &end, 10);
+			p = end;
+		}
+		if (lo > hi || hi > 63)
+			return -EINVAL;
+		*mask |= (hi == 63 ? UINT64_MAX : (1ULL << (hi + 1)) - 1) & ~((1ULL << lo) - 1);
+		if (!*p)
+			return 0;
+		if (*p != ',')
+			return -EINVAL;
+	}
+}
+
+/*
+ * Place @value bit by bit into the bits of @mask of *@word, lowest first,
+ * replacing what they held: -ERANGE if it has more bits than @mask.
+ */
+static int place_bits(uint64_t mask, uint64_t value, uint64_t *word)
+{
+	unsigned int bit, vbit = 0, nbits = __builtin_popcountll(mask);
+	uint64_t out = 0;
+
+	if (nbits < 64 && value >> nbits)
+		return -ERANGE;
+	for (bit = 0; bit < 64; bit++) {
+		if (!(mask & 1ULL << bit))
+			continue;
+		if (value & 1ULL << vbit)
+			out |= 1ULL << bit;
+		vbit++;
+	}
+	*word = (*word & ~mask) | out;
+	return 0;
+}
+
+struct pmu_ctx {
+	const char		*item;		/* the event, as spelled */
+	const char		*pmu;
+	struct kp_pmu_attr	*a;
+	struct kp_err		*err;
+};
+
+static int pmu_terms(struct pmu_ctx *c, const char *terms, const char *alias);
+
+/* "unknown term": with the PMU's format terms, for the user to pick from. */
+static int unknown_term(struct pmu_ctx *c, const char *term, const char *where)
+{
+	char dir[512], list[256] = "";
+	size_t nr = 0, i, off = 0;
+	char **names;
+
+	snprintf(dir, sizeof(dir), PMU_DIR "/%s/format", c->pmu);
+	if (!read_names(dir, false, &names, &nr)) {
+		for (i = 0; i < nr && off < sizeof(list); i++)
+			off += snprintf(list + off, sizeof(list) - off, "%s, ", names[i]);
+		free_names(names, nr);
+	}
+	kp_err__set(c->err, EINVAL,
+		    "unknown term '%s' of PMU '%s' in %s (terms: %sconfig, config1, config2, period, freq, name; events: 'kprofctl list pmu')",
+		    term, c->pmu, where, list);
+	return -EINVAL;
+}
+
+/* One term, "name[=value]", of the event or of the alias @alias (NULL: none). */
+static int pmu_term(struct pmu_ctx *c, char *term, const char *alias)
+{
+	struct kp_pmu_attr *a = c->a;
+	char *eq = strchr(term, '='), *val = NULL;
+	char where[384], text[256], rel[320];
+	unsigned int w;
+	uint64_t v = 1, mask;
+	const char *p;
+	int ret;
+
+	if (alias)
+		snprintf(where, sizeof(where), "alias '%s' of event '%s'", alias, c->item);
+	else
+		snprintf(where, sizeof(where), "event '%s'", c->item);
+	if (eq) {
+		*eq = '\0';
+		val = eq + 1;
+	}
+	for (p = term; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
+			break;
+	if (!*term || *p) {
+		kp_err__set(c->err, EINVAL, "bad term name '%s' in %s", term, where);
+		return -EINVAL;
+	}
+	if (val && !*val) {
+		kp_err__set(c->err, EINVAL, "missing value of term '%s' in %s", term, where);
+		return -EINVAL;
+	}
+	if (!strcmp(term, "name")) {
+		if (!val || strlen(val) >= sizeof(a->name)) {
+			kp_err__set(c->err, EINVAL, "term 'name' in %s needs a name of 1 to %zu characters",
+				    where, sizeof(a->name) - 1);
+			return -EINVAL;
+		}
+		snprintf(a->name, sizeof(a->name), "%s", val);
+		return 0;
+	}
+	if (val && alias && !strcmp(val, "?")) {
+		kp_err__set(c->err, EOPNOTSUPP,
+			    "%s leaves term '%s' to the user (%s=?), which kprof does not support",
+			    where, term, term);
+		return -EOPNOTSUPP;
+	}
+	if (val) {
+		ret = kp_parse_u64(val, &v);
+		if (ret == -ERANGE) {
+			kp_err__set(c->err, ERANGE, "value '%s' of term '%s' in %s does not fit 64 bits",
+				    val, term, where);
+			return -ERANGE;
+		}
+		if (ret) {
+			kp_err__set(c->err, EINVAL,
+				    "bad value '%s' of term '%s' in %s (a decimal or 0x hexadecimal number)",
+				    val, term, where);
+			return -EINVAL;
+		}
+	}
+
+	for (w = 0; w < KP_ARRAY_SIZE(config_words); w++) {
+		if (strcmp(term, config_words[w]))
+			continue;
+		a->config[w] = v;
+		snprintf(a->setter[w], sizeof(a->setter[w]), "%s", term);
+		return 0;
+	}
+	if (!strcmp(term, "period") || !strcmp(term, "freq")) {
+		if (!val) {
+			kp_err__set(c->err, EINVAL, "missing value of term '%s' in %s", term, where);
+			return -EINVAL;
+		}
+		if (!v || v > KPROF_MAX_PERIOD) {
+			kp_err__set(c->err, ERANGE, "term '%s' in %s is out of range 1..%llu", term,
+				    where, (unsigned long long)KPROF_MAX_PERIOD);
+			return -ERANGE;
+		}
+		*(term[0] == 'p' ? &a->period : &a->freq) = v;
+		return 0;
+	}
+
+	snprintf(rel, sizeof(rel), "format/%s", term);
+	ret = pmu_read(c->pmu, rel, text, sizeof(text));
+	if (ret >= 0) {
+		if (parse_format(text, &w, &mask)) {
+			kp_err__set(c->err, EINVAL,
+				    "malformed format '%s' of term '%s' of PMU '%s' in sysfs (config:BITS[,BITS])",
+				    text, term, c->pmu);
+			return -EINVAL;
+		}
+		if (place_bits(mask, v, &a->config[w])) {
+			kp_err__set(c->err, ERANGE,
+				    "value '%s' of term '%s' in %s does not fit its %d bit%s (at most %#llx)",
+				    val ? val : "1", term, where, __builtin_popcountll(mask),
+				    __builtin_popcountll(mask) == 1 ? "" : "s",
+				    (1ULL << __builtin_popcountll(mask)) - 1);
+			return -ERANGE;
+		}
+		if (v)
+			snprintf(a->setter[w], sizeof(a->setter[w]), "%s", term);
+		return 0;
+	}
+
+	snprintf(rel, sizeof(rel), "events/%s", term);
+	if (!alias && pmu_read(c->pmu, rel, text, sizeof(text)) >= 0) {
+		if (val) {
+			kp_err__set(c->err, EINVAL, "event alias '%s' takes no value ('%s') in %s",
+				    term, val, where);
+			return -EINVAL;
+		}
+		return pmu_terms(c, text, term);
+	}
+	return unknown_term(c, term, where);
+}
+
+/* The comma-separated @terms (of the alias @alias, NULL: of the event). */
+static int pmu_terms(struct pmu_ctx *c, const char *terms, const char *alias)
+{
+	const char *p = terms, *comma;
+	char term[256];
+	size_t len;
+	int ret;
+
+	if (!*terms)
+		return 0;
+	for (;;) {
+		size_t pmu = kp_events__pmu_prefix(p);
+
+		/* A PMU event's terms are comma-separated too: up to its closing '/'. */
+		if (pmu) {
+			const char *close = strchr(p + pmu + 1, '/');
+
+			comma = close ? strchr(close, ',') : NULL;
+		} else {
+			comma = strchr(p, ',');
+		}
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if (!len) {
+			if (alias)
+				kp_err__set(c->err, EINVAL, "empty term in alias '%s' of event '%s'",
+					    alias, c->item);
+			else
+				kp_err__set(c->err, EINVAL, "empty term in event '%s'", c->item);
+			return -EINVAL;
+		}
+		if (len >= sizeof(term))
+			len = sizeof(term) - 1;
+		memcpy(term, p, len);
+		term[len] = '\0';
+		ret = pmu_term(c, term, alias);
+		if (ret)
+			return ret;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+int kp_events__pmu_attr(const char *item, struct kp_pmu_attr *a, struct kp_err *err)
+{
+	size_t n = kp_events__pmu_prefix(item);
+	struct pmu_ctx c = { item, NULL, a, err };
+	char pmu[256], terms[256], text[64];
+	const char *close;
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	if (!n || n >= sizeof(pmu)) {
+		kp_err__set(err, EINVAL, "malformed PMU event '%s' (PMU/term=value,.../)", item);
+		return -EINVAL;
+	}
+	memcpy(pmu, item, n);
+	pmu[n] = '\0';
+	c.pmu = pmu;
+	close = strchr(item + n + 1, '/');
+	if (!close) {
+		kp_err__set(err, EINVAL, "missing '/' after the terms of PMU event '%s' (PMU/term=value,.../)",
+			    item);
+		return -EINVAL;
+	}
+	ret = pmu_read(pmu, "type", text, sizeof(text));
+	if (pmu[0] == '.' || ret == -ENOENT || ret == -ENOTDIR) {
+		kp_err__set(err, ENOENT, "unknown PMU '%s' in event '%s' (see 'kprofctl list pmu')",
+			    pmu, item);
+		return -ENOENT;
+	}
+	if (ret < 0 || kp_parse_uint(text, &a->type)) {
+		kp_err__set(err, EINVAL, "cannot read the type of PMU '%s' in sysfs: %s", pmu,
+			    ret < 0 ? strerror(-ret) : "not a number");
+		return -EINVAL;
+	}
+	if ((size_t)(close - item - n - 1) >= sizeof(terms)) {
+		kp_err__set(err, EINVAL, "the terms of PMU event '%s' are too long", item);
+		return -EINVAL;
+	}
+	memcpy(terms, item + n + 1, close - item - n - 1);
+	terms[close - item - n - 1] = '\0';
+	ret = pmu_terms(&c, terms, NULL);
+	if (ret)
+		return ret;
+	return parse_mods(close + 1, item, "u and k after the last '/'", &a->flags, err);
+}
+
+/*
+ * A PMU event, as far as a kprof event carries it: the type, config,
+ * period, name and modifiers.  What it cannot carry is refused, naming the
+ * term, rather than dropped.
+ */
+static int parse_pmu(struct kp_event *ev, const char *item, struct kp_err *err)
+{
+	struct kp_pmu_attr a;
+	unsigned int w;
+	int ret;
+
+	memset(ev, 0, sizeof(*ev));
+	ret = kp_events__pmu_attr(item, &a, err);
+	if (ret)
+		return ret;
+	for (w = 1; w < KP_ARRAY_SIZE(config_words); w++) {
+		if (!a.config[w])
+			continue;
+		kp_err__set(err, EOPNOTSUPP,
+			    "event '%s': term '%s' sets %s, which kprof cannot send (its events carry config only)",
+			    item, a.setter[w], config_words[w]);
+		return -EOPNOTSUPP;
+	}
+	if (a.freq) {
+		kp_err__set(err, EOPNOTSUPP,
+			    "event '%s': kprof has no per-event frequency (freq=): use -F for the session, or period=",
+			    item);
+		return -EOPNOTSUPP;
+	}
+	if (a.type == PERF_TYPE_TRACEPOINT) {
+		kp_err__set(err, EOPNOTSUPP,
+			    "event '%s': give a tracepoint as SYSTEM:EVENT (see 'kprofctl list tracepoint')",
+			    item);
+		return -EOPNOTSUPP;
+	}
+	if (a.type == PERF_TYPE_BREAKPOINT) {
+		kp_err__set(err, EOPNOTSUPP, "event '%s': give a breakpoint as mem:ADDR[/LEN][:rwx]",
+			    item);
+		return -EOPNOTSUPP;
+	}
+	if (a.type >= PERF_TYPE_MAX) {
+		kp_err__set(err, EOPNOTSUPP,
+			    "event '%s': PMU '%.*s' has the dynamic type %u, which the kprof module does not open (only hardware, software, cache and raw types)",
+			    item, (int)kp_events__pmu_prefix(item), item, a.type);
+		return -EOPNOTSUPP;
+	}
+	if (!a.name[0] && strlen(item) >= KPROF_EVENT_NAME_MAX) {
+		kp_err__set(err, EINVAL, "event name '%s' is too long (at most %d characters)",
+			    item, KPROF_EVENT_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	ev->type = a.type;
+	ev->config = a.config[0];
+	ev->flags = a.flags;
+	ev->period = a.period;
+	snprintf(ev->name, sizeof(ev->name), "%s", a.name[0] ? a.name : item);
+	return 0;
+}
+
 struct tp_add {
 	struct kp_event	*evs;
 	unsigned int	*nr;
@@ -483,6 +946,14 @@ static int parse_item(struct kp_event *evs, unsigned int *nr, const char *s, siz
 		len = sizeof(item) - 1;
 	memcpy(item, s, len);
 	item[len] = '\0';
+	if (kp_events__pmu_prefix(item)) {
+		if (*nr >= KPROF_MAX_EVENTS)
+			goto too_many;
+		ret = parse_pmu(&evs[*nr], item, err);
+		if (!ret)
+			(*nr)++;
+		return ret;
+	}
 	colon = strchr(item, ':');
 	if (colon && colon > item) {
 		memcpy(prefix, item, colon - item);
@@ -526,7 +997,16 @@ int kp_events__parse(struct kp_event *evs, unsigned int *nr, const char *arg,
 	int ret;
 
 	for (;;) {
-		comma = strchr(p, ',');
+		size_t pmu = kp_events__pmu_prefix(p);
+
+		/* A PMU event's terms are comma-separated too: up to its closing '/'. */
+		if (pmu) {
+			const char *close = strchr(p + pmu + 1, '/');
+
+			comma = close ? strchr(close, ',') : NULL;
+		} else {
+			comma = strchr(p, ',');
+		}
 		len = comma ? (size_t)(comma - p) : strlen(p);
 		if (!len) {
 			kp_err__set(err, EINVAL, "empty event name in the event list");
@@ -690,6 +1170,39 @@ static int list_tp_one(const char *system, const char *event, uint32_t id, void 
 	return 0;
 }
 
+/*
+ * Each PMU, "[Kernel PMU, type N]", and its events/ aliases as PMU/EVENT/,
+ * "[Kernel PMU event]", sorted as 'perf list pmu' sorts them.
+ */
+static void list_pmus(FILE *fp, const char *glob)
+{
+	char rel[512], text[64], what[64], buf[600];
+	char **pmus, **evs;
+	size_t nr, nr_ev, i, j;
+	unsigned int type;
+
+	if (read_names(PMU_DIR, false, &pmus, &nr))
+		return;
+	for (i = 0; i < nr; i++) {
+		if (pmu_read(pmus[i], "type", text, sizeof(text)) >= 0 && !kp_parse_uint(text, &type))
+			snprintf(what, sizeof(what), "Kernel PMU, type %u", type);
+		else
+			snprintf(what, sizeof(what), "Kernel PMU");
+		if (list_match(glob, pmus[i], NULL))
+			fprintf(fp, "  %-50s [%s]\n", pmus[i], what);
+		snprintf(rel, sizeof(rel), PMU_DIR "/%s/events", pmus[i]);
+		if (read_names(rel, true, &evs, &nr_ev))
+			continue;
+		for (j = 0; j < nr_ev; j++) {
+			snprintf(buf, sizeof(buf), "%s/%s/", pmus[i], evs[j]);
+			if (list_match(glob, buf, evs[j]))
+				fprintf(fp, "  %-50s [Kernel PMU event]\n", buf);
+		}
+		free_names(evs, nr_ev);
+	}
+	free_names(pmus, nr);
+}
+
 void kp_events__list_glob(FILE *fp, unsigned int classes, const char *glob)
 {
 	unsigned int id, op, res;
@@ -710,6 +1223,8 @@ void kp_events__list_glob(FILE *fp, unsigned int classes, const char *glob)
 						fprintf(fp, "  %-50s [Hardware cache event]\n", buf);
 				}
 	}
+	if (classes & KP_EVENT_PMU)
+		list_pmus(fp, glob);
 	if ((classes & KP_EVENT_RAW) && list_match(glob, "rNNN", NULL))
 		fprintf(fp, "  %-50s [Raw hardware event descriptor]\n", "rNNN");
 	if (classes & KP_EVENT_TRACEPOINT) {

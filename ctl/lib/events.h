@@ -10,6 +10,9 @@
  *			(irq:*, sched:sched_s*), from tracefs
  *	kprobe		kprobe:FUNC[+OFFSET]			KPROF_TYPE_KPROBE
  *	ftrace		ftrace:GLOB				KPROF_TYPE_FTRACE
+ *	PMU		PMU/term=value,.../[uk], PMU/EVENT/	the PMU's type file
+ *			(cpu/event=0x3c,umask=0x01/u), from
+ *			/sys/bus/event_source/devices
  *
  * A cache event's config is id | op << 8 | result << 16 (perf_event.h).
  * A name may end in modifiers: ":u" counts in user space only
@@ -51,8 +54,43 @@ enum kp_event_class {
 	KP_EVENT_RAW	= 1 << 3,
 	KP_EVENT_TRACEPOINT = 1 << 4,
 	KP_EVENT_PROBE	= 1 << 5,
-	KP_EVENT_ALL	= 0x3f,
+	KP_EVENT_PMU	= 1 << 6,
+	KP_EVENT_ALL	= 0x7f,
 };
+
+/*
+ * perf's PMU syntax, PMU/TERMS/MODIFIERS: PMU is a directory of
+ * kp_sysroot/sys/bus/event_source/devices, whose file "type" gives the
+ * type.  TERMS, comma-separated, are config=, config1=, config2=,
+ * config3= (the whole word), the PMU's format/ files (a value placed bit
+ * by bit into the bits the file names: "config:0-7", "config:8-15,32-35",
+ * "config1:0-63"), the PMU's events/ aliases (their own terms), period=,
+ * freq= and name=.  A term without a value is 1; a term replaces the
+ * bits an earlier one set.
+ */
+struct kp_pmu_attr {
+	uint32_t	type;
+	uint64_t	config[4];		/* config, config1, config2, config3 */
+	char		setter[4][64];		/* the term that last set bits of each */
+	uint64_t	period;			/* period=; 0: none */
+	uint64_t	freq;			/* freq=; 0: none */
+	char		name[KPROF_EVENT_NAME_MAX];	/* name=; "": none */
+	uint32_t	flags;			/* KPROF_EV_F_* of the modifiers */
+};
+
+/*
+ * Does @s start as PMU syntax, a PMU name and '/'?  Returns the name's
+ * length, or 0.
+ */
+size_t kp_events__pmu_prefix(const char *s);
+
+/*
+ * Encode the PMU event @item ("cpu/event=0x3c/u") into @a.  Returns 0, or
+ * -EINVAL / -ENOENT with @err naming the bad part: "unknown term 'foo' of
+ * PMU 'cpu' in event 'cpu/foo=1/' (...)".  kp_events__parse() takes only
+ * what a kprof event carries (type, config, period, name, modifiers).
+ */
+int kp_events__pmu_attr(const char *item, struct kp_pmu_attr *a, struct kp_err *err);
 
 /* The default event: "cycles", as in perf record. */
 #define KP_DEFAULT_EVENT	"cycles"

@@ -106,7 +106,7 @@ static void test_usage_errors(void)
 			  "start", "-a", "-p", "1", NULL);
 	check_usage_error("kprofctl: stop: unexpected argument 'now'\n", "stop", "now", NULL);
 	check_usage_error("kprofctl: dump: unexpected argument 'x.data'\n", "dump", "x.data", NULL);
-	check_usage_error("kprofctl: list: unknown event class 'nosuch' (hw, sw, cache, raw, tracepoint or probe)\n",
+	check_usage_error("kprofctl: list: unknown event class 'nosuch' (hw, sw, cache, pmu, raw, tracepoint or probe)\n",
 			  "list", "nosuch", "x", NULL);
 }
 
