@@ -16,6 +16,10 @@
  * ones of "COMM PID/TID [CPU] SECS.USECS: PERIOD EVENT: TRACE", then the
  * sample's address (ip, sym, symoff, dso) on the same line, or its call
  * chain below it in a recording with call chains.
+ *
+ * With -s SCRIPT.py [ARGS...], every sample goes to the handlers of a
+ * perf-style Python script instead (lib/pyscript.c); -g python writes
+ * perf-script.py, a starter one for the recording's events.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,15 +31,19 @@
 #include "lib/decode.h"
 #include "lib/out.h"
 #include "lib/parse-options.h"
+#include "lib/pyscript.h"
 #include "lib/session.h"
 #include "lib/tpdecode.h"
 #include "lib/util.h"
 
 static const char * const script_usage[] = {
 	"kprofctl script [-i <file>] [<options>]",
+	"kprofctl script [-i <file>] [<options>] -s <script.py> [<args>...]",
+	"kprofctl script [-i <file>] -g python",
 	"",
 	"Print every sample with its resolved call chain, in time order, in the",
-	"layout of 'perf script' (stackcollapse-perf.pl reads it unchanged).",
+	"layout of 'perf script' (stackcollapse-perf.pl reads it unchanged);",
+	"or hand them to a perf-style Python script (-s), or write one (-g python).",
 	NULL
 };
 
@@ -70,7 +78,11 @@ struct script {
 	bool			ns;
 	bool			show_build_id;
 	struct kp_tpdecode	*tp;		/* tracepoint records, with libtraceevent */
+	struct kp_pyscript	*py;		/* -s: the samples go to the script */
 };
+
+/* What script__sample() returns when the script stopped. */
+#define SCRIPT_STOPPED	1
 
 /*
  * A tracepoint sample's record, as perf script prints it after "EVENT:",
@@ -243,6 +255,8 @@ static int script__sample(struct kp_decoder *d, const struct kp_resolved *s, voi
 		return 0;
 	if (sc->symbol && !script__has_symbol(sc, s, first, last))
 		return 0;
+	if (sc->py)
+		return kp_pyscript__sample(sc->py, s, first, last) ? SCRIPT_STOPPED : 0;
 	if (sc->fields) {
 		script__fields(sc, d, s, first, last);
 		return 0;
@@ -351,7 +365,7 @@ int cmd_script(int argc, const char **argv)
 	struct kp_decode_opts opts = { .time_order = true };
 	struct script sc = { 0 };
 	bool kernel = false, user = false, header = false, header_only = false;
-	const char *fields = NULL, *time = NULL;
+	const char *fields = NULL, *time = NULL, *py = NULL, *gen = NULL;
 	const struct option options[] = {
 		OPT_STRING('i', "input", &input, "file", "input file (default kprof.data)"),
 		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
@@ -370,6 +384,10 @@ int cmd_script(int argc, const char **argv)
 		KP_DECODE_TIME_OPTION(&time),
 		OPT_BOOLEAN(0, "header", &header, "show the recording's header first"),
 		OPT_BOOLEAN(0, "header-only", &header_only, "show the recording's header only"),
+		OPT_STRING('s', "script", &py, "script.py",
+			   "hand the samples to a perf-style Python script; the arguments after it are its sys.argv"),
+		OPT_STRING('g', "gen-script", &gen, "python",
+			   "write perf-script.py, a starter script for the recording's events"),
 		OPT_END()
 	};
 	struct kp_decoder d;
@@ -377,11 +395,24 @@ int cmd_script(int argc, const char **argv)
 	unsigned int i;
 	int ret;
 
-	argc = parse_options(argc, argv, options, script_usage, 0);
+	argc = parse_options(argc, argv, options, script_usage, PARSE_OPT_STOP_AT_NON_OPTION);
 	if (argc < 0)
 		return parse_options_exit_code(argc);
-	if (parse_options_max_args(cmd, argc, argv, 0))
+	if (!py && parse_options_max_args(cmd, argc, argv, 0))
 		return KP_EXIT_USAGE;
+	if ((py || gen) && fields) {
+		kp_error(cmd, "%s and -F do not go together: the script prints what it chooses",
+			 py ? "-s" : "-g");
+		return KP_EXIT_USAGE;
+	}
+	if (py && gen) {
+		kp_error(cmd, "-s and -g do not go together: run a script or write one");
+		return KP_EXIT_USAGE;
+	}
+	if (gen && strcmp(gen, "python") && strcmp(gen, "py")) {
+		kp_error(cmd, "-g %s: kprofctl writes Python scripts only (-g python)", gen);
+		return KP_EXIT_USAGE;
+	}
 	if ((fields && parse_fields(cmd, fields, &sc.fields, &sc.asked)) ||
 	    kp_decode_opts__time(&opts, time, cmd))
 		return KP_EXIT_USAGE;
@@ -419,6 +450,27 @@ int cmd_script(int argc, const char **argv)
 	}
 	sc.out = kp_out__new(stdout);
 	sc.tp = kp_tpdecode__new(&d.info.session, d.info.machine, &d.tp_formats);
+	if (sc.out && sc.tp && (py || gen)) {
+		int rc = KP_EXIT_OK;
+
+		if (gen)
+			rc = kp_pyscript__generate(cmd, "perf-script.py", &d, sc.tp);
+		else
+			sc.py = kp_pyscript__start(cmd, py, argc, argv, &d, sc.tp, &rc);
+		ret = sc.py ? kp_decoder__for_each(&d, script__sample, &sc) : 0;
+		if (sc.py)
+			rc = kp_pyscript__end(sc.py, ret == 0);
+		if (ret && ret != SCRIPT_STOPPED) {
+			kp_error(cmd, "%s", ret == -ENOMEM ? strerror(ENOMEM) :
+				 "the input file changed while it was read");
+			rc = rc ? rc : KP_EXIT_FAILURE;
+		}
+		kp_out__delete(sc.out);
+		kp_tpdecode__delete(sc.tp);
+		kp_decoder__close(&d);
+		kp_filter__exit(&sc.filter);
+		return rc;
+	}
 	ret = sc.out && sc.tp ? kp_decoder__for_each(&d, script__sample, &sc) : -ENOMEM;
 	kp_out__delete(sc.out);
 	kp_tpdecode__delete(sc.tp);
