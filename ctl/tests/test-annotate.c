@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd-out.h"
 #include "elf-maps.h"
 #include "run-kprofctl.h"
 #include "scenario.h"
@@ -69,31 +70,6 @@ static double insn_percent(const char *out, uint64_t addr)
 	while (p > out && p[-1] != '\n')
 		p--;
 	return sscanf(p, " %lf", &v) == 1 ? v : -1;
-}
-
-/* @cmd's standard output, malloc()ed ("" when it fails). */
-static char *run_out(const char *cmd)
-{
-	size_t len = 0, alloc = 65536;
-	char *buf = malloc(alloc);
-	FILE *fp = popen(cmd, "r");
-	size_t n;
-
-	while (fp && buf && (n = fread(buf + len, 1, alloc - len - 1, fp)) > 0) {
-		len += n;
-		if (alloc - len < 4096) {
-			char *t = realloc(buf, alloc *= 2);
-
-			if (!t)
-				break;
-			buf = t;
-		}
-	}
-	if (fp)
-		pclose(fp);
-	if (buf)
-		buf[len] = '\0';
-	return buf;
 }
 
 static int count_str(const char *s, const char *needle)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd-out.h"
 #include "elf-maps.h"
 #include "run-kprofctl.h"
 #include "scenario.h"
@@ -29,30 +30,6 @@ const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
 {
 	return "leak:libpython3\n";
-}
-
-/* @cmd's standard output, malloc()ed ("" when it fails). */
-static char *run_out(const char *cmd)
-{
-	size_t len = 0, alloc = 65536, n;
-	char *buf = malloc(alloc);
-	FILE *fp = popen(cmd, "r");
-
-	while (fp && buf && (n = fread(buf + len, 1, alloc - len - 1, fp)) > 0) {
-		len += n;
-		if (alloc - len < 4096) {
-			char *t = realloc(buf, alloc *= 2);
-
-			if (!t)
-				break;
-			buf = t;
-		}
-	}
-	if (fp)
-		pclose(fp);
-	if (buf)
-		buf[len] = '\0';
-	return buf;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -80,15 +57,6 @@ static char *sorted_lines(const char *text)
 	free(lines);
 	free(copy);
 	return out;
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
 }
 
 /* kprofctl script -s @py @arg on @rec against perf script -s @py @arg on @pd. */

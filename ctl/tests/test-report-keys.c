@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd-out.h"
 #include "elf-maps.h"
 #include "run-kprofctl.h"
 #include "scenario.h"
@@ -135,30 +136,6 @@ static void parse_rows(const char *out, bool children, struct table *t)
 		*k = '\0';
 		t->nr++;
 	}
-}
-
-/* @cmd's standard output, malloc()ed ("" when it fails). */
-static char *run_out(const char *cmd)
-{
-	size_t len = 0, alloc = 65536, n;
-	char *buf = malloc(alloc);
-	FILE *fp = popen(cmd, "r");
-
-	while (fp && buf && (n = fread(buf + len, 1, alloc - len - 1, fp)) > 0) {
-		len += n;
-		if (alloc - len < 4096) {
-			char *t = realloc(buf, alloc *= 2);
-
-			if (!t)
-				break;
-			buf = t;
-		}
-	}
-	if (fp)
-		pclose(fp);
-	if (buf)
-		buf[len] = '\0';
-	return buf;
 }
 
 /* kprofctl report -i rec --stdio --kallsyms /dev/null @args (split at spaces). */

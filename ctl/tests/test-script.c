@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd-out.h"
 #include "elf-maps.h"
 #include "run-kprofctl.h"
 #include "scenario.h"
@@ -19,39 +20,6 @@
 #include "tp-record.h"
 
 static char root[64];
-
-/* @cmd's standard output, malloc()ed ("" when it fails). */
-static char *run_out(const char *cmd)
-{
-	size_t len = 0, alloc = 65536, n;
-	char *buf = malloc(alloc);
-	FILE *fp = popen(cmd, "r");
-
-	while (fp && buf && (n = fread(buf + len, 1, alloc - len - 1, fp)) > 0) {
-		len += n;
-		if (alloc - len < 4096) {
-			char *t = realloc(buf, alloc *= 2);
-
-			if (!t)
-				break;
-			buf = t;
-		}
-	}
-	if (fp)
-		pclose(fp);
-	if (buf)
-		buf[len] = '\0';
-	return buf;
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
 
 /* kprofctl script -F @fields (and @more) against perf script -F @fields on @pd. */
 static void same_as_perf(const char *rec, const char *pd, const char *fields, const char *more)
