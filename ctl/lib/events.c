@@ -704,6 +704,21 @@ static int pmu_term(struct pmu_ctx *c, char *term, const char *alias)
 	return unknown_term(c, term, where);
 }
 
+/*
+ * The comma that ends the list item at @p, or NULL: a PMU event's terms
+ * are comma-separated too, so its item runs to the closing '/' first.
+ */
+static const char *list_comma(const char *p)
+{
+	size_t pmu = kp_events__pmu_prefix(p);
+	const char *close;
+
+	if (!pmu)
+		return strchr(p, ',');
+	close = strchr(p + pmu + 1, '/');
+	return close ? strchr(close, ',') : NULL;
+}
+
 /* The comma-separated @terms (of the alias @alias, NULL: of the event). */
 static int pmu_terms(struct pmu_ctx *c, const char *terms, const char *alias)
 {
@@ -715,16 +730,7 @@ static int pmu_terms(struct pmu_ctx *c, const char *terms, const char *alias)
 	if (!*terms)
 		return 0;
 	for (;;) {
-		size_t pmu = kp_events__pmu_prefix(p);
-
-		/* A PMU event's terms are comma-separated too: up to its closing '/'. */
-		if (pmu) {
-			const char *close = strchr(p + pmu + 1, '/');
-
-			comma = close ? strchr(close, ',') : NULL;
-		} else {
-			comma = strchr(p, ',');
-		}
+		comma = list_comma(p);
 		len = comma ? (size_t)(comma - p) : strlen(p);
 		if (!len) {
 			if (alias)
@@ -997,16 +1003,7 @@ int kp_events__parse(struct kp_event *evs, unsigned int *nr, const char *arg,
 	int ret;
 
 	for (;;) {
-		size_t pmu = kp_events__pmu_prefix(p);
-
-		/* A PMU event's terms are comma-separated too: up to its closing '/'. */
-		if (pmu) {
-			const char *close = strchr(p + pmu + 1, '/');
-
-			comma = close ? strchr(close, ',') : NULL;
-		} else {
-			comma = strchr(p, ',');
-		}
+		comma = list_comma(p);
 		len = comma ? (size_t)(comma - p) : strlen(p);
 		if (!len) {
 			kp_err__set(err, EINVAL, "empty event name in the event list");
