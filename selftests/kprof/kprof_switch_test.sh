@@ -3,7 +3,7 @@
 #
 # kprofctl record for production use, against the real module: the
 # build-id cache (a recorded binary replaced by another still names its
-# frames; without the cache it is refused, not misread), and --switch-output: 12 switches on
+# frames; without the cache it is refused, not misread), and --switch-output: 20 switches on
 # SIGUSR2 of a 999 Hz -a -g recording with two busy programs beside it;
 # the samples of all the files add up to what the module stored, with
 # nothing lost; every file decodes alone (each one names the hot program's
@@ -42,7 +42,7 @@ kt_load
 "$here/progs/hot" 600000 >/dev/null & hot_pids="$hot_pids $!"
 "$here/progs/hot" 600000 >/dev/null & hot_pids="$hot_pids $!"
 
-# --- 12 switches on SIGUSR2 ---------------------------------------------------
+# --- 20 switches on SIGUSR2 ---------------------------------------------------
 d=$tmp/sig
 mkdir "$d"
 "$kprofctl" record -a -g -F 999 -e cpu-clock -o "$d/kprof.data" --switch-output \
@@ -50,7 +50,7 @@ mkdir "$d"
 rec=$!
 wait_for 60 test -s "$d/kprof.data"
 switched=0
-for i in $(seq 12); do
+for i in $(seq 20); do
 	sleep 0.3
 	kill -USR2 $rec
 	# one switch at a time: signals sent faster than a switch would merge
@@ -61,10 +61,10 @@ kill -INT $rec
 wait $rec
 rc=$?
 nf=$(nr_files "$d")
-if [ $rc = 0 ] && [ "$switched" = 12 ] && [ "$nf" = 13 ]; then
-	ok "switch-output: 12 SIGUSR2, 13 files"
+if [ $rc = 0 ] && [ "$switched" = 20 ] && [ "$nf" = 21 ]; then
+	ok "switch-output: 20 SIGUSR2, 21 files"
 else
-	not_ok "switch-output: 12 SIGUSR2, 13 files (rc=$rc, switched $switched, $nf files)"
+	not_ok "switch-output: 20 SIGUSR2, 21 files (rc=$rc, switched $switched, $nf files)"
 	sed 's/^/# /' "$tmp/sig.err"
 fi
 check "switch-output: no kprof.data left, the last file renamed too" test ! -e "$d/kprof.data"
@@ -89,21 +89,21 @@ for f in "$d"/kprof.data.*; do
 	fi
 done
 if [ -n "${st:-}" ] && [ "$total" = "$st" ] && [ "$total" -gt 0 ]; then
-	ok "switch-output: the 13 files hold $total samples, the module stored $st"
+	ok "switch-output: the 21 files hold $total samples, the module stored $st"
 else
-	not_ok "switch-output: the 13 files hold $total samples, the module stored ${st:-?}"
+	not_ok "switch-output: the 21 files hold $total samples, the module stored ${st:-?}"
 fi
 check "switch-output: nothing lost ($lost)" test "${lost:-1}" = 0
 check "switch-output: the Balance line is ok, no WARNING" \
 	sh -c "grep -q 'Balance: .* ok' '$tmp/sig.err' && ! grep -q WARNING '$tmp/sig.err'"
 check "switch-output: every file decodes alone ($alone of $nf)" test "$alone" = "$nf"
-if [ "$with_hot" -ge 9 ] && [ "$named" = "$with_hot" ]; then
+if [ "$with_hot" -ge 15 ] && [ "$named" = "$with_hot" ]; then
 	ok "switch-output: in each of $with_hot files with hot's samples, hot_leaf is its top user symbol"
 else
 	not_ok "switch-output: hot_leaf names hot's top user symbol in $named of $with_hot files"
 fi
 dumps=$(grep -c '^\[ kprof record: Dump ' "$tmp/sig.err")
-check "switch-output: a Dump line per switch ($dumps)" test "$dumps" = 12
+check "switch-output: a Dump line per switch ($dumps)" test "$dumps" = 20
 
 # --- by size, the newest 3 kept ------------------------------------------------
 d=$tmp/size
