@@ -32,7 +32,7 @@ result() {
 }
 
 echo "TAP version 13"
-echo "1..28"
+echo "1..29"
 
 kt_load
 "$kprofctl" stop >/dev/null 2>&1
@@ -87,6 +87,24 @@ else
 	sed 's/^/# /' "$tmp/convert.err"
 	head -20 "$tmp/hot.psym" | sed 's/^/# perf: /'
 	head -20 "$tmp/hot.sym" | sed 's/^/# kprof: /'
+fi
+# convert, a tracepoint recording of this boot: perf script decodes every
+# record's fields as kprofctl script does (the recorded formats in the
+# file's TRACING_DATA), and the file has the kernel's map
+"$kprofctl" record -a -g -e sched:sched_switch -o "$tmp/tp.data" -- sleep 0.3 >/dev/null 2>&1
+"$kprofctl" convert -i "$tmp/tp.data" -o "$tmp/tp.perf" >/dev/null 2>"$tmp/tpconv.err"
+HOME=$tmp perf script -i "$tmp/tp.perf" -F comm,tid,cpu,time,event,trace >"$tmp/tp.pscript" 2>/dev/null
+"$kprofctl" script -i "$tmp/tp.data" -F comm,tid,cpu,time,event,trace >"$tmp/tp.kscript" 2>/dev/null
+n=$(wc -l <"$tmp/tp.kscript")
+if [ "$n" -ge 10 ] && cmp -s "$tmp/tp.pscript" "$tmp/tp.kscript" &&
+   grep -q 'maps of the kernel and [0-9]* modules* of this boot' "$tmp/tpconv.err" &&
+   HOME=$tmp perf script -i "$tmp/tp.perf" --show-mmap-events 2>/dev/null |
+	grep -q 'PERF_RECORD_MMAP -1/0: .*\[kernel.kallsyms\]_text'; then
+	ok "convert: perf script of a sched_switch recording prints kprofctl script's $n lines, fields decoded; the kernel's map"
+else
+	not_ok "convert: perf script of a sched_switch recording prints kprofctl script's $n lines, fields decoded; the kernel's map"
+	sed 's/^/# /' "$tmp/tpconv.err"
+	diff "$tmp/tp.pscript" "$tmp/tp.kscript" | head -10 | sed 's/^/# /'
 fi
 # annotate: hot_leaf's hottest instruction is the one perf annotate finds on
 # perf's own recording of the same program (or its neighbour: skid), with a
