@@ -21,17 +21,22 @@
  * and its call graph is that of the chains from it on.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "lib/decode-args.h"
 #include "lib/hmap.h"
 #include "lib/parse-options.h"
 #include "lib/srcline.h"
+#include "lib/tui.h"
 #include "lib/util.h"
 
 static const char * const report_usage[] = {
@@ -41,7 +46,10 @@ static const char * const report_usage[] = {
 	"one section per event, one line per entry of the --sort keys (default",
 	"comm,dso,symbol), largest first; with -g the call graph of each entry.",
 	"With --live, of the aggregation tables of the running session ('kprofctl",
-	"start'), user frames named while the processes live.",
+	"start'), user frames named while the processes live.  On a terminal (or",
+	"with --tui), the same entries in a full-screen browser, like perf's TUI:",
+	"arrows move, Enter unfolds the call graph, / filters, a annotates, h helps,",
+	"q quits; --stdio prints the text.",
 	NULL
 };
 
@@ -726,25 +734,26 @@ static void report__print_doubt(const struct report *rep, struct hist_entry * co
 			few, n, KP_FEW_SAMPLES, worst);
 }
 
-static int report__print_event(struct report *rep, struct kp_decoder *d, unsigned int ev)
+/* The entries of one event as printed: filtered, sorted, the column widths. */
+struct report_table {
+	struct hist_entry	**list;
+	size_t			n;
+	uint64_t		total;
+	int			width[SORT_NR], nwidth;
+};
+
+static int report__table(struct report *rep, unsigned int ev, struct report_table *tb)
 {
-	struct hist_entry **list;
-	int width[SORT_NR] = { 0 }, nwidth = 7;
 	uint64_t total = rep->total[ev];
-	size_t i, n = 0, shown = 0;
-	FILE *fp = rep->fp;
 	char buf[512];
 	unsigned int k;
+	size_t i, n = 0;
 
-	fprintf(fp, "# Samples: %" PRIu64 " of event '%s'\n", rep->samples[ev],
-		kp_decoder__event_name(d, ev));
-	if (rep->samples[ev] != d->events[ev].samples)
-		fprintf(fp, "# Samples filtered out: %" PRIu64 "\n",
-			d->events[ev].samples - rep->samples[ev]);
-	fprintf(fp, "# Event count (approx.): %" PRIu64 "\n#\n", total);
-
-	list = malloc((rep->used + 1) * sizeof(*list));
-	if (!list)
+	memset(tb, 0, sizeof(*tb));
+	tb->total = total;
+	tb->nwidth = 7;
+	tb->list = malloc((rep->used + 1) * sizeof(*tb->list));
+	if (!tb->list)
 		return -ENOMEM;
 	for (i = 0; rep->entries && i <= rep->mask; i++) {
 		struct hist_entry *e = &rep->entries[i];
@@ -756,78 +765,116 @@ static int report__print_event(struct report *rep, struct kp_decoder *d, unsigne
 		if (total && 100.0 * (rep->children ? e->children : e->period) / total <
 			     rep->percent_limit)
 			continue;
-		list[n++] = e;
+		tb->list[n++] = e;
 	}
+	tb->n = n;
 	cmp_rep = rep;
-	qsort(list, n, sizeof(*list), entry__cmp);
+	qsort(tb->list, n, sizeof(*tb->list), entry__cmp);
 	cmp_rep = NULL;
 
 	for (k = 0; k < rep->nr_keys; k++)
-		width[k] = rep->keys[k] == SORT_PERIOD ? 12 : strlen(sort_keys[rep->keys[k]].header);
+		tb->width[k] = rep->keys[k] == SORT_PERIOD ? 12 :
+			       (int)strlen(sort_keys[rep->keys[k]].header);
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < rep->nr_keys; k++) {
 			int w;
 
-			entry__column(rep, list[i], rep->keys[k], buf, sizeof(buf));
+			entry__column(rep, tb->list[i], rep->keys[k], buf, sizeof(buf));
 			w = strlen(buf);
-			if (w > width[k])
-				width[k] = w;
+			if (w > tb->width[k])
+				tb->width[k] = w;
 		}
-		snprintf(buf, sizeof(buf), "%" PRIu64, list[i]->samples);
-		if ((int)strlen(buf) > nwidth)
-			nwidth = strlen(buf);
+		snprintf(buf, sizeof(buf), "%" PRIu64, tb->list[i]->samples);
+		if ((int)strlen(buf) > tb->nwidth)
+			tb->nwidth = strlen(buf);
 	}
+	return 0;
+}
 
-	fprintf(fp, rep->children ? "# Children      Self" : "# Overhead");
+/* The column names, after @lead ("#" in the text, " " in the browser). */
+static void report__fprint_names(const struct report *rep, const struct report_table *tb,
+				 const char *lead, FILE *fp)
+{
+	unsigned int k;
+
+	fprintf(fp, "%s%s", lead, rep->children ? " Children      Self" : " Overhead");
 	if (rep->show_nr)
-		fprintf(fp, "  %*s", nwidth, "Samples");
+		fprintf(fp, "  %*s", tb->nwidth, "Samples");
 	for (k = 0; k < rep->nr_keys; k++)
 		if (rep->keys[k] == SORT_PERIOD)
-			fprintf(fp, "  %*s", width[k], sort_keys[SORT_PERIOD].header);
+			fprintf(fp, "  %*s", tb->width[k], sort_keys[SORT_PERIOD].header);
 		else
-			fprintf(fp, "  %-*s", k + 1 < rep->nr_keys ? width[k] : 0,
+			fprintf(fp, "  %-*s", k + 1 < rep->nr_keys ? tb->width[k] : 0,
 				sort_keys[rep->keys[k]].header);
+}
+
+/* The line of entry @e, without its newline. */
+static void report__fprint_entry(const struct report *rep, const struct report_table *tb,
+				 const struct hist_entry *e, FILE *fp)
+{
+	uint64_t total = tb->total;
+	char buf[512];
+	unsigned int k;
+
+	if (rep->children)
+		fprintf(fp, "  %7.2f%%", total ? 100.0 * e->children / total : 0.0);
+	fprintf(fp, "  %7.2f%%", total ? 100.0 * e->period / total : 0.0);
+	if (rep->show_nr)
+		fprintf(fp, "  %*" PRIu64, tb->nwidth, e->samples);
+	for (k = 0; k < rep->nr_keys; k++) {
+		enum sort_key key = rep->keys[k];
+		bool num = key == SORT_PID || key == SORT_TID || key == SORT_CPU ||
+			   key == SORT_PERIOD;
+
+		entry__column(rep, e, key, buf, sizeof(buf));
+		if (num)
+			fprintf(fp, "  %*s", tb->width[k], buf);
+		else
+			fprintf(fp, "  %-*s", k + 1 < rep->nr_keys ? tb->width[k] : 0, buf);
+	}
+}
+
+static int report__print_event(struct report *rep, struct kp_decoder *d, unsigned int ev)
+{
+	struct report_table tb;
+	FILE *fp = rep->fp;
+	unsigned int k;
+	size_t i;
+	int ret;
+
+	fprintf(fp, "# Samples: %" PRIu64 " of event '%s'\n", rep->samples[ev],
+		kp_decoder__event_name(d, ev));
+	if (rep->samples[ev] != d->events[ev].samples)
+		fprintf(fp, "# Samples filtered out: %" PRIu64 "\n",
+			d->events[ev].samples - rep->samples[ev]);
+	fprintf(fp, "# Event count (approx.): %" PRIu64 "\n#\n", rep->total[ev]);
+
+	ret = report__table(rep, ev, &tb);
+	if (ret)
+		return ret;
+	report__fprint_names(rep, &tb, "#", fp);
 	fprintf(fp, rep->children ? "\n# ........  ........" : "\n# ........");
 	if (rep->show_nr) {
 		fprintf(fp, "  ");
-		print_dots(fp, nwidth);
+		print_dots(fp, tb.nwidth);
 	}
 	for (k = 0; k < rep->nr_keys; k++) {
 		fprintf(fp, "  ");
-		print_dots(fp, width[k]);
+		print_dots(fp, tb.width[k]);
 	}
 	fprintf(fp, "\n#\n");
 
-	for (i = 0; i < n; i++) {
-		struct hist_entry *e = list[i];
-
-		if (rep->children)
-			fprintf(fp, "  %7.2f%%", total ? 100.0 * e->children / total : 0.0);
-		fprintf(fp, "  %7.2f%%", total ? 100.0 * e->period / total : 0.0);
-		if (rep->show_nr)
-			fprintf(fp, "  %*" PRIu64, nwidth, e->samples);
-		for (k = 0; k < rep->nr_keys; k++) {
-			enum sort_key key = rep->keys[k];
-			bool num = key == SORT_PID || key == SORT_TID || key == SORT_CPU ||
-				   key == SORT_PERIOD;
-
-			entry__column(rep, e, key, buf, sizeof(buf));
-			if (num)
-				fprintf(fp, "  %*s", width[k], buf);
-			else
-				fprintf(fp, "  %-*s", k + 1 < rep->nr_keys ? width[k] : 0, buf);
-		}
+	for (i = 0; i < tb.n; i++) {
+		report__fprint_entry(rep, &tb, tb.list[i], fp);
 		fputc('\n', fp);
 		if (rep->callgraph)
-			entry__graph(rep, e, total);
-		shown++;
+			entry__graph(rep, tb.list[i], tb.total);
 	}
-	if (n < rep->used && rep->percent_limit > 0)
+	if (tb.n < rep->used && rep->percent_limit > 0)
 		fprintf(fp, "#\n# (entries below %g%% are hidden)\n", rep->percent_limit);
-	report__print_doubt(rep, list, n, ev);
+	report__print_doubt(rep, tb.list, tb.n, ev);
 	fprintf(fp, "\n");
-	free(list);
-	(void)shown;
+	free(tb.list);
 	return 0;
 }
 
@@ -987,6 +1034,364 @@ static void report__exit(struct report *rep)
 	kp_filter__exit(&rep->filter);
 }
 
+/* ---- the full-screen browser (lib/tui.h) ---- */
+
+/* The text @fn(@rep, ...) prints, malloc'd; NULL: ENOMEM. */
+static char *report__text(struct report *rep, void (*fn)(struct report *rep, const void *arg),
+			  const void *arg)
+{
+	FILE *saved = rep->fp;
+	char *text = NULL;
+	size_t len = 0;
+
+	rep->fp = open_memstream(&text, &len);
+	if (!rep->fp) {
+		rep->fp = saved;
+		return NULL;
+	}
+	fn(rep, arg);
+	if (fclose(rep->fp)) {
+		free(text);
+		text = NULL;
+	}
+	rep->fp = saved;
+	return text;
+}
+
+struct tui_entry_arg {
+	const struct report_table	*tb;
+	const struct hist_entry		*e;
+};
+
+static void tui__entry_text(struct report *rep, const void *arg)
+{
+	const struct tui_entry_arg *ta = arg;
+
+	report__fprint_entry(rep, ta->tb, ta->e, rep->fp);
+}
+
+static void tui__entry_graph(struct report *rep, const void *arg)
+{
+	const struct tui_entry_arg *ta = arg;
+
+	entry__graph(rep, ta->e, ta->tb->total);
+}
+
+static void tui__names(struct report *rep, const void *arg)
+{
+	report__fprint_names(rep, arg, " ", rep->fp);
+}
+
+/* What identifies @e across top's refreshes: its key columns. */
+static void tui__entry_key(struct report *rep, const void *arg)
+{
+	const struct tui_entry_arg *ta = arg;
+	char buf[512];
+	unsigned int k;
+
+	for (k = 0; k < rep->nr_keys; k++) {
+		if (rep->keys[k] == SORT_PERIOD)
+			continue;
+		entry__column(rep, ta->e, rep->keys[k], buf, sizeof(buf));
+		fprintf(rep->fp, "%s\t", buf);
+	}
+	if (ta->e->dso)
+		fprintf(rep->fp, "%s", ta->e->dso->name);
+}
+
+/*
+ * The browser's view of event @ev: the rows of report__print_event(),
+ * each with the call graph it prints below the row with -g.  @name is the
+ * event's, @more a text after the status line's counts (or "").
+ */
+static int report__tui_view(struct report *rep, unsigned int ev, const char *name,
+			    const char *more, struct kp_tui_view *v)
+{
+	struct report_table tb;
+	size_t i;
+	int ret;
+
+	ret = report__table(rep, ev, &tb);
+	if (ret)
+		return ret;
+	ret = kp_tui_view__title(v, "Samples: %" PRIu64 " of event '%s', Event count (approx.): %" PRIu64 "%s",
+				 rep->samples[ev], name, rep->total[ev], more);
+	v->header = report__text(rep, tui__names, &tb);
+	if (!v->header)
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < tb.n; i++) {
+		struct tui_entry_arg ta = { .tb = &tb, .e = tb.list[i] };
+		char *text = report__text(rep, tui__entry_text, &ta);
+		char *key = report__text(rep, tui__entry_key, &ta);
+		char *graph = rep->callgraph ? report__text(rep, tui__entry_graph, &ta) : NULL;
+		char sym[32];
+		const char *symbol = NULL;
+		size_t len;
+
+		if (rep->has[SORT_SYM])
+			symbol = frame_name(tb.list[i]->dso, tb.list[i]->sym, tb.list[i]->addr,
+					    sym, sizeof(sym));
+		/* entry__graph()'s blank line after the graph */
+		len = graph ? strlen(graph) : 0;
+		if (len > 1 && graph[len - 1] == '\n' && graph[len - 2] == '\n')
+			graph[len - 1] = '\0';
+		if (!text || !key || (rep->callgraph && !graph))
+			ret = -ENOMEM;
+		else
+			ret = kp_tui_view__add(v, text, key, symbol, graph);
+		free(text);
+		free(key);
+		free(graph);
+	}
+	free(tb.list);
+	return ret;
+}
+
+/*
+ * The views of the events with samples (all of them when there is one),
+ * into @views (KPROF_MAX_EVENTS of them): how many, or -ENOMEM.
+ */
+static int report__tui_views(struct report *rep, const char * const *names, unsigned int nr_events,
+			     const uint64_t *samples, const char *more, struct kp_tui_view *views)
+{
+	unsigned int ev;
+	int nr = 0, ret;
+
+	for (ev = 0; ev < nr_events && ev < KPROF_MAX_EVENTS; ev++) {
+		if (!samples[ev] && nr_events > 1)
+			continue;
+		memset(&views[nr], 0, sizeof(views[nr]));
+		ret = report__tui_view(rep, ev, names[ev], more, &views[nr]);
+		nr++;
+		if (ret) {
+			while (nr--)
+				kp_tui_view__exit(&views[nr]);
+			return ret;
+		}
+	}
+	return nr;
+}
+
+/* What 'a' annotates with: the report's input, symbols and filters. */
+struct report_annotate {
+	const struct kp_decode_args	*a;
+	const struct kp_machine_opts	*m;
+};
+
+static int push_arg(const char **av, int *ac, int max, const char *opt, const char *val, char *buf,
+		    size_t len)
+{
+	if (*ac + 1 >= max)
+		return -1;
+	if (val) {
+		snprintf(buf, len, "%s=%s", opt, val);
+		av[(*ac)++] = buf;
+	} else {
+		av[(*ac)++] = opt;
+	}
+	return 0;
+}
+
+/*
+ * 'a': kprofctl annotate of @symbol on the report's input, with its symbol
+ * options and filters, in a child whose stdout and stderr are the text.
+ */
+static char *report__annotate(void *arg, const char *symbol)
+{
+	const struct report_annotate *ra = arg;
+	const struct kp_decode_args *a = ra->a;
+	const struct kp_machine_opts *m = ra->m;
+	char bufs[12][PATH_MAX + 32], *text = NULL;
+	const char *av[32];
+	size_t len = 0, alloc = 0;
+	int ac = 0, b = 0, fds[2], status;
+	pid_t pid;
+
+	av[ac++] = "annotate";
+	av[ac++] = "--stdio";
+	if (a->live) {
+		av[ac++] = "--live";
+	} else {
+		av[ac++] = "-i";
+		av[ac++] = a->input;
+	}
+#define ARG(opt, val)							\
+	do {								\
+		if (b < (int)KP_ARRAY_SIZE(bufs))			\
+			push_arg(av, &ac, KP_ARRAY_SIZE(av), opt, val,	\
+				 bufs[b++], sizeof(bufs[0]));		\
+	} while (0)
+	if (m->kallsyms)
+		ARG("--kallsyms", m->kallsyms);
+	if (m->symfs)
+		ARG("--symfs", m->symfs);
+	if (m->debug_dir)
+		ARG("--debug-dir", m->debug_dir);
+	if (m->buildid_dir)
+		ARG("--buildid-dir", m->buildid_dir);
+	if (a->comms)
+		ARG("--comms", a->comms);
+	if (a->pids)
+		ARG("--pids", a->pids);
+	if (a->tids)
+		ARG("--tids", a->tids);
+	if (a->dsos)
+		ARG("--dsos", a->dsos);
+	if (a->time)
+		ARG("--time", a->time);
+#undef ARG
+	if (m->no_demangle)
+		av[ac++] = "--no-demangle";
+	if (a->kernel)
+		av[ac++] = "-K";
+	if (a->user)
+		av[ac++] = "-U";
+	if (a->offcpu_only)
+		av[ac++] = "--off-cpu-only";
+	av[ac++] = symbol;
+	av[ac] = NULL;
+
+	if (pipe(fds))
+		return NULL;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return NULL;
+	}
+	if (!pid) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		close(fds[0]);
+		if (devnull >= 0)
+			dup2(devnull, STDIN_FILENO);
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(fds[1], STDERR_FILENO);
+		close(fds[1]);
+		status = cmd_annotate(ac, av);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(status);
+	}
+	close(fds[1]);
+	for (;;) {
+		ssize_t n;
+
+		if (len + 4096 + 1 > alloc) {
+			char *t = realloc(text, alloc = alloc ? alloc * 2 : 65536);
+
+			if (!t)
+				break;
+			text = t;
+		}
+		n = read(fds[0], text + len, alloc - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!text)
+		return NULL;
+	text[len] = '\0';
+	if (!len) {
+		free(text);
+		return strdup("kprofctl annotate printed nothing\n");
+	}
+	return text;
+}
+
+static const char report_tui_help[] =
+	"kprofctl report: the entries of 'kprofctl report --stdio', one line each;\n"
+	"the call graph below an entry is the one -g prints; 'a' shows what\n"
+	"'kprofctl annotate SYMBOL' prints for the entry's symbol.\n";
+
+/* The browser over what was counted: 0, 1 when there is no terminal for it, -errno. */
+static int report__browse(struct report *rep, struct kp_decoder *d, const struct kp_decode_args *a,
+			  const struct kp_machine_opts *m)
+{
+	struct report_annotate ra = { .a = a, .m = m };
+	const struct kp_tui_ops ops = {
+		.annotate = report__annotate, .arg = &ra, .help = report_tui_help,
+	};
+	struct kp_tui_view views[KPROF_MAX_EVENTS];
+	const char *names[KPROF_MAX_EVENTS];
+	uint64_t samples[KPROF_MAX_EVENTS];
+	unsigned int ev, nr_events = d->info.session.nr_events;
+	char more[64] = "";
+	struct kp_tui *t;
+	int nr;
+
+	if (nr_events > KPROF_MAX_EVENTS)
+		nr_events = KPROF_MAX_EVENTS;
+	for (ev = 0; ev < nr_events; ev++) {
+		names[ev] = kp_decoder__event_name(d, ev);
+		samples[ev] = d->events[ev].samples;
+	}
+	if (kp_decoder__lost(d))
+		snprintf(more, sizeof(more), ", Lost: %" PRIu64, kp_decoder__lost(d));
+	nr = report__tui_views(rep, names, nr_events, samples, more, views);
+	if (nr < 0)
+		return nr;
+	t = kp_tui__open(&ops);
+	if (!t) {
+		while (nr--)
+			kp_tui_view__exit(&views[nr]);
+		return 1;
+	}
+	kp_tui__set_views(t, views, nr);
+	while (!kp_tui__poll(t, -1))
+		;
+	kp_tui__close(t);
+	return 0;
+}
+
+/* ---- top's full-screen view: its samples counted as report counts them ---- */
+
+static int parse_sort(struct report *rep, const char *cmd, const char *s);
+
+struct report *report__top_new(void)
+{
+	struct report *rep = calloc(1, sizeof(*rep));
+
+	if (!rep)
+		return NULL;
+	rep->fp = stdout;
+	rep->cg_threshold = 0.5;
+	rep->max_stack = MAX_STACK_DEFAULT;
+	rep->callgraph = true;
+	if (parse_sort(rep, "top", "dso,symbol") ||
+	    kp_filter__init(&rep->filter, "top", NULL, NULL, NULL, NULL, false, false)) {
+		free(rep);
+		return NULL;
+	}
+	return rep;
+}
+
+int report__top_add(struct report *rep, const struct kp_resolved *s)
+{
+	return report__sample(NULL, s, rep);
+}
+
+int report__top_views(struct report *rep, const char * const *names, unsigned int nr_events,
+		      const char *more, struct kp_tui_view *views)
+{
+	return report__tui_views(rep, names, nr_events, rep->samples, more, views);
+}
+
+void report__top_delete(struct report *rep)
+{
+	if (!rep)
+		return;
+	report__exit(rep);
+	free(rep);
+}
+
 /* ---- options ---- */
 
 static int parse_sort(struct report *rep, const char *cmd, const char *s)
@@ -1062,7 +1467,8 @@ int cmd_report(int argc, const char **argv)
 	struct kp_decode_args a = { 0 };
 	struct kp_decode_opts opts = { 0 };
 	struct report rep = { .fp = stdout, .cg_threshold = 0.5, .max_stack = MAX_STACK_DEFAULT };
-	bool graph = false, inverted = false, stdio_ = false, header = false, header_only = false;
+	bool graph = false, inverted = false, stdio_ = false, tui_ = false, header = false;
+	bool header_only = false, tui;
 	const struct option options[] = {
 		KP_DECODE_INPUT_OPTIONS(&a),
 		OPT_STRING('s', "sort", &sort, "key[,key...]",
@@ -1077,7 +1483,8 @@ int cmd_report(int argc, const char **argv)
 		OPT_BOOLEAN('G', "inverted", &inverted, "call graphs in caller order"),
 		OPT_STRING(0, "percent-limit", &limit, "percent", "hide entries below this"),
 		OPT_BOOLEAN('n', "show-nr-samples", &rep.show_nr, "show the number of samples"),
-		OPT_BOOLEAN(0, "stdio", &stdio_, "text output (the only one)"),
+		OPT_BOOLEAN(0, "stdio", &stdio_, "text output, not the full-screen browser"),
+		OPT_BOOLEAN(0, "tui", &tui_, "the full-screen browser even when not on a terminal"),
 		OPT_BOOLEAN(0, "children", &rep.children,
 			    "a Children column: the samples with the entry anywhere in their chain"),
 		OPT_STRING(0, "max-stack", &max_stack, "n",
@@ -1114,7 +1521,10 @@ int cmd_report(int argc, const char **argv)
 		return parse_options_exit_code(ac);
 	if (parse_options_max_args(cmd, ac, av, 0) || kp_decode_args__check(&a, cmd))
 		return KP_EXIT_USAGE;
-	(void)stdio_;
+	if (stdio_ && tui_) {
+		kp_error(cmd, "--stdio and --tui exclude each other");
+		return KP_EXIT_USAGE;
+	}
 	ret = parse_sort(&rep, cmd, sort);
 	/* perf: -p adds the parent key */
 	if (!ret && parent && !rep.has[SORT_PARENT] && rep.nr_keys < SORT_NR) {
@@ -1158,6 +1568,10 @@ int cmd_report(int argc, const char **argv)
 		report__exit(&rep);
 		return ret;
 	}
+	/* the browser: not for the header or -T's table; its entries unfold */
+	tui = kp_tui__wanted(tui_, stdio_) && !header && !header_only && !rep.threads;
+	if (tui && !call_graph && !graph && !inverted)
+		rep.callgraph = true;
 	/* a flat report needs the innermost frames only, --parent all of them */
 	chains = rep.callgraph || rep.children || rep.has[SORT_PARENT];
 	opts.max_frames = chains ? 0 : 1;
@@ -1189,7 +1603,18 @@ int cmd_report(int argc, const char **argv)
 						 report__sample, &rep);
 	else
 		ret = kp_decoder__for_each(&d, report__sample, &rep);
-	if (!ret)
+	if (!ret && tui) {
+		ret = report__browse(&rep, &d, &a, &opts.machine);
+		if (ret > 0)
+			fprintf(stderr, "kprofctl: report: no terminal for the browser (TERM=%s): the text instead\n",
+				getenv("TERM") ? getenv("TERM") : "");
+		if (ret > 0 && !graph && !call_graph && !inverted)
+			rep.callgraph = false;
+		tui = ret == 0;
+		if (ret > 0)
+			ret = 0;
+	}
+	if (!ret && !tui)
 		ret = report__print(&rep, &d);
 	kp_decoder__close(&d);
 	report__exit(&rep);

@@ -10,8 +10,14 @@
  * terminal only needs to understand "clear screen".  With --once, or when
  * stdout is not a terminal, one table is printed after -d seconds.
  *
+ * On a terminal (or with --tui; not with --stdio), the table is perf
+ * top's full-screen view instead (lib/tui.h): the entries of the last
+ * interval with their call graphs, counted by report's code, the cursor
+ * and the unfolded entries kept across refreshes; q quits.
+ *
  * --input FILE reads a recording through the same path instead of the
- * module and prints one table of all of it, which the tests use.
+ * module and prints one table of all of it (or shows it in the
+ * full-screen view, until q), which the tests use.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +41,7 @@
 #include "lib/recorder.h"
 #include "lib/session.h"
 #include "lib/sys.h"
+#include "lib/tui.h"
 #include "lib/util.h"
 
 static const char * const top_usage[] = {
@@ -42,7 +49,9 @@ static const char * const top_usage[] = {
 	"",
 	"Show the hottest functions of the running system, refreshed every -d",
 	"seconds (default 2), like 'perf top'.  Press q to quit.  Needs",
-	"CAP_PERFMON or CAP_SYS_ADMIN.",
+	"CAP_PERFMON or CAP_SYS_ADMIN.  On a terminal (or with --tui), a",
+	"full-screen view like perf top's: arrows move, Enter unfolds an entry's",
+	"call graph, / filters, h helps; --stdio prints the plain table.",
 	NULL
 };
 
@@ -82,6 +91,10 @@ struct top {
 	uint64_t		last_draw;
 	char			title[256];
 	bool			quit;
+	struct kp_tui		*tui;		/* the full-screen view, or NULL */
+	struct report		*rep;		/* its counts of this interval */
+	unsigned int		nr_events;
+	char			names[KPROF_MAX_EVENTS][KPROF_EVENT_NAME_MAX];
 };
 
 /* ---- the histogram of one interval ---- */
@@ -256,11 +269,48 @@ static int top__read(struct top *t)
 	if (ret)
 		return ret;
 	for (i = 0; i < t->nr_samples; i++) {
-		kp_machine__resolve(t->machine, (const void *)(t->buf + t->samples[i]), t->res, 1);
+		/* the full-screen view's call graphs need the whole chains */
+		kp_machine__resolve(t->machine, (const void *)(t->buf + t->samples[i]), t->res,
+				    t->rep ? 0 : 1);
 		ret = top__account(t, t->res);
+		if (!ret && t->rep)
+			ret = report__top_add(t->rep, t->res);
 		if (ret)
 			return ret;
 	}
+	return 0;
+}
+
+/* The full-screen view of what was counted since the last refresh: 0 or -ENOMEM. */
+static int top__show(struct top *t, uint64_t interval_ns)
+{
+	struct kp_tui_view views[KPROF_MAX_EVENTS];
+	const char *names[KPROF_MAX_EVENTS];
+	struct report *fresh;
+	char more[128];
+	unsigned int i;
+	int nr;
+
+	for (i = 0; i < t->nr_events; i++)
+		names[i] = t->names[i];
+	if (interval_ns)
+		snprintf(more, sizeof(more), ", %.0f samples/s, lost: %" PRIu64,
+			 t->count * 1e9 / interval_ns, t->lost);
+	else
+		snprintf(more, sizeof(more), ", lost: %" PRIu64, t->lost);
+	nr = report__top_views(t->rep, names, t->nr_events, more, views);
+	if (nr < 0)
+		return nr;
+	kp_tui__set_views(t->tui, views, nr);
+	/* the next interval's counts */
+	fresh = report__top_new();
+	if (!fresh)
+		return -ENOMEM;
+	report__top_delete(t->rep);
+	t->rep = fresh;
+	memset(t->entries, 0, t->entries ? (t->mask + 1) * sizeof(*t->entries) : 0);
+	t->used = 0;
+	t->total = t->kernel = t->count = 0;
 	return 0;
 }
 
@@ -288,7 +338,7 @@ static bool top__done(struct kp_recorder *r, void *arg)
 	struct kp_err err;
 	int ret;
 
-	if (top__key_quit(t)) {
+	if (t->tui ? kp_tui__poll(t->tui, 0) : top__key_quit(t)) {
 		t->quit = true;
 		return true;
 	}
@@ -305,7 +355,15 @@ static bool top__done(struct kp_recorder *r, void *arg)
 		t->quit = true;
 		return true;
 	}
-	top__draw(t, now - t->last_draw);
+	if (t->tui)
+		ret = top__show(t, now - t->last_draw);
+	else
+		top__draw(t, now - t->last_draw);
+	if (ret) {
+		kp_error(t->cmd, "%s", strerror(-ret));
+		t->quit = true;
+		return true;
+	}
 	t->last_draw = now;
 	if (t->once) {
 		t->quit = true;
@@ -320,12 +378,17 @@ static int top__init(struct top *t, const char *path, const struct kp_machine_op
 	const struct kp_data_info *info;
 	uint32_t vdso_size;
 	struct kp_data *d;
+	unsigned int i;
 	void *vdso;
 
 	d = kp_data__open(path, err);
 	if (!d)
 		return -EIO;
 	info = kp_data__info(d);
+	t->nr_events = info->session.nr_events < KPROF_MAX_EVENTS ? info->session.nr_events :
+		       KPROF_MAX_EVENTS;
+	for (i = 0; i < t->nr_events; i++)
+		snprintf(t->names[i], sizeof(t->names[i]), "%s", info->session.events[i].name);
 	t->off = info->header_size;
 	t->ctx.nr_events = info->session.nr_events;
 	t->ctx.max_depth = info->session.stack_depth;
@@ -350,6 +413,9 @@ static int top__init(struct top *t, const char *path, const struct kp_machine_op
 
 static void top__exit(struct top *t)
 {
+	kp_tui__close(t->tui);
+	t->tui = NULL;
+	report__top_delete(t->rep);
 	if (t->fd >= 0)
 		close(t->fd);
 	kp_machine__delete(t->machine);
@@ -358,6 +424,11 @@ static void top__exit(struct top *t)
 	free(t->samples);
 	free(t->entries);
 }
+
+static const struct kp_tui_ops top_tui_ops = {
+	.help = "kprofctl top: the entries of the last -d seconds, as 'kprofctl report -g\n"
+		"--sort dso,symbol' counts them; refreshed every -d seconds.\n",
+};
 
 /* Read @path through the live path, as one interval. */
 static int top__replay(struct top *t, const char *path, const struct kp_machine_opts *mopts)
@@ -375,7 +446,26 @@ static int top__replay(struct top *t, const char *path, const struct kp_machine_
 			 strerror(-ret));
 		return KP_EXIT_FAILURE;
 	}
-	top__draw(t, 0);
+	if (!t->rep) {
+		top__draw(t, 0);
+		return KP_EXIT_OK;
+	}
+	/* the full-screen view of all of it, until q */
+	t->tui = kp_tui__open(&top_tui_ops);
+	if (!t->tui) {
+		kp_error(t->cmd, "no terminal for the full-screen view (TERM=%s)",
+			 getenv("TERM") ? getenv("TERM") : "");
+		return KP_EXIT_FAILURE;
+	}
+	ret = top__show(t, 0);
+	while (!ret && !kp_tui__poll(t->tui, -1))
+		;
+	kp_tui__close(t->tui);
+	t->tui = NULL;
+	if (ret) {
+		kp_error(t->cmd, "%s", strerror(-ret));
+		return KP_EXIT_FAILURE;
+	}
 	return KP_EXIT_OK;
 }
 
@@ -386,11 +476,14 @@ int cmd_top(int argc, const char **argv)
 	struct kp_machine_opts mopts = { .cmd = argv[0], .proc_root = true };
 	struct top t = { .cmd = argv[0], .fd = -1, .nr_entries = 30 };
 	unsigned int delay = 2;
+	bool stdio_ = false, tui_ = false;
 	const struct option options[] = {
 		KP_SESSION_OPTIONS(&opts),
 		OPT_UINTEGER('d', "delay", &delay, "secs", "refresh every secs seconds (default 2)"),
 		OPT_UINTEGER('n', "entries", &t.nr_entries, "n", "show n entries (default 30)"),
 		OPT_BOOLEAN(0, "once", &t.once, "print one table and exit"),
+		OPT_BOOLEAN(0, "stdio", &stdio_, "the plain table, not the full-screen view"),
+		OPT_BOOLEAN(0, "tui", &tui_, "the full-screen view even when not on a terminal"),
 		KP_DECODE_SYMBOL_OPTIONS(&mopts),
 		OPT_STRING(0, "input", &input, "file", "read a recording instead"),
 		OPT_END()
@@ -399,9 +492,9 @@ int cmd_top(int argc, const char **argv)
 	struct sigaction sa, old_int, old_term;
 	struct termios tio, saved_tio;
 	char tmp[] = "/tmp/kprof-top.XXXXXX";
-	bool tmp_made = false, raw = false;
+	bool tmp_made = false, raw = false, want_tui;
 	struct kp_err err;
-	int ret = KP_EXIT_FAILURE, fd;
+	int ret = KP_EXIT_FAILURE, fd, loop;
 
 	memset(&r.rings, 0, sizeof(r.rings));
 	r.rings.fd = -1;
@@ -419,11 +512,24 @@ int cmd_top(int argc, const char **argv)
 		kp_error(cmd, "bad --entries value '0'");
 		return KP_EXIT_USAGE;
 	}
+	if (stdio_ && tui_) {
+		kp_error(cmd, "--stdio and --tui exclude each other");
+		return KP_EXIT_USAGE;
+	}
 	t.delay_ms = delay * 1000;
 	t.tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
-	if (!t.tty)
+	if (!t.tty && !tui_)
 		t.once = true;
+	/* the full-screen view: counted by report's code as well */
+	want_tui = !t.once && kp_tui__wanted(tui_, stdio_);
 	if (input) {
+		if (want_tui) {
+			t.rep = report__top_new();
+			if (!t.rep) {
+				kp_error(cmd, "%s", strerror(ENOMEM));
+				return KP_EXIT_FAILURE;
+			}
+		}
 		t.tty = false;
 		ret = top__replay(&t, input, &mopts);
 		top__exit(&t);
@@ -471,7 +577,20 @@ int cmd_top(int argc, const char **argv)
 		goto out_restore;
 	if (kp_data_writer__flush(r.w, &err) || top__init(&t, r.output, &mopts, &err))
 		goto out_restore;
-	if (t.tty && !tcgetattr(STDIN_FILENO, &saved_tio)) {
+	if (want_tui) {
+		t.rep = report__top_new();
+		t.tui = t.rep ? kp_tui__open(&top_tui_ops) : NULL;
+		if (!t.tui) {
+			kp_err__set(&err, ENOTTY, "no terminal for the full-screen view (TERM=%s)",
+				    getenv("TERM") ? getenv("TERM") : "");
+			goto out_restore;
+		}
+		/* the status line and column names until the first refresh */
+		if (top__show(&t, 0)) {
+			kp_err__set(&err, ENOMEM, "%s", strerror(ENOMEM));
+			goto out_restore;
+		}
+	} else if (t.tty && !tcgetattr(STDIN_FILENO, &saved_tio)) {
 		tio = saved_tio;
 		tio.c_lflag &= ~(ICANON | ECHO);
 		tio.c_cc[VMIN] = 0;
@@ -479,7 +598,11 @@ int cmd_top(int argc, const char **argv)
 		raw = !tcsetattr(STDIN_FILENO, TCSANOW, &tio);
 	}
 	t.last_draw = kp_clock_ns();
-	if (kp_recorder__loop(&r, &top_signal, top__done, &t, 100, &err))
+	loop = kp_recorder__loop(&r, &top_signal, top__done, &t, 100, &err);
+	/* the terminal back before anything more is said */
+	kp_tui__close(t.tui);
+	t.tui = NULL;
+	if (loop)
 		goto out_restore;
 	if (kp_recorder__finish(&r, &err))
 		goto out_restore;
@@ -487,6 +610,8 @@ int cmd_top(int argc, const char **argv)
 	goto out_quiet;
 
 out_restore:
+	kp_tui__close(t.tui);
+	t.tui = NULL;
 	kp_err__print(&err, cmd);
 	ret = KP_EXIT_FAILURE;
 out_quiet:

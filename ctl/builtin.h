@@ -50,6 +50,20 @@ int cmd_record(int argc, const char **argv);
 int cmd_record_with(int argc, const char **argv, const char * const *pre, const char *help,
 		    const char *cmd);
 int cmd_report(int argc, const char **argv);
+/*
+ * report's counting for top's full-screen view: entries of dso,symbol
+ * with their callee graphs, as 'kprofctl report -g --sort dso,symbol'
+ * counts and prints them; top__views() gives lib/tui.h's views of the
+ * events (KPROF_MAX_EVENTS at most) that have samples: how many, or -errno.
+ */
+struct report;
+struct kp_resolved;
+struct kp_tui_view;
+struct report *report__top_new(void);
+int report__top_add(struct report *rep, const struct kp_resolved *s);
+int report__top_views(struct report *rep, const char * const *names, unsigned int nr_events,
+		      const char *more, struct kp_tui_view *views);
+void report__top_delete(struct report *rep);
 int cmd_script(int argc, const char **argv);
 int cmd_start(int argc, const char **argv);
 int cmd_stat(int argc, const char **argv);

@@ -18,7 +18,8 @@ bpfcc-tools bpftrace \
 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go \
 libmicrohttpd-dev libcurl4-openssl-dev prometheus \
 libxml2-utils chromium \
-dkms groff-base libdw-dev libcapstone-dev python3-dev"
+dkms groff-base libdw-dev libcapstone-dev python3-dev \
+libncurses-dev tmux"
 
 missing=""
 for p in $PKGS; do
