@@ -284,11 +284,11 @@ static void report_tests(const char *bin, const char *rec)
 	ok(strstr(scr, rows[2] + 1) && !strstr(scr, rows[0] + 1), "/kpt_spin: the kpt_spin row alone");
 	free(scr);
 	keys("Escape");
-	scr = screen();
+	scr = wait_for(rows[0] + 1, "Filter:");
 	ok(on_screen_in_order(scr, rows, nr) && !strstr(scr, "Filter:"), "Escape: the filter cleared");
 	free(scr);
 	keys("End Enter");
-	scr = screen();
+	scr = wait_for("---kpt_spin", NULL);
 	ok(strstr(scr, "---kpt_spin") != NULL, "End Enter: the last row's graph");
 	free(scr);
 	keys("C-c");
@@ -322,7 +322,7 @@ static void top_tests(const char *bin, const char *rec)
 		diag("screen:\n%s", scr);
 	free(scr);
 	keys("Down Enter");
-	scr = screen();
+	scr = wait_for("---kpt_middle", NULL);
 	ok(strstr(scr, "---kpt_middle") && strstr(scr, "kpt_outer"), "top --tui: Down Enter unfolds the call graph");
 	free(scr);
 	keys("q");
