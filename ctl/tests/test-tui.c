@@ -184,9 +184,20 @@ static bool clean_prompt(const char *scr, const char *rc_line)
 
 static void start_shell(void)
 {
+	int i, ret = -1;
+
+	/*
+	 * The last server may still be exiting (its shell killed with it): a
+	 * new-session then fails, so it is tried again, for up to 5 s.
+	 */
 	tmux("kill-server");
-	ok(!tmux("new-session -d -x 120 -y 40 -s kptui -c %s \"env -u ENV PS1='kptui$ ' sh\"", root),
-	   "tmux: a session of 120x40 with a shell");
+	for (i = 0; i < 50 && ret; i++) {
+		if (i)
+			nap(100);
+		ret = tmux("new-session -d -x 120 -y 40 -s kptui -c %s \"env -u ENV PS1='kptui$ ' sh\"",
+			   root);
+	}
+	ok(!ret, "tmux: a session of 120x40 with a shell");
 	free(wait_for("kptui$", NULL));
 }
 
