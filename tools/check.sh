@@ -298,8 +298,8 @@ mark hostile-boots
 if [ -n "$debug_pid" ]; then
 	echo "# guest: debug kernel (KASAN, lockdep, kmemleak, fault injection)"
 	wait "$debug_pid"
-	mark debug-guest-rest
 	rc=$?
+	mark debug-guest-rest
 	count_tap "$logs/guest-debug.log" "debug: "
 	grep -qE '^# (not )?ok ' "$logs/guest-debug.log" ||
 		result fail "debug: the guest ran tests"
