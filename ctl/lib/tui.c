@@ -11,6 +11,7 @@
 #include <curses.h>
 #include <errno.h>
 #include <locale.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,21 @@
 #include <unistd.h>
 
 #include "tui.h"
+
+/*
+ * Has the terminal gone (end of file, hangup)?  getch() gives ERR then at
+ * once, whatever the timeout: a caller that took ERR for "no key yet"
+ * would spin on it.  A blocking getch() (@blocking) has no other reason
+ * to give ERR; a timed one is asked of poll(2).
+ */
+static bool tui__input_ended(bool blocking)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+
+	if (blocking)
+		return true;
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
 
 #define KEY_ESC		27
 #define KEY_CTRL_C	3	/* raw mode: Ctrl-C is a key, that quits */
@@ -307,6 +323,8 @@ static void pager(const char *title, const char *text)
 		tui__bar(LINES - 1, bottom);
 		refresh();
 		ch = getch();
+		if (ch == ERR)
+			ch = 'q';	/* end of input: back */
 		switch (ch) {
 		case 'q':
 		case 'Q':
@@ -404,7 +422,7 @@ static void tui__filter(struct kp_tui *t)
 		ch = getch();
 		if (ch == '\n' || ch == '\r' || ch == KEY_ENTER)
 			break;
-		if (ch == KEY_ESC || ch == KEY_CTRL_C) {
+		if (ch == KEY_ESC || ch == KEY_CTRL_C || ch == ERR) {
 			len = 0;
 			break;
 		}
@@ -530,12 +548,12 @@ bool kp_tui__wanted(bool tui, bool stdio)
 {
 	const char *term = getenv("TERM");
 
-	if (tui)
-		return true;
 	if (stdio)
 		return false;
-	return isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && term && *term &&
-	       strcmp(term, "dumb");
+	/* --tui on no terminal: the text, as perf falls back to its stdio */
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
+		return false;
+	return tui || (term && *term && strcmp(term, "dumb"));
 }
 
 struct kp_tui *kp_tui__open(const struct kp_tui_ops *ops)
@@ -629,6 +647,8 @@ bool kp_tui__poll(struct kp_tui *t, int timeout_ms)
 	tui__draw(t);
 	timeout(timeout_ms);
 	ch = getch();
+	if (ch == ERR && tui__input_ended(timeout_ms < 0))
+		return true;	/* end of input or hangup: as q */
 	while (ch != ERR) {
 		if (ch != KEY_RESIZE && tui__key(t, ch))
 			return true;

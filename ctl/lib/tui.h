@@ -62,8 +62,9 @@ struct kp_tui_ops {
 };
 
 /*
- * Whether to open the browser: --tui (@tui) does, --stdio (@stdio) does
- * not, else a terminal on stdin and stdout whose TERM is not "dumb".
+ * Whether to open the browser: only with a terminal on stdin and stdout
+ * (else the text, as perf falls back to its stdio); then --tui (@tui)
+ * does, --stdio (@stdio) does not, else when TERM is not "dumb".
  */
 bool kp_tui__wanted(bool tui, bool stdio);
 
