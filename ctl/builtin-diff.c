@@ -18,6 +18,7 @@
 #include "lib/decode-args.h"
 #include "lib/flame.h"
 #include "lib/folded.h"
+#include "lib/outfile.h"
 #include "lib/parse-options.h"
 #include "lib/util.h"
 
@@ -159,9 +160,10 @@ int cmd_diff(int argc, const char **argv)
 		KP_DECODE_DEMANGLE_OPTION(&no_demangle),
 		OPT_END()
 	};
+	struct kp_outfile out = { 0 };
 	struct kp_diff_row *rows = NULL;
 	struct kp_flame *t = NULL;
-	FILE *fp = stdout;
+	FILE *fp;
 	char subtitle[256];
 	struct kp_err err;
 	int ret, nr;
@@ -218,13 +220,11 @@ int cmd_diff(int argc, const char **argv)
 		goto out;
 	}
 
-	if (output && strcmp(output, "-")) {
-		fp = fopen(output, "w");
-		if (!fp) {
-			kp_error(cmd, "cannot create '%s': %s", output, strerror(errno));
-			goto out;
-		}
+	if (kp_outfile__open(&out, output ? output : "-", false, &err)) {
+		kp_err__print(&err, cmd);
+		goto out;
 	}
+	fp = out.fp;
 	if (folded) {
 		if (kp_flame__write_folded2(t, o.normalize, fp, &err)) {
 			kp_err__print(&err, cmd);
@@ -239,17 +239,12 @@ int cmd_diff(int argc, const char **argv)
 		print_table(fp, t, argv[0], argv[1], rows, nr, limit, total, o.normalize);
 	}
 	ret = KP_EXIT_OK;
-	if (fp != stdout) {
-		errno = 0;
-		if (ferror(fp) | fclose(fp)) {
-			kp_error(cmd, "cannot write '%s': %s", output, strerror(errno ? errno : EIO));
-			ret = KP_EXIT_FAILURE;
-		}
-		fp = stdout;
+	if (kp_outfile__commit(&out, &err)) {
+		kp_err__print(&err, cmd);
+		ret = KP_EXIT_FAILURE;
 	}
 out:
-	if (fp != stdout)
-		fclose(fp);
+	kp_outfile__abort(&out);
 	free(rows);
 	kp_flame__delete(t);
 	return ret;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "flame.h"
+#include "outfile.h"
 #include "parse-options.h"
 
 #define NAME_ALL	"all"
@@ -1330,37 +1331,18 @@ int kp_flame__write_folded2(struct kp_flame *t, bool normalize, FILE *fp, struct
 int kp_flame__save_svg(struct kp_flame *t, const struct kp_flame_opts *o, const char *output,
 		       struct kp_err *err)
 {
-	bool is_stdout = !strcmp(output, "-");
-	FILE *fp;
+	struct kp_outfile out;
 	int ret;
 
-	fp = is_stdout ? stdout : fopen(output, "w");
-	if (!fp) {
-		kp_err__set(err, errno, "cannot create '%s': %s", output, strerror(errno));
-		return -err->errnum;
-	}
-	ret = kp_flame__write_svg(t, o, fp, err);
-	if (is_stdout) {
-		if (!ret && (fflush(stdout) || ferror(stdout))) {
-			kp_err__set(err, errno ? errno : EIO, "cannot write the SVG to stdout: %s",
-				    strerror(errno ? errno : EIO));
-			ret = -err->errnum;
-		}
+	ret = kp_outfile__open(&out, output, false, err);
+	if (ret)
 		return ret;
-	}
+	ret = kp_flame__write_svg(t, o, out.fp, err);
 	if (ret) {
-		fclose(fp);
-		unlink(output);
+		kp_outfile__abort(&out);
 		return ret;
 	}
-	errno = 0;
-	if (ferror(fp) | fclose(fp)) {
-		kp_err__set(err, errno ? errno : EIO, "cannot write '%s': %s", output,
-			    strerror(errno ? errno : EIO));
-		unlink(output);
-		return -err->errnum;
-	}
-	return 0;
+	return kp_outfile__commit(&out, err);
 }
 
 static int uint_in_range(const struct option *opt, const char *arg, unsigned int min,

@@ -15,6 +15,7 @@
 
 #include "buildid.h"
 #include "data.h"
+#include "outfile.h"
 #include "perfdata.h"
 #include "record.h"
 #include "sys.h"
@@ -841,9 +842,14 @@ int kp_perfdata__convert(const char *in, const char *out, struct kp_perfdata_sta
 	struct utsname uts;
 	struct kp_data *d;
 	uint64_t off, id;
+	struct kp_outfile o = { 0 };
 	size_t k;
 	int ret;
 
+	if (kp_outfile__is_input(out, in)) {
+		kp_err__set(err, EINVAL, "'%s' is the input file too: choose another -o", out);
+		return -EINVAL;
+	}
 	d = kp_data__open(in, err);
 	if (!d)
 		return -EBADMSG;
@@ -859,12 +865,10 @@ int kp_perfdata__convert(const char *in, const char *out, struct kp_perfdata_sta
 	ret = formats_init(&c, kp_data__tp_formats(d), in, err);
 	if (ret)
 		goto out_close;
-	c.fp = fopen(out, "w+");
-	if (!c.fp) {
-		ret = -errno;
-		kp_err__set(err, -ret, "cannot create '%s': %s", out, strerror(-ret));
+	ret = kp_outfile__open(&o, out, true, err);
+	if (ret)
 		goto out_close;
-	}
+	c.fp = o.fp;
 	attrs_init(&c);
 
 	/* header (written last), attrs with their ids, then the data */
@@ -911,14 +915,15 @@ int kp_perfdata__convert(const char *in, const char *out, struct kp_perfdata_sta
 	write_features(&c, &h);
 	if (!c.error && (fseek(c.fp, 0, SEEK_SET) || fwrite(&h, sizeof(h), 1, c.fp) != 1))
 		c.error = errno ? errno : EIO;
-	if (fclose(c.fp) && !c.error)
-		c.error = errno;
-	c.fp = NULL;
 	if (c.error) {
 		ret = -c.error;
 		kp_err__set(err, c.error, "cannot write '%s': %s", out, strerror(c.error));
 		goto out_unlink;
 	}
+	c.fp = NULL;
+	ret = kp_outfile__commit(&o, err);
+	if (ret)
+		goto out_close;
 	c.st.build_ids = c.nr_bids;
 	if (st)
 		*st = c.st;
@@ -926,9 +931,7 @@ int kp_perfdata__convert(const char *in, const char *out, struct kp_perfdata_sta
 	goto out_close;
 
 out_unlink:
-	if (c.fp)
-		fclose(c.fp);
-	unlink(out);
+	kp_outfile__abort(&o);	/* the temporary file only, never @out */
 out_close:
 	for (i = 0; i < KPROF_MAX_EVENTS; i++)
 		if (c.owned[i])

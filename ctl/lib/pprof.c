@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "hmap.h"
+#include "outfile.h"
 #include "pprof.h"
 #include "srcline.h"
 #include "proto/profile.pb-c.h"
@@ -413,25 +414,14 @@ nomem:
 
 int kp_pprof__save(const void *buf, size_t len, const char *path, struct kp_err *err)
 {
-	bool out = !strcmp(path, "-");
-	FILE *fp;
-	int e;
+	struct kp_outfile o;
+	int ret;
 
-	errno = 0;
-	fp = out ? stdout : fopen(path, "wb");
-
-	if (!fp)
-		goto fail;
-	if (fwrite(buf, 1, len, fp) != len || (out ? fflush(fp) : fclose(fp))) {
-		if (!out)
-			fclose(fp);
-		goto fail;
-	}
-	return 0;
-fail:
-	e = errno ? errno : EIO;
-	kp_err__set(err, e, "cannot write '%s': %s", path, strerror(e));
-	return -EIO;
+	ret = kp_outfile__open(&o, path, false, err);
+	if (ret)
+		return ret;
+	fwrite(buf, 1, len, o.fp);	/* a short write shows in ferror() */
+	return kp_outfile__commit(&o, err);
 }
 
 long kp_pprof__build(struct kp_decoder *d, const struct kp_pprof_opts *o, void **buf,

@@ -331,6 +331,44 @@ int main(void)
 	ok(r.rc == 1 && strstr(r.err, "is an aggregated profile") && access(pd, F_OK),
 	   "convert: an aggregated profile is refused, no output left");
 	run_free(&r);
+	/* an existing file at -o is left as it was by a refusal */
+	tmpdir__write(root, "x.perf", "keep\n");
+	kprofctl(&r, "convert", "-i", agg, "-o", pd, NULL);
+	{
+		char *kept = tmpdir__slurp(pd, NULL);
+
+		ok(r.rc == 1 && kept && !strcmp(kept, "keep\n"),
+		   "convert: a refused conversion leaves the existing output file as it was");
+		free(kept);
+	}
+	run_free(&r);
+	/* the input as the output: by name, by a symbolic and a hard link */
+	{
+		char sl[4200], hl[4200], *before, *after;
+		size_t len_b = 0, len_a = 0;
+		const char *outs[3];
+		int i;
+
+		snprintf(sl, sizeof(sl), "%s/sym.data", root);
+		snprintf(hl, sizeof(hl), "%s/hard.data", root);
+		before = tmpdir__slurp(agg, &len_b);
+		outs[0] = agg;
+		outs[1] = sl;
+		outs[2] = hl;
+		ok(!symlink(agg, sl) && !link(agg, hl), "links to the input made");
+		for (i = 0; i < 3; i++) {
+			kprofctl(&r, "convert", "-i", agg, "-o", outs[i], NULL);
+			after = tmpdir__slurp(agg, &len_a);
+			ok(r.rc == 1 && strstr(r.err, "is the input file too") &&
+			   !strchr(strchr(r.err, '\n') + 1, '\n') && before && after &&
+			   len_a == len_b && !memcmp(before, after, len_a),
+			   "convert -o %s: the input itself refused in one line, left as it was",
+			   i == 0 ? "INPUT" : i == 1 ? "a symbolic link to it" : "a hard link to it");
+			free(after);
+			run_free(&r);
+		}
+		free(before);
+	}
 	kprofctl(&r, "convert", "extra", NULL);
 	ok(r.rc == 2 && strstr(r.err, "unexpected argument 'extra'"), "convert: usage error");
 	run_free(&r);

@@ -277,7 +277,7 @@ static void test_bad(void)
 	ok(r.rc == 2 && strstr(r.err, "empty -o/--output"), "pprof -o '': one line, exit 2");
 	run_free(&r);
 	decode(&r, "pprof", "-o", "/nonexistent/dir/x.pb.gz", NULL);
-	ok(r.rc == 1 && strstr(r.err, "cannot write '/nonexistent/dir/x.pb.gz'"),
+	ok(r.rc == 1 && strstr(r.err, "cannot create '/nonexistent/dir/x.pb.gz'"),
 	   "pprof -o in a missing directory: the path named, exit 1");
 	run_free(&r);
 	kprofctl(&r, "pprof", "-i", "/nonexistent.data", NULL);
