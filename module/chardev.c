@@ -21,6 +21,7 @@
 #include <linux/poll.h>
 
 #include "chardev.h"
+#include "compat.h"
 #include "kprof.h"
 #include "session.h"
 
@@ -89,8 +90,7 @@ static int kprof_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	if (cpu >= bufs->nr_rings || !bufs->rings[cpu])
 		return -ENXIO;
 
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
-	vma->vm_flags &= ~VM_MAYEXEC;
+	kprof_vma_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYEXEC);
 	vma->vm_private_data = bufs;
 	vma->vm_ops = &kprof_vm_ops;
 	kprof_buffers_get(bufs);
@@ -119,7 +119,6 @@ static const struct file_operations kprof_dev_fops = {
 	.release	= kprof_dev_release,
 	.mmap		= kprof_dev_mmap,
 	.poll		= kprof_dev_poll,
-	.llseek		= no_llseek,
 };
 
 static struct miscdevice kprof_miscdev = {

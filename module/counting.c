@@ -926,7 +926,7 @@ int kprof_count_read_start(struct netlink_callback *cb)
 		return 0;	/* the dumpit reports the refusal */
 
 	mutex_lock(&kprof_count_lock);
-	s = kprof_count_lookup(info->attrs[KPROF_A_SESSION_ID], &ret);
+	s = kprof_count_lookup(kprof_genl_dump_attrs(info)[KPROF_A_SESSION_ID], &ret);
 	if (!s) {
 		cb->args[1] = ret;
 		ret = 0;

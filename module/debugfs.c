@@ -292,7 +292,6 @@ static const struct file_operations kprof_reset_fops = {
 	.owner		= THIS_MODULE,
 	.open		= kprof_reset_open,
 	.write		= kprof_agg_reset_write,
-	.llseek		= no_llseek,
 };
 
 /**

@@ -13,8 +13,8 @@
 #include <linux/kernel.h>
 #include <linux/netlink.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
 
+#include "compat.h"
 #include "filter.h"
 
 #define KPROF_FILTER_STACK	16

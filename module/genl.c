@@ -179,7 +179,7 @@ int kprof_netlink_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int kprof_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
+static int kprof_nl_pre_doit(const struct kprof_genl_pre_op *ops, struct sk_buff *skb,
 			     struct genl_info *info)
 {
 	if (!kprof_nl_admit(ops->cmd, skb, ops->internal_flags & KPROF_NL_PERFMON)) {

@@ -157,8 +157,12 @@ kprobes softirq run_timer_softirq "__do_softirq|handle_softirqs" "$work"
 # hardirq
 work="$here/progs/sysread 400"
 cell hardirq timer:hrtimer_expire_entry hrtimer_interrupt "$work"
-cell hardirq ftrace:tick_sched_timer hrtimer_interrupt "$work"
-kprobes hardirq tick_sched_timer hrtimer_interrupt "$work"
+# the tick's hrtimer callback: tick_sched_timer on 6.1, tick_nohz_handler
+# since 6.9 (the two were merged)
+tick=tick_sched_timer
+grep -q ' t tick_nohz_handler$' /proc/kallsyms && tick=tick_nohz_handler
+cell hardirq "ftrace:$tick" hrtimer_interrupt "$work"
+kprobes hardirq "$tick" hrtimer_interrupt "$work"
 # NMI
 work="echo 300 > $nmi"
 cell NMI nmi:nmi_handler exc_nmi "$work"

@@ -91,6 +91,27 @@ TEST_F(dev, open_counts_readers)
 	EXPECT_STREQ("0", val);
 }
 
+/*
+ * Neither the device nor debugfs's reset file can seek: both leave
+ * .llseek NULL, which the VFS turns into ESPIPE on 6.1 and 6.12 alike
+ * (6.12 has no no_llseek any more).
+ */
+TEST_F(dev, device_and_reset_file_do_not_seek)
+{
+	int fd;
+
+	fd = open(KPROF_DEVICE_PATH, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	EXPECT_EQ(-1, lseek(fd, 0, SEEK_SET));
+	EXPECT_EQ(ESPIPE, errno);
+	close(fd);
+	fd = open(DEBUGFS_KPROF "/reset", O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("open reset: %s", strerror(errno));
+	EXPECT_EQ(-1, lseek(fd, 0, SEEK_CUR));
+	EXPECT_EQ(ESPIPE, errno);
+	close(fd);
+}
+
 TEST_F(dev, debugfs_version)
 {
 	char buf[512], val[128], rel[128] = "";
