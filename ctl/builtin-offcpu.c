@@ -312,15 +312,18 @@ static void offcpu__exit(struct offcpu_print *p)
 	free(p->text);
 }
 
-/* Leave the session's configuration, so that its profile names its event. */
-static int offcpu__save_session(struct kp_hist_run *r, struct kp_err *err)
+/*
+ * The session's configuration, so that its profile names its event: given
+ * to the reader in memory, nothing left in the run directory (the session
+ * is offcpu's own, read and stopped by it).
+ */
+static struct kp_data_info *offcpu__session_info(struct kp_hist_run *r, struct kp_err *err)
 {
 	struct kp_data_info *info = malloc(sizeof(*info));
-	int ret;
 
 	if (!info) {
 		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
-		return -ENOMEM;
+		return NULL;
 	}
 	kp_data_info__init(info);
 	info->nr_cpus = r->info.nr_cpus;
@@ -329,9 +332,7 @@ static int offcpu__save_session(struct kp_hist_run *r, struct kp_err *err)
 	info->session.buffer_size = r->info.buffer_size;
 	snprintf(info->module_release, sizeof(info->module_release), "%.31s", r->ver.release);
 	snprintf(info->cmdline, sizeof(info->cmdline), "kprofctl offcpu");
-	ret = kp_agg__save_session(info, err);
-	free(info);
-	return ret;
+	return info;
 }
 
 int cmd_offcpu(int argc, const char **argv)
@@ -367,6 +368,7 @@ int cmd_offcpu(int argc, const char **argv)
 	char tmp[PATH_MAX] = "";
 	struct kp_decode_opts dopts = { 0 };
 	struct kp_agg_save_opts so = { .cmd = cmd, .quiet = true };
+	struct kp_data_info *info = NULL;
 	struct kp_agg_summary sum;
 	unsigned long duration = 0;
 	struct kp_decoder d;
@@ -422,8 +424,9 @@ int cmd_offcpu(int argc, const char **argv)
 	ret = KP_EXIT_FAILURE;
 	if (kp_hist_run__start(&r, nr_command, command, offcpu__sighandler, (1 << 16) | 5,
 			       "off-CPU time", cmd, &err) ||
-	    offcpu__save_session(&r, &err))
+	    !(info = offcpu__session_info(&r, &err)))
 		goto out_err;
+	so.session = info;
 	fprintf(stderr, "Tracing %s (us) of %s by %s %s", p.wakers ? "blocked time" : "off-CPU time",
 		kp_hist_run__whom(&r), p.kernel_only ? "kernel" : p.user_only ? "user" : "user + kernel",
 		p.wakers ? "off-CPU and waker stack" : "stack");
@@ -464,6 +467,7 @@ out:
 		unlink(tmp);
 	kp_hist_run__end(&r);
 	offcpu__exit(&p);
+	free(info);
 	free(r.s);
 	return ret;
 }

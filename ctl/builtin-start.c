@@ -261,7 +261,7 @@ static pid_t drainer__spawn(struct kp_recorder *r, struct kp_err *err)
 		return -EIO;
 	}
 	if (kp_rundir__read(&d, err)) {
-		kp_err__set(err, EIO, "the drainer did not record its PID in %s", kp_rundir);
+		kp_err__set(err, EIO, "the drainer did not record its PID in %s", kp_rundir__dir());
 		return -EIO;
 	}
 	return d.pid;

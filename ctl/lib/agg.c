@@ -389,7 +389,8 @@ int kp_agg__pids(const struct kp_agg *a, uint32_t **pids, size_t *nr, struct kp_
 
 int kp_agg__session_path(char *buf, size_t len)
 {
-	return (size_t)snprintf(buf, len, "%s/aggregate.data", kp_rundir) < len ? 0 : -ENAMETOOLONG;
+	return (size_t)snprintf(buf, len, "%s/aggregate.data", kp_rundir__dir()) < len ? 0 :
+		-ENAMETOOLONG;
 }
 
 int kp_agg__save_session(const struct kp_data_info *info, struct kp_err *err)
@@ -398,13 +399,12 @@ int kp_agg__save_session(const struct kp_data_info *info, struct kp_err *err)
 	char path[4096], tmp[4200];
 
 	if (kp_agg__session_path(path, sizeof(path))) {
-		kp_err__set(err, ENAMETOOLONG, "run directory '%s' is too long", kp_rundir);
+		kp_err__set(err, ENAMETOOLONG, "run directory '%s' is too long (KPROF_RUNDIR)",
+			    kp_rundir__dir());
 		return -ENAMETOOLONG;
 	}
-	if (mkdir(kp_rundir, 0755) && errno != EEXIST) {
-		kp_err__set(err, errno, "cannot create '%s': %s", kp_rundir, strerror(errno));
-		return -errno;
-	}
+	if (kp_rundir__ensure(err))
+		return -err->errnum;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	unlink(tmp);
 	w = kp_data_writer__create(tmp, info, err);
@@ -425,7 +425,7 @@ int kp_agg__save_session(const struct kp_data_info *info, struct kp_err *err)
 }
 
 bool kp_agg__session_info(struct kp_data_info *info, const struct kp_status_info *st,
-			  const struct kp_agg *a)
+			  const struct kp_agg *a, const struct kp_data_info *known)
 {
 	struct kp_session *s = &info->session;
 	struct kp_data *d = NULL;
@@ -433,11 +433,12 @@ bool kp_agg__session_info(struct kp_data_info *info, const struct kp_status_info
 	struct kp_err err;
 	uint32_t i;
 
-	if (!kp_agg__session_path(path, sizeof(path)))
+	if (!known && !kp_agg__session_path(path, sizeof(path)))
 		d = kp_data__open(path, &err);
-	if (d) {
-		*info = *kp_data__info(d);
-		kp_data__close(d);
+	if (known || d) {
+		*info = known ? *known : *kp_data__info(d);
+		if (d)
+			kp_data__close(d);
 		/* Session ids start again at 1 when the module is reloaded. */
 		if (info->session_id == st->session_id && info->start_time >= st->loaded_ns &&
 		    (int)info->session.nr_events > a->max_event &&
@@ -726,7 +727,7 @@ int kp_agg__save_profile(struct kp_nl *nl, const char *path, const struct kp_agg
 		sum->totals = after.stats;
 		sum->has_totals = true;
 	}
-	sum->known_session = kp_agg__session_info(info, &after, a);
+	sum->known_session = kp_agg__session_info(info, &after, a, o->session);
 	if (!sum->known_session && !o->quiet)
 		kp_error(o->cmd, "session %" PRIu64 " was not started by 'kprofctl start': its events are named event0, event1, ...",
 			 after.session_id);

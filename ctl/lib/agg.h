@@ -22,7 +22,7 @@
  * 'kprofctl stop -o FILE' saves one (kp_agg__save_profile()); 'report',
  * 'folded' and 'flamegraph' --live write one to a temporary file and read
  * it like any kprof.data.  The module does not report a session's events:
- * 'kprofctl start' leaves its configuration in kp_rundir/aggregate.data
+ * 'kprofctl start' leaves its configuration in the run directory's aggregate.data (rundir.h)
  * (kp_agg__save_session()); for a session started otherwise the events are
  * named event0, event1, ...
  */
@@ -78,7 +78,7 @@ const struct kp_rec_agg * const *kp_agg__records(const struct kp_agg *a, size_t 
  */
 int kp_agg__pids(const struct kp_agg *a, uint32_t **pids, size_t *nr, struct kp_err *err);
 
-/* kp_rundir/aggregate.data */
+/* the run directory's aggregate.data (rundir.h) */
 int kp_agg__session_path(char *buf, size_t len);
 
 /*
@@ -89,13 +89,14 @@ int kp_agg__save_session(const struct kp_data_info *info, struct kp_err *err);
 
 /*
  * The header of the aggregated profile of the session @st (STATUS) with
- * the entries @a: the configuration kp_agg__save_session() left for that
- * session when there is one (same id, started after the module was
- * loaded), else a generic one with events named event0, event1, ...
- * Returns true for the saved one.
+ * the entries @a: @known, the configuration of the caller's own session,
+ * when it is that session; else the one kp_agg__save_session() left for
+ * it when there is one (same id, started after the module was loaded);
+ * else a generic one with events named event0, event1, ...
+ * Returns true for a known configuration.
  */
 bool kp_agg__session_info(struct kp_data_info *info, const struct kp_status_info *st,
-			  const struct kp_agg *a);
+			  const struct kp_agg *a, const struct kp_data_info *known);
 
 /* What kp_agg__save_profile() wrote. */
 struct kp_agg_summary {
@@ -118,6 +119,9 @@ struct kp_agg_save_opts {
 	const char		*cmd;		/* for messages */
 	const struct kp_stats	*totals;	/* STOP's; NULL: from STATUS */
 	bool			quiet;		/* no notice about unknown events */
+	/* the configuration of a session the caller started itself (nothing
+	 * in the run directory then); NULL: kp_agg__save_session()'s */
+	const struct kp_data_info *session;
 };
 
 /*

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,14 +15,52 @@
 #include "rundir.h"
 #include "util.h"
 
-const char *kp_rundir = "/run/kprof";
+const char *kp_rundir;
+
+const char *kp_rundir__dir(void)
+{
+	const char *env = getenv("KPROF_RUNDIR");
+
+	if (kp_rundir)
+		return kp_rundir;
+	return env && *env ? env : "/run/kprof";
+}
+
+int kp_rundir__ensure(struct kp_err *err)
+{
+	const char *dir = kp_rundir__dir();
+	char path[4096], *p;
+	int e;
+
+	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path)) {
+		kp_err__set(err, ENAMETOOLONG, "run directory '%.64s...' is too long (KPROF_RUNDIR)", dir);
+		return -ENAMETOOLONG;
+	}
+	/* mkdir -p: each parent, then the directory */
+	for (p = path + 1; ; p++) {
+		if (*p && *p != '/')
+			continue;
+		e = *p;
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			e = errno;
+			kp_err__set(err, e, "cannot create the run directory '%s': %s (set KPROF_RUNDIR to a writable directory)",
+				    path, strerror(e));
+			return -e;
+		}
+		if (!e)
+			break;
+		*p = '/';
+	}
+	return 0;
+}
 
 static int write_file(const char *name, const char *text, struct kp_err *err)
 {
 	char path[4096], tmp[4200];
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "%s/%s", kp_rundir, name);
+	snprintf(path, sizeof(path), "%s/%s", kp_rundir__dir(), name);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fp = fopen(tmp, "we");
 	if (!fp) {
@@ -42,10 +81,9 @@ int kp_rundir__write(const struct kp_drainer_info *d, struct kp_err *err)
 	char text[4300];
 	int ret;
 
-	if (mkdir(kp_rundir, 0755) && errno != EEXIST) {
-		kp_err__set(err, errno, "cannot create '%s': %s", kp_rundir, strerror(errno));
-		return -errno;
-	}
+	ret = kp_rundir__ensure(err);
+	if (ret)
+		return ret;
 	snprintf(text, sizeof(text), "id %" PRIu64 "\npid %d\noutput %s\n", d->session_id,
 		 (int)d->pid, d->output);
 	ret = write_file("session", text, err);
@@ -64,7 +102,7 @@ int kp_rundir__read(struct kp_drainer_info *d, struct kp_err *err)
 	size_t len;
 
 	memset(d, 0, sizeof(*d));
-	snprintf(path, sizeof(path), "%s/session", kp_rundir);
+	snprintf(path, sizeof(path), "%s/session", kp_rundir__dir());
 	fp = fopen(path, "re");
 	if (!fp) {
 		if (errno == ENOENT)
@@ -99,9 +137,9 @@ void kp_rundir__remove(pid_t pid)
 
 	if (kp_rundir__read(&d, &err) || d.pid != pid)
 		return;
-	snprintf(path, sizeof(path), "%s/drainer.pid", kp_rundir);
+	snprintf(path, sizeof(path), "%s/drainer.pid", kp_rundir__dir());
 	unlink(path);
-	snprintf(path, sizeof(path), "%s/session", kp_rundir);
+	snprintf(path, sizeof(path), "%s/session", kp_rundir__dir());
 	unlink(path);
 }
 

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The state 'kprofctl start' leaves for 'kprofctl stop' in /run/kprof:
+ * The state 'kprofctl start' leaves for 'kprofctl stop' in the run
+ * directory ($KPROF_RUNDIR, else /run/kprof), the one owner of it:
  *
  *	drainer.pid	the drainer's PID, one line
  *	session		"id N", "pid P" and "output PATH" lines
+ *	aggregate.data	the configuration of an aggregating session (lib/agg.c)
+ *
+ * Commands that start, read and stop their own session (offcpu, lock,
+ * latency, sched) write nothing here.
  */
 #ifndef KPROFCTL_RUNDIR_H
 #define KPROFCTL_RUNDIR_H
@@ -14,8 +19,18 @@
 
 #include "error.h"
 
-/* "/run/kprof"; the unit tests point it elsewhere. */
+/* Set by the unit tests; NULL: $KPROF_RUNDIR, else /run/kprof. */
 extern const char *kp_rundir;
+
+/* The run directory: kp_rundir, $KPROF_RUNDIR or /run/kprof. */
+const char *kp_rundir__dir(void);
+
+/*
+ * Create the run directory with its parents (mode 0755) when missing.
+ * Return: 0, or a negative errno with @err naming the directory and
+ * KPROF_RUNDIR.
+ */
+int kp_rundir__ensure(struct kp_err *err);
 
 struct kp_drainer_info {
 	pid_t		pid;
@@ -23,7 +38,7 @@ struct kp_drainer_info {
 	char		output[4096];	/* absolute path of the file */
 };
 
-/* Create kp_rundir (mode 0755) and write both files for @d. */
+/* Create the run directory (kp_rundir__ensure()) and write both files for @d. */
 int kp_rundir__write(const struct kp_drainer_info *d, struct kp_err *err);
 /* Read them: 0, -ENOENT when there is no drainer, -EBADMSG when they are garbled. */
 int kp_rundir__read(struct kp_drainer_info *d, struct kp_err *err);

@@ -989,6 +989,7 @@ static void fake_offcpu_entry(unsigned int i, uint32_t cpu, uint64_t blocks, uin
 
 static void test_offcpu(void)
 {
+	struct kp_err err;
 	const struct kp_event *ev = &fake.start_req.events[0];
 	Perftools__Profiles__Profile *p;
 	char path[256], pb[256];
@@ -1018,6 +1019,44 @@ static void test_offcpu(void)
 	ok(strstr(r.err, "Tracing off-CPU time (us) of the command by user + kernel stack") != NULL,
 	   "offcpu: offcputime's header on stderr");
 	run_free(&r);
+
+	/* a run directory that cannot exist (no /run in a container): offcpu
+	 * starts, reads and stops its own session and writes nothing there */
+	{
+		const char *saved = kp_rundir;
+		char blocked[256], agg[300];
+
+		snprintf(blocked, sizeof(blocked), "%s/not-a-dir", root);
+		tmpdir__write(root, "not-a-dir", "x\n");
+		strcat(blocked, "/run/kprof");
+		snprintf(agg, sizeof(agg), "%s/aggregate.data", saved);
+		unlink(agg);
+		kp_rundir = blocked;
+		fake_setup();
+		fake.offcpu_events = true;
+		fake_offcpu_entry(0, 0, 3, 5000000, 2);
+		kprofctl(&r, "offcpu", "-f", "--", "true", NULL);
+		ok(r.rc == 0 && strstr(r.out, "hot;") && !strstr(r.err, "cannot create"),
+		   "offcpu with no usable run directory: runs, reads and prints (rc %d: %s)", r.rc, r.err);
+		run_free(&r);
+		kp_rundir = saved;
+		ok(access(agg, F_OK), "offcpu: nothing left in the run directory");
+		/* start, where the run directory matters: created with its parents, or
+		 * the error names it and KPROF_RUNDIR */
+		kp_rundir = blocked;
+		ok(kp_rundir__ensure(&err) == -ENOTDIR && strstr(err.msg, "not-a-dir/run") &&
+		   strstr(err.msg, "KPROF_RUNDIR"),
+		   "a run directory that cannot be made: the error names it and KPROF_RUNDIR (%s)", err.msg);
+		snprintf(blocked, sizeof(blocked), "%s/deep/a/b/run", root);
+		ok(!kp_rundir__ensure(&err) && !access(blocked, W_OK),
+		   "a missing run directory is created with its parents");
+		kp_rundir = NULL;
+		setenv("KPROF_RUNDIR", blocked, 1);
+		ok(!strcmp(kp_rundir__dir(), blocked), "$KPROF_RUNDIR names the run directory");
+		unsetenv("KPROF_RUNDIR");
+		ok(!strcmp(kp_rundir__dir(), "/run/kprof"), "else /run/kprof");
+		kp_rundir = saved;
+	}
 
 	fake_setup();
 	fake.offcpu_events = true;
