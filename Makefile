@@ -26,17 +26,24 @@
 #   make dkms-remove     dkms remove --all, and the source tree
 #   make clean
 
-# Default KDIR: the running kernel's build tree, else the newest installed
-# Debian generic (non-RT) amd64 headers.
-KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then \
-		echo /lib/modules/$$(uname -r)/build; \
-	else \
-		ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | grep -v -- '-rt-' | \
-			sort -V | tail -n 1; \
-	fi)
+# Default KDIR: the running kernel's build tree, else Debian 12's own 6.1
+# generic headers (tools/kernels.sh names the test kernels by series; never
+# "the newest headers", which a 6.12 install would change), said aloud.
+ifeq ($(origin KDIR),undefined)
+KDIR := $(shell d=/lib/modules/$$(uname -r)/build; [ -d $$d ] && echo $$d)
+ifeq ($(KDIR),)
+KDIR := $(shell $(CURDIR)/tools/kernels.sh kdir generic-6.1 2>/dev/null)
+ifneq ($(KDIR),)
+ifeq ($(filter clean help deps check check-quick demo bench fuzz test-rig,$(MAKECMDGOALS)),)
+$(info kprof: no build tree for the running kernel ($(shell uname -r)): building for $(notdir $(KDIR)) (KDIR=... to choose))
+endif
+endif
+endif
+endif
 
 BUILD		:= $(CURDIR)/build
 KPROF_VERSION	:= $(shell sed -n 's/^kprof-version := //p' $(CURDIR)/Kbuild)
+KPROF_NEEDS	:= $(shell sed -n 's/^kprof-needs := //p' $(CURDIR)/Kbuild)
 export KPROF_VERSION
 
 # Files taken from Debian's linux-source-6.1 tarball at build time.
@@ -153,7 +160,8 @@ dkms-src:
 	@cd $(CURDIR) && cp Kbuild LICENSE $(KPROF_DKMS_SRC).tmp/ && \
 		find module include -type f -name '*.[ch]' | \
 		xargs cp --parents -t $(KPROF_DKMS_SRC).tmp/
-	@sed 's/@VERSION@/$(KPROF_VERSION)/g' tools/dkms/dkms.conf.in > $(KPROF_DKMS_SRC).tmp/dkms.conf
+	@sed -e 's/@VERSION@/$(KPROF_VERSION)/g' -e 's/@NEEDS@/$(KPROF_NEEDS)/g' \
+		tools/dkms/dkms.conf.in > $(KPROF_DKMS_SRC).tmp/dkms.conf
 	@rm -rf $(KPROF_DKMS_SRC) && mv $(KPROF_DKMS_SRC).tmp $(KPROF_DKMS_SRC)
 
 dkms: dkms-src

@@ -1,46 +1,42 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build kprof.ko once per test kernel (Debian's generic and PREEMPT_RT 6.1,
-# and the debug kernel of tools/debug-kernel/, built first when absent),
+# Build kprof.ko once per test kernel (the kinds of tools/kernels.sh:
+# Debian's generic and PREEMPT_RT 6.1 and 6.12, and the debug kernel of
+# tools/debug-kernel/, built first when absent),
 # each in build/kmod/<release>/ so that no build clobbers another: their
 # vermagic differs.  The build directory mirrors the sources through
 # symlinks; kbuild writes the objects beside them.
 #
-# Usage: tools/build-test-modules.sh [generic|rt|debug|RELEASE]...
+# Usage: tools/build-test-modules.sh [KIND|debug|RELEASE]...
+# KCFLAGS (make check: -Werror) reaches kbuild; DKMS's build never sets it.
 # Prints "<release> <path to kprof.ko>" per kernel on stdout.
 
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-release_of() {
-	local kind=$1 img
+# shellcheck source=tools/kernels.sh
+. "$top/tools/kernels.sh"
 
-	case $kind in
-	generic)
-		img=$(ls /boot/vmlinuz-*-amd64 2>/dev/null | grep -v -- '-rt-' | sort -V | tail -n 1)
-		;;
-	rt)
-		img=$(ls /boot/vmlinuz-*-rt-amd64 2>/dev/null | sort -V | tail -n 1)
-		;;
+release_of() {
+	case $1 in
 	debug)
 		make -s -C "$("$top/tools/debug-kernel/build.sh")" kernelrelease
-		return
+		;;
+	generic|rt|*-6.1|*-6.12)
+		kprof_kernel_release "$1"
 		;;
 	*)
-		echo "$kind"
-		return
+		echo "$1"
 		;;
 	esac
-	[ -n "$img" ] || { echo "build-test-modules: no $kind kernel in /boot" >&2; return 1; }
-	echo "${img#/boot/vmlinuz-}"
 }
 
 [ $# -gt 0 ] || set -- generic rt
 
 for kind in "$@"; do
-	rel=$(release_of "$kind")
+	rel=$(release_of "$kind") || exit 1
 	kdir=/usr/src/linux-headers-$rel
 	[ "$kind" = debug ] && kdir=$("$top/tools/debug-kernel/build.sh")
 	[ -d "$kdir" ] || { echo "build-test-modules: $kdir missing (make deps)" >&2; exit 1; }

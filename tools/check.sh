@@ -8,7 +8,9 @@
 # Every step reports TAP-style results; the last line is the summary
 # "N passed, N failed, N skipped".  Logs go to build/check/.
 #
-# Environment: KPROF_CHECK_KERNELS (default "generic rt") picks the guests;
+# Environment: KPROF_CHECK_KERNELS (default "generic rt", the 6.1 kinds of
+# tools/kernels.sh) picks the full guests; KPROF_CHECK_SMOKE (default
+# "generic-6.12 rt-6.12"; check-quick: "generic-6.12") the smoke boots;
 # KPROF_CHECK_QUICK=1 (make check-quick) leaves out the fuzzing, the browser
 # test and the hostile cases' guest boots.
 
@@ -127,10 +129,13 @@ mark() {
 
 # --- builds -------------------------------------------------------------
 echo "# build"
+# -Werror here (and in every test kernel's build below), never in the
+# Kbuild that DKMS uses: a user's newer compiler must not fail an install
+export KCFLAGS="${KCFLAGS:+$KCFLAGS }-Werror"
 if make module > "$logs/module.log" 2>&1 && ! grep -qE '(warning|error):' "$logs/module.log"; then
-	result ok "build: kprof.ko (W=1, warning-free)"
+	result ok "build: kprof.ko (W=1, -Werror)"
 else
-	result fail "build: kprof.ko (W=1, warning-free)"
+	result fail "build: kprof.ko (W=1, -Werror)"
 	grep -E '(warning|error):' "$logs/module.log" | head -20 | sed 's/^/#   /'
 fi
 step "build: kprofctl (-Wall -Wextra -Werror)" "$logs/ctl.log" make ctl
@@ -172,9 +177,15 @@ mark builds
 # --- static checks ------------------------------------------------------
 echo "# static checks"
 make -s ksrc > "$logs/ksrc.log" 2>&1
+# compat.h holds the one test of the kernel's version (KPROF_LINUX_AT_LEAST):
+# checkpatch's objection to LINUX_VERSION_CODE is for in-tree code, and
+# applies to every other file
 for f in module/*.[ch] include/uapi/linux/kprof.h; do
+	ignore=
+	[ "$f" = module/compat.h ] && ignore="--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON"
+	# shellcheck disable=SC2086
 	out=$(perl build/ksrc/scripts/checkpatch.pl --no-tree --strict --terse \
-		--show-types -f "$f" 2>&1)
+		--show-types $ignore -f "$f" 2>&1)
 	if [ -z "$out" ]; then
 		result ok "checkpatch --strict: $f"
 	else
@@ -182,6 +193,13 @@ for f in module/*.[ch] include/uapi/linux/kprof.h; do
 		echo "$out" | sed 's/^/#   /'
 	fi
 done
+version_tests=$(grep -ln 'LINUX_VERSION_CODE\|KERNEL_VERSION(' module/*.[ch] | grep -v '^module/compat.h$')
+if [ -z "$version_tests" ]; then
+	result ok "kernel versions tested only in module/compat.h's seams"
+else
+	result fail "kernel versions tested only in module/compat.h's seams"
+	echo "#   also in: $version_tests"
+fi
 step "netlink spec matches uapi header and genl.c" "$logs/spec.log" \
 	/usr/bin/python3 tools/check-spec.py
 step "module headers: each declares only its own .c file's functions" "$logs/headers.log" \
@@ -233,10 +251,6 @@ if ! grep -qE '^(not )?ok ' "$logs/packaging.log"; then
 	result fail "packaging: tests ran"
 	tail -n 20 "$logs/packaging.log" | sed 's/^/#   /'
 fi
-if [ -x tools/test-kprof-vm.sh ]; then
-	tools/test-kprof-vm.sh --host-only > "$logs/rig-host.log" 2>&1
-	count_plain_tap "$logs/rig-host.log" "rig: "
-fi
 
 mark host-tests
 # --- guest selftests ------------------------------------------------------
@@ -244,7 +258,19 @@ mark host-tests
 # hostile boots, none of which times anything in a guest; then the generic
 # and PREEMPT_RT guests (see below for which of their tests run alone).
 declare -A guest_pid guest_rel
-for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
+# The 6.12 kernels' smoke boots: load, netlink, device, sessions,
+# aggregation, counting and tracepoints, the same tests as on 6.1
+# (Documentation/testing.rst).  Not yet kprof_context_test.sh: on 6.12 an
+# int3 kprobe inside a function (run_timer_softirq+9, optimization off)
+# records a one-frame kernel chain where 6.1 records the whole one; open.
+if [ "$quick" = 1 ]; then
+	smoke_kinds=${KPROF_CHECK_SMOKE-generic-6.12}
+else
+	smoke_kinds=${KPROF_CHECK_SMOKE-generic-6.12 rt-6.12}
+fi
+smoke_tests="kprof_load_test kprof_genl_test kprof_dev_test kprof_session_test kprof_agg_test
+kprof_count_test kprof_tp_test.sh"
+for kind in ${KPROF_CHECK_KERNELS:-generic rt} $smoke_kinds; do
 	if ! built=$(tools/build-test-modules.sh "$kind" 2> "$logs/kmod-$kind.log") ||
 	   grep -qE '(warning|error):' "$logs/kmod-$kind.log"; then
 		result fail "$kind: build kprof.ko for the guest kernel"
@@ -255,6 +281,35 @@ for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 	result ok "$kind: build kprof.ko for $rel"
 	guest_rel[$kind]=$rel
 done
+# the rig's own checks that need no boot (kinds by series, the vermagic
+# refusal with a module built above)
+if [ -x tools/test-kprof-vm.sh ]; then
+	tools/test-kprof-vm.sh --host-only > "$logs/rig-host.log" 2>&1
+	count_plain_tap "$logs/rig-host.log" "rig: "
+fi
+# smoke_run KIND: KIND's smoke boot; smoke_results KIND: its results
+# (the module that 'make dkms' built for that kernel, where there is one:
+# DKMS's build loads and runs on each series)
+smoke_run() {
+	local kind=$1 env= ko
+
+	[ -n "${guest_rel[$kind]:-}" ] || return 0
+	case $kind in rt*) env="KPROF_BPF_PEERS=0" ;; esac
+	ko=$top/build/dkms/${guest_rel[$kind]}/kprof.ko
+	[ -f "$ko" ] || ko=$top/build/kmod/${guest_rel[$kind]}/kprof.ko
+	echo "$ko" > "$logs/smoke-$kind.ko"
+	tools/kprof-vm --kernel "$kind" --timeout 600 --log "$logs/console-$kind-smoke.log" \
+		-- sh -c "env $env tools/guest-selftests.sh $ko --tests '$(echo $smoke_tests)'" \
+		> "$logs/smoke-$kind.log" 2>&1
+	echo $? > "$logs/smoke-$kind.rc"
+}
+smoke_results() {
+	local kind=$1
+
+	[ -n "${guest_rel[$kind]:-}" ] || return 0
+	echo "# guest: $kind kernel (${guest_rel[$kind]}), smoke tests ($(cat "$logs/smoke-$kind.ko" 2>/dev/null))"
+	guest_results "$logs/smoke-$kind.log" "$(cat "$logs/smoke-$kind.rc" 2>/dev/null)" "$kind (smoke)"
+}
 # Hostile input that could crash an unguarded module: one guest boot per
 # such case, so that one crash cannot hide another (kprof_hostile_test.sh);
 # the cases that cannot crash share one boot, in --list order (lockdown,
@@ -262,38 +317,77 @@ done
 # The corpus (66 probe runs, about 2 minutes) runs on the generic kernel
 # only: the sampling path's code is the same on RT.
 crash_cases=" ftrace-unwinder ftrace-self kprobe-nofault corpus "
-for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
-	[ "$quick" != 1 ] && [ -n "${guest_rel[$kind]:-}" ] || continue
-	ko=$top/build/kmod/${guest_rel[$kind]}/kprof.ko
-	rest=
+# hostile_run KIND: its hostile boots, one after the other; each boot's
+# log and exit status into build/check/ (hostile_results reads them)
+hostile_run() {
+	local kind=$1 ko=$top/build/kmod/${guest_rel[$1]}/kprof.ko c rest= dkms_ko
+
 	for c in $(selftests/kprof/kprof_hostile_test.sh --list); do
 		if [ "${crash_cases/ $c /}" = "$crash_cases" ]; then
 			rest="$rest kprof_hostile_test.sh:$c"
 			continue
 		fi
 		[ "$c" = corpus ] && [ "$kind" != generic ] && continue
-		log=$logs/hostile-$kind-$c.log
 		tools/kprof-vm --kernel "$kind" --timeout 600 --log "$logs/console-$kind-$c.log" \
-			-- tools/guest-selftests.sh "$ko" kprof_hostile_test.sh "$c" > "$log" 2>&1
-		rc=$?
-		echo "# hostile: $kind kernel, $c"
-		guest_results "$log" "$rc" "$kind: hostile $c"
+			-- tools/guest-selftests.sh "$ko" kprof_hostile_test.sh "$c" \
+			> "$logs/hostile-$kind-$c.log" 2>&1
+		echo $? > "$logs/hostile-$kind-$c.rc"
 	done
-	log=$logs/hostile-$kind-rest.log
 	# the module that 'make dkms' built (test-packaging.sh), where there is one
 	dkms_ko=$top/build/dkms/${guest_rel[$kind]}/kprof.ko
-	what="the cases that cannot crash"
-	if [ -f "$dkms_ko" ]; then
-		ko=$dkms_ko
-		what="$what, with the kprof.ko DKMS built"
-	fi
+	[ -f "$dkms_ko" ] && ko=$dkms_ko
+	echo "$ko" > "$logs/hostile-$kind-rest.ko"
 	tools/kprof-vm --kernel "$kind" --timeout 400 --log "$logs/console-$kind-rest.log" \
-		-- tools/guest-selftests.sh "$ko" --tests "${rest# }" > "$log" 2>&1
-	rc=$?
-	echo "# hostile: $kind kernel,${rest//kprof_hostile_test.sh:/ } ($ko)"
-	guest_results "$log" "$rc" "$kind: hostile ($what)"
+		-- tools/guest-selftests.sh "$ko" --tests "${rest# }" > "$logs/hostile-$kind-rest.log" 2>&1
+	echo $? > "$logs/hostile-$kind-rest.rc"
+}
+# hostile_results KIND: the results of hostile_run KIND
+hostile_results() {
+	local kind=$1 c rest= ko what="the cases that cannot crash"
+
+	for c in $(selftests/kprof/kprof_hostile_test.sh --list); do
+		if [ "${crash_cases/ $c /}" = "$crash_cases" ]; then
+			rest="$rest $c"
+			continue
+		fi
+		[ "$c" = corpus ] && [ "$kind" != generic ] && continue
+		echo "# hostile: $kind kernel, $c"
+		guest_results "$logs/hostile-$kind-$c.log" "$(cat "$logs/hostile-$kind-$c.rc" 2>/dev/null)" \
+			"$kind: hostile $c"
+	done
+	ko=$(cat "$logs/hostile-$kind-rest.ko" 2>/dev/null)
+	[ "$ko" = "$top/build/dkms/${guest_rel[$kind]}/kprof.ko" ] &&
+		what="$what, with the kprof.ko DKMS built"
+	echo "# hostile: $kind kernel,$rest ($ko)"
+	guest_results "$logs/hostile-$kind-rest.log" "$(cat "$logs/hostile-$kind-rest.rc" 2>/dev/null)" \
+		"$kind: hostile ($what)"
+}
+# The generic kernel's boots run here, beside the debug guest, and then
+# generic-6.12's smoke boot; the RT kernel's hostile boots and rt-6.12's
+# smoke boot after RT's untimed boot, beside the generic untimed one,
+# which is the longer of the two by about as much (below).
+hostile_late=
+smoke_late=
+for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
+	[ "$quick" != 1 ] && [ -n "${guest_rel[$kind]:-}" ] || continue
+	if [ "$kind" = rt ] && [ -n "${guest_rel[generic]:-}" ]; then
+		hostile_late=rt
+		continue
+	fi
+	hostile_run "$kind"
+	hostile_results "$kind"
 done
-mark hostile-boots
+if [ "$quick" != 1 ]; then
+	for kind in $smoke_kinds; do
+		if [ -n "$hostile_late" ] && [ "$kind" = rt-6.12 ]; then
+			smoke_late=$kind
+			continue
+		fi
+		smoke_run "$kind"
+		smoke_results "$kind"
+	done
+fi
+mark hostile-boots+smoke
 # --- the debug guest's results (it ran beside the host tests and the hostile boots)
 if [ -n "$debug_pid" ]; then
 	echo "# guest: debug kernel (KASAN, lockdep, kmemleak, fault injection)"
@@ -371,36 +465,69 @@ tests_of() {
 	done
 	echo "${out# }"
 }
-# guest_boot KIND PART: boot KIND's kernel on PART's tests, in the background
+# guest_boot KIND PART [THEN]: boot KIND's kernel on PART's tests, in the
+# background; its exit status into build/check/guest-KIND-PART.rc, then
+# the command THEN, if any, in the same background job
 guest_boot() {
-	local kind=$1 part=$2 ko=$top/build/kmod/${guest_rel[$1]}/kprof.ko env=
+	local kind=$1 part=$2 then=${3:-} ko=$top/build/kmod/${guest_rel[$1]}/kprof.ko env=
 
 	# PREEMPT_RT: 150 stress cycles instead of 500 (their leak bound is
 	# per cycle count); the BPF peers (BCC runqlat, offcputime,
 	# offwaketime, klockstat) on the generic guest only
 	[ "$kind" = rt ] && env="KPROF_STRESS_CYCLES=150 KPROF_BPF_PEERS=0"
-	tools/kprof-vm --kernel "$kind" --timeout 840 \
-		--log "$logs/console-$kind-$part.log" \
-		-- sh -c "env $env tools/guest-selftests.sh $ko --tests '$(tests_of "$kind" "$part")'" \
-		> "$logs/guest-$kind-$part.log" 2>&1 &
+	(
+		tools/kprof-vm --kernel "$kind" --timeout 840 \
+			--log "$logs/console-$kind-$part.log" \
+			-- sh -c "env $env tools/guest-selftests.sh $ko --tests '$(tests_of "$kind" "$part")'" \
+			> "$logs/guest-$kind-$part.log" 2>&1
+		echo $? > "$logs/guest-$kind-$part.rc"
+		[ -z "$then" ] || $then
+	) &
 	guest_pid[$kind-$part]=$!
 }
 kinds=
 for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
 	[ -n "${guest_rel[$kind]:-}" ] && kinds="$kinds $kind"
 done
+# (the RT kernel's hostile boots and the late smoke boot in its untimed
+# boot's job, after it; in check-quick, the smoke boots beside the
+# generic untimed boot)
+late_jobs() {
+	hostile_run "$hostile_late"
+	[ -z "$smoke_late" ] || smoke_run "$smoke_late"
+}
+smoke_pid=
+if [ "$quick" = 1 ] && [ -n "$smoke_kinds" ]; then
+	( for kind in $smoke_kinds; do smoke_run "$kind"; done ) &
+	smoke_pid=$!
+fi
 for kind in $kinds; do
-	guest_boot "$kind" untimed
+	if [ "$kind" = "$hostile_late" ]; then
+		guest_boot "$kind" untimed late_jobs
+	else
+		guest_boot "$kind" untimed
+	fi
 done
 for kind in $kinds; do
 	wait "${guest_pid[$kind-untimed]}"
-	echo $? > "$logs/guest-$kind-untimed.rc"
-	mark "untimed-$kind"
+	if [ "$kind" = "$hostile_late" ]; then
+		mark "untimed-$kind+hostile-$kind${smoke_late:++smoke-$smoke_late}"
+		hostile_results "$kind"
+		[ -z "$smoke_late" ] || smoke_results "$smoke_late"
+	else
+		mark "untimed-$kind"
+	fi
 done
+if [ -n "$smoke_pid" ]; then
+	wait "$smoke_pid"
+	mark "smoke"
+	for kind in $smoke_kinds; do
+		smoke_results "$kind"
+	done
+fi
 for kind in $kinds; do
 	guest_boot "$kind" timed
 	wait "${guest_pid[$kind-timed]}"
-	echo $? > "$logs/guest-$kind-timed.rc"
 	mark "timed-$kind"
 done
 for kind in $kinds; do

@@ -6,9 +6,11 @@
 
 set -eu
 
+# the test kernels, 6.1 and 6.12, generic and PREEMPT_RT (tools/kernels.sh)
+. "$(dirname "$0")/kernels.sh"
+
 PKGS="build-essential pkg-config kmod \
-linux-headers-amd64 linux-image-amd64 \
-linux-headers-rt-amd64 linux-image-rt-amd64 \
+$(kprof_kernel_packages) \
 linux-source-6.1 bison flex bc libssl-dev \
 qemu-system-x86 busybox-static cpio xz-utils zstd linux-perf \
 libnl-3-dev libnl-genl-3-dev libelf-dev libtraceevent-dev libiberty-dev \

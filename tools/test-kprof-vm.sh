@@ -14,10 +14,8 @@ set -uo pipefail
 TOOLS=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 ROOT=$(dirname "$TOOLS")
 VM=$TOOLS/kprof-vm
-GENERIC=$(find /boot -maxdepth 1 -name 'vmlinuz-*-amd64' ! -name '*-rt-amd64' | sort -V | tail -n 1)
-GENERIC=${GENERIC##*/vmlinuz-}
-RT=$(find /boot -maxdepth 1 -name 'vmlinuz-*-rt-amd64' | sort -V | tail -n 1)
-RT=${RT##*/vmlinuz-}
+GENERIC=$("$TOOLS/kernels.sh" release generic-6.1)
+RT=$("$TOOLS/kernels.sh" release rt-6.1)
 
 mkdir -p "$ROOT/build/vm"
 T=$(mktemp -d "$ROOT/build/vm/selftest-XXXXXX")  # inside the rw share
@@ -72,6 +70,48 @@ check "scan: inside the window a KASAN report still fails" \
 check "scan: a stack dump after the window fails" \
 	scan 126 '[    9.0] kprof-vm: fault-injection begin: x' '[    9.2] kprof-vm: fault-injection end: x' \
 	'[    9.3] Call Trace:'
+
+# --- Kernels by series (tools/kernels.sh; no boot) --------------------------
+# A fake /boot with 6.1 and 6.12 images, as after installing a 6.12 image
+# beside Debian 12's own: each kind stays in its series.
+fakeboot=$T/boot
+mkdir -p "$fakeboot"
+for r in 6.1.0-9-amd64 6.1.0-57-amd64 6.1.0-57-rt-amd64 6.1.0-57-cloud-amd64 \
+	6.12.118+deb12-amd64 6.12.118+deb12-rt-amd64 6.12.119+deb12-amd64; do
+	: > "$fakeboot/vmlinuz-$r"
+done
+kind_is() { [[ $(KPROF_BOOT=$fakeboot "$TOOLS/kernels.sh" release "$1" 2>&1) == "$2" ]]; }
+check "kernels: generic is generic-6.1, the newest 6.1 (6.12 and cloud images beside it)" \
+	kind_is generic 6.1.0-57-amd64
+check "kernels: rt is rt-6.1" kind_is rt 6.1.0-57-rt-amd64
+check "kernels: generic-6.12 is the pinned 6.12 build, not a newer one" \
+	kind_is generic-6.12 "$(. "$TOOLS/kernels.sh"; echo "$KPROF_K612_ABI")-amd64"
+check "kernels: rt-6.12" kind_is rt-6.12 "$(. "$TOOLS/kernels.sh"; echo "$KPROF_K612_ABI")-rt-amd64"
+rm -f "$fakeboot/vmlinuz-6.12.118+deb12-rt-amd64"
+check "kernels: a missing kind names its package in one line" \
+	kind_is rt-6.12 "kernels: no rt-6.12 kernel in $fakeboot (install linux-image-$(. "$TOOLS/kernels.sh"; echo "$KPROF_K612_ABI")-rt-amd64-unsigned: make deps)"
+check "kernels: an unknown kind is refused" \
+	kind_is generic-5.10 "kernels: unknown kind 'generic-5.10' (known: generic-6.1 rt-6.1 generic-6.12 rt-6.12, generic, rt, debug)"
+
+# A module built for one kernel, handed to a guest of another: refused
+# before the boot, in one line (a real kprof.ko of the 6.1 series, when
+# built; kbuild leaves them in build/kmod/RELEASE/).
+other=
+for k in generic-6.12 rt-6.1 generic-6.1; do
+	rel=$("$TOOLS/kernels.sh" release "$k" 2>/dev/null) || continue
+	[[ $rel != "$GENERIC" ]] && { other=$k; break; }
+done
+ko=$ROOT/build/kmod/$GENERIC/kprof.ko
+if [[ -n $other && -f $ko ]]; then
+	rc=0
+	"$VM" --kernel "$other" -- sh -c "insmod $ko" >"$T/vm.out" 2>"$T/vm.err" || rc=$?
+	check "vermagic: a $GENERIC module is refused by a $other guest before the boot (rc 125, one line)" \
+		eval '[[ $rc == 125 && $(wc -l < "$T/vm.err") == 1 ]] &&
+			has "$T/vm.err" "kprof.ko was built for $GENERIC, not for the guest.s .*refusing to boot"'
+else
+	n=$((n + 1))
+	echo "ok $n - vermagic: a module of another kernel is refused # SKIP no second kernel or no $ko"
+fi
 
 finish() {
 	echo "1..$n"

@@ -6,8 +6,8 @@
 #  - DKMS: 'make dkms' stages the sources and runs dkms add and build in a
 #    throwaway tree (--dkmstree/--sourcetree/--installtree, a throwaway
 #    signing key; the real /var/lib/dkms is not touched) for the generic
-#    6.1 amd64 kernel that tools/build-test-modules.sh builds for; the
-#    module has that kernel's vermagic, and a copy is left in
+#    amd64 kernel of each series, 6.1 and 6.12 (tools/kernels.sh); each
+#    module has its kernel's vermagic, and a copy is left in
 #    build/dkms/<release>/kprof.ko for the guest tests;
 #  - systemd: systemd-analyze verify of tools/systemd/kprof-exporter.service
 #    (ExecStart pointed at ctl/kprofctl) and 'make install-systemd';
@@ -58,22 +58,25 @@ man=$ctl/.obj/man
 
 # --- DKMS ----------------------------------------------------------------
 
-# The generic (non-RT) amd64 kernel, as tools/build-test-modules.sh picks it.
-generic_release() {
-	local img
+# The generic amd64 kernels of each series, as tools/kernels.sh names them
+# (generic-6.1, generic-6.12): DKMS builds for both.
+# shellcheck source=tools/kernels.sh
+. "$top/tools/kernels.sh"
+dkms_releases() {
+	local k
 
-	img=$(printf '%s\n' /boot/vmlinuz-*-amd64 | grep -v -- '-rt-' | sort -V | tail -n 1)
-	if [ -e "$img" ]; then
-		echo "${img#/boot/vmlinuz-}"
+	if [ -n "${KPROF_DKMS_KERNEL:-}" ]; then
+		echo "$KPROF_DKMS_KERNEL"
 		return
 	fi
-	img=$(printf '%s\n' /usr/src/linux-headers-*-amd64 | grep -v -- '-rt-' | sort -V | tail -n 1)
-	[ -e "$img" ] && echo "${img#/usr/src/linux-headers-}"
+	for k in generic-6.1 generic-6.12; do
+		kprof_kernel_release "$k" 2>/dev/null
+	done
 }
 
 test_dkms() {
-	local rel=${KPROF_DKMS_KERNEL:-$(generic_release)} kdir ko vermagic out
-	local d=$tmp/dkms real_before real_after flags
+	local rel=$1 kdir ko vermagic out
+	local d=$tmp/dkms-$1 real_before real_after flags
 
 	if ! command -v dkms >/dev/null; then
 		skip "dkms" "dkms not installed (make deps)"
@@ -102,31 +105,43 @@ test_dkms() {
 		tail -n 30 "$d/tree/kprof/$version/build/make.log" 2>/dev/null | diag
 	fi
 
-	check "dkms.conf of the staged tree has version $version" \
+	check "dkms.conf's BUILD_EXCLUSIVE_CONFIG is Kbuild's kprof-needs ($rel)" \
+		grep -qx "BUILD_EXCLUSIVE_CONFIG=\"$(sed -n 's/^kprof-needs := //p' "$top/Kbuild")\"" \
+		"$d/src/kprof-$version/dkms.conf"
+	check "dkms.conf of the staged tree has version $version ($rel)" \
 		grep -qx "PACKAGE_VERSION=\"$version\"" "$d/src/kprof-$version/dkms.conf"
 	check "dkms status: kprof/$version built for $rel" \
 		bash -c "dkms status $flags -m kprof -v $version | grep -q '^kprof/$version, $rel, x86_64: built'"
 
 	ko=$(find "$d/tree/kprof/$version/$rel" -path '*/module/kprof.ko*' 2>/dev/null | head -n 1)
 	if [ -z "$ko" ]; then
-		fail "kprof.ko in the DKMS tree"
+		fail "kprof.ko in the DKMS tree ($rel)"
 	else
-		pass "kprof.ko in the DKMS tree"
+		pass "kprof.ko in the DKMS tree ($rel)"
 		vermagic=$(modinfo -F vermagic "$ko")
 		check "vermagic '$vermagic' is $rel's" test "${vermagic%% *}" = "$rel"
-		check "MODULE_VERSION is $version" test "$(modinfo -F version "$ko")" = "$version"
+		check "MODULE_VERSION is $version ($rel)" test "$(modinfo -F version "$ko")" = "$version"
 		out=$top/build/dkms/$rel
-		mkdir -p "$out" && cp "$ko" "$out/kprof.ko"
-		check "copy left in build/dkms/$rel/kprof.ko" cmp -s "$ko" "$out/kprof.ko"
+		mkdir -p "$out"
+		# (6.12's DKMS compresses the module as its kernel does: .ko.xz)
+		case $ko in
+		*.ko.xz) xz -dc "$ko" > "$out/kprof.ko" ;;
+		*.ko.zst) zstd -qdc "$ko" > "$out/kprof.ko" ;;
+		*.ko.gz) gzip -dc "$ko" > "$out/kprof.ko" ;;
+		*) cp "$ko" "$out/kprof.ko" ;;
+		esac
+		check "an uncompressed copy left in build/dkms/$rel/kprof.ko (${ko##*/})" \
+			bash -c "[ \"\$(head -c 4 '$out/kprof.ko' | od -An -c | tr -d ' ')\" = '177ELF' ] &&
+				 [ \"\$(modinfo -F vermagic '$out/kprof.ko' | cut -d' ' -f1)\" = '$rel' ]"
 	fi
 
-	check "make dkms-remove: nothing left in the throwaway tree" bash -c \
+	check "make dkms-remove: nothing left in the throwaway tree ($rel)" bash -c \
 		"make -s -C '$top' dkms-remove KPROF_DKMS_SRC='$d/src/kprof-$version' \
 			DKMS_FLAGS='$flags' >'$d/remove.log' 2>&1 &&
 		 [ -z \"\$(dkms status $flags -m kprof)\" ] && [ ! -e '$d/src/kprof-$version' ]"
 
 	real_after=$(ls -laR --time-style=full-iso /var/lib/dkms 2>&1)
-	check "the real /var/lib/dkms is untouched" test "$real_before" = "$real_after"
+	check "the real /var/lib/dkms is untouched ($rel)" test "$real_before" = "$real_after"
 }
 
 # --- systemd -------------------------------------------------------------
@@ -161,6 +176,64 @@ test_systemd() {
 }
 
 # --- man pages -----------------------------------------------------------
+
+# --- what the module needs of the kernel --------------------------------
+
+# Kbuild refuses a kernel without each of kprof-needs (with one set off, or
+# a "!" one on), naming it; with all of them it has nothing to say.
+test_kbuild_needs() {
+	local needs c o name args out what
+
+	needs=$(sed -n 's/^kprof-needs := //p' "$top/Kbuild")
+	check "Kbuild's kprof-needs lists CONFIG_PERF_EVENTS and !CONFIG_UNWINDER_GUESS" \
+		bash -c "[[ ' $needs ' == *' CONFIG_PERF_EVENTS '* && ' $needs ' == *' !CONFIG_UNWINDER_GUESS '* ]]"
+	for c in $needs; do
+		name=${c#!}
+		args="CONFIG_X86_64=y CONFIG_DEBUG_FS=y VERSION=6 PATCHLEVEL=1"
+		for o in $needs; do
+			[[ $o == '!'* ]] || args="$args $o=y"
+		done
+		if [[ $c == '!'* ]]; then
+			args="$args $name=y"
+		else
+			args="$args $name="
+		fi
+		# shellcheck disable=SC2086
+		out=$(make -s -C "$top" -f Kbuild $args 2>&1)
+		if [[ $c == '!'* ]]; then what="with $name"; else what="without $name"; fi
+		check "Kbuild refuses a kernel $what: '$(echo "$out" | head -n 1)'" \
+			grep -q "kprof needs $name" <<< "$out"
+	done
+	args="CONFIG_X86_64=y CONFIG_DEBUG_FS=y VERSION=6 PATCHLEVEL=1"
+	for o in $needs; do
+		[[ $o == '!'* ]] || args="$args $o=y"
+	done
+	# shellcheck disable=SC2086
+	out=$(make -s -C "$top" -f Kbuild $args 2>&1)
+	check "Kbuild accepts a kernel with all of them" bash -c "! grep -q 'kprof needs' <<< '$out'"
+}
+
+# --- what to install ------------------------------------------------------
+
+# README's install line names every package ctl/Makefile's hint names (the
+# hint is what a build without them prints), and tools/deps.sh installs them.
+test_install_line() {
+	local hint readme deps p missing= missing_deps=
+
+	hint=$(sed -n 's/.*cannot find $(PKGS); install \([^)]*\)).*/\1/p' "$ctl/Makefile")
+	readme=$(sed -n '/sudo apt-get install build-essential/,/^    make /p' "$top/README.md" |
+		tr -d '\\' | tr -s ' \n' '  ')
+	deps=$(sed -n '/^PKGS="/,/"$/p' "$top/tools/deps.sh" | tr -d '\\"' | tr -s ' \n' '  ')
+	for p in $hint; do
+		case " $readme " in *" $p "*) ;; *) missing="$missing $p" ;; esac
+		case " $deps " in *" $p "*) ;; *) missing_deps="$missing_deps $p" ;; esac
+	done
+	check "ctl/Makefile's hint names packages ($(echo "$hint" | wc -w))" test -n "$hint"
+	check "README's install line names every package of ctl/Makefile's hint${missing:+ (missing:$missing)}" \
+		test -z "$missing"
+	check "tools/deps.sh installs every package of ctl/Makefile's hint${missing_deps:+ (missing:$missing_deps)}" \
+		test -z "$missing_deps"
+}
 
 test_man() {
 	local cmds page err c missing="" opt noopt=""
@@ -251,7 +324,13 @@ test_completion() {
 		-f "$d/usr/share/man/man1/kprofctl-record.1"
 }
 
-test_dkms
+rels=$(dkms_releases)
+[ -n "$rels" ] || skip "dkms" "no generic kernel of either series (make deps)"
+for rel in $rels; do
+	test_dkms "$rel"
+done
+test_kbuild_needs
+test_install_line
 test_systemd
 test_man
 test_completion

@@ -158,9 +158,10 @@ kprobes softirq run_timer_softirq "__do_softirq|handle_softirqs" "$work"
 work="$here/progs/sysread 400"
 cell hardirq timer:hrtimer_expire_entry hrtimer_interrupt "$work"
 # the tick's hrtimer callback: tick_sched_timer on 6.1, tick_nohz_handler
-# since 6.9 (the two were merged)
+# since 6.9, where the two were merged (6.1's tick_nohz_handler is the
+# low-resolution tick, not called in high-resolution mode)
 tick=tick_sched_timer
-grep -q ' t tick_nohz_handler$' /proc/kallsyms && tick=tick_nohz_handler
+grep -q ' t tick_sched_timer$' /proc/kallsyms || tick=tick_nohz_handler
 cell hardirq "ftrace:$tick" hrtimer_interrupt "$work"
 kprobes hardirq "$tick" hrtimer_interrupt "$work"
 # NMI
