@@ -98,6 +98,7 @@ int cmd_annotate(int argc, const char **argv)
 			   "the kernel's code and source lines from this vmlinux, not /proc/kcore"),
 		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
 		KP_DECODE_FILTER_OPTIONS(&a, "samples"),
+		KP_DECODE_PERF_PID_OPTIONS(&a),
 		OPT_END()
 	};
 	struct kp_dso *vm = NULL;

@@ -177,6 +177,7 @@ int cmd_record(int argc, const char **argv)
 	const char *cmd = argv[0];
 	struct kp_session_opts opts = { 0 };
 	struct kp_recorder r = { .cmd = cmd };
+	bool quiet = false;
 	const struct option options[] = {
 		KP_SESSION_OPTIONS(&opts),
 		OPT_CALLBACK_OPTARG(0, "switch-output", &r.sw, "signal|size|time",
@@ -190,8 +191,11 @@ int cmd_record(int argc, const char **argv)
 			    "build-ids in the file, but do not add the files to the build-id cache"),
 		OPT_STRING(0, "buildid-dir", &r.buildid_dir, "dir",
 			   "the build-id cache (default $KPROF_BUILDID_DIR or ~/.kprof/buildid)"),
+		OPT_BOOLEAN('q', "quiet", &quiet,
+			    "no summary lines at the end, as perf's -q (the exit status still says whether the balance holds)"),
 		OPT_END()
 	};
+	FILE *summary = NULL;
 	struct record_state st = { .wl = KP_WORKLOAD_INIT };
 	struct record_signals sigs = { 0 };
 	struct stat sb;
@@ -270,7 +274,11 @@ int cmd_record(int argc, const char **argv)
 		/* Interrupted: end the command as perf does. */
 		kp_workload__abort(&st.wl, SIGTERM);
 	}
-	ret = kp_summary__print(&r.sum, stderr) ? KP_EXIT_OK : KP_EXIT_FAILURE;
+	if (quiet)
+		summary = fopen("/dev/null", "we");
+	ret = kp_summary__print(&r.sum, summary ? summary : stderr) ? KP_EXIT_OK : KP_EXIT_FAILURE;
+	if (summary)
+		fclose(summary);
 	if (st.has_command && st.wl.reaped)
 		ret = kp_workload__exit_code(&st.wl);
 	goto out;

@@ -1494,6 +1494,7 @@ int cmd_report(int argc, const char **argv)
 		OPT_BOOLEAN(0, "header-only", &header_only, "show the recording's header only"),
 		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
 		KP_DECODE_FILTER_OPTIONS(&a, "entries"),
+		KP_DECODE_PERF_PID_OPTIONS(&a),
 		OPT_END()
 	};
 	const char *av[64];

@@ -83,6 +83,15 @@ struct kp_decode_args {
 		    "only the off-CPU time (record --off-cpu)"),			\
 	KP_DECODE_TIME_OPTION(&(a)->time)
 
+/*
+ * perf's --pid and --tid, the same filters as --pids/--tids, for the
+ * commands where perf has them (report, annotate) and the name is free
+ * (folded's --pid is stackcollapse's COMM-PID frame).
+ */
+#define KP_DECODE_PERF_PID_OPTIONS(a)						\
+	OPT_STRING(0, "pid", &(a)->pids, "pid[,pid...]", "only these processes (perf's name)"), \
+	OPT_STRING(0, "tid", &(a)->tids, "tid[,tid...]", "only these threads (perf's name)")
+
 /* perf's --time START,END, into the string @time (kp_decode_opts__time()). */
 #define KP_DECODE_TIME_OPTION(time)						\
 	OPT_STRING(0, "time", time, "start,end",				\

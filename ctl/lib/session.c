@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "session.h"
 #include "sys.h"
@@ -191,10 +192,11 @@ static int parse_mode(struct kp_session *s, const struct kp_session_opts *o, str
 				    o->output);
 			return -EINVAL;
 		}
-		if (o->buffer_size) {
+		if (o->buffer_size || o->mmap_pages) {
 			kp_err__set(err, EINVAL,
-				    "--buffer-size '%s' sizes the stream: mode 'aggregate' has none (use --mode both)",
-				    o->buffer_size);
+				    "%s '%s' sizes the stream: mode 'aggregate' has none (use --mode both)",
+				    o->buffer_size ? "--buffer-size" : "-m/--mmap-pages",
+				    o->buffer_size ? o->buffer_size : o->mmap_pages);
 			return -EINVAL;
 		}
 	}
@@ -249,11 +251,46 @@ char *kp_session_flags__format(uint32_t flags, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * perf's -m/--mmap-pages: a number of pages (a power of two), or a size
+ * with a unit; the per-CPU buffer is that many bytes (the data part of
+ * perf's mapping, without its header page).
+ */
+static int parse_mmap_pages(struct kp_session *s, const char *arg, struct kp_err *err)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char bytes[32];
+	uint64_t pages;
+
+	if (arg[0] && !arg[strspn(arg, "0123456789")]) {
+		if (kp_parse_u64(arg, &pages) || !pages || (pages & (pages - 1)) ||
+		    pages > KPROF_MAX_BUFFER_SIZE / (uint64_t)page) {
+			kp_err__set(err, EINVAL,
+				    "-m/--mmap-pages '%s': a power of two of pages up to %" PRIu64 ", or a size such as 4M",
+				    arg, (uint64_t)KPROF_MAX_BUFFER_SIZE / (uint64_t)page);
+			return -EINVAL;
+		}
+		snprintf(bytes, sizeof(bytes), "%" PRIu64, pages * (uint64_t)page);
+		return kp_parse_buffer_size(bytes, &s->buffer_size, err);
+	}
+	return kp_parse_buffer_size(arg, &s->buffer_size, err);
+}
+
 static int parse_freq(struct kp_session *s, const char *arg, struct kp_err *err)
 {
 	unsigned int freq, max;
 	int ret;
 
+	/* perf's -F max: the kernel's limit, kernel.perf_event_max_sample_rate */
+	if (!strcmp(arg, "max")) {
+		if (kp_sys__max_sample_rate(&max) || !max) {
+			kp_err__set(err, EINVAL,
+				    "-F max: cannot read kernel.perf_event_max_sample_rate");
+			return -EINVAL;
+		}
+		s->freq = max;
+		return 0;
+	}
 	ret = kp_parse_uint(arg, &freq);
 	if (ret == -ERANGE) {
 		kp_err__set(err, ERANGE, "frequency '%s' is out of range", arg);
@@ -537,8 +574,18 @@ int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
 			s->flags |= KPROF_SESSION_F_USER_STACK;
 	}
 
+	if (o->buffer_size && o->mmap_pages) {
+		kp_err__set(err, EINVAL, "-m/--mmap-pages '%s' and --buffer-size '%s' both size the buffer: give one",
+			    o->mmap_pages, o->buffer_size);
+		return -EINVAL;
+	}
 	if (o->buffer_size) {
 		ret = kp_parse_buffer_size(o->buffer_size, &s->buffer_size, err);
+		if (ret)
+			return ret;
+	}
+	if (o->mmap_pages) {
+		ret = parse_mmap_pages(s, o->mmap_pages, err);
 		if (ret)
 			return ret;
 	}

@@ -58,6 +58,7 @@ struct kp_session_opts {
 	const char	*cpus;
 	const char	*call_graph;
 	const char	*buffer_size;
+	const char	*mmap_pages;		/* -m: perf's pages or size */
 	const char	*stack_depth;
 	const char	*output;
 	const char	*mode;			/* --mode */
@@ -88,8 +89,8 @@ parse_opt_cb kp_session_opts__filter_cb;
 	OPT_CALLBACK(0, "filter", (o), "filter",				\
 		     "tracepoint filter for the preceding -e, e.g. 'prev_pid == 1 && next_prio < 100'", \
 		     kp_session_opts__filter_cb),				\
-	OPT_STRING('F', "freq", &(o)->freq, "n",				\
-		   "samples per second per event (default 4000)"),		\
+	OPT_STRING('F', "freq", &(o)->freq, "n|max",				\
+		   "samples per second per event (default 4000; max: the kernel's limit)"), \
 	OPT_STRING('c', "count", &(o)->count, "n", "sample every n events (the period)"), \
 	OPT_BOOLEAN('a', "all-cpus", &(o)->all_cpus, "system-wide, on all CPUs"), \
 	OPT_CALLBACK('p', "pid", (o), "pid[,pid]",				\
@@ -110,6 +111,8 @@ parse_opt_cb kp_session_opts__filter_cb;
 		    "also the off-CPU time by stack, beside cpu-clock samples: where the wall-clock time went"), \
 	OPT_STRING(0, "buffer-size", &(o)->buffer_size, "size",		\
 		   "per-CPU buffer: power of two, 8K to 256M (default 4M)"),	\
+	OPT_STRING('m', "mmap-pages", &(o)->mmap_pages, "pages",		\
+		   "per-CPU buffer in pages (a power of two) or a size with B/K/M/G, as perf's"), \
 	OPT_STRING(0, "stack-depth", &(o)->stack_depth, "n",			\
 		   "frames per call chain, 1 to 512 (default 127)"),		\
 	OPT_STRING('o', "output", &(o)->output, "file",			\

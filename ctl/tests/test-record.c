@@ -71,7 +71,7 @@ static void test_help(void)
 		run_free(&b);
 	}
 	kprofctl(&a, "record", "--help", NULL);
-	ok(strstr(a.out, "    -F, --freq=<n>      samples per second per event (default 4000)\n") &&
+	ok(strstr(a.out, "    -F, --freq=<n|max>  samples per second per event (default 4000; max: the kernel's limit)\n") &&
 	   strstr(a.out, "        --call-graph=<mode>\n") && strstr(a.out, "    -a, --all-cpus"),
 	   "record --help: perf's option names");
 	run_free(&a);
@@ -281,6 +281,11 @@ static void test_record(void)
 	fake_setup();
 	kprofctl(&r, "record", "-o", out, "--buffer-size", "8K", "--", "sh", "-c", "exit 3", NULL);
 	ok(r.rc == 3 && strstr(r.err, "[ kprof record: Balance: "), "record: the command's exit status");
+	run_free(&r);
+	fake_setup();
+	kprofctl(&r, "record", "-q", "-o", out, "--buffer-size", "8K", "--", "sh", "-c", "exit 3", NULL);
+	ok(r.rc == 3 && !strstr(r.err, "[ kprof record:"),
+	   "record -q: no summary lines, as perf's; the command's exit status");
 	run_free(&r);
 	fake_setup();
 	kprofctl(&r, "record", "-o", out, "--buffer-size", "8K", "--", "sh", "-c", "kill -TERM $$", NULL);

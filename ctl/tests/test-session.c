@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/perf_event.h>
 
@@ -136,6 +137,16 @@ static void test_values(void)
 	run(&r, true, "-F", "100000", NULL);
 	ok(!r.ret && r.s.freq == 100000, "-F at the maximum");
 	done(&r);
+	run(&r, true, "-m", "16", NULL);
+	ok(!r.ret && r.s.buffer_size == 16 * (uint32_t)sysconf(_SC_PAGESIZE),
+	   "-m 16: 16 pages a CPU, as perf's --mmap-pages");
+	done(&r);
+	run(&r, true, "--mmap-pages", "1M", NULL);
+	ok(!r.ret && r.s.buffer_size == 1 << 20, "--mmap-pages 1M: a size");
+	done(&r);
+	run(&r, true, "-F", "max", NULL);
+	ok(!r.ret && r.s.freq == 100000, "-F max: kernel.perf_event_max_sample_rate, as perf");
+	done(&r);
 	run(&r, true, "-c", "100000", NULL);
 	ok(!r.ret && r.s.period == 100000 && !r.s.freq, "-c sets the period");
 	done(&r);
@@ -201,6 +212,9 @@ static void test_bad(void)
 	BAD("frequency 100001 is above the maximum sample rate 100000 (kernel.perf_event_max_sample_rate)",
 	    "-F", "100001");
 	BAD("invalid frequency 'fast'", "-F", "fast");
+	BAD("-m/--mmap-pages '3': a power of two of pages up to 65536, or a size such as 4M", "-m", "3");
+	BAD("-m/--mmap-pages '16' and --buffer-size '4M' both size the buffer: give one",
+	    "-m", "16", "--buffer-size", "4M");
 	BAD("invalid frequency '-5'", "-F", "-5");
 	BAD("frequency '99999999999' is out of range", "-F", "99999999999");
 	BAD("options -F/--freq and -c/--count are mutually exclusive", "-F", "99", "-c", "1000");
