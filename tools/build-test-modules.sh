@@ -15,6 +15,10 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# KCFLAGS is for kprof.ko's build only, not for the debug kernel that
+# tools/debug-kernel/build.sh may build first
+module_kcflags=${KCFLAGS-}
+unset KCFLAGS
 
 # shellcheck source=tools/kernels.sh
 . "$top/tools/kernels.sh"
@@ -54,6 +58,6 @@ for kind in "$@"; do
 		done
 	done
 
-	make -s -C "$kdir" M="$out" W=1 modules >&2
+	KCFLAGS=$module_kcflags make -s -C "$kdir" M="$out" W=1 modules >&2
 	echo "$rel $out/kprof.ko"
 done

@@ -129,10 +129,11 @@ mark() {
 
 # --- builds -------------------------------------------------------------
 echo "# build"
-# -Werror here (and in every test kernel's build below), never in the
-# Kbuild that DKMS uses: a user's newer compiler must not fail an install
-export KCFLAGS="${KCFLAGS:+$KCFLAGS }-Werror"
-if make module > "$logs/module.log" 2>&1 && ! grep -qE '(warning|error):' "$logs/module.log"; then
+# -Werror here and in every test kernel's module build below, never in
+# the Kbuild that DKMS uses (a user's newer compiler must not fail an
+# install) nor in the debug kernel's own build: not exported
+werror_kcflags="${KCFLAGS:+$KCFLAGS }-Werror"
+if KCFLAGS="$werror_kcflags" make module > "$logs/module.log" 2>&1 && ! grep -qE '(warning|error):' "$logs/module.log"; then
 	result ok "build: kprof.ko (W=1, -Werror)"
 else
 	result fail "build: kprof.ko (W=1, -Werror)"
@@ -154,7 +155,7 @@ debug_pid=
 if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
 	tools/debug-kernel/build.sh --print >/dev/null 2>&1 ||
 		echo "# building the debug kernel once: about 40 minutes on 2 cores (progress in build/check/kmod-debug.log)"
-	if built=$(tools/build-test-modules.sh debug 2> "$logs/kmod-debug.log") &&
+	if built=$(KCFLAGS="$werror_kcflags" tools/build-test-modules.sh debug 2> "$logs/kmod-debug.log") &&
 	   ! grep -qE '(warning|error):' "$logs/kmod-debug.log"; then
 		read -r rel ko <<< "$built"
 		result ok "debug: the debug kernel and kprof.ko for $rel"
@@ -271,7 +272,8 @@ fi
 smoke_tests="kprof_load_test kprof_genl_test kprof_dev_test kprof_session_test kprof_agg_test
 kprof_count_test kprof_tp_test.sh"
 for kind in ${KPROF_CHECK_KERNELS:-generic rt} $smoke_kinds; do
-	if ! built=$(tools/build-test-modules.sh "$kind" 2> "$logs/kmod-$kind.log") ||
+	if ! built=$(KCFLAGS="$werror_kcflags" tools/build-test-modules.sh "$kind" \
+			2> "$logs/kmod-$kind.log") ||
 	   grep -qE '(warning|error):' "$logs/kmod-$kind.log"; then
 		result fail "$kind: build kprof.ko for the guest kernel"
 		tail -n 20 "$logs/kmod-$kind.log" | sed 's/^/#   /'
