@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "rundir.h"
 #include "util.h"
 
@@ -55,25 +56,19 @@ int kp_rundir__ensure(struct kp_err *err)
 	return 0;
 }
 
+/* One state file, complete or not at all (the temporary-name rule of outfile.h). */
 static int write_file(const char *name, const char *text, struct kp_err *err)
 {
-	char path[4096], tmp[4200];
-	FILE *fp;
+	struct kp_outfile o;
+	char path[4096];
+	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", kp_rundir__dir(), name);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fp = fopen(tmp, "we");
-	if (!fp) {
-		kp_err__set(err, errno, "cannot create '%s': %s", tmp, strerror(errno));
-		return -errno;
-	}
-	fputs(text, fp);
-	if (fclose(fp) || rename(tmp, path)) {
-		kp_err__set(err, errno, "cannot write '%s': %s", path, strerror(errno));
-		unlink(tmp);
-		return -EIO;
-	}
-	return 0;
+	ret = kp_outfile__open(&o, path, false, err);
+	if (ret)
+		return ret;
+	fputs(text, o.fp);
+	return kp_outfile__commit(&o, err);
 }
 
 int kp_rundir__write(const struct kp_drainer_info *d, struct kp_err *err)
