@@ -170,10 +170,21 @@ NOKPROBE_SYMBOL(kprof_probe_hit);
  * Runs from the int3 handler (in_nmi()) or, optimized, from a jump in the
  * probed code's own context; kprobes already refuses a kprobe hit inside
  * another kprobe's handler (counted in its nmissed).
+ *
+ * The registers are the ones an int3 leaves: x86 kprobes set ip one byte
+ * past the probed address, for optimized and ftrace-based probes too.  The
+ * probed instruction has not run, so its address is the sample's ip and
+ * the place the unwinder must look the frame up: from ip + 1 it reads the
+ * next instruction's ORC entry when the probed one is a single byte (a
+ * push), and the chain ends at its first frame (6.12's run_timer_softirq+9;
+ * perf's kprobe samples stop there too).  A copy carries the probed address.
  */
 static notrace int kprof_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	kprof_probe_hit(container_of(kp, struct kprof_probe, kp), regs, 0);
+	struct pt_regs at = *regs;
+
+	instruction_pointer_set(&at, (unsigned long)kp->addr);
+	kprof_probe_hit(container_of(kp, struct kprof_probe, kp), &at, 0);
 	return 0;
 }
 

@@ -109,6 +109,22 @@ cell() {
 	[ -n "$mode" ] || return 0
 	local f=${ev#kprobe:}
 	f=${f%%+*}
+	# a probe inside the function: each sample's ip (its first kernel
+	# frame) is the probed instruction, not the byte after the int3
+	if [ "$ev" != "kprobe:$f" ]; then
+		local at first
+		at=$(printf '%s+0x%x' "$f" "${ev##*+}")
+		first=$(awk -v ev=" $ev:" '
+			/^[^\t]/ { want = index($0, ev) > 0; next }
+			/^\t/ && want { print $2; want = 0 }' "$tmp/m.txt" | sort | uniq -c |
+			sort -rn | awk '{ printf "%s%s x%s", sep, $2, $1; sep = ", " }')
+		if [ -n "$first" ] && [ "$first" = "$at x${first##* x}" ]; then
+			ok "$ev: every sample's ip is the probed instruction ($at)"
+		else
+			not_ok "$ev: every sample's ip is the probed instruction ($at)"
+			echo "# first frames: ${first:-none}"
+		fi
+	fi
 	local line
 	line=$(grep " $f+" "$tmp/kpl" 2>/dev/null | head -n 1)
 	[ -n "$line" ] || line=$(grep " $f\b" "$tmp/kpl" 2>/dev/null | head -n 1)
