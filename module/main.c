@@ -17,7 +17,6 @@
 #include "kprof.h"
 #include "session.h"
 #include "target.h"
-#include "testseam.h"
 
 struct kprof_core kprof_core = {
 	.lock = __MUTEX_INITIALIZER(kprof_core.lock),
@@ -143,7 +142,6 @@ static void __exit kprof_exit(void)
 	kprof_counting_exit();
 	kprof_session_exit();
 	kprof_target_exit();
-	kprof_testseam_exit();
 	pr_info("unloaded\n");
 }
 

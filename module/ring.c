@@ -35,7 +35,13 @@
 
 #include "compat.h"
 #include "ring.h"
-#include "testseam.h"
+#include "tracepoints.h"
+
+/* kprof's own tracepoints (tracepoints.h), for the modules that attach */
+DEFINE_TRACE(kprof_ring_reserved,
+	     TP_PROTO(unsigned int cpu, u32 len),
+	     TP_ARGS(cpu, len));
+EXPORT_TRACEPOINT_SYMBOL_GPL(kprof_ring_reserved);
 
 static void kprof_ring_flush_lost(struct kprof_ring *ring, bool final);
 
@@ -395,7 +401,7 @@ int kprof_ring_write(struct kprof_ring *ring, const void *rec, u32 len)
 
 	if (kprof_ring_reserve(ring, len, KPROF_LOST_HEADROOM, &offset))
 		return -ENOSPC;
-	kprof_test_write_delay();
+	trace_kprof_ring_reserved(ring->cpu, len);
 	kprof_ring_copy(ring, offset, rec, len);
 	local64_add(len, &ring->stats.bytes);
 	kprof_ring_commit(ring);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build kprof.ko once per test kernel (the kinds of tools/kernels.sh:
+# Build kprof.ko, and beside it the selftests' kprof_testmod.ko
+# (selftests/kprof/kprof_testmod), once per test kernel (the kinds of tools/kernels.sh:
 # Debian's generic and PREEMPT_RT 6.1 and 6.12, and the debug kernel of
 # tools/debug-kernel/, built first when absent),
 # each in build/kmod/<release>/ so that no build clobbers another: their
@@ -48,16 +49,19 @@ for kind in "$@"; do
 	out=$top/build/kmod/$rel
 	mkdir -p "$out"
 	ln -sfn "$top/Kbuild" "$out/Kbuild"
-	for d in module include; do
+	for d in module include selftests/kprof/kprof_testmod; do
 		# Mirror every source file; stale links to removed files go away.
 		find "$out/$d" -type l ! -exec test -e {} \; -delete 2>/dev/null || true
-		(cd "$top" && find "$d" -type f \( -name '*.c' -o -name '*.h' \)) |
+		(cd "$top" && find "$d" -type f \( -name '*.c' -o -name '*.h' -o -name Kbuild \)) |
 		while read -r f; do
 			mkdir -p "$out/$(dirname "$f")"
 			ln -sfn "$top/$f" "$out/$f"
 		done
 	done
+	# (an older tree's module/testseam.o, which kprof.ko no longer has)
+	rm -f "$out/module/testseam.o"
 
-	KCFLAGS=$module_kcflags make -s -C "$kdir" M="$out" W=1 modules >&2
+	# kprof.ko, and beside it the selftests' kprof_testmod.ko
+	KCFLAGS=$module_kcflags make -s -C "$kdir" M="$out" W=1 KPROF_TESTMOD=m modules >&2
 	echo "$rel $out/kprof.ko"
 done

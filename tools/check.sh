@@ -161,8 +161,12 @@ if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
 		result ok "debug: the debug kernel and kprof.ko for $rel"
 		# One boot: the subset, then a planted KASAN bug that the log scan
 		# must catch.  The log up to the plant must be clean.
+		# (the plant is kprof_testmod's, built beside kprof.ko)
+		testmod=$(dirname "$ko")/selftests/kprof/kprof_testmod/kprof_testmod.ko
 		plant="echo 'kprof-check: the planted bug follows' > /dev/kmsg;
-			insmod $ko && echo kasan > /sys/module/kprof/parameters/test_plant_bug; rmmod kprof"
+			insmod $ko && insmod $testmod &&
+			echo kasan > /sys/module/kprof_testmod/parameters/plant_bug;
+			rmmod kprof_testmod; rmmod kprof"
 		tools/kprof-vm --kernel debug --smp 2 --timeout 1500 --log "$logs/console-debug.log" \
 			-- sh -c "env KPROF_FUZZ_SESSIONS=15 KPROF_FUZZ_MIN=2000 KPROF_STRESS_CYCLES=50 KPROF_STRESS_GROWTH=0 \
 				tools/guest-selftests.sh $ko --tests '$(echo $debug_tests)'; $plant" \
@@ -181,7 +185,7 @@ make -s ksrc > "$logs/ksrc.log" 2>&1
 # compat.h holds the one test of the kernel's version (KPROF_LINUX_AT_LEAST):
 # checkpatch's objection to LINUX_VERSION_CODE is for in-tree code, and
 # applies to every other file
-for f in module/*.[ch] include/uapi/linux/kprof.h; do
+for f in module/*.[ch] selftests/kprof/kprof_testmod/*.[ch] include/uapi/linux/kprof.h; do
 	ignore=
 	[ "$f" = module/compat.h ] && ignore="--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON"
 	# shellcheck disable=SC2086

@@ -24,6 +24,9 @@ ko=$(realpath "${1:?usage: guest-selftests.sh KPROF_KO [TEST [ARGS...]]}")
 shift
 export KPROF_KO=$ko
 export KPROFCTL=$top/ctl/kprofctl
+# the selftests' seams (kprof_lib.sh's kt_testmod_load), built beside this
+# kernel's kprof.ko by tools/build-test-modules.sh whichever kprof.ko runs
+export KPROF_TESTMOD=${KPROF_TESTMOD:-$top/build/kmod/$(uname -r)/selftests/kprof/kprof_testmod/kprof_testmod.ko}
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
@@ -74,7 +77,8 @@ else
 	[ "${PIPESTATUS[0]}" = 0 ] || echo "# not ok 1 make run_tests"
 fi
 
-# The last word: the module must unload cleanly after all of the above.
+# The last word: the module must unload cleanly after all of the above
+# (a test that left kprof_testmod loaded fails it: kprof.ko is in use).
 if grep -q '^kprof ' /proc/modules; then
 	if rmmod kprof; then
 		echo "# ok 1 final rmmod kprof"

@@ -133,6 +133,17 @@ test_dkms() {
 		check "an uncompressed copy left in build/dkms/$rel/kprof.ko (${ko##*/})" \
 			bash -c "[ \"\$(head -c 4 '$out/kprof.ko' | od -An -c | tr -d ' ')\" = '177ELF' ] &&
 				 [ \"\$(modinfo -F vermagic '$out/kprof.ko' | cut -d' ' -f1)\" = '$rel' ]"
+		# the shipped module carries no test seam (they live in the
+		# selftests' kprof_testmod.ko, which DKMS does not build)
+		local params tsyms others
+		params=$(modinfo -p "$out/kprof.ko" | cut -d: -f1 | tr '\n' ' ')
+		check "modinfo -p: no test parameter in the DKMS-built kprof.ko ($rel: ${params% })" \
+			bash -c "[ -n '$params' ] && ! echo '$params' | grep -qi test"
+		tsyms=$(nm "$out/kprof.ko" | grep -ci test)
+		check "nm: no test symbol in the DKMS-built kprof.ko ($rel: $tsyms)" test "$tsyms" = 0
+		others=$(find "$d/tree/kprof/$version" -name '*.ko*' ! -name 'kprof.ko*' | wc -l)
+		check "DKMS builds kprof.ko alone, no kprof_testmod ($rel: $others others)" \
+			test "$others" = 0
 	fi
 
 	check "make dkms-remove: nothing left in the throwaway tree ($rel)" bash -c \

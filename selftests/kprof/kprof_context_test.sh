@@ -13,8 +13,9 @@
 #	softirq  recv() with a 1 ms SO_RCVTIMEO         __do_softirq or handle_softirqs
 #	         (a timer_list timer ends each)
 #	hardirq  read()s of 1 MiB (the tick fires)      hrtimer_interrupt
-#	NMI      test_nmi: self-NMIs whose handler      exc_nmi
-#	         calls kprof_test_nmi_target()
+#	NMI      kprof_testmod's nmi: self-NMIs     exc_nmi
+#	         whose handler calls
+#	         kprof_test_nmi_target()
 #
 #	events	 a tracepoint of that context; ftrace on a function of it;
 #	         kprobes on it: at the entry (ftrace-based), at the next
@@ -34,7 +35,7 @@ tmp=$(mktemp -d /tmp/kprof-context.XXXXXX)
 tr=/sys/kernel/tracing
 opt=/proc/sys/debug/kprobes-optimization
 kplist=/sys/kernel/debug/kprobes/list
-nmi=/sys/module/kprof/parameters/test_nmi
+nmi=$(kt_testmod_param nmi)
 cost=/sys/module/kprof/parameters/probe_cost_max_percent
 opt_saved=$(cat $opt 2>/dev/null || echo 1)
 # x86's NMI duration check (1 ms) reports "INFO: NMI handler ... took too
@@ -45,11 +46,12 @@ opt_saved=$(cat $opt 2>/dev/null || echo 1)
 nmi_longest=/sys/kernel/debug/x86/nmi_longest_ns
 nmi_longest_saved=
 trap 'echo "$opt_saved" > $opt 2>/dev/null; echo 25 > $cost 2>/dev/null;
-      [ -n "$nmi_longest_saved" ] && echo "$nmi_longest_saved" > $nmi_longest; rm -rf "$tmp"' EXIT
+      [ -n "$nmi_longest_saved" ] && echo "$nmi_longest_saved" > $nmi_longest;
+      kt_testmod_unload; rm -rf "$tmp"' EXIT
 
 
 echo "TAP version 13"
-kt_load
+kt_testmod_load
 mountpoint -q $tr || mount -t tracefs nodev $tr
 mountpoint -q /sys/kernel/debug || mount -t debugfs nodev /sys/kernel/debug
 "$kprofctl" stop >/dev/null 2>&1

@@ -26,8 +26,9 @@
 #                    ftrace:vfs_read: the callback runs with interrupts on)
 #                    at full rate with cpu-clock at 9999 Hz on every CPU:
 #                    the hrtimer's samples land inside the ftrace writers'
-#                    reserve-commit window, which the test seam
-#                    test_write_delay_ns widens to 10 us (under TCG an
+#                    reserve-commit window, which kprof_testmod's
+#                    write_delay_ns widens to 10 us, through kprof.ko's
+#                    kprof_ring_reserved tracepoint (under TCG an
 #                    interrupt almost never lands in the natural window).
 #                    Over a million records the head never goes back, no
 #                    record is torn, and the module counts more than 1,000
@@ -46,7 +47,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/kprof_lib.sh"
 kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
 tmp=$(mktemp -d /tmp/kprof-hostile.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+trap 'kt_testmod_unload; rm -rf "$tmp"' EXIT
 cases="ftrace-unwinder ftrace-self kprobe-nofault corpus nested owner-killed lockdown"
 
 # a counter of "kprofctl status --json": "name":N in the session's stats
@@ -114,7 +115,8 @@ nested)
 	for _ in $(seq "$(nproc)"); do
 		loops="$loops $here/progs/tp_prog read 160000 &"
 	done
-	delay=/sys/module/kprof/parameters/test_write_delay_ns
+	kt_testmod_load
+	delay=$(kt_testmod_param write_delay_ns)
 	cost=/sys/module/kprof/parameters/probe_cost_max_percent
 	echo 10000 > "$delay"
 	# every hit recorded: the cost cap (25 % by default) would drop most
@@ -125,6 +127,7 @@ nested)
 	rc=$?
 	echo 0 > "$delay"
 	echo 25 > "$cost"
+	kt_testmod_unload
 
 	sed 's/^/# /' "$tmp/rec.err"
 	check "nested: record exits 0 and the balance holds (rc=$rc)" \

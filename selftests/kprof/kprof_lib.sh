@@ -40,6 +40,25 @@ kt_load() {
 	fi
 }
 
+# kt_testmod_load: kprof.ko, then the selftests' module (kprof_testmod.ko,
+# $KPROF_TESTMOD: the seams kprof.ko does not carry), unless loaded;
+# Bail out! when it cannot be.  kt_testmod_unload removes it again: call
+# it from the test's EXIT trap, since kprof.ko cannot unload beneath it.
+# kt_testmod_param NAME: the path of one of its parameters.
+kt_testmod_load() {
+	kt_load
+	if ! grep -q '^kprof_testmod ' /proc/modules; then
+		insmod "${KPROF_TESTMOD:?}" ||
+			{ echo "Bail out! cannot load ${KPROF_TESTMOD}"; exit 1; }
+	fi
+}
+kt_testmod_unload() {
+	if grep -q '^kprof_testmod ' /proc/modules; then
+		rmmod kprof_testmod
+	fi
+}
+kt_testmod_param() { echo "/sys/module/kprof_testmod/parameters/$1"; }
+
 # kt_mounts: debugfs and tracefs, where the guest may not have them yet
 kt_mounts() {
 	mountpoint -q /sys/kernel/debug || mount -t debugfs nodev /sys/kernel/debug

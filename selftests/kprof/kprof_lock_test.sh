@@ -20,7 +20,7 @@ prog=$here/progs/lock_prog
 dbg=/sys/kernel/debug/kprof
 tmp=$(mktemp -d /tmp/kprof-lock.XXXXXX)
 pids=
-trap 'for p in $pids; do kill -KILL $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
+trap 'for p in $pids; do kill -KILL $p 2>/dev/null; done; kt_testmod_unload; rm -rf "$tmp"' EXIT
 
 echo "TAP version 13"
 kt_load
@@ -172,7 +172,7 @@ fi
 "$kprofctl" lock contention -t -E 5 -- "$prog" 4 1 >"$tmp/t.out" 2>"$tmp/t.err"
 check "-t: rows per thread (pid comm), the writers among them" grep -qE '^ +[0-9]+ .* [0-9]+   kp-writer$' "$tmp/t.out"
 
-# the known truth: kprof.ko's test_lock seam runs N kernel threads that
+# the known truth: kprof_testmod's lock parameter runs N kernel threads that
 # take kprof_test_mutex, hold it H us, and count their failed trylocks
 # (each a slow path, one contention_begin; qspinlock's first waiter spins
 # as "pending" without the tracepoint, so spinlocks are not counted this
@@ -181,7 +181,8 @@ check "-t: rows per thread (pid comm), the writers among them" grep -qE '^ +[0-9
 # average only where a waiter runs as soon as the lock is free: under TCG
 # the guest's two vCPUs take turns, and a woken waiter waits for its
 # vCPU's turn (milliseconds), so that bound is not checked here.
-seam=/sys/module/kprof/parameters/test_lock
+kt_testmod_load
+seam=$(kt_testmod_param lock)
 "$kprofctl" lock contention -a -E 30 >"$tmp/tl.out" 2>"$tmp/tl.err" &
 tl=$!
 pids="$pids $tl"
@@ -206,7 +207,7 @@ check "test_lock: max wait >= the hold time (max ${max} ns, H 1000000 ns)" [ "$m
 check "test_lock: avg wait >= 0.5 H (avg ${avg} ns)" [ "$avg" -ge 500000 ]
 grep 'kprof_test_lock_fn' "$tmp/tl.folded" | head -n 2 | sed 's/^/# debugfs lock: /'
 check "test_lock: debugfs names the static mutex, the leaf of kprof_test_lock_fn's waits" \
-	grep -qE 'kprof_test_lock_fn( \[kprof\])?;.*\[(rt)?mutex kprof_test_mutex' "$tmp/tl.folded"
+	grep -qE 'kprof_test_lock_fn( \[kprof_testmod\])?;.*\[(rt)?mutex kprof_test_mutex' "$tmp/tl.folded"
 
 # the recorded form: each begin and end with its stack, matched afterwards
 "$kprofctl" lock record -a -o "$tmp/lock.data" -- "$prog" 4 1 >"$tmp/rec.out" 2>"$tmp/rec.err"

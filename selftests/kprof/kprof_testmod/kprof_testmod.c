@@ -1,27 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprof - test seams: module parameters that only kprof's own selftests
- * set, to make rare timings certain and to prove the rig's detectors work.
- * Both are off by default and cost one predictable branch where they act.
+ * kprof_testmod - what kprof's selftests need in the kernel and kprof.ko
+ * must not carry: module parameters that make rare timings certain and
+ * prove the rig's detectors work.  Built beside kprof.ko by the rig
+ * (tools/build-test-modules.sh), never by DKMS; loaded by the tests that
+ * use it (kprof_lib.sh's kt_testmod) and unloaded before kprof.ko.  Only
+ * root can write the parameters.
  *
- *	test_write_delay_ns	a ring write from task context waits this
+ *	write_delay_ns		a ring write from task context waits this
  *				long between reserving its space and copying
  *				the record, with interrupts enabled, so that
  *				the samples of a timer event nest inside the
- *				window (kprof_hostile_test.sh nested).
+ *				window (kprof_hostile_test.sh nested): a probe
+ *				on kprof.ko's kprof_ring_reserved tracepoint,
+ *				attached while the delay is not 0.
  *				At most 100000 (0.1 ms).
- *	test_plant_bug		writing "kasan" reads one byte past a
+ *	plant_bug		writing "kasan" reads one byte past a
  *				kmalloc()ed buffer, once: a KASAN report the
  *				debug guest's log scan must catch
  *				(tools/check.sh, the debug kernel).  Other
  *				values are refused.
- *	test_nmi		writing N sends N NMIs to the writing CPU, one
- *				at a time; kprof's NMI handler claims each and
- *				calls kprof_test_nmi_target(), a function the
- *				context matrix test probes (kprof_context_test.sh):
- *				with no PMU in the test guests, nothing else
- *				puts a probe in NMI context.  At most 10000.
- *	test_lock		writing "mutex,N,H,I" or "spin,N,H,I" runs N
+ *	nmi			writing N sends N NMIs to the writing CPU, one
+ *				at a time; this module's NMI handler claims
+ *				each and calls kprof_test_nmi_target(), a
+ *				function the context matrix test probes
+ *				(kprof_context_test.sh): with no PMU in the
+ *				test guests, nothing else puts a probe in NMI
+ *				context.  At most 10000.
+ *	lock			writing "mutex,N,H,I" or "spin,N,H,I" runs N
  *				kernel threads (at most 16) that each take
  *				kprof_test_mutex (or kprof_test_spinlock) I
  *				times (at most 100000) and hold it H us (at
@@ -37,18 +43,39 @@
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
-#include <linux/spinlock.h>
+#include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/preempt.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
 #include <asm/apic.h>
 #include <asm/nmi.h>
 
-#include "testseam.h"
+#include "kprof_testmod.h"
+#include "tracepoints.h"
 
-unsigned int kprof_test_write_delay_ns;
+static unsigned int kprof_test_write_delay_ns;
+static DEFINE_MUTEX(kprof_test_delay_lock);
+static bool kprof_test_delay_attached;
+
+/* kprof_ring_reserved: widen a task-context write's reserve-commit window */
+static void kprof_test_write_delay(void *data, unsigned int cpu, u32 len)
+{
+	unsigned int ns = READ_ONCE(kprof_test_write_delay_ns);
+	u64 end;
+
+	if (!ns || !in_task())
+		return;
+	/* a clock loop, not ndelay(): TCG's MWAITX makes delays short */
+	end = ktime_get_mono_fast_ns() + ns;
+	while (ktime_get_mono_fast_ns() < end)
+		cpu_relax();
+}
 
 static int kprof_test_delay_set(const char *val, const struct kernel_param *kp)
 {
@@ -59,17 +86,27 @@ static int kprof_test_delay_set(const char *val, const struct kernel_param *kp)
 		return ret;
 	if (ns > 100000)
 		return -ERANGE;
+	mutex_lock(&kprof_test_delay_lock);
 	WRITE_ONCE(kprof_test_write_delay_ns, ns);
-	return 0;
+	if (ns && !kprof_test_delay_attached) {
+		ret = register_trace_kprof_ring_reserved(kprof_test_write_delay, NULL);
+		kprof_test_delay_attached = !ret;
+	} else if (!ns && kprof_test_delay_attached) {
+		unregister_trace_kprof_ring_reserved(kprof_test_write_delay, NULL);
+		tracepoint_synchronize_unregister();
+		kprof_test_delay_attached = false;
+	}
+	mutex_unlock(&kprof_test_delay_lock);
+	return ret;
 }
 
 static const struct kernel_param_ops kprof_test_delay_ops = {
 	.set	= kprof_test_delay_set,
 	.get	= param_get_uint,
 };
-module_param_cb(test_write_delay_ns, &kprof_test_delay_ops, &kprof_test_write_delay_ns, 0600);
-MODULE_PARM_DESC(test_write_delay_ns,
-		 "selftests only: ns a task-context ring write waits inside its reserve-commit window");
+module_param_cb(write_delay_ns, &kprof_test_delay_ops, &kprof_test_write_delay_ns, 0600);
+MODULE_PARM_DESC(write_delay_ns,
+		 "ns a task-context ring write of kprof's waits inside its reserve-commit window");
 
 static noinline u8 kprof_test_read_past(const u8 *buf, size_t i)
 {
@@ -91,8 +128,8 @@ static int kprof_test_plant_set(const char *val, const struct kernel_param *kp)
 	buf = kmalloc(n, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	pr_info("test_plant_bug: reading one byte past an %zu-byte buffer\n", n);
-	pr_info("test_plant_bug: read 0x%02x\n", kprof_test_read_past(buf, n));
+	pr_info("plant_bug: reading one byte past an %zu-byte buffer\n", n);
+	pr_info("plant_bug: read 0x%02x\n", kprof_test_read_past(buf, n));
 	kfree(buf);
 	return 0;
 }
@@ -100,8 +137,8 @@ static int kprof_test_plant_set(const char *val, const struct kernel_param *kp)
 static const struct kernel_param_ops kprof_test_plant_ops = {
 	.set	= kprof_test_plant_set,
 };
-module_param_cb(test_plant_bug, &kprof_test_plant_ops, NULL, 0200);
-MODULE_PARM_DESC(test_plant_bug, "selftests only: \"kasan\" plants an out-of-bounds read");
+module_param_cb(plant_bug, &kprof_test_plant_ops, NULL, 0200);
+MODULE_PARM_DESC(plant_bug, "\"kasan\" plants an out-of-bounds read");
 
 static atomic_t kprof_test_nmi_pending = ATOMIC_INIT(0);
 static atomic_t kprof_test_nmi_seen = ATOMIC_INIT(0);
@@ -172,17 +209,17 @@ static int kprof_test_nmi_set(const char *val, const struct kernel_param *kp)
 static const struct kernel_param_ops kprof_test_nmi_ops = {
 	.set	= kprof_test_nmi_set,
 };
-module_param_cb(test_nmi, &kprof_test_nmi_ops, NULL, 0200);
-MODULE_PARM_DESC(test_nmi, "selftests only: N NMIs to this CPU, each calling kprof_test_nmi_target()");
+module_param_cb(nmi, &kprof_test_nmi_ops, NULL, 0200);
+MODULE_PARM_DESC(nmi, "N NMIs to this CPU, each calling kprof_test_nmi_target()");
 
-/* the locks test_lock's threads contend (global: kallsyms names them) */
+/* the locks the lock parameter's threads contend (global: kallsyms names them) */
 static DEFINE_MUTEX(kprof_test_mutex);
 static DEFINE_SPINLOCK(kprof_test_spinlock);
-/* one test_lock run at a time */
+/* one lock run at a time */
 static DEFINE_MUTEX(kprof_test_lock_run);
 
 /**
- * struct kprof_test_lock - one test_lock run
+ * struct kprof_test_lock - one run of the lock parameter
  * @spin: the spinlock, else the mutex
  * @hold_ns: how long each holds it
  * @iters: acquisitions per thread
@@ -295,14 +332,28 @@ static const struct kernel_param_ops kprof_test_lock_ops = {
 	.set	= kprof_test_lock_set,
 	.get	= kprof_test_lock_get,
 };
-module_param_cb(test_lock, &kprof_test_lock_ops, NULL, 0600);
-MODULE_PARM_DESC(test_lock,
-		 "selftests only: \"mutex|spin,N,H,I\": N threads take a lock I times for H us");
+module_param_cb(lock, &kprof_test_lock_ops, NULL, 0600);
+MODULE_PARM_DESC(lock,
+		 "\"mutex|spin,N,H,I\": N threads take a lock I times for H us");
 
-/* Module exit: the NMI handler goes, if a test registered it. */
-void kprof_testseam_exit(void)
+static int __init kprof_testmod_init(void)
 {
+	return 0;
+}
+
+/* The tracepoint probe and the NMI handler go, if a test attached them. */
+static void __exit kprof_testmod_exit(void)
+{
+	if (kprof_test_delay_attached) {
+		unregister_trace_kprof_ring_reserved(kprof_test_write_delay, NULL);
+		tracepoint_synchronize_unregister();
+	}
 	if (kprof_test_nmi_registered)
 		unregister_nmi_handler(NMI_LOCAL, "kprof_test");
-	kprof_test_nmi_registered = false;
 }
+
+module_init(kprof_testmod_init);
+module_exit(kprof_testmod_exit);
+
+MODULE_DESCRIPTION("kprof's selftest seams: never installed");
+MODULE_LICENSE("GPL");
