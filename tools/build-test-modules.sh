@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build kprof.ko, and beside it the selftests' kprof_testmod.ko
-# (selftests/kprof/kprof_testmod), once per test kernel (the kinds of tools/kernels.sh:
+# (selftests/kprof/kprof_testmod) and make bench's kprof_floor.ko
+# (tools/bench/floor), once per test kernel (the kinds of tools/kernels.sh:
 # Debian's generic and PREEMPT_RT 6.1 and 6.12, and the debug kernel of
 # tools/debug-kernel/, built first when absent),
 # each in build/kmod/<release>/ so that no build clobbers another: their
@@ -49,7 +50,7 @@ for kind in "$@"; do
 	out=$top/build/kmod/$rel
 	mkdir -p "$out"
 	ln -sfn "$top/Kbuild" "$out/Kbuild"
-	for d in module include selftests/kprof/kprof_testmod; do
+	for d in module include selftests/kprof/kprof_testmod tools/bench/floor; do
 		# Mirror every source file; stale links to removed files go away.
 		find "$out/$d" -type l ! -exec test -e {} \; -delete 2>/dev/null || true
 		(cd "$top" && find "$d" -type f \( -name '*.c' -o -name '*.h' -o -name Kbuild \)) |
@@ -61,7 +62,9 @@ for kind in "$@"; do
 	# (an older tree's module/testseam.o, which kprof.ko no longer has)
 	rm -f "$out/module/testseam.o"
 
-	# kprof.ko, and beside it the selftests' kprof_testmod.ko
-	KCFLAGS=$module_kcflags make -s -C "$kdir" M="$out" W=1 KPROF_TESTMOD=m modules >&2
+	# kprof.ko, and beside it the selftests' kprof_testmod.ko and make
+	# bench's kprof_floor.ko
+	KCFLAGS=$module_kcflags make -s -C "$kdir" M="$out" W=1 KPROF_TESTMOD=m KPROF_BENCHMOD=m \
+		modules >&2
 	echo "$rel $out/kprof.ko"
 done

@@ -185,7 +185,7 @@ make -s ksrc > "$logs/ksrc.log" 2>&1
 # compat.h holds the one test of the kernel's version (KPROF_LINUX_AT_LEAST):
 # checkpatch's objection to LINUX_VERSION_CODE is for in-tree code, and
 # applies to every other file
-for f in module/*.[ch] selftests/kprof/kprof_testmod/*.[ch] include/uapi/linux/kprof.h; do
+for f in module/*.[ch] selftests/kprof/kprof_testmod/*.[ch] tools/bench/floor/*.c include/uapi/linux/kprof.h; do
 	ignore=
 	[ "$f" = module/compat.h ] && ignore="--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON"
 	# shellcheck disable=SC2086
