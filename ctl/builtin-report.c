@@ -155,6 +155,7 @@ struct report {
 	struct kp_srcline	*srcline;	/* --sort srcline */
 	struct kp_hmap		strings;	/* hash -> struct intern_str */
 	bool			threads;	/* -T */
+	bool			hide_unresolved; /* -U */
 	bool			exclude_other;	/* -x */
 	struct kp_hmap		thread_stats;	/* pid << 32 | tid, + 1 -> struct thread_stat */
 	struct hist_entry	*entries;	/* open addressing */
@@ -426,6 +427,9 @@ static int report__sample(struct kp_decoder *d, const struct kp_resolved *s, voi
 
 	(void)d;
 	if (!kp_filter__sample(&rep->filter, s, &first, &last))
+		return 0;
+	/* as perf's: the sample is left out, of the totals too */
+	if (rep->hide_unresolved && !s->frames[first].sym)
 		return 0;
 	/* the chain used for call graphs, --children and --parent: [cf, cl) */
 	cf = first;
@@ -1245,7 +1249,7 @@ static char *report__annotate(void *arg, const char *symbol)
 	if (a->kernel)
 		av[ac++] = "-K";
 	if (a->user)
-		av[ac++] = "-U";
+		av[ac++] = "--user";
 	if (a->offcpu_only)
 		av[ac++] = "--off-cpu-only";
 	av[ac++] = symbol;
@@ -1493,7 +1497,9 @@ int cmd_report(int argc, const char **argv)
 		OPT_BOOLEAN(0, "header", &header, "show the recording's header first"),
 		OPT_BOOLEAN(0, "header-only", &header_only, "show the recording's header only"),
 		KP_DECODE_SYMBOL_OPTIONS(&opts.machine),
-		KP_DECODE_FILTER_OPTIONS(&a, "entries"),
+		KP_DECODE_FILTER_OPTIONS_USER(&a, "entries", 0),
+		OPT_BOOLEAN('U', "hide-unresolved", &rep.hide_unresolved,
+			    "only samples whose function is resolved to a symbol (perf's -U)"),
 		KP_DECODE_PERF_PID_OPTIONS(&a),
 		OPT_END()
 	};

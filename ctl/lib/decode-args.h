@@ -37,7 +37,7 @@ struct kp_decode_args {
 	const char	*input;		/* -i; kp_decode_args__check(): never NULL */
 	bool		live;		/* --live: the running session's tables */
 	const char	*comms, *pids, *tids, *dsos;
-	bool		kernel, user;	/* -K, -U */
+	bool		kernel, user;	/* -K, -U (report: --user) */
 	bool		no_offcpu, offcpu_only;	/* --no-off-cpu, --off-cpu-only */
 	const char	*time;		/* --time START,END */
 	char		live_path[PATH_MAX];	/* --live's profile, until unlinked */
@@ -70,13 +70,19 @@ struct kp_decode_args {
 		    "do not demangle C++ and Rust symbol names")
 
 /* The filters of struct kp_filter; @what --dsos keeps: "samples", "entries". */
-#define KP_DECODE_FILTER_OPTIONS(a, what)					\
+#define KP_DECODE_FILTER_OPTIONS(a, what) KP_DECODE_FILTER_OPTIONS_USER(a, what, 'U')
+
+/*
+ * The same with --user's short name @ushort: 0 where -U means what perf's
+ * does (report's -U is --hide-unresolved).
+ */
+#define KP_DECODE_FILTER_OPTIONS_USER(a, what, ushort)				\
 	OPT_STRING(0, "comms", &(a)->comms, "comm[,comm...]", "only these commands"), \
 	OPT_STRING(0, "pids", &(a)->pids, "pid[,pid...]", "only these processes"), \
 	OPT_STRING(0, "tids", &(a)->tids, "tid[,tid...]", "only these threads"), \
 	OPT_STRING(0, "dsos", &(a)->dsos, "dso[,dso...]", "only " what " in these DSOs"), \
 	OPT_BOOLEAN('K', "kernel", &(a)->kernel, "kernel frames only"),	\
-	OPT_BOOLEAN('U', "user", &(a)->user, "user frames only"),		\
+	OPT_BOOLEAN(ushort, "user", &(a)->user, "user frames only"),		\
 	OPT_BOOLEAN(0, "no-off-cpu", &(a)->no_offcpu,				\
 		    "leave out the off-CPU time (record --off-cpu)"),		\
 	OPT_BOOLEAN(0, "off-cpu-only", &(a)->offcpu_only,			\

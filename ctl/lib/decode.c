@@ -723,7 +723,7 @@ int kp_filter__init(struct kp_filter *f, const char *cmd, const char *comms, con
 
 	memset(f, 0, sizeof(*f));
 	if (kernel_only && user_only) {
-		kp_error(cmd, "-K and -U exclude each other");
+		kp_error(cmd, "--kernel and --user exclude each other");
 		return KP_EXIT_USAGE;
 	}
 	f->kernel_only = kernel_only;

@@ -57,8 +57,12 @@ static void test_golden(void)
 	decode(&r, "report", "--sort", "comm", NULL);
 	run_golden("report-sort-comm.txt", &r);
 	run_free(&r);
-	decode(&r, "report", "--comms", "kp-app,kp-worker", "-U", NULL);
+	decode(&r, "report", "--comms", "kp-app,kp-worker", "--user", NULL);
 	run_golden("report-comms-user.txt", &r);
+	run_free(&r);
+	/* perf's -U: samples in unresolved functions left out, totals too */
+	decode(&r, "report", "-U", NULL);
+	run_golden("report-hide-unresolved.txt", &r);
 	run_free(&r);
 	decode(&r, "report", "-K", "-g", NULL);
 	run_golden("report-kernel-g.txt", &r);
@@ -205,7 +209,7 @@ static void test_bad_options(void)
 		{ { "report", "--call-graph", "sideways" },
 		  "kprofctl: report: bad --call-graph value 'sideways' (caller, callee, or a "
 		  "threshold in percent)\n" },
-		{ { "script", "-K", "-U" }, "kprofctl: script: -K and -U exclude each other\n" },
+		{ { "script", "-K", "-U" }, "kprofctl: script: --kernel and --user exclude each other\n" },
 		{ { "folded", "--tids", "," }, "kprofctl: folded: bad --tids value ','\n" },
 		{ { "folded", "extra" }, "kprofctl: folded: unexpected argument 'extra'\n" },
 	};
