@@ -20,6 +20,7 @@
  * also counts the samples with it anywhere in their chain (once a sample),
  * and its call graph is that of the chains from it on.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -1452,8 +1453,12 @@ static int parse_call_graph(struct report *rep, const char *cmd, const char *s)
 			rep->callgraph = false;
 		} else {
 			if (kp_parse_percent(tok, &v)) {
-				kp_error(cmd, "bad --call-graph value '%s' (caller, callee, or a threshold in percent)",
-					 tok);
+				bool kind = !strcmp(tok, "flat") || !strcmp(tok, "fractal") ||
+					    !strcmp(tok, "folded");
+
+				kp_error(cmd, "bad --call-graph value '%s' (graph, caller, callee, none, "
+					 "or a threshold in percent%s)", tok,
+					 kind ? "; kprofctl prints graphs: 'kprofctl folded' folds" : "");
 				ret = KP_EXIT_USAGE;
 				break;
 			}
@@ -1462,6 +1467,34 @@ static int parse_call_graph(struct report *rep, const char *cmd, const char *s)
 	}
 	free(copy);
 	return ret;
+}
+
+/*
+ * Is @s the value of perf's "-g VALUE" (given as the next argument): words
+ * of --call-graph (graph, caller, callee, none, a threshold) separated by
+ * commas?  Anything else is the next option.
+ */
+static bool report__is_call_graph(const char *s)
+{
+	static const char *const words[] = { "graph", "caller", "callee", "none",
+					      "flat", "fractal", "folded" };	/* refused later */
+	const char *p = s, *e;
+	size_t i;
+
+	if (!*s || *s == '-')
+		return false;
+	for (; *p; p = *e ? e + 1 : e) {
+		bool known = false;
+
+		e = strchr(p, ',');
+		if (!e)
+			e = p + strlen(p);
+		for (i = 0; i < KP_ARRAY_SIZE(words); i++)
+			known |= (size_t)(e - p) == strlen(words[i]) && !strncmp(p, words[i], e - p);
+		if (!known && (e == p || !isdigit((unsigned char)*p)))
+			return false;
+	}
+	return true;
 }
 
 int cmd_report(int argc, const char **argv)
@@ -1508,16 +1541,15 @@ int cmd_report(int argc, const char **argv)
 	bool chains;
 	int ac, i, ret;
 
-	/* perf's "-g caller": an optional value in the next argument */
+	/* perf's "-g caller", "-g graph,0.5,caller": an optional value in the next argument */
 	if (argc > (int)KP_ARRAY_SIZE(av) - 2) {
 		kp_error(cmd, "too many arguments");
 		return KP_EXIT_USAGE;
 	}
 	for (i = ac = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "-g") && i + 1 < argc &&
-		    (!strcmp(argv[i + 1], "caller") || !strcmp(argv[i + 1], "callee"))) {
-			av[ac++] = !strcmp(argv[++i], "caller") ? "--call-graph=caller" :
-				   "--call-graph=callee";
+		if (!strcmp(argv[i], "-g") && i + 1 < argc && report__is_call_graph(argv[i + 1])) {
+			av[ac++] = "--call-graph";
+			av[ac++] = argv[++i];
 			continue;
 		}
 		av[ac++] = argv[i];

@@ -30,9 +30,9 @@ int kp_decode_opts__time(struct kp_decode_opts *opts, const char *time, const ch
 {
 	if (!time)
 		return 0;
-	if (kp_parse_time_range(time, &opts->time_start, &opts->time_end)) {
-		kp_error(cmd, "bad --time value '%s' (START,END in seconds, either may be empty)",
-			 time);
+	if (kp_parse_time_ranges(time, &opts->time)) {
+		kp_error(cmd, "bad --time value '%s' (START,END in seconds, either may be empty, "
+			 "several separated by spaces; or slices: 10%%/2, 0%%-10%%, ...)", time);
 		return KP_EXIT_USAGE;
 	}
 	return 0;

@@ -98,10 +98,14 @@ struct kp_decode_args {
 	OPT_STRING(0, "pid", &(a)->pids, "pid[,pid...]", "only these processes (perf's name)"), \
 	OPT_STRING(0, "tid", &(a)->tids, "tid[,tid...]", "only these threads (perf's name)")
 
-/* perf's --time START,END, into the string @time (kp_decode_opts__time()). */
+/*
+ * perf's --time: START,END spans or percent slices, into the string @time
+ * (kp_decode_opts__time()).
+ */
 #define KP_DECODE_TIME_OPTION(time)						\
 	OPT_STRING(0, "time", time, "start,end",				\
-		   "only samples in this time span, in seconds as script shows them")
+		   "only samples in this span, seconds as script shows them (spans: space-" \
+		   "separated), or perf's slices: 10%/2, 0%-10%")
 
 /*
  * Refuse --live with an input file ("kprofctl: CMD: --live reads the

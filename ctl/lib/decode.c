@@ -279,11 +279,19 @@ int kp_decoder__open(struct kp_decoder *d, const char *path, const struct kp_dec
 		kp_err__set(err, -ret, "%s", strerror(-ret));
 		goto out_close;
 	}
-	if (opts->time_start || opts->time_end) {
+	if (opts->time.nr) {
+		struct kp_time_ranges t = opts->time;
+		uint64_t first = UINT64_MAX, last = 0;
 		size_t i, n = 0;
 
+		/* percent slices are of the span from the first sample to the last */
+		for (i = 0; i < d->nr_index; i++) {
+			first = d->index[i].time < first ? d->index[i].time : first;
+			last = d->index[i].time > last ? d->index[i].time : last;
+		}
+		kp_time_ranges__resolve(&t, first, last);
 		for (i = 0; i < d->nr_index; i++)
-			if (d->index[i].time >= opts->time_start && d->index[i].time <= opts->time_end)
+			if (kp_time_ranges__has(&t, d->index[i].time))
 				d->index[n++] = d->index[i];
 		d->nr_index = n;
 	}

@@ -22,13 +22,14 @@
 #include "data.h"
 #include "error.h"
 #include "machine.h"
+#include "util.h"
 
 struct kp_decode_opts {
 	struct kp_machine_opts	machine;
 	bool			time_order;	/* samples sorted by time */
 	unsigned int		max_frames;	/* of each chain to resolve; 0: all */
-	/* --time: only the samples in [time_start, time_end] (ns); both 0: all */
-	uint64_t		time_start, time_end;
+	/* --time: only the samples in these spans; none: all */
+	struct kp_time_ranges	time;
 };
 
 struct kp_event_count {

@@ -41,6 +41,7 @@ enum {
 	FEAT_NRCPUS	= 7,
 	FEAT_CMDLINE	= 11,
 	FEAT_EVENT_DESC	= 12,
+	FEAT_SAMPLE_TIME = 21,	/* first and last sample's time: --time N% */
 };
 
 struct perf_section {
@@ -90,6 +91,8 @@ struct conv {
 	/* the BUILD_ID records (read first), for MMAP2 and the feature */
 	struct kp_rec_build_id		**bids;
 	size_t				nr_bids;
+	/* the first and last sample's time (FEAT_SAMPLE_TIME) */
+	uint64_t			first_time, last_time;
 	int				error;
 };
 
@@ -199,6 +202,10 @@ static void put_header(struct conv *c, uint32_t type, uint16_t misc, size_t size
 
 static void conv_sample(struct conv *c, const struct kp_rec_sample *s)
 {
+	if (!c->first_time || s->time < c->first_time)
+		c->first_time = s->time;
+	if (s->time > c->last_time)
+		c->last_time = s->time;
 	uint64_t nr = 0, ctx;
 	struct {
 		uint64_t	id, ip;
@@ -738,6 +745,12 @@ static void feat_write(struct conv *c, unsigned int feat)
 	case FEAT_EVENT_DESC:
 		feat_event_desc(c);
 		break;
+	case FEAT_SAMPLE_TIME: {
+		uint64_t t[2] = { c->first_time, c->last_time };
+
+		put(c, t, sizeof(t));
+		break;
+	}
 	}
 }
 
@@ -745,7 +758,7 @@ static void write_features(struct conv *c, struct perf_file_header *h)
 {
 	static const unsigned int feats[] = {
 		FEAT_TRACING_DATA, FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH,
-		FEAT_NRCPUS, FEAT_CMDLINE, FEAT_EVENT_DESC,
+		FEAT_NRCPUS, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_SAMPLE_TIME,
 	};
 	struct perf_section secs[KP_ARRAY_SIZE(feats)];
 	unsigned int i, nr = 0;
@@ -753,7 +766,8 @@ static void write_features(struct conv *c, struct perf_file_header *h)
 
 	for (i = 0; i < KP_ARRAY_SIZE(feats); i++) {
 		if ((feats[i] == FEAT_BUILD_ID && !c->nr_bids) ||
-		    (feats[i] == FEAT_TRACING_DATA && !c->any_raw))
+		    (feats[i] == FEAT_TRACING_DATA && !c->any_raw) ||
+		    (feats[i] == FEAT_SAMPLE_TIME && !c->last_time))
 			continue;
 		h->features[feats[i] / 64] |= 1ULL << (feats[i] % 64);
 		nr++;

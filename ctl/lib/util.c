@@ -153,6 +153,109 @@ int kp_parse_time_range(const char *s, uint64_t *start, uint64_t *end)
 	return *start <= *end ? 0 : -EINVAL;
 }
 
+/* "A%/N" or "A%-B%" in [@s, @e) into shares of the recording. */
+static int parse_percent_span(const char *s, const char *e, double *from, double *to)
+{
+	char buf[64], *end, *pct;
+	double a, b;
+	long n;
+
+	if (e - s <= 0 || e - s >= (long)sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, e - s);
+	buf[e - s] = '\0';
+	pct = strchr(buf, '%');
+	if (!pct || pct == buf || !isdigit((unsigned char)buf[0]))
+		return -EINVAL;
+	errno = 0;
+	a = strtod(buf, &end);
+	if (errno || end != pct || a < 0 || a > 100)
+		return -EINVAL;
+	if (pct[1] == '/') {
+		if (!isdigit((unsigned char)pct[2]))
+			return -EINVAL;
+		n = strtol(pct + 2, &end, 10);
+		if (*end || n < 1 || a <= 0 || (n - 1) * a >= 100)
+			return -EINVAL;
+		*from = (n - 1) * a / 100;
+		*to = n * a / 100 > 1 ? 1 : n * a / 100;
+		return 0;
+	}
+	if (pct[1] != '-' || !isdigit((unsigned char)pct[2]))
+		return -EINVAL;
+	b = strtod(pct + 2, &end);
+	if (end[0] != '%' || end[1] || b < a || b > 100)
+		return -EINVAL;
+	*from = a / 100;
+	*to = b / 100;
+	return 0;
+}
+
+int kp_parse_time_ranges(const char *s, struct kp_time_ranges *t)
+{
+	const char *p, *e;
+
+	memset(t, 0, sizeof(*t));
+	if (!s)
+		return -EINVAL;
+	t->percent = strchr(s, '%') != NULL;
+	for (p = s; *p; p = *e ? e + 1 : e) {
+		char sep = t->percent ? ',' : ' ';
+		char buf[64];
+
+		e = strchr(p, sep);
+		if (!e)
+			e = p + strlen(p);
+		if (e == p) {
+			if (*e && sep == ' ')
+				continue;	/* spaces between ranges */
+			return -EINVAL;
+		}
+		if (t->nr == KP_TIME_RANGES_MAX)
+			return -EINVAL;
+		if (t->percent) {
+			if (parse_percent_span(p, e, &t->span[t->nr].from, &t->span[t->nr].to))
+				return -EINVAL;
+		} else {
+			if (e - p >= (long)sizeof(buf))
+				return -EINVAL;
+			memcpy(buf, p, e - p);
+			buf[e - p] = '\0';
+			if (kp_parse_time_range(buf, &t->span[t->nr].start, &t->span[t->nr].end))
+				return -EINVAL;
+		}
+		t->nr++;
+		if (*e == ',' && !e[1])
+			return -EINVAL;	/* a slice missing after the comma */
+	}
+	return t->nr ? 0 : -EINVAL;
+}
+
+void kp_time_ranges__resolve(struct kp_time_ranges *t, uint64_t first, uint64_t last)
+{
+	double len = last > first ? (double)(last - first) : 0;
+	unsigned int i;
+
+	if (!t->percent)
+		return;
+	for (i = 0; i < t->nr; i++) {
+		t->span[i].start = first + (uint64_t)(t->span[i].from * len);
+		t->span[i].end = t->span[i].to >= 1 ? last : first + (uint64_t)(t->span[i].to * len);
+	}
+}
+
+bool kp_time_ranges__has(const struct kp_time_ranges *t, uint64_t time)
+{
+	unsigned int i;
+
+	if (!t->nr)
+		return true;
+	for (i = 0; i < t->nr; i++)
+		if (time >= t->span[i].start && time <= t->span[i].end)
+			return true;
+	return false;
+}
+
 double kp_share_error95(uint64_t part, uint64_t whole)
 {
 	double p;

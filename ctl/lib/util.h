@@ -7,6 +7,7 @@
 #define KPROFCTL_UTIL_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Exit codes of every command. */
@@ -60,6 +61,37 @@ int kp_parse_duration_ms(const char *s, uint64_t *ms);
  * UINT64_MAX.  0, or -EINVAL (also for START after END).
  */
 int kp_parse_time_range(const char *s, uint64_t *start, uint64_t *end);
+
+#define KP_TIME_RANGES_MAX	16
+
+/**
+ * struct kp_time_ranges - perf's --time: the spans of a recording kept
+ * @nr: spans (0: the whole recording)
+ * @percent: the spans are shares of the recording, resolved against its
+ *	first and last sample times by kp_time_ranges__resolve()
+ * @span: each one, in ns (@start, @end) and, @percent, in shares (@from,
+ *	@to, 0 to 1)
+ */
+struct kp_time_ranges {
+	unsigned int	nr;
+	bool		percent;
+	struct {
+		uint64_t	start, end;
+		double		from, to;
+	} span[KP_TIME_RANGES_MAX];
+};
+
+/*
+ * Parse perf's --time: START,END ranges (kp_parse_time_range()) separated
+ * by spaces, or slices of the recording in percent, comma separated:
+ * "A%/N" (the Nth slice of A %: "10%/2" is 10 % to 20 %) or "A%-B%".  At
+ * most KP_TIME_RANGES_MAX.  0, or -EINVAL.
+ */
+int kp_parse_time_ranges(const char *s, struct kp_time_ranges *t);
+/* Percent spans into ns over [@first, @last]; absolute ones are kept. */
+void kp_time_ranges__resolve(struct kp_time_ranges *t, uint64_t first, uint64_t last);
+/* Is @time inside one of @t's spans (or @t empty)? */
+bool kp_time_ranges__has(const struct kp_time_ranges *t, uint64_t time);
 
 /*
  * Sampling error, for saying when to doubt a share: the half-width, in

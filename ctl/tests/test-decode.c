@@ -48,6 +48,10 @@ static void test_golden(void)
 	decode(&r, "report", "-g", "caller", NULL);
 	run_golden("report-g-caller.txt", &r);
 	run_free(&r);
+	/* perf's full -g form, as its documentation writes it: the same */
+	decode(&r, "report", "-g", "graph,0.5,caller", NULL);
+	run_golden("report-g-caller.txt", &r);
+	run_free(&r);
 	decode(&r, "report", "--sort", "dso,symbol", NULL);
 	run_golden("report-sort-dso-symbol.txt", &r);
 	run_free(&r);
@@ -207,8 +211,13 @@ static void test_bad_options(void)
 		{ { "report", "--percent-limit", "abc" },
 		  "kprofctl: report: bad --percent-limit value 'abc' (0 to 100)\n" },
 		{ { "report", "--call-graph", "sideways" },
-		  "kprofctl: report: bad --call-graph value 'sideways' (caller, callee, or a "
-		  "threshold in percent)\n" },
+		  "kprofctl: report: bad --call-graph value 'sideways' (graph, caller, callee, none, "
+		  "or a threshold in percent)\n" },
+		{ { "report", "-g", "flat" },
+		  "kprofctl: report: bad --call-graph value 'flat' (graph, caller, callee, none, "
+		  "or a threshold in percent; kprofctl prints graphs: 'kprofctl folded' folds)\n" },
+		{ { "report", "-g", "graph,0.5,sideways" },
+		  "kprofctl: report: unexpected argument 'graph,0.5,sideways'\n" },
 		{ { "script", "-K", "-U" }, "kprofctl: script: --kernel and --user exclude each other\n" },
 		{ { "folded", "--tids", "," }, "kprofctl: folded: bad --tids value ','\n" },
 		{ { "folded", "extra" }, "kprofctl: folded: unexpected argument 'extra'\n" },

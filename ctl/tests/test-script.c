@@ -28,8 +28,8 @@ static void same_as_perf(const char *rec, const char *pd, const char *fields, co
 	struct run r;
 	char *out;
 
-	snprintf(cmd, sizeof(cmd), "HOME=%s perf script -i %s -F %s %s 2>/dev/null", root, pd, fields,
-		 more ? more : "");
+	snprintf(cmd, sizeof(cmd), "HOME=%s perf script -i %s -F %s %s%s%s 2>/dev/null", root, pd,
+		 fields, more ? "'" : "", more ? more : "", more ? "'" : "");
 	out = run_out(cmd);
 	if (more)
 		kprofctl(&r, "script", "-i", rec, "--kallsyms", "/dev/null", "-F", fields, more, NULL);
@@ -90,6 +90,11 @@ int main(void)
 	same_as_perf(rec, pd, "comm,tid", NULL);
 	same_as_perf(rec, pd, "tid,time,ip", "--ns");
 	same_as_perf(rec, pd, "comm,pid,ip,sym", "--time=1.005,1.011");
+	/* several spans, and perf's percent slices of the recording */
+	same_as_perf(rec, pd, "tid,time,ip,sym", "--time=1.002,1.004 1.010,1.012");
+	same_as_perf(rec, pd, "tid,time,ip,sym", "--time=10%/2");
+	same_as_perf(rec, pd, "tid,time,ip,sym", "--time=25%/1,25%/4");
+	same_as_perf(rec, pd, "tid,time,ip,sym", "--time=0%-30%,60%-100%");
 
 	/* --symbol-filter: the samples with that symbol in their chain */
 	kprofctl(&r, "script", "-i", rec, "-F", "tid,ip,sym", "--symbol-filter", "kpt_leaf", NULL);
@@ -150,6 +155,17 @@ int main(void)
 	kprofctl(&r, "script", "-i", rec, "--time", "x,", NULL);
 	ok(r.rc == 2 && strstr(r.err, "bad --time value 'x,'"), "script --time: not a number");
 	run_free(&r);
+	{
+		static const char *const bad[] = { "10%", "10%/0", "20%/6", "50%-10%", "0%-101%",
+						   "10%/2,", "1,2 10%/1", "%/1" };
+
+		for (i = 0; i < (int)KP_ARRAY_SIZE(bad); i++) {
+			kprofctl(&r, "script", "-i", rec, "--time", bad[i], NULL);
+			ok(r.rc == 2 && strstr(r.err, "bad --time value"),
+			   "script --time %s: refused in one line", bad[i]);
+			run_free(&r);
+		}
+	}
 
 	/*
 	 * A tracepoint recording (tests/tp-record.h: sched_switch, irq, wakeup

@@ -53,7 +53,7 @@ kt_testmod_load() {
 	fi
 }
 kt_testmod_unload() {
-	if grep -q '^kprof_testmod ' /proc/modules; then
+	if grep -qs '^kprof_testmod ' /proc/modules; then
 		rmmod kprof_testmod
 	fi
 }
