@@ -28,6 +28,7 @@
 #include <linux/cpumask.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -401,7 +402,9 @@ int kprof_ring_write(struct kprof_ring *ring, const void *rec, u32 len)
 
 	if (kprof_ring_reserve(ring, len, KPROF_LOST_HEADROOM, &offset))
 		return -ENOSPC;
-	trace_kprof_ring_reserved(ring->cpu, len);
+	/* a tracepoint needs RCU watching: a probe in the idle path writes without it */
+	if (trace_kprof_ring_reserved_enabled() && rcu_is_watching())
+		trace_kprof_ring_reserved(ring->cpu, len);
 	kprof_ring_copy(ring, offset, rec, len);
 	local64_add(len, &ring->stats.bytes);
 	kprof_ring_commit(ring);

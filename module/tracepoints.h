@@ -13,7 +13,9 @@
  *				the window nested writers (an interrupt or an
  *				NMI on that CPU) must be able to run in.  Any
  *				context, NMI included; a probe must be
- *				NMI-safe and bounded.
+ *				NMI-safe and bounded.  Only where RCU is
+ *				watching: a write from a probe in the idle
+ *				path, where it is not, skips it.
  */
 #ifndef _KPROF_TRACEPOINTS_H
 #define _KPROF_TRACEPOINTS_H

@@ -264,15 +264,15 @@ mark host-tests
 # and PREEMPT_RT guests (see below for which of their tests run alone).
 declare -A guest_pid guest_rel
 # The 6.12 kernels' smoke boots: load, netlink, device, sessions,
-# aggregation, counting, tracepoints and the probe-context matrix, the
-# same tests as on 6.1 (Documentation/testing.rst).
+# aggregation, counting, tracepoints, the probe-context matrix and
+# throttling, the same tests as on 6.1 (Documentation/testing.rst).
 if [ "$quick" = 1 ]; then
 	smoke_kinds=${KPROF_CHECK_SMOKE-generic-6.12}
 else
 	smoke_kinds=${KPROF_CHECK_SMOKE-generic-6.12 rt-6.12}
 fi
 smoke_tests="kprof_load_test kprof_genl_test kprof_dev_test kprof_session_test kprof_agg_test
-kprof_count_test kprof_tp_test.sh kprof_context_test.sh"
+kprof_count_test kprof_tp_test.sh kprof_context_test.sh kprof_throttle_test.sh"
 for kind in ${KPROF_CHECK_KERNELS:-generic rt} $smoke_kinds; do
 	if ! built=$(KCFLAGS="$werror_kcflags" tools/build-test-modules.sh "$kind" \
 			2> "$logs/kmod-$kind.log") ||
