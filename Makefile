@@ -10,9 +10,12 @@
 #                        browser test and the hostile cases (for iteration)
 #   make demo            deps, build, boot a guest and run kprofctl there
 #   make test-rig        the QEMU rig's self-test (boots five guests)
-#   make bench           kprof (stream, aggregate) vs perf record: overhead, memory,
+#   make bench           kprof (stream, aggregate) vs perf record, bpftrace, BCC
+#                        profile and the floor (kprof_floor.ko): overhead, memory,
 #                        sched_switch cost, decoding speed; one QEMU -icount guest
-#                        (not part of check; ~12 min; see tools/bench/README.rst)
+#                        (not part of check; see tools/bench/README.rst);
+#                        BENCH_SAVE=1 keeps the results in tools/bench/results/
+#   make bench-quick     the sampling runs at 999 Hz only, for iteration
 #   make fuzz            fuzz the data reader and ELF symbolizer (FUZZ_SECONDS, 300)
 #   make checkpatch      the kernel's checkpatch.pl --strict on module/ and include/
 #   make deps            install the Debian packages kprof needs (idempotent)
@@ -34,7 +37,7 @@ KDIR := $(shell d=/lib/modules/$$(uname -r)/build; [ -d $$d ] && echo $$d)
 ifeq ($(KDIR),)
 KDIR := $(shell $(CURDIR)/tools/kernels.sh kdir generic-6.1 2>/dev/null)
 ifneq ($(KDIR),)
-ifeq ($(filter clean help deps check check-quick demo bench fuzz test-rig,$(MAKECMDGOALS)),)
+ifeq ($(filter clean help deps check check-quick demo bench bench-quick fuzz test-rig,$(MAKECMDGOALS)),)
 $(info kprof: no build tree for the running kernel ($(shell uname -r)): building for $(notdir $(KDIR)) (KDIR=... to choose))
 endif
 endif
@@ -62,7 +65,7 @@ KSFT_DIR	:= $(KSRC_DIR)/tools/testing/selftests
 CHECKPATCH_FILES := $(wildcard module/*.[ch]) include/uapi/linux/kprof.h
 
 .PHONY: all module ctl clean deps check demo checkpatch selftests ksrc \
-	modules-test test-host test-rig bench fuzz help check-quick \
+	modules-test test-host test-rig bench bench-quick fuzz help check-quick \
 	install install-systemd dkms dkms-src dkms-remove
 
 all: module ctl
@@ -111,9 +114,12 @@ test-rig: deps
 fuzz: deps
 	$(MAKE) -C ctl fuzz
 
-# Not part of check: one -icount guest boot, about 17 minutes.
+# Not part of check: one -icount guest boot (tools/bench/README.rst).
 bench: deps
-	@$(CURDIR)/tools/bench/run.sh
+	@$(CURDIR)/tools/bench/run.sh $(if $(filter 1,$(BENCH_SAVE)),--save)
+
+bench-quick: deps
+	@$(CURDIR)/tools/bench/run.sh --quick $(if $(filter 1,$(BENCH_SAVE)),--save)
 
 check: deps
 	@$(CURDIR)/tools/check.sh

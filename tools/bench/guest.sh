@@ -36,7 +36,13 @@
 #   --rates "R..."     sampling rates in Hz (default "99 999 4999")
 #   --rounds N         profiled runs per tool and rate (default 1)
 #   --event EV         event for both tools (default cpu-clock; "" = tool default)
-#   --tools "T..."     profilers to run: perf kprof (default both)
+#   --tools "T..."     what runs beside the workload, of: perf (perf record -g),
+#                      kprof (kprofctl record -g), agg (kprofctl start -g
+#                      --mode aggregate), floor-empty and floor-walk
+#                      (kprof_floor.ko: an empty handler; one that only
+#                      walks both stacks), bpftrace (profile:hz, stacks
+#                      counted in a map), bcc (BCC's profile); default all
+#   --floor PATH       kprof_floor.ko (default: beside --ko's default)
 #   --kprofctl PATH    kprofctl to use (default ctl/kprofctl)
 #   --switch-seconds S pingpong seconds per tracepoint run (default 2; 0 = skip)
 #   --lock-seconds S   lock workload seconds per lock contention run (default 2; 0 = skip)
@@ -52,7 +58,8 @@ seconds=4
 rates="99 999 4999"
 rounds=1
 event=cpu-clock
-tools="perf kprof agg"
+tools="perf kprof agg floor-empty floor-walk bpftrace bcc"
+floor=$top/build/kmod/$(uname -r)/tools/bench/floor/kprof_floor.ko
 kprofctl=$top/ctl/kprofctl
 switch_seconds=2
 lock_seconds=2
@@ -72,6 +79,7 @@ while (($#)); do
 	--rounds) rounds=$2; shift 2 ;;
 	--event) event=$2; shift 2 ;;
 	--tools) tools=$2; shift 2 ;;
+	--floor) floor=$2; shift 2 ;;
 	--kprofctl) kprofctl=$2; shift 2 ;;
 	--switch-seconds) switch_seconds=$2; shift 2 ;;
 	--lock-seconds) lock_seconds=$2; shift 2 ;;
@@ -128,6 +136,36 @@ if [[ $tools == *perf* ]]; then
 	fi
 fi
 
+# the BPF peers (Debian's bpftrace and bpfcc-tools) and the floor module
+bcc_profile=
+if [[ $tools == *bcc* ]]; then
+	bcc_profile=$(command -v profile-bpfcc || true)
+	if [[ -z $bcc_profile ]]; then
+		note "no profile-bpfcc in the guest (install bpfcc-tools); skipping bcc"
+		emit "kind=skip what=bcc reason=no_profile-bpfcc"
+		tools=${tools//bcc/}
+	fi
+fi
+if [[ $tools == *bpftrace* ]] && ! command -v bpftrace >/dev/null; then
+	note "no bpftrace in the guest (install bpftrace); skipping bpftrace"
+	emit "kind=skip what=bpftrace reason=no_bpftrace"
+	tools=${tools//bpftrace/}
+fi
+if [[ $tools == *floor-* && ! -f $floor ]]; then
+	note "$floor missing (tools/build-test-modules.sh builds it); skipping the floor"
+	emit "kind=skip what=floor reason=kprof_floor.ko_missing"
+	tools=${tools//floor-empty/}
+	tools=${tools//floor-walk/}
+fi
+if [[ $tools == *floor-* || $tools == *bpftrace* || $tools == *bcc* ]] &&
+   [[ $event != cpu-clock ]]; then
+	# they sample cpu-clock (BCC's profile, bpftrace's profile:hz, the floor)
+	note "--event $event: the floor and the BPF peers sample cpu-clock only; skipping them"
+	for t in floor-empty floor-walk bpftrace bcc; do
+		tools=${tools//$t/}
+	done
+fi
+
 evopt=()
 [[ -z $event ]] || evopt=(-e "$event")
 
@@ -170,6 +208,50 @@ parse_agg_balance() {
 	sed -n 's/^\[ kprof stop: Aggregate balance: .*: \([A-Za-z]*\) \]$/\1/p' "$1" | tail -n 1
 }
 
+# bpf_ready PID: the BPF tracer PID has attached: it holds a perf event
+# and sleeps (its compile, which runs before, is not timed).  Both print
+# their banner before compiling and attaching (bpftrace's "Attaching N
+# probes", BCC profile's "Sampling at"), so the banner alone is too early.
+bpf_ready() {
+	local pid=$1 state fds
+
+	for _ in $(seq 1200); do
+		kill -0 "$pid" 2>/dev/null || return 1
+		state=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)
+		fds=$(find "/proc/$pid/fd" -lname 'anon_inode:\[perf_event\]' 2>/dev/null | wc -l)
+		[[ $state == S && $fds -gt 0 ]] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# peer_run NAME CMD...: the workload under a BPF tracer that runs until
+# SIGINT and prints its map then (untimed); the tracer's output goes after
+# the workload's log.
+peer_run() {
+	local name=$1 tmp=$stage/run peer rc=0
+
+	shift
+	set -m
+	"$@" >"$tmp/$name.peer" 2>&1 &
+	peer=$!
+	set +m
+	if bpf_ready $peer; then
+		"$workload" "$seconds" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
+	else
+		rc=1
+		: >"$tmp/$name.out"
+		: >"$tmp/$name.err"
+	fi
+	kill -INT $peer 2>/dev/null
+	wait $peer
+	local prc=$?
+	((rc)) || rc=$prc
+	cat "$tmp/$name.peer" >>"$tmp/$name.err"
+	rm -f "$tmp/$name.peer"
+	return $rc
+}
+
 # run TOOL RATE ROUND: one workload run, one results line.
 run() {
 	local tool=$1 rate=$2 round=$3 name rc=0 wl samples=- lost=- bytes=- extra=""
@@ -191,6 +273,26 @@ run() {
 		"$kprofctl" record -a -g -F "$rate" "${evopt[@]}" -o "$data" -- \
 			"$workload" "$seconds" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
 		;;
+	floor-empty|floor-walk)
+		# the module's counter opens at insmod and closes at rmmod
+		if insmod "$floor" rate="$rate" mode="${tool#floor-}" 2>"$tmp/$name.err"; then
+			"$workload" "$seconds" >"$tmp/$name.out" 2>>"$tmp/$name.err" || rc=$?
+			for c in samples kernel_frames user_frames; do
+				echo "$c=$(cat /sys/module/kprof_floor/parameters/$c)"
+			done >"$tmp/$name.floor"
+			rmmod kprof_floor || rc=1
+		else
+			rc=1
+			: >"$tmp/$name.out"
+		fi
+		;;
+	bpftrace)
+		peer_run "$name" bpftrace -e "profile:hz:$rate { @[kstack, ustack, comm] = count(); }" ||
+			rc=$?
+		;;
+	bcc)
+		peer_run "$name" env PYTHONUNBUFFERED=1 "$bcc_profile" -F "$rate" || rc=$?
+		;;
 	agg)
 		# No reader: start returns, the module counts the stacks.
 		if "$kprofctl" start -a -g -F "$rate" "${evopt[@]}" --mode aggregate \
@@ -208,6 +310,7 @@ run() {
 	# Out of the timed part: move everything to OUTDIR.
 	mv "$tmp/$name.out" "$tmp/$name.err" "$out/log/"
 	[[ ! -f $tmp/$name.session ]] || mv "$tmp/$name.session" "$out/log/"
+	[[ ! -f $tmp/$name.floor ]] || mv "$tmp/$name.floor" "$out/log/"
 	if [[ -f $data ]]; then
 		bytes=$(stat -c %s "$data")
 		mv "$data" "$out/data/"
@@ -221,6 +324,21 @@ run() {
 		samples=$(awk -F: '/ -> / { split($2, a, " "); s += a[1] } END { print s + 0 }' \
 			"$out/log/$name.out" "$out/log/$name.err")
 		lost=0
+	elif [[ $tool == floor-* ]]; then
+		samples=$(sed -n 's/^samples=//p' "$out/log/$name.floor" 2>/dev/null)
+		lost=0
+		extra=$(grep -h '_frames=' "$out/log/$name.floor" 2>/dev/null | tr '\n' ' ')
+		extra=${extra% }
+	elif [[ $tool == bpftrace ]]; then
+		# the map's entries end "]: COUNT"
+		samples=$(awk '/\]: [0-9]+$/ { s += $NF } END { print s + 0 }' "$out/log/$name.err")
+		lost=0
+	elif [[ $tool == bcc ]]; then
+		# each stack ends with its count alone on a line; stacks it could
+		# not store are counted in its warning
+		samples=$(awk '/^ +[0-9]+$/ { s += $1 } END { print s + 0 }' "$out/log/$name.err")
+		lost=$(sed -n 's/^WARNING: \([0-9]*\) stack traces .*/\1/p' "$out/log/$name.err" | tail -n 1)
+		lost=${lost:-0}
 	elif [[ $tool != baseline ]]; then
 		samples=$(parse_samples "$out/log/$name.err")
 		if [[ $tool == kprof ]]; then
@@ -257,6 +375,10 @@ emit "kind=info kernel=$(uname -r) ncpus=$(nproc) seconds=$seconds rounds=$round
 emit "kind=info cmdline=$(tr ' ' ',' </proc/cmdline)"
 emit "kind=info perf_event_max_sample_rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)" \
 	"perf_cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent)"
+[[ $tools != *bpftrace* ]] ||
+	emit "kind=info bpftrace_version=$(bpftrace --version 2>/dev/null | awk '{ print $NF }')"
+[[ $tools != *bcc* ]] ||
+	emit "kind=info bcc_version=$(dpkg-query -W -f='${Version}' bpfcc-tools 2>/dev/null)"
 if [[ -n $perf ]]; then
 	emit "kind=info perf=$perf perf_version=$("$perf" --version | awk '{print $NF}')"
 fi

@@ -14,13 +14,17 @@
 # the tables and writes build/bench/results.json.  See tools/bench/README.rst.
 #
 # Usage: tools/bench/run.sh [--seconds S] [--rounds N] [--rates "R..."]
-#                           [--event EV] [--tools "perf kprof agg"] [--timeout SEC]
+#                           [--event EV] [--tools "perf kprof agg ..."] [--timeout SEC]
 #                           [--kprofctl PATH] [--switch-seconds S] [--lock-seconds S]
 #                           [--decode-seconds S] [--decode-period NS]
+#                           [--kernel KIND] [--quick] [--save]
 # Environment: BENCH_SECONDS, BENCH_ROUNDS, BENCH_RATES, BENCH_EVENT,
 # BENCH_TOOLS, BENCH_TIMEOUT, BENCH_KPROFCTL, BENCH_SWITCH_SECONDS, BENCH_LOCK_SECONDS,
-# BENCH_DECODE_SECONDS, BENCH_DECODE_PERIOD give the same defaults
-# (make bench BENCH_ROUNDS=1 ...).
+# BENCH_DECODE_SECONDS, BENCH_DECODE_PERIOD, BENCH_KERNEL give the same
+# defaults (make bench BENCH_ROUNDS=1 ...).  --quick: 999 Hz only, the
+# sampling runs only (make bench-quick).  --save: the results also go to
+# tools/bench/results/ (KERNEL-KIND_DATE_COMMIT.json and .md), to be
+# committed with a change of the sampling path.
 
 set -euo pipefail
 
@@ -31,7 +35,9 @@ seconds=${BENCH_SECONDS:-4}
 rounds=${BENCH_ROUNDS:-2}
 rates=${BENCH_RATES:-99 999 4999}
 event=${BENCH_EVENT-cpu-clock}
-tools=${BENCH_TOOLS:-perf kprof agg}
+tools=${BENCH_TOOLS:-perf kprof agg floor-empty floor-walk bpftrace bcc}
+kind=${BENCH_KERNEL:-generic-6.1}
+save=0
 timeout=${BENCH_TIMEOUT:-3600}
 kprofctl=${BENCH_KPROFCTL:-$top/ctl/kprofctl}
 switch_seconds=${BENCH_SWITCH_SECONDS:-2}
@@ -57,6 +63,9 @@ while (($#)); do
 	--lock-seconds) lock_seconds=$2; shift 2 ;;
 	--decode-seconds) decode_seconds=$2; shift 2 ;;
 	--decode-period) decode_period=$2; shift 2 ;;
+	--kernel) kind=$2; shift 2 ;;
+	--quick) rates=999; switch_seconds=0; lock_seconds=0; decode_seconds=0; shift ;;
+	--save) save=1; shift ;;
 	-h|--help) usage ;;
 	*) echo "bench: unknown argument $1" >&2; usage ;;
 	esac
@@ -79,7 +88,8 @@ tools/deps.sh
 command -v perf >/dev/null || { echo "bench: perf missing (apt-get install linux-perf)" >&2; exit 1; }
 
 echo "==> building kprof.ko, kprofctl and the workload"
-read -r rel ko <<<"$(tools/build-test-modules.sh generic)"
+read -r rel ko <<<"$(tools/build-test-modules.sh "$kind")"
+floor=$(dirname "$ko")/tools/bench/floor/kprof_floor.ko
 make -s ctl
 mkdir -p "$bench"
 # Frame pointers everywhere, leaf functions included, for -g call chains.
@@ -100,8 +110,8 @@ echo "    (about $(( est / 60 + 1 )) min on an idle host, several times that on 
 echo "    console log in build/bench/console.log)"
 # More memory than the default: the decoding test keeps its recording
 # (about 120 MB per million samples) on the guest's tmpfs.
-vm=(tools/kprof-vm --kernel generic --icount --mem 2048 --timeout "$timeout" --log "$bench/console.log")
-guest=(tools/bench/guest.sh --ko "$ko" --seconds "$seconds" --rounds "$rounds"
+vm=(tools/kprof-vm --kernel "$kind" --icount --mem 2048 --timeout "$timeout" --log "$bench/console.log")
+guest=(tools/bench/guest.sh --ko "$ko" --floor "$floor" --seconds "$seconds" --rounds "$rounds"
 	--rates "$rates" --event "$event" --tools "$tools" --kprofctl "$(readlink -f "$kprofctl")"
 	--switch-seconds "$switch_seconds" --lock-seconds "$lock_seconds" --decode-seconds "$decode_seconds"
 	--decode-period "$decode_period" "$out")
@@ -130,7 +140,7 @@ for f in "$out"/data/perf-*.data; do
 done
 
 rprc=0
-tools/bench/report.py "$out" "$json" \
+tools/bench/report.py "$out" "$json" --markdown "$bench/results.md" \
 	--meta "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 	--meta "kernel=$rel" \
 	--meta "host=$(uname -n) $(uname -r) $(nproc) CPUs" \
@@ -138,7 +148,18 @@ tools/bench/report.py "$out" "$json" \
 	--meta "qemu_args=-accel tcg -smp 1 -icount shift=0,sleep=off (tools/kprof-vm --icount)" \
 	--meta "command=${vm[*]} -- ${guest[*]}" \
 	--meta "host_seconds=$elapsed" \
-	--meta "vm_exit=$vmrc" || rprc=$?
+	--meta "vm_exit=$vmrc" \
+	--meta "kernel_kind=$kind" \
+	--meta "commit=$(git rev-parse --short=12 HEAD 2>/dev/null)$(git diff --quiet HEAD -- module include Kbuild 2>/dev/null || echo -dirty)" || rprc=$?
+
+if ((save)); then
+	name=$kind-$(date -u +%Y%m%d)-$(git rev-parse --short=12 HEAD)
+	git diff --quiet HEAD -- module include Kbuild || name=$name-dirty
+	mkdir -p tools/bench/results
+	cp "$json" "tools/bench/results/$name.json"
+	cp "$bench/results.md" "tools/bench/results/$name.md"
+	echo "==> saved tools/bench/results/$name.{json,md}"
+fi
 
 if ((vmrc)); then
 	echo "bench: the guest run failed (exit $vmrc; 124 timeout, 125 crash, 126 kernel splat)" >&2
