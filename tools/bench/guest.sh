@@ -208,18 +208,26 @@ parse_agg_balance() {
 	sed -n 's/^\[ kprof stop: Aggregate balance: .*: \([A-Za-z]*\) \]$/\1/p' "$1" | tail -n 1
 }
 
-# bpf_ready PID: the BPF tracer PID has attached: it holds a perf event
-# and sleeps (its compile, which runs before, is not timed).  Both print
-# their banner before compiling and attaching (bpftrace's "Attaching N
-# probes", BCC profile's "Sampling at"), so the banner alone is too early.
+# bpf_ready PID: the BPF tracer PID has attached and settled: it holds a
+# perf event, sleeps, and took no CPU time over the last poll; then one
+# idle second more for the work it left to the kernel (RCU callbacks
+# freeing the compile's and the verifier's memory).  Its compile, which
+# runs before, is not timed.  Both tools print their banner before they
+# compile and attach (bpftrace's "Attaching N probes", BCC profile's
+# "Sampling at"), so the banner alone is too early; BCC's rounds were
+# 0.2 % apart at 99 Hz when timed from the first perf event alone.
 bpf_ready() {
-	local pid=$1 state fds
+	local pid=$1 state fds ticks prev=
 
 	for _ in $(seq 1200); do
 		kill -0 "$pid" 2>/dev/null || return 1
-		state=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)
+		read -r state ticks < <(awk '{ print $3, $14 + $15 }' "/proc/$pid/stat" 2>/dev/null)
 		fds=$(find "/proc/$pid/fd" -lname 'anon_inode:\[perf_event\]' 2>/dev/null | wc -l)
-		[[ $state == S && $fds -gt 0 ]] && return 0
+		if [[ $state == S && $fds -gt 0 && $ticks == "$prev" ]]; then
+			sleep 1
+			return 0
+		fi
+		prev=$ticks
 		sleep 0.5
 	done
 	return 1
