@@ -10,7 +10,7 @@
 # must throttle the event, and kprof must say so in every place it can
 # (THROTTLE records, the recorder's summary, the module's counter), as
 # perf does on the same kernel (its PERF_RECORD_THROTTLE records).  At the
-# default limit and 1 kHz, nothing is throttled.  Prints KTAP.
+# default limit and 1 kHz, a tenth of that at most.  Prints KTAP.
 
 set -u
 
@@ -76,15 +76,21 @@ sed 's/^/# /' "$tmp/f.err"
 check "-F 1000 above a limit of 100: refused (rc=$rc) in one line" \
 	[ $rc != 0 ] && [ "$(wc -l < "$tmp/f.err")" = 1 ]
 
-# the default limit, 1 kHz: nothing throttled
+# the default limit, 1 kHz: seldom throttled.  Not never: a CPU idle with
+# its tick stopped (NOHZ) takes the timer's samples with no tick to reset
+# hw.interrupts, so 400 of them (100000/s at HZ 250) without a tick throttle
+# the event there, on perf's runs as on kprof's.
 echo "$rate_saved" > $rate
 record norm -e cpu-clock -c 1000000
 rc=$?
 check "kprofctl record at 1 kHz under the default limit: exit 0, balance ok (rc=$rc)" \
 	grep -q 'Balance: .* ok' "$tmp/norm.err"
 "$kprofctl" dump -i "$tmp/norm.data" >"$tmp/norm.dump" 2>&1
-records=$(grep -c 'THROTTLE' "$tmp/norm.dump")
-check "no THROTTLE record at the default limit ($records)" [ "$records" = 0 ]
-check "no throttle in the summary" bash -c "! grep -q 'Throttled' '$tmp/norm.err'"
+nrecords=$(grep -c 'THROTTLE' "$tmp/norm.dump")
+nsummary=$(sed -n 's/.*Throttled \([0-9]*\) times.*/\1/p' "$tmp/norm.err")
+check "at the default limit the summary and the file agree too (${nsummary:-0} = $nrecords)" \
+	[ "${nsummary:-0}" = "$nrecords" ]
+check "at the default limit, a tenth of the throttles at 100/s at most ($nrecords against $records)" \
+	[ $((nrecords * 10)) -le "$records" ]
 echo "# $failed failed"
 [ "$failed" = 0 ]
