@@ -82,6 +82,7 @@ LABELS = {
     "bpftrace": "bpftrace profile:hz",
     "bcc": "BCC profile",
 }
+BPF_PEERS = ("bpftrace", "bcc")
 # issue 37's targets: (name, kprof's tool, the other, the highest ratio)
 RATIO_TARGETS = (
     ("stage2_stream_le_0.80x_perf", "kprof", "perf", 0.80),
@@ -321,12 +322,20 @@ def main():
         print()
         for line in table:
             print(line)
+    # the rounds of one build: kprof's, perf's and the floor's (the BPF
+    # peers' own spread is printed apart: it is theirs, not the rig's)
     spreads = [(t, e["rate"], e[t]["round_spread"]) for e in rates for t in SAMPLERS
-               if e.get(t) and e[t].get("round_spread") is not None]
+               if t not in BPF_PEERS and e.get(t) and e[t].get("round_spread") is not None]
+    peer_spreads = [(t, e["rate"], e[t]["round_spread"]) for e in rates for t in BPF_PEERS
+                    if e.get(t) and e[t].get("round_spread") is not None]
     if spreads:
         worst = max(spreads, key=lambda x: x[2])
         print(f"rounds of one build: throughputs at most {worst[2] * 100:.4f} % apart "
               f"({worst[0]} at {worst[1]} Hz)")
+    if peer_spreads:
+        pworst = max(peer_spreads, key=lambda x: x[2])
+        print(f"the BPF peers' rounds: at most {pworst[2] * 100:.4f} % apart "
+              f"({pworst[0]} at {pworst[1]} Hz)")
 
     # ---- memory ----
     memory = {}
@@ -584,7 +593,11 @@ def main():
         md += ["", "| target | result |", "|---|---|"]
         md += [f"| {k} | {'PASS' if v else 'FAIL'} |" for k, v in targets.items()]
         if spreads:
-            md += ["", f"Rounds of one build: throughputs at most {worst[2] * 100:.4f} % apart."]
+            md += ["", f"Rounds of one build (kprof, perf, the floor): throughputs at most "
+                   f"{worst[2] * 100:.4f} % apart ({worst[0]} at {worst[1]} Hz)."]
+        if peer_spreads:
+            md += [f"The BPF peers' rounds: at most {pworst[2] * 100:.4f} % apart "
+                   f"({pworst[0]} at {pworst[1]} Hz)."]
         with open(args.markdown, "w", encoding="utf-8") as f:
             f.write("\n".join(md) + "\n")
         print(f"markdown: {args.markdown}")
