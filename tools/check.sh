@@ -3,16 +3,18 @@
 #
 # make check: build everything, run checkpatch, the spec check and the host
 # unit tests, then the kselftests in QEMU guests on Debian's generic and
-# PREEMPT_RT 6.1 kernels, each with a kprof.ko built for that kernel.
+# PREEMPT_RT kernels of 6.1 and 6.12 (the matrix below), each with a kprof.ko
+# built for that kernel.
 #
 # Every step reports TAP-style results; the last line is the summary
 # "N passed, N failed, N skipped".  Logs go to build/check/.
 #
-# Environment: KPROF_CHECK_KERNELS (default "generic rt", the 6.1 kinds of
-# tools/kernels.sh) picks the full guests; KPROF_CHECK_SMOKE (default
-# "generic-6.12 rt-6.12"; check-quick: "generic-6.12") the smoke boots;
-# KPROF_CHECK_QUICK=1 (make check-quick) leaves out the fuzzing, the browser
-# test and the hostile cases' guest boots.
+# Environment (kinds of tools/kernels.sh): KPROF_CHECK_KERNELS (default
+# "generic rt-6.12") picks the full guests, KPROF_CHECK_PATHS (default
+# "generic-6.12") the module-path ones, KPROF_CHECK_SMOKE (default "rt";
+# check-quick: none) the smoke boots; KPROF_CHECK_QUICK=1 (make
+# check-quick) leaves out the fuzzing, the browser test, the hostile cases'
+# guest boots and the module-path kinds' timed boots.
 
 set -uo pipefail
 
@@ -259,21 +261,35 @@ fi
 
 mark host-tests
 # --- guest selftests ------------------------------------------------------
-# The debug guest (started above) runs beside the host tests and the
-# hostile boots, none of which times anything in a guest; then the generic
-# and PREEMPT_RT guests (see below for which of their tests run alone).
+# The matrix (Documentation/testing.rst, "The test matrix"): every module
+# path runs on the generic 6.1 and 6.12 kernels and on one PREEMPT_RT
+# kernel, 6.12's; kprofctl's decoding and its comparisons with perf and
+# Prometheus, the same on every kernel, on generic 6.1 only.
+#  - full kinds (KPROF_CHECK_KERNELS, default "generic rt-6.12"): the whole
+#    list in an untimed and a timed boot, and the hostile boots; on RT
+#    without the decoding tests, the BPF peers and the corpus;
+#  - module-path kinds (KPROF_CHECK_PATHS, default "generic-6.12"): every
+#    test of a module path (the decoding tests left out), in an untimed and
+#    a timed boot, the BPF peers included, and the hostile corpus;
+#  - smoke kinds (KPROF_CHECK_SMOKE, default "rt", the 6.1 PREEMPT_RT
+#    patch set): load, sessions, aggregation, counting and nested ring
+#    writers, in one boot.
+# make check-quick: the generic 6.1 kernel's boots, and the module-path
+# kinds' untimed boot beside them.
 declare -A guest_pid guest_rel
-# The 6.12 kernels' smoke boots: load, netlink, device, sessions,
-# aggregation, counting, tracepoints, the probe-context matrix and
-# throttling, the same tests as on 6.1 (Documentation/testing.rst).
+rm -f "$logs"/guest-*-untimed.* "$logs"/guest-*-timed.* "$logs"/smoke-*.* "$logs"/hostile-*.*
+full_kinds=${KPROF_CHECK_KERNELS:-generic rt-6.12}
+paths_kinds=${KPROF_CHECK_PATHS-generic-6.12}
 if [ "$quick" = 1 ]; then
-	smoke_kinds=${KPROF_CHECK_SMOKE-generic-6.12}
+	smoke_kinds=${KPROF_CHECK_SMOKE-}
 else
-	smoke_kinds=${KPROF_CHECK_SMOKE-generic-6.12 rt-6.12}
+	smoke_kinds=${KPROF_CHECK_SMOKE-rt}
 fi
-smoke_tests="kprof_load_test kprof_genl_test kprof_dev_test kprof_session_test kprof_agg_test
-kprof_count_test kprof_tp_test.sh kprof_context_test.sh kprof_throttle_test.sh"
-for kind in ${KPROF_CHECK_KERNELS:-generic rt} $smoke_kinds; do
+smoke_tests="kprof_load_test kprof_session_test kprof_agg_test kprof_count_test
+kprof_hostile_test.sh:nested"
+for kind in $full_kinds $paths_kinds $smoke_kinds; do
+	[ -z "${guest_rel[$kind]+set}" ] || continue
+	guest_rel[$kind]=
 	if ! built=$(KCFLAGS="$werror_kcflags" tools/build-test-modules.sh "$kind" \
 			2> "$logs/kmod-$kind.log") ||
 	   grep -qE '(warning|error):' "$logs/kmod-$kind.log"; then
@@ -291,19 +307,44 @@ if [ -x tools/test-kprof-vm.sh ]; then
 	tools/test-kprof-vm.sh --host-only > "$logs/rig-host.log" 2>&1
 	count_plain_tap "$logs/rig-host.log" "rig: "
 fi
+# in_list WORD LIST: whether WORD is one of LIST's words
+in_list() {
+	case " ${2//$'\n'/ } " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+# kind_ko KIND [dkms]: the kprof.ko a boot of KIND loads (with dkms, the one
+# 'make dkms' built for that kernel where there is one: test-packaging.sh
+# builds it for the generic kernel of each series)
+kind_ko() {
+	local ko=$top/build/dkms/${guest_rel[$1]}/kprof.ko
+
+	[ "${2:-}" = dkms ] && [ -f "$ko" ] && { echo "$ko"; return; }
+	echo "$top/build/kmod/${guest_rel[$1]}/kprof.ko"
+}
+# kind_env KIND: the environment of KIND's test boots.  PREEMPT_RT: 150
+# stress cycles instead of 500 (their leak bound is per cycle count).  The
+# BPF peers (BCC's runqlat, offcputime, offwaketime and klockstat;
+# bpftrace's runqlat.bt where BCC cannot start) run in one boot only, a
+# module-path kind's timed boot (generic 6.12), where there is one (not in
+# check-quick); else in generic 6.1's.
+kind_env() {
+	case $1 in
+	rt*) echo "KPROF_STRESS_CYCLES=150 KPROF_BPF_PEERS=0" ;;
+	*)
+		if [ "$quick" != 1 ] && [ -n "$pkinds" ] && ! in_list "$1" "$pkinds"; then
+			echo "KPROF_BPF_PEERS=0"
+		fi ;;
+	esac
+}
 # smoke_run KIND: KIND's smoke boot; smoke_results KIND: its results
-# (the module that 'make dkms' built for that kernel, where there is one:
-# DKMS's build loads and runs on each series)
 smoke_run() {
-	local kind=$1 env= ko
+	local kind=$1 ko
 
 	[ -n "${guest_rel[$kind]:-}" ] || return 0
-	case $kind in rt*) env="KPROF_BPF_PEERS=0" ;; esac
-	ko=$top/build/dkms/${guest_rel[$kind]}/kprof.ko
-	[ -f "$ko" ] || ko=$top/build/kmod/${guest_rel[$kind]}/kprof.ko
+	ko=$(kind_ko "$kind" dkms)
 	echo "$ko" > "$logs/smoke-$kind.ko"
 	tools/kprof-vm --kernel "$kind" --timeout 600 --log "$logs/console-$kind-smoke.log" \
-		-- sh -c "env $env tools/guest-selftests.sh $ko --tests '$(echo $smoke_tests)'" \
+		-- sh -c "env $(kind_env "$kind") tools/guest-selftests.sh $ko --tests '$(echo $smoke_tests)'" \
 		> "$logs/smoke-$kind.log" 2>&1
 	echo $? > "$logs/smoke-$kind.rc"
 }
@@ -317,81 +358,175 @@ smoke_results() {
 # Hostile input that could crash an unguarded module: one guest boot per
 # such case, so that one crash cannot hide another (kprof_hostile_test.sh);
 # the cases that cannot crash share one boot, in --list order (lockdown,
-# which cannot be lowered again, last).
-# The corpus (66 probe runs, about 2 minutes) runs on the generic kernel
-# only: the sampling path's code is the same on RT.
+# which cannot be lowered again, last).  Each full kind runs them all but
+# the corpus (66 probe runs, about 2 minutes), which runs on the first
+# module-path kind (generic 6.12: the generic 6.1 kernel where there is
+# none): its targets are the kernel's own functions, and the sampling
+# path's code is the same on RT.
 crash_cases=" ftrace-unwinder ftrace-self kprobe-nofault corpus "
-# hostile_run KIND: its hostile boots, one after the other; each boot's
-# log and exit status into build/check/ (hostile_results reads them)
-hostile_run() {
-	local kind=$1 ko=$top/build/kmod/${guest_rel[$1]}/kprof.ko c rest= dkms_ko
+corpus_kind=generic
+for kind in $paths_kinds; do
+	[ -n "${guest_rel[$kind]:-}" ] && { corpus_kind=$kind; break; }
+done
+# hostile_cases KIND crash|rest: the cases of KIND's hostile boots
+hostile_cases() {
+	local c
 
 	for c in $(selftests/kprof/kprof_hostile_test.sh --list); do
 		if [ "${crash_cases/ $c /}" = "$crash_cases" ]; then
-			rest="$rest kprof_hostile_test.sh:$c"
-			continue
+			[ "$2" = rest ] && in_list "$1" "$full_kinds" && echo "$c"
+		elif [ "$2" = crash ]; then
+			if [ "$c" = corpus ]; then
+				[ "$1" = "$corpus_kind" ] && echo "$c"
+			else
+				in_list "$1" "$full_kinds" && echo "$c"
+			fi
 		fi
-		[ "$c" = corpus ] && [ "$kind" != generic ] && continue
+	done
+}
+# hostile_run KIND: its hostile boots, one after the other; each boot's
+# log and exit status into build/check/ (hostile_results reads them)
+hostile_run() {
+	local kind=$1 ko c rest
+
+	ko=$(kind_ko "$kind")
+	for c in $(hostile_cases "$kind" crash); do
 		tools/kprof-vm --kernel "$kind" --timeout 600 --log "$logs/console-$kind-$c.log" \
 			-- tools/guest-selftests.sh "$ko" kprof_hostile_test.sh "$c" \
 			> "$logs/hostile-$kind-$c.log" 2>&1
 		echo $? > "$logs/hostile-$kind-$c.rc"
 	done
-	# the module that 'make dkms' built (test-packaging.sh), where there is one
-	dkms_ko=$top/build/dkms/${guest_rel[$kind]}/kprof.ko
-	[ -f "$dkms_ko" ] && ko=$dkms_ko
+	rest=$(hostile_cases "$kind" rest | sed 's/^/kprof_hostile_test.sh:/' | tr '\n' ' ')
+	[ -n "$rest" ] || return 0
+	ko=$(kind_ko "$kind" dkms)
 	echo "$ko" > "$logs/hostile-$kind-rest.ko"
 	tools/kprof-vm --kernel "$kind" --timeout 400 --log "$logs/console-$kind-rest.log" \
-		-- tools/guest-selftests.sh "$ko" --tests "${rest# }" > "$logs/hostile-$kind-rest.log" 2>&1
+		-- tools/guest-selftests.sh "$ko" --tests "${rest% }" > "$logs/hostile-$kind-rest.log" 2>&1
 	echo $? > "$logs/hostile-$kind-rest.rc"
 }
 # hostile_results KIND: the results of hostile_run KIND
 hostile_results() {
-	local kind=$1 c rest= ko what="the cases that cannot crash"
+	local kind=$1 c rest ko what="the cases that cannot crash"
 
-	for c in $(selftests/kprof/kprof_hostile_test.sh --list); do
-		if [ "${crash_cases/ $c /}" = "$crash_cases" ]; then
-			rest="$rest $c"
-			continue
-		fi
-		[ "$c" = corpus ] && [ "$kind" != generic ] && continue
+	for c in $(hostile_cases "$kind" crash); do
 		echo "# hostile: $kind kernel, $c"
 		guest_results "$logs/hostile-$kind-$c.log" "$(cat "$logs/hostile-$kind-$c.rc" 2>/dev/null)" \
 			"$kind: hostile $c"
 	done
+	rest=$(hostile_cases "$kind" rest | tr '\n' ' ')
+	[ -n "$rest" ] || return 0
 	ko=$(cat "$logs/hostile-$kind-rest.ko" 2>/dev/null)
 	[ "$ko" = "$top/build/dkms/${guest_rel[$kind]}/kprof.ko" ] &&
 		what="$what, with the kprof.ko DKMS built"
-	echo "# hostile: $kind kernel,$rest ($ko)"
+	echo "# hostile: $kind kernel, ${rest% } ($ko)"
 	guest_results "$logs/hostile-$kind-rest.log" "$(cat "$logs/hostile-$kind-rest.rc" 2>/dev/null)" \
 		"$kind: hostile ($what)"
 }
-# The generic kernel's boots run here, beside the debug guest, and then
-# generic-6.12's smoke boot; the RT kernel's hostile boots and rt-6.12's
-# smoke boot after RT's untimed boot, beside the generic untimed one,
-# which is the longer of the two by about as much (below).
+
+# Each kernel's tests in two boots.  The untimed ones (nothing in them
+# compares a duration or a sample rate with the guest's clock) may boot
+# beside another guest; the timed ones (off-CPU and scheduler times against
+# the programs' own clocks and BCC's, stat's counts and rates, record's and
+# lock's rates, the probe cost cap's share of the time) boot alone, one
+# kernel after the other: two TCG guests at once on this 2-CPU host
+# stretch guest time enough to make those flaky.
+timed_tests="kprof_probe_test kprof_record_test.sh kprof_stat_test.sh kprof_sched_test.sh kprof_offcpu_test.sh kprof_lock_test.sh"
+all_tests=$(make -s --no-print-directory -C selftests/kprof list-tests KSFT_DIR="$top/build/ksrc/tools/testing/selftests")
+# kprofctl's decoding, its recording and rotation, its exporter, and its
+# comparisons with perf and Prometheus: the same on every kernel, so on
+# generic 6.1 only (the module's paths under them, rings, side-band,
+# aggregation and counting sessions, run everywhere in the session, dev,
+# agg and count tests)
+decoding_tests="kprof_exporter_test.sh kprof_record_test.sh kprof_switch_test.sh kprof_stat_test.sh kprof_aggctl_test.sh"
+# tests_of KIND timed|untimed: that boot's list.  A full RT kind takes
+# kprof_aggctl_test.sh (kprofctl's aggregate-mode decoding) from the
+# generic one: the two untimed boots run side by side, and the generic one
+# is the longer by the other decoding tests.
+tests_of() {
+	local t out='' rt_full=''
+
+	for t in $full_kinds; do
+		case $t in rt*) [ -n "${guest_rel[$t]:-}" ] && rt_full=1 ;; esac
+	done
+	for t in $all_tests; do
+		if in_list "$t" "$decoding_tests"; then
+			in_list "$1" "$full_kinds" || continue
+			case $1 in
+			rt*) [ "$t" = kprof_aggctl_test.sh ] || continue ;;
+			*) [ "$t" = kprof_aggctl_test.sh ] && [ -n "$rt_full" ] && continue ;;
+			esac
+		fi
+		if in_list "$t" "$timed_tests"; then
+			[ "$2" = timed ] || continue
+		else
+			[ "$2" = untimed ] || continue
+		fi
+		out="$out $t"
+	done
+	echo "${out# }"
+}
+# guest_boot KIND PART [THEN]: boot KIND's kernel on PART's tests, in the
+# background; its exit status into build/check/guest-KIND-PART.rc, then
+# the command THEN, if any, in the same background job.  A module-path
+# kind's untimed boot loads the module DKMS built for it, where there is one.
+guest_boot() {
+	local kind=$1 part=$2 then=${3:-} ko
+
+	ko=$(kind_ko "$kind")
+	[ "$part" = untimed ] && in_list "$kind" "$paths_kinds" && ko=$(kind_ko "$kind" dkms)
+	echo "$ko" > "$logs/guest-$kind-$part.ko"
+	(
+		tools/kprof-vm --kernel "$kind" --timeout 840 \
+			--log "$logs/console-$kind-$part.log" \
+			-- sh -c "env $(kind_env "$kind") tools/guest-selftests.sh $ko --tests '$(tests_of "$kind" "$part")'" \
+			> "$logs/guest-$kind-$part.log" 2>&1
+		echo $? > "$logs/guest-$kind-$part.rc"
+		[ -z "$then" ] || $then
+	) &
+	guest_pid[$kind-$part]=$!
+}
+# guest_boot_results KIND PART: its results
+guest_boot_results() {
+	echo "# guest: $1 kernel (${guest_rel[$1]}), $2 tests ($(cat "$logs/guest-$1-$2.ko"))"
+	guest_results "$logs/guest-$1-$2.log" "$(cat "$logs/guest-$1-$2.rc")" "$1 ($2)"
+}
+kinds=
+for kind in $full_kinds; do
+	[ -n "${guest_rel[$kind]:-}" ] && kinds="$kinds $kind"
+done
+pkinds=
+for kind in $paths_kinds; do
+	[ -n "${guest_rel[$kind]:-}" ] && ! in_list "$kind" "$kinds" && pkinds="$pkinds $kind"
+done
+
+# The debug guest (started above) runs beside the host tests and these:
+# the generic kernel's hostile boots, then each module-path kind's corpus
+# and untimed boots.  An RT full kind's hostile boots and the smoke boots
+# go after its untimed boot, beside the generic untimed one, which is the
+# longer of the two by about as much (below).
 hostile_late=
-smoke_late=
-for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
-	[ "$quick" != 1 ] && [ -n "${guest_rel[$kind]:-}" ] || continue
-	if [ "$kind" = rt ] && [ -n "${guest_rel[generic]:-}" ]; then
-		hostile_late=rt
-		continue
-	fi
-	hostile_run "$kind"
-	hostile_results "$kind"
+rt_first=
+for kind in $kinds; do
+	case $kind in rt*) [ -z "$rt_first" ] && rt_first=$kind ;; esac
 done
 if [ "$quick" != 1 ]; then
-	for kind in $smoke_kinds; do
-		if [ -n "$hostile_late" ] && [ "$kind" = rt-6.12 ]; then
-			smoke_late=$kind
+	for kind in $kinds; do
+		if [ "$kind" = "$rt_first" ] && [ "$kinds" != " $kind" ]; then
+			hostile_late=$kind
 			continue
 		fi
-		smoke_run "$kind"
-		smoke_results "$kind"
+		hostile_run "$kind"
+		hostile_results "$kind"
 	done
+	for kind in $pkinds; do
+		hostile_run "$kind"
+		hostile_results "$kind"
+		guest_boot "$kind" untimed
+		wait "${guest_pid[$kind-untimed]}"
+	done
+	mark hostile-boots+module-paths
 fi
-mark hostile-boots+smoke
+
 # --- the debug guest's results (it ran beside the host tests and the hostile boots)
 if [ -n "$debug_pid" ]; then
 	echo "# guest: debug kernel (KASAN, lockdep, kmemleak, fault injection)"
@@ -430,83 +565,29 @@ if [ -n "$debug_pid" ]; then
 
 fi
 
-# Each kernel's tests in two boots.  The untimed ones (nothing in them
-# compares a duration or a sample rate with the guest's clock) boot on both
-# kernels at once; the timed ones (off-CPU and scheduler times against the
-# programs' own clocks and BCC's, stat's counts and rates, record's and
-# lock's rates, the probe cost cap's share of the time) then boot alone,
-# one kernel after the other: two TCG guests at once on this 2-CPU host
-# stretch guest time enough to make those flaky.
-timed_tests="kprof_probe_test kprof_record_test.sh kprof_stat_test.sh kprof_sched_test.sh kprof_offcpu_test.sh kprof_lock_test.sh"
-all_tests=$(make -s --no-print-directory -C selftests/kprof list-tests KSFT_DIR="$top/build/ksrc/tools/testing/selftests")
-# tests_of KIND timed|untimed: that boot's list.  The RT guest's leaves
-# out kprof_exporter_test.sh (user space only, and Prometheus takes a
-# minute to start under TCG), kprof_record_test.sh, kprof_switch_test.sh
-# and kprof_stat_test.sh (kprofctl's recording, its rotation, decoding and
-# counting against perf's, the same on both kernels; the module's paths
-# under them, rings, side-band and counting sessions, run on RT in
-# kprof_session_test, kprof_dev_test and kprof_count_test), and
-# kprof_context_test.sh, which runs on PREEMPT_RT in rt-6.12's smoke boot
-# (the RT kernel issue 35 gives every module path).  The generic
-# guest's leaves out kprof_aggctl_test.sh (kprofctl's aggregate-mode
-# decoding, the same on both kernels; the module's aggregation runs on
-# both in kprof_agg_test), which runs on RT instead: the two untimed boots
-# run side by side, and the generic one is the longer by those others.
-tests_of() {
-	local t out=
 
-	for t in $all_tests; do
-		[ "$1" = rt ] && case $t in
-		kprof_exporter_test.sh|kprof_record_test.sh|kprof_switch_test.sh|kprof_stat_test.sh|\
-		kprof_context_test.sh)
-			continue ;;
-		esac
-		# (on the generic one when RT does not boot, as in check-quick)
-		[ "$1" = generic ] && [ "$t" = kprof_aggctl_test.sh ] &&
-			[ "${kinds/ rt/}" != "$kinds" ] && continue
-		case " $timed_tests " in
-		*" $t "*) [ "$2" = timed ] || continue ;;
-		*) [ "$2" = untimed ] || continue ;;
-		esac
-		out="$out $t"
-	done
-	echo "${out# }"
-}
-# guest_boot KIND PART [THEN]: boot KIND's kernel on PART's tests, in the
-# background; its exit status into build/check/guest-KIND-PART.rc, then
-# the command THEN, if any, in the same background job
-guest_boot() {
-	local kind=$1 part=$2 then=${3:-} ko=$top/build/kmod/${guest_rel[$1]}/kprof.ko env=
-
-	# PREEMPT_RT: 150 stress cycles instead of 500 (their leak bound is
-	# per cycle count); the BPF peers (BCC runqlat, offcputime,
-	# offwaketime, klockstat) on the generic guest only
-	[ "$kind" = rt ] && env="KPROF_STRESS_CYCLES=150 KPROF_BPF_PEERS=0"
-	(
-		tools/kprof-vm --kernel "$kind" --timeout 840 \
-			--log "$logs/console-$kind-$part.log" \
-			-- sh -c "env $env tools/guest-selftests.sh $ko --tests '$(tests_of "$kind" "$part")'" \
-			> "$logs/guest-$kind-$part.log" 2>&1
-		echo $? > "$logs/guest-$kind-$part.rc"
-		[ -z "$then" ] || $then
-	) &
-	guest_pid[$kind-$part]=$!
-}
-kinds=
-for kind in ${KPROF_CHECK_KERNELS:-generic rt}; do
-	[ -n "${guest_rel[$kind]:-}" ] && kinds="$kinds $kind"
-done
-# (the RT kernel's hostile boots and the late smoke boot in its untimed
-# boot's job, after it; in check-quick, the smoke boots beside the
-# generic untimed boot)
+# The untimed boots of the full kinds side by side (an RT kind's hostile
+# boots and the smoke boots in its job, after it; in check-quick, the
+# module-path kinds' untimed boots beside them), then every timed boot
+# alone.
 late_jobs() {
 	hostile_run "$hostile_late"
-	[ -z "$smoke_late" ] || smoke_run "$smoke_late"
+	for kind in $smoke_kinds; do smoke_run "$kind"; done
 }
-smoke_pid=
-if [ "$quick" = 1 ] && [ -n "$smoke_kinds" ]; then
-	( for kind in $smoke_kinds; do smoke_run "$kind"; done ) &
-	smoke_pid=$!
+early_smoke=
+[ -z "$hostile_late" ] && [ -n "$smoke_kinds" ] && early_smoke=1
+side_pid=
+if [ "$quick" = 1 ] || [ -n "$early_smoke" ]; then
+	(
+		if [ "$quick" = 1 ]; then
+			for kind in $pkinds; do
+				guest_boot "$kind" untimed
+				wait "${guest_pid[$kind-untimed]}"
+			done
+		fi
+		[ -z "$early_smoke" ] || for kind in $smoke_kinds; do smoke_run "$kind"; done
+	) &
+	side_pid=$!
 fi
 for kind in $kinds; do
 	if [ "$kind" = "$hostile_late" ]; then
@@ -518,42 +599,47 @@ done
 for kind in $kinds; do
 	wait "${guest_pid[$kind-untimed]}"
 	if [ "$kind" = "$hostile_late" ]; then
-		mark "untimed-$kind+hostile-$kind${smoke_late:++smoke-$smoke_late}"
+		mark "untimed-$kind+hostile-$kind+smoke"
 		hostile_results "$kind"
-		[ -z "$smoke_late" ] || smoke_results "$smoke_late"
+		for k in $smoke_kinds; do smoke_results "$k"; done
 	else
 		mark "untimed-$kind"
 	fi
 done
-if [ -n "$smoke_pid" ]; then
-	wait "$smoke_pid"
-	mark "smoke"
-	for kind in $smoke_kinds; do
-		smoke_results "$kind"
-	done
+if [ -n "$side_pid" ]; then
+	wait "$side_pid"
+	mark "side-boots"
+	# (the module-path kinds' untimed boots of check-quick, for the results)
+	if [ "$quick" = 1 ]; then
+		for kind in $pkinds; do guest_pid[$kind-untimed]=side; done
+	fi
+	[ -z "$early_smoke" ] || for kind in $smoke_kinds; do smoke_results "$kind"; done
 fi
-for kind in $kinds; do
+timed_kinds=$kinds
+[ "$quick" = 1 ] || timed_kinds="$kinds $pkinds"
+for kind in $timed_kinds; do
 	guest_boot "$kind" timed
 	wait "${guest_pid[$kind-timed]}"
 	mark "timed-$kind"
 done
-for kind in $kinds; do
+for kind in $kinds $pkinds; do
 	for part in untimed timed; do
-		echo "# guest: $kind kernel (${guest_rel[$kind]}), $part tests"
-		guest_results "$logs/guest-$kind-$part.log" "$(cat "$logs/guest-$kind-$part.rc")" \
-			"$kind ($part)"
+		[ -n "${guest_pid[$kind-$part]:-}" ] || continue
+		guest_boot_results "$kind" "$part"
 	done
 done
 
 # where the guest time went: the slowest tests of each boot
-for f in "$logs"/guest-*.log; do
+for f in "$logs"/guest-*.log "$logs"/smoke-*.log; do
 	[ -f "$f" ] || continue
 	slow=$(sed -n 's/^# kprof-time: \([^ ]*\) \([0-9]*\) s$/\2 \1/p' "$f" | sort -rn | head -n 4 |
 		awk '{ printf "%s%s %ss", n++ ? ", " : "", $2, $1 }')
 	[ -z "$slow" ] || echo "# $(basename "$f" .log): $slow"
 done
+total=$(( $(date +%s) - t0 ))
 echo "# wall time by phase: $(printf "%s, " "${marks[@]}" | sed "s/, $//")"
-echo "# make check took $(( $(date +%s) - t0 )) s; logs in build/check/"
+echo "# make check took $total s ($((total / 60)) min; the budget: 40 min warm)"
+echo "# logs in build/check/"
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "# failed:"
 	printf '#   %s\n' "${failures[@]}"

@@ -118,10 +118,10 @@ fi
 # BCC's klockstat (kprobes or fentry on mutex_lock/mutex_unlock: the time in
 # mutex_lock of every acquisition, contended or not) on the same run: the
 # same top caller as kprof's by total wait.  On the generic guest only
-# (KPROF_BPF_PEERS=0 on RT).
+# (KPROF_BPF_PEERS=0 but on the generic 6.12 boot of make check).
 kls=
 why="klockstat-bpfcc could not run here"
-[ "${KPROF_BPF_PEERS:-1}" = 0 ] && why="KPROF_BPF_PEERS=0: BCC runs on the generic guest"
+[ "${KPROF_BPF_PEERS:-1}" = 0 ] && why="KPROF_BPF_PEERS=0: make check runs the BPF peers in the generic 6.12 boot"
 command -v klockstat-bpfcc >/dev/null || why="klockstat-bpfcc is not installed"
 if [ "${KPROF_BPF_PEERS:-1}" != 0 ] && command -v klockstat-bpfcc >/dev/null; then
 	PYTHONUNBUFFERED=1 klockstat-bpfcc -n 5 -s 2 >"$tmp/kls.out" 2>"$tmp/kls.err" &

@@ -74,7 +74,7 @@ bcc_attached() {
 }
 
 bcc=
-# KPROF_BPF_PEERS=0 (the RT guest of tools/check.sh): BCC on the generic one
+# KPROF_BPF_PEERS=0 (tools/check.sh but on generic 6.12): no BCC
 if [ "${KPROF_BPF_PEERS:-1}" != 0 ] && command -v offcputime-bpfcc >/dev/null; then
 	offcputime-bpfcc -f -p "$ppid" 600 >"$tmp/bcc.folded" 2>"$tmp/bcc.err" &
 	bpid=$!
@@ -158,7 +158,7 @@ if [ -n "$bcc" ]; then
 	done
 	check "the three blocking paths' off-CPU time (thread and kernel function) within 5 % of BCC offcputime's, same run" [ $bad = 0 ]
 elif [ "${KPROF_BPF_PEERS:-1}" = 0 ]; then
-	skip "the three stacks against BCC offcputime" "KPROF_BPF_PEERS=0: BCC runs on the generic guest"
+	skip "the three stacks against BCC offcputime" "KPROF_BPF_PEERS=0: make check runs the BPF peers in the generic 6.12 boot"
 else
 	skip "the three stacks against BCC offcputime" "offcputime-bpfcc could not run here"
 fi
@@ -252,7 +252,7 @@ if [ "$bccw" = yes ]; then
 		grep -i 'waker' "$dbg/stats" | sed 's/^/# /'
 	fi
 elif [ "${KPROF_BPF_PEERS:-1}" = 0 ]; then
-	skip "--wakers against BCC offwaketime" "KPROF_BPF_PEERS=0: BCC runs on the generic guest"
+	skip "--wakers against BCC offwaketime" "KPROF_BPF_PEERS=0: make check runs the BPF peers in the generic 6.12 boot"
 else
 	skip "--wakers against BCC offwaketime" "offwaketime-bpfcc could not run here"
 fi

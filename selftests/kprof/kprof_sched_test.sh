@@ -69,9 +69,9 @@ peer=
 # histograms, and the sleeper's own must hold its 500 wakeups.  (BCC's
 # runqlat -P printed 17 processes of about 30 here, without the workload's,
 # so the peer runs without -P.)
-# KPROF_BPF_PEERS=0 (tools/check.sh on the RT guest): the BPF peers, whose
+# KPROF_BPF_PEERS=0 (tools/check.sh but on generic 6.12): the BPF peers, whose
 # comparison does not depend on the kernel's preemption model, run on the
-# generic guest only
+# generic 6.12 guest only
 if [ "${KPROF_BPF_PEERS:-1}" = 0 ]; then
 	:
 elif command -v runqlat-bpfcc >/dev/null &&
@@ -144,7 +144,7 @@ if [ -n "$peer" ]; then
 	check "runqlat -P: the sleeper (pid $sleeper) has its own histogram, a wait per wakeup at least (500 <= $ks <= 1000)" \
 		bash -c "[ $ks -ge 500 ] && [ $ks -le 1000 ]"
 elif [ "${KPROF_BPF_PEERS:-1}" = 0 ]; then
-	skip "sched runqlat against a peer" "KPROF_BPF_PEERS=0: BCC runs on the generic guest"
+	skip "sched runqlat against a peer" "KPROF_BPF_PEERS=0: make check runs the BPF peers in the generic 6.12 boot"
 else
 	skip "sched runqlat against a peer" "neither BCC's runqlat nor bpftrace could run here"
 fi
