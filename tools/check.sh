@@ -277,7 +277,8 @@ mark host-tests
 # make check-quick: the generic 6.1 kernel's boots, and the module-path
 # kinds' untimed boot beside them.
 declare -A guest_pid guest_rel
-rm -f "$logs"/guest-*-untimed.* "$logs"/guest-*-timed.* "$logs"/smoke-*.* "$logs"/hostile-*.*
+rm -f "$logs"/guest-*-untimed.* "$logs"/guest-*-timed.* "$logs"/smoke-*.* "$logs"/hostile-*.* \
+	"$logs"/baseline-*.*
 full_kinds=${KPROF_CHECK_KERNELS:-generic rt-6.12}
 paths_kinds=${KPROF_CHECK_PATHS-generic-6.12}
 if [ "$quick" = 1 ]; then
@@ -438,26 +439,24 @@ all_tests=$(make -s --no-print-directory -C selftests/kprof list-tests KSFT_DIR=
 # aggregation and counting sessions, run everywhere in the session, dev,
 # agg and count tests)
 decoding_tests="kprof_exporter_test.sh kprof_record_test.sh kprof_switch_test.sh kprof_stat_test.sh kprof_aggctl_test.sh"
-# tests_of KIND timed|untimed: that boot's list.  A full RT kind takes
-# kprof_aggctl_test.sh (kprofctl's aggregate-mode decoding) from the
-# generic one: the two untimed boots run side by side, and the generic one
-# is the longer by the other decoding tests.
+# The untimed test that boots apart, in the hostile boots' lane (make
+# check; in check-quick it stays in the untimed boot): record
+# --switch-output under load, the longest, so that generic 6.1's untimed
+# boot and rt-6.12's chain beside it come out about even.
+lane_tests="kprof_switch_test.sh"
+# tests_of KIND timed|untimed|lane: that boot's list
 tests_of() {
-	local t out='' rt_full=''
+	local t out=''
 
-	for t in $full_kinds; do
-		case $t in rt*) [ -n "${guest_rel[$t]:-}" ] && rt_full=1 ;; esac
-	done
 	for t in $all_tests; do
 		if in_list "$t" "$decoding_tests"; then
 			in_list "$1" "$full_kinds" || continue
-			case $1 in
-			rt*) [ "$t" = kprof_aggctl_test.sh ] || continue ;;
-			*) [ "$t" = kprof_aggctl_test.sh ] && [ -n "$rt_full" ] && continue ;;
-			esac
+			case $1 in rt*) continue ;; esac
 		fi
 		if in_list "$t" "$timed_tests"; then
 			[ "$2" = timed ] || continue
+		elif [ "$quick" != 1 ] && in_list "$t" "$lane_tests"; then
+			[ "$2" = lane ] || continue
 		else
 			[ "$2" = untimed ] || continue
 		fi
@@ -499,30 +498,60 @@ for kind in $paths_kinds; do
 	[ -n "${guest_rel[$kind]:-}" ] && ! in_list "$kind" "$kinds" && pkinds="$pkinds $kind"
 done
 
-# The debug guest (started above) runs beside the host tests and these:
-# the generic kernel's hostile boots, then each module-path kind's corpus
-# and untimed boots.  An RT full kind's hostile boots and the smoke boots
-# go after its untimed boot, beside the generic untimed one, which is the
-# longer of the two by about as much (below).
-hostile_late=
-rt_first=
-for kind in $kinds; do
-	case $kind in rt*) [ -z "$rt_first" ] && rt_first=$kind ;; esac
+# baseline_run KIND: KIND's kernel without kprof (tools/guest-baseline.sh:
+# tracepoints, kprobes, the function tracer, perf's sampling), clean under
+# the log scan, before kprof's runs on it are judged; each 6.12 kind (no
+# allowlist: none is needed on either).  baseline_results KIND: its results.
+baseline_run() {
+	tools/kprof-vm --kernel "$1" --timeout 300 --log "$logs/console-$1-baseline.log" \
+		-- tools/guest-baseline.sh > "$logs/baseline-$1.log" 2>&1
+	echo $? > "$logs/baseline-$1.rc"
+}
+baseline_results() {
+	local kind=$1 rc
+
+	rc=$(cat "$logs/baseline-$kind.rc" 2>/dev/null)
+	echo "# baseline: $kind kernel (${guest_rel[$kind]}) without kprof"
+	count_plain_tap "$logs/baseline-$kind.log" "$kind baseline: "
+	if [ "$rc" = 0 ]; then
+		result ok "$kind: baseline boot without kprof ran, kernel log clean"
+	else
+		result fail "$kind: baseline boot without kprof ran, kernel log clean (rc=$rc)"
+		grep -A40 'kprof-vm:' "$logs/baseline-$kind.log" | head -60 | sed 's/^/#   /'
+	fi
+}
+baseline_kinds=
+for kind in $kinds $pkinds; do
+	case $kind in *-6.12) baseline_kinds="$baseline_kinds $kind" ;; esac
 done
+
+# Beside the debug guest (started above), which runs beside the host tests
+# and these, two lanes: each full kind's hostile boots, then the generic
+# full kind's lane boot (lane_tests); and the 6.12 kinds' baseline boots,
+# then each module-path kind's corpus and untimed boots.
 if [ "$quick" != 1 ]; then
+	(
+		for kind in $baseline_kinds; do baseline_run "$kind"; done
+		for kind in $pkinds; do
+			hostile_run "$kind"
+			guest_boot "$kind" untimed
+			wait "${guest_pid[$kind-untimed]}"
+		done
+	) &
+	lane_pid=$!
 	for kind in $kinds; do
-		if [ "$kind" = "$rt_first" ] && [ "$kinds" != " $kind" ]; then
-			hostile_late=$kind
-			continue
+		hostile_run "$kind"
+		hostile_results "$kind"
+		if [ -n "$(tests_of "$kind" lane)" ]; then
+			guest_boot "$kind" lane
+			wait "${guest_pid[$kind-lane]}"
 		fi
-		hostile_run "$kind"
-		hostile_results "$kind"
 	done
+	wait "$lane_pid"
+	for kind in $baseline_kinds; do baseline_results "$kind"; done
 	for kind in $pkinds; do
-		hostile_run "$kind"
 		hostile_results "$kind"
-		guest_boot "$kind" untimed
-		wait "${guest_pid[$kind-untimed]}"
+		guest_pid[$kind-untimed]=lane
 	done
 	mark hostile-boots+module-paths
 fi
@@ -566,16 +595,19 @@ if [ -n "$debug_pid" ]; then
 fi
 
 
-# The untimed boots of the full kinds side by side (an RT kind's hostile
-# boots and the smoke boots in its job, after it; in check-quick, the
+# The untimed boots of the full kinds side by side (the smoke boots in the
+# first RT kind's job, after its untimed boot; in check-quick, the
 # module-path kinds' untimed boots beside them), then every timed boot
 # alone.
 late_jobs() {
-	hostile_run "$hostile_late"
 	for kind in $smoke_kinds; do smoke_run "$kind"; done
 }
+smoke_late=
+for kind in $kinds; do
+	case $kind in rt*) [ -z "$smoke_late" ] && smoke_late=$kind ;; esac
+done
 early_smoke=
-[ -z "$hostile_late" ] && [ -n "$smoke_kinds" ] && early_smoke=1
+[ -z "$smoke_late" ] && [ -n "$smoke_kinds" ] && early_smoke=1
 side_pid=
 if [ "$quick" = 1 ] || [ -n "$early_smoke" ]; then
 	(
@@ -590,7 +622,7 @@ if [ "$quick" = 1 ] || [ -n "$early_smoke" ]; then
 	side_pid=$!
 fi
 for kind in $kinds; do
-	if [ "$kind" = "$hostile_late" ]; then
+	if [ "$kind" = "$smoke_late" ]; then
 		guest_boot "$kind" untimed late_jobs
 	else
 		guest_boot "$kind" untimed
@@ -598,9 +630,8 @@ for kind in $kinds; do
 done
 for kind in $kinds; do
 	wait "${guest_pid[$kind-untimed]}"
-	if [ "$kind" = "$hostile_late" ]; then
-		mark "untimed-$kind+hostile-$kind+smoke"
-		hostile_results "$kind"
+	if [ "$kind" = "$smoke_late" ]; then
+		mark "untimed-$kind+smoke"
 		for k in $smoke_kinds; do smoke_results "$k"; done
 	else
 		mark "untimed-$kind"
@@ -623,7 +654,7 @@ for kind in $timed_kinds; do
 	mark "timed-$kind"
 done
 for kind in $kinds $pkinds; do
-	for part in untimed timed; do
+	for part in lane untimed timed; do
 		[ -n "${guest_pid[$kind-$part]:-}" ] || continue
 		guest_boot_results "$kind" "$part"
 	done
