@@ -16,6 +16,8 @@
 #                        (not part of check; see tools/bench/README.rst);
 #                        BENCH_SAVE=1 keeps the results in tools/bench/results/
 #   make bench-quick     the sampling runs at 999 Hz only, for iteration
+#   make bench-stages    the sampling path's cost by stage (kprof.ko's stage
+#                        build, KPROF_BENCH_STAGES=y) beside perf and the floor
 #   make fuzz            fuzz the data reader and ELF symbolizer (FUZZ_SECONDS, 300)
 #   make checkpatch      the kernel's checkpatch.pl --strict on module/ and include/
 #   make deps            install the Debian packages kprof needs (idempotent)
@@ -37,7 +39,7 @@ KDIR := $(shell d=/lib/modules/$$(uname -r)/build; [ -d $$d ] && echo $$d)
 ifeq ($(KDIR),)
 KDIR := $(shell $(CURDIR)/tools/kernels.sh kdir generic-6.1 2>/dev/null)
 ifneq ($(KDIR),)
-ifeq ($(filter clean help deps check check-quick demo bench bench-quick fuzz test-rig,$(MAKECMDGOALS)),)
+ifeq ($(filter clean help deps check check-quick demo bench bench-quick bench-stages fuzz test-rig,$(MAKECMDGOALS)),)
 $(info kprof: no build tree for the running kernel ($(shell uname -r)): building for $(notdir $(KDIR)) (KDIR=... to choose))
 endif
 endif
@@ -65,7 +67,7 @@ KSFT_DIR	:= $(KSRC_DIR)/tools/testing/selftests
 CHECKPATCH_FILES := $(wildcard module/*.[ch]) include/uapi/linux/kprof.h
 
 .PHONY: all module ctl clean deps check demo checkpatch selftests ksrc \
-	modules-test test-host test-rig bench bench-quick fuzz help check-quick \
+	modules-test test-host test-rig bench bench-quick bench-stages fuzz help check-quick \
 	install install-systemd dkms dkms-src dkms-remove
 
 all: module ctl
@@ -120,6 +122,9 @@ bench: deps
 
 bench-quick: deps
 	@$(CURDIR)/tools/bench/run.sh --quick $(if $(filter 1,$(BENCH_SAVE)),--save)
+
+bench-stages: deps
+	@$(CURDIR)/tools/bench/run.sh --stages $(if $(filter 1,$(BENCH_SAVE)),--save)
 
 check: deps
 	@$(CURDIR)/tools/check.sh

@@ -18,6 +18,7 @@
  *	runqlat	the session's run-queue latency histograms, as BCC prints them (0400)
  *	counters the counting session's counts, per event and CPU (0400)
  *	netlink	requests past policy validation per command: handled, refused (0400)
+ *	stages	make bench's stage build only: the sampling path's stages (0400)
  *
  * Files that expose profiling state also check the kprof privilege on open,
  * so that a relaxed debugfs mount does not widen access.
@@ -39,6 +40,7 @@
 #include "kprof.h"
 #include "probes.h"
 #include "session.h"
+#include "stages.h"
 
 static struct dentry *kprof_debugfs_root;
 
@@ -330,6 +332,7 @@ int __init kprof_debugfs_init(void)
 	debugfs_create_file("runqlat", 0400, root, NULL, &kprof_runqlat_fops);
 	debugfs_create_file("counters", 0400, root, NULL, &kprof_counters_fops);
 	debugfs_create_file("netlink", 0400, root, NULL, &kprof_netlink_fops);
+	kprof_stages_debugfs(root);	/* make bench's stage build only */
 	return 0;
 }
 

@@ -36,6 +36,7 @@
 
 #include "compat.h"
 #include "ring.h"
+#include "stages.h"
 #include "tracepoints.h"
 
 /* kprof's own tracepoints (tracepoints.h), for the modules that attach */
@@ -49,8 +50,10 @@ static void kprof_ring_flush_lost(struct kprof_ring *ring, bool final);
 static void kprof_ring_wakeup_fn(struct irq_work *work)
 {
 	struct kprof_ring *ring = container_of(work, struct kprof_ring, wakeup);
+	u64 ts = kprof_stage_clock();
 
 	wake_up_all(&ring->bufs->wait);
+	kprof_stage_mark(&ts, KPROF_STAGE_WAKEUP);
 }
 
 static void kprof_ring_free(struct kprof_ring *ring)

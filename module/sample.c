@@ -34,6 +34,7 @@
 #include "procmap.h"
 #include "sample.h"
 #include "session.h"
+#include "stages.h"
 
 DEFINE_PER_CPU(struct kprof_guard, kprof_guard);
 
@@ -331,10 +332,11 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 	struct kprof_sample *rec;
 	struct kprof_ring *ring;
 	unsigned int n = 0;
-	u64 t0, dt;
+	u64 t0, dt, ts;
 	u32 len;
 	int ret;
 
+	ts = kprof_stage_clock();
 	t0 = ktime_get_mono_fast_ns();
 	ring = s->bufs->rings[smp_processor_id()];
 	if (unlikely(!ring))
@@ -359,6 +361,8 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 		return;
 	}
 
+	kprof_stage_mark(&ts, KPROF_STAGE_ADMIT);
+
 	/* the layout of the uapi header's SAMPLE record, which kprofctl reads */
 	BUILD_BUG_ON(sizeof(struct kprof_sample) != 56);
 	BUILD_BUG_ON(offsetof(struct kprof_sample, time) != 8);
@@ -378,12 +382,14 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 	rec->__reserved = 0;
 	rec->header.type = KPROF_RECORD_SAMPLE;
 	rec->header.misc = user_mode(regs) ? KPROF_MISC_USER : KPROF_MISC_KERNEL;
+	kprof_stage_mark(&ts, KPROF_STAGE_HEADER);
 
 	rec->nr_kernel = 0;
 	if ((cfg->flags & KPROF_SESSION_F_KERNEL_STACK) && !user_mode(regs))
 		rec->nr_kernel = kprof_kernel_chain(regs, rec->ips, cfg->stack_depth,
 						    &rec->flags);
 	n = rec->nr_kernel;
+	kprof_stage_mark(&ts, KPROF_STAGE_KERNEL);
 
 	rec->nr_user = 0;
 	if ((cfg->flags & KPROF_SESSION_F_USER_STACK) && task->mm &&
@@ -396,6 +402,7 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 	}
 
 	kprof_count_stack_flags(ring, rec->flags);
+	kprof_stage_mark(&ts, KPROF_STAGE_USER);
 
 	if (cfg->flags & KPROF_SESSION_F_STREAM) {
 		len = sizeof(*rec) + n * sizeof(u64);
@@ -408,6 +415,7 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 		else
 			kprof_ring_lost(ring, ret == -E2BIG ? KPROF_LOST_TOO_BIG :
 							      KPROF_LOST_FULL);
+		kprof_stage_mark(&ts, KPROF_STAGE_RING);
 	}
 	if (cfg->flags & KPROF_SESSION_F_AGGREGATE) {
 		ret = kprof_agg_add(s->agg->cpus[ring->cpu], kev->index, rec->pid, task->comm,
@@ -421,6 +429,7 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 			local64_inc(&ring->stats.lost[ret == -EBUSY ? KPROF_LOST_AGG_RESET :
 							     KPROF_LOST_AGG_FULL]);
 		}
+		kprof_stage_mark(&ts, KPROF_STAGE_AGG);
 	}
 
 	dt = ktime_get_mono_fast_ns() - t0;
@@ -428,6 +437,8 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 		local64_add(dt, &ring->cost_ns);
 	local64_add(dt, &ring->stats.handler_ns);
 	kprof_count_max(&ring->stats.handler_max_ns, dt);
+	kprof_stage_mark(&ts, KPROF_STAGE_EXIT);
+	kprof_stage_mark(&ts, KPROF_STAGE_MARK);
 }
 
 NOKPROBE_SYMBOL(kprof_sample);
@@ -446,6 +457,7 @@ void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 {
 	struct kprof_event *kev = event->overflow_handler_context;
 	struct perf_raw_record *raw = NULL;
+	u64 ts = kprof_stage_clock();
 	int level;
 
 	level = kprof_guard_enter();
@@ -458,6 +470,7 @@ void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		raw = data->raw;
 	kprof_sample(kev, regs, data->period, raw, kprof_event_throttled(event), level);
 	kprof_guard_exit(level);
+	kprof_stage_mark(&ts, KPROF_STAGE_HANDLER);
 }
 
 NOKPROBE_SYMBOL(kprof_overflow);

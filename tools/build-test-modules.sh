@@ -12,6 +12,8 @@
 #
 # Usage: tools/build-test-modules.sh [KIND|debug|RELEASE]...
 # KCFLAGS (make check: -Werror) reaches kbuild; DKMS's build never sets it.
+# KPROF_BENCH_STAGES=y: make bench's stage build (module/stages.h), in
+# build/kmod-stages/<release>/ instead, kprof.ko alone.
 # Prints "<release> <path to kprof.ko>" per kernel on stdout.
 
 set -euo pipefail
@@ -48,6 +50,11 @@ for kind in "$@"; do
 	[ -d "$kdir" ] || { echo "build-test-modules: $kdir missing (make deps)" >&2; exit 1; }
 
 	out=$top/build/kmod/$rel
+	mods="KPROF_TESTMOD=m KPROF_BENCHMOD=m"
+	if [ "${KPROF_BENCH_STAGES:-}" = y ]; then
+		out=$top/build/kmod-stages/$rel
+		mods="KPROF_BENCH_STAGES=y"
+	fi
 	mkdir -p "$out"
 	ln -sfn "$top/Kbuild" "$out/Kbuild"
 	for d in module include selftests/kprof/kprof_testmod tools/bench/floor; do
@@ -64,7 +71,7 @@ for kind in "$@"; do
 
 	# kprof.ko, and beside it the selftests' kprof_testmod.ko and make
 	# bench's kprof_floor.ko
-	KCFLAGS=$module_kcflags make -s -C "$kdir" M="$out" W=1 KPROF_TESTMOD=m KPROF_BENCHMOD=m \
-		modules >&2
+	# shellcheck disable=SC2086 # $mods: make variables, one per word
+	KCFLAGS=$module_kcflags make -s -C "$kdir" M="$out" W=1 $mods modules >&2
 	echo "$rel $out/kprof.ko"
 done

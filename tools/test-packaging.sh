@@ -141,6 +141,9 @@ test_dkms() {
 			bash -c "[ -n '$params' ] && ! echo '$params' | grep -qi test"
 		tsyms=$(nm "$out/kprof.ko" | grep -ci test)
 		check "nm: no test symbol in the DKMS-built kprof.ko ($rel: $tsyms)" test "$tsyms" = 0
+		# nor make bench's stage clock (module/stages.h), nor its file
+		tsyms=$(nm "$out/kprof.ko" | grep -c kprof_stage)
+		check "nm: no stage clock in the DKMS-built kprof.ko ($rel: $tsyms)" test "$tsyms" = 0
 		others=$(find "$d/tree/kprof/$version" -name '*.ko*' ! -name 'kprof.ko*' | wc -l)
 		check "DKMS builds kprof.ko alone, no kprof_testmod ($rel: $others others)" \
 			test "$others" = 0

@@ -42,7 +42,12 @@
 #                      (kprof_floor.ko: an empty handler; one that only
 #                      walks both stacks), bpftrace (profile:hz, stacks
 #                      counted in a map), bcc (BCC's profile); default all
+#                      kprof-stages, agg-stages (the same as kprof and agg
+#                      with --stages-ko's module: make bench-stages)
 #   --floor PATH       kprof_floor.ko (default: beside --ko's default)
+#   --stages-ko PATH   kprof.ko's stage build (module/stages.h), for the
+#                      *-stages tools: /sys/kernel/debug/kprof/stages is
+#                      read before and after each of their runs
 #   --kprofctl PATH    kprofctl to use (default ctl/kprofctl)
 #   --switch-seconds S pingpong seconds per tracepoint run (default 2; 0 = skip)
 #   --lock-seconds S   lock workload seconds per lock contention run (default 2; 0 = skip)
@@ -60,6 +65,7 @@ rounds=1
 event=cpu-clock
 tools="perf kprof agg floor-empty floor-walk bpftrace bcc"
 floor=$top/build/kmod/$(uname -r)/tools/bench/floor/kprof_floor.ko
+stages_ko=
 kprofctl=$top/ctl/kprofctl
 switch_seconds=2
 lock_seconds=2
@@ -80,6 +86,7 @@ while (($#)); do
 	--event) event=$2; shift 2 ;;
 	--tools) tools=$2; shift 2 ;;
 	--floor) floor=$2; shift 2 ;;
+	--stages-ko) stages_ko=$2; shift 2 ;;
 	--kprofctl) kprofctl=$2; shift 2 ;;
 	--switch-seconds) switch_seconds=$2; shift 2 ;;
 	--lock-seconds) lock_seconds=$2; shift 2 ;;
@@ -172,6 +179,33 @@ evopt=()
 # The workload's line: "workload: seconds=S units=N throughput=T".
 parse_workload() {
 	sed -n 's/^workload: \(seconds=[^ ]* units=[^ ]* throughput=[^ ]*\)$/\1/p' "$1" | tail -n 1
+}
+
+# Its second line: the parent's (the recorder's) CPU time in the timed part.
+parse_parent() {
+	sed -n 's/^workload: \(parent=[^ ]* parent_cpu_ns=[0-9]*\)$/\1/p' "$1" | tail -n 1
+}
+
+# use_ko PATH: kprof.ko from PATH is the one loaded (the default build or
+# the stage build); swapped between runs, never during one.
+loaded_ko=
+use_ko() {
+	[[ $loaded_ko == "$1" ]] && return 0
+	! lsmod | grep -q '^kprof ' || rmmod kprof
+	insmod "$1"
+	loaded_ko=$1
+}
+
+# stages_snapshot: the stage build's sums, "STAGE NS MARKS" per line
+stages_snapshot() {
+	grep -v '^#' /sys/kernel/debug/kprof/stages
+}
+
+# stages_delta BEFORE AFTER: "stage_S_ns=N stage_S_marks=N ..." between two snapshots
+stages_delta() {
+	awk 'NR == FNR { ns[$1] = $2; mk[$1] = $3; next }
+	     { printf "%sstage_%s_ns=%d stage_%s_marks=%d", n++ ? " " : "", $1, $2 - ns[$1], $1, $3 - mk[$1] }
+	     END { print "" }' "$1" "$2"
 }
 
 # "[ perf record: Captured and wrote 0.123 MB FILE (456 samples) ]"
@@ -270,6 +304,10 @@ run() {
 	data=$tmp/$name.data
 	note "$name"
 	case $tool in
+	kprof|agg) use_ko "$ko" ;;
+	*-stages) use_ko "$stages_ko"; stages_snapshot >"$tmp/$name.stages0" ;;
+	esac
+	case $tool in
 	baseline)
 		"$workload" "$seconds" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
 		;;
@@ -277,7 +315,7 @@ run() {
 		"$perf" record -a -g -F "$rate" "${evopt[@]}" -o "$data" -- \
 			"$workload" "$seconds" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
 		;;
-	kprof)
+	kprof|kprof-stages)
 		"$kprofctl" record -a -g -F "$rate" "${evopt[@]}" -o "$data" -- \
 			"$workload" "$seconds" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
 		;;
@@ -301,7 +339,7 @@ run() {
 	bcc)
 		peer_run "$name" env PYTHONUNBUFFERED=1 "$bcc_profile" -F "$rate" || rc=$?
 		;;
-	agg)
+	agg|agg-stages)
 		# No reader: start returns, the module counts the stacks.
 		if "$kprofctl" start -a -g -F "$rate" "${evopt[@]}" --mode aggregate \
 			>"$tmp/$name.err" 2>&1; then
@@ -315,7 +353,13 @@ run() {
 		fi
 		;;
 	esac
-	# Out of the timed part: move everything to OUTDIR.
+	# Out of the timed part: the stage sums, and everything to OUTDIR.
+	if [[ $tool == *-stages ]]; then
+		stages_snapshot >"$tmp/$name.stages1"
+		stages_delta "$tmp/$name.stages0" "$tmp/$name.stages1" >"$tmp/$name.stages"
+		rm -f "$tmp/$name.stages0" "$tmp/$name.stages1"
+		mv "$tmp/$name.stages" "$out/log/"
+	fi
 	mv "$tmp/$name.out" "$tmp/$name.err" "$out/log/"
 	[[ ! -f $tmp/$name.session ]] || mv "$tmp/$name.session" "$out/log/"
 	[[ ! -f $tmp/$name.floor ]] || mv "$tmp/$name.floor" "$out/log/"
@@ -349,11 +393,11 @@ run() {
 		lost=${lost:-0}
 	elif [[ $tool != baseline ]]; then
 		samples=$(parse_samples "$out/log/$name.err")
-		if [[ $tool == kprof ]]; then
+		if [[ $tool == kprof || $tool == kprof-stages ]]; then
 			lost=$(parse_kprof_lost "$out/log/$name.err")
 			bal=$(parse_kprof_balance "$out/log/$name.err")
 			extra="balance=${bal:--} $(parse_kprof_handler "$out/log/$name.err")"
-		elif [[ $tool == agg ]]; then
+		elif [[ $tool == agg || $tool == agg-stages ]]; then
 			local st
 			st=$(parse_agg_stop "$out/log/$name.err")
 			samples=$(sed -n 's/.*samples=\([0-9]*\).*/\1/p' <<<"$st")
@@ -364,6 +408,10 @@ run() {
 				"$out/log/$name.session" 2>/dev/null)"
 		fi
 	fi
+	local parent
+	parent=$(parse_parent "$out/log/$name.out")
+	[[ -z $parent ]] || extra+="${extra:+ }$parent"
+	[[ ! -f $out/log/$name.stages ]] || extra+="${extra:+ }$(cat "$out/log/$name.stages")"
 	local status=ok
 	if ((rc)) || [[ -z $wl ]] || [[ $tool != baseline && -z $samples ]]; then
 		status=fail
@@ -402,7 +450,7 @@ if [[ $tools == *kprof* || $tools == *agg* ]]; then
 		tools=${tools//kprof/}
 		tools=${tools//agg/}
 	else
-		lsmod | grep -q '^kprof ' || insmod "$ko"
+		use_ko "$ko"
 		# "kprof.ko 0.1.0 (ABI 1.0) on RELEASE"
 		emit "kind=info kprof_ko=${ko#"$top"/} kprofctl=${kprofctl_orig#"$top"/} kprof_version=$("$kprofctl" version 2>/dev/null |
 			sed -n 's/^kprof\.ko \([^ ]*\) .*/\1/p' | head -n 1)"

@@ -72,7 +72,8 @@ def get(t, key, scale=1.0):
 
 
 # what runs beside the workload at each rate (guest.sh --tools)
-SAMPLERS = ("perf", "kprof", "agg", "floor-empty", "floor-walk", "bpftrace", "bcc")
+SAMPLERS = ("perf", "kprof", "agg", "floor-empty", "floor-walk", "bpftrace", "bcc",
+            "kprof-stages", "agg-stages")
 LABELS = {
     "floor-empty": "floor: empty handler",
     "floor-walk": "floor: walk only",
@@ -81,6 +82,20 @@ LABELS = {
     "agg": "kprof start -g --mode aggregate",
     "bpftrace": "bpftrace profile:hz",
     "bcc": "BCC profile",
+    "kprof-stages": "stream, stage build",
+    "agg-stages": "aggregate, stage build",
+}
+# module/stages.h's stages, in the order of the sampling path; "handler"
+# is kprof_overflow() whole, "mark" one stage mark's own cost
+STAGES = ("admit", "header", "kernel_unwind", "user_walk", "ring_write", "aggregate", "exit")
+STAGE_LABELS = {
+    "admit": "admit: clock, filter, cost cap",
+    "header": "record header",
+    "kernel_unwind": "kernel unwind (ORC)",
+    "user_walk": "user walk (frame pointers)",
+    "ring_write": "ring: lost, reserve, copy, commit",
+    "aggregate": "aggregate: hash, find, count",
+    "exit": "exit: clock, handler stats",
 }
 BPF_PEERS = ("bpftrace", "bcc")
 # issue 37's targets: (name, kprof's tool, the other, the highest ratio)
@@ -93,6 +108,109 @@ RATIO_TARGETS = (
 )
 # stage 2's and the goal's stream targets hold at these rates
 STREAM_TARGET_RATES = (999, 4999)
+
+
+def stage_costs(sel):
+    """Guest instructions per sample by stage, from the stage build's runs.
+
+    Each stage's sum includes the clock read that ends it: one mark's cost
+    ("mark", measured once per sample) is taken off per mark.  The entry
+    and exit work of kprof_overflow() (the guard, perf's data) is what the
+    whole handler leaves after its stages and their marks.
+    """
+    tot = {}
+    for r in sel:
+        for k, v in (r.get("stages") or {}).items():
+            if v is not None:
+                tot[k] = tot.get(k, 0) + v
+    n = tot.get("handler_marks")
+    if not n or not tot.get("mark_marks"):
+        return None
+    mark = tot["mark_ns"] / tot["mark_marks"]
+    out = {"mark": mark, "handlers": n / len(sel)}
+    inner = 0.0
+    marks = 0
+    for st in STAGES:
+        m = tot.get(f"{st}_marks", 0)
+        if m:
+            out[st] = (tot[f"{st}_ns"] - m * mark) / n
+            inner += out[st]
+            marks += m
+    # the handler's own end mark, kprof_sample()'s opening clock read and
+    # its calibration mark come on top of the stages' marks
+    handler = tot["handler_ns"] / n - (marks / n + 3) * mark
+    out["handler"] = handler
+    out["entry_exit"] = handler - inner
+    w = tot.get("wakeup_marks", 0)
+    out["wakeup"] = (tot["wakeup_ns"] - w * mark) / n if w else 0.0
+    out["wakeups_per_sample"] = w / n
+    return out
+
+
+def stage_table(rates, md):
+    """The sampling path's cost by stage (make bench-stages), per sample."""
+    cols = [e for e in rates if (e.get("kprof-stages") or {}).get("stages")
+            or (e.get("agg-stages") or {}).get("stages")]
+    if not cols:
+        return []
+    heads = []
+    for e in cols:
+        for t in ("kprof-stages", "agg-stages"):
+            if (e.get(t) or {}).get("stages"):
+                heads.append((e, t))
+    rows = [(STAGE_LABELS[st], st) for st in STAGES]
+    rows = [("kprof_overflow() entry and exit, guard", "entry_exit")] + rows + [
+        ("= the handler", "handler"), ("reader wakeup (irq_work)", "wakeup")]
+
+    def cell(e, t, key):
+        st = e[t]["stages"]
+        if key in st:
+            return f"{st[key]:.0f}"
+        return "-"
+
+    def extra(e, t, key):
+        x = e.get(t) or {}
+        if key == "recorder":
+            v = x.get("recorder_insn_per_sample")
+        elif key == "total":
+            v = x.get("instructions_per_sample")
+        else:
+            base = e.get(key) or {}
+            v = base.get("instructions_per_sample")
+        return f"{v:.0f}" if v is not None else "-"
+
+    name = {"kprof-stages": "stream", "agg-stages": "aggregate"}
+    lines = []
+    if md:
+        lines.append("| guest instructions per sample | " +
+                     " | ".join(f"{name[t]} {e['rate']} Hz" for e, t in heads) + " |")
+        lines.append("|---|" + "---|" * len(heads))
+    else:
+        lines.append("the sampling path by stage, guest instructions per sample "
+                     "(stage build; one mark's cost taken off each stage)")
+        lines.append(f"{'':>40}" + "".join(f"  {name[t] + ' ' + str(e['rate']):>16}"
+                                          for e, t in heads))
+    out = []
+    for label, key in rows:
+        out.append((label, [cell(e, t, key) for e, t in heads]))
+    out.append(("recorder (kprofctl record CPU)", [extra(e, t, "recorder") for e, t in heads]))
+    out.append(("all in, stage build (lost throughput)", [extra(e, t, "total") for e, t in heads]))
+    out.append(("all in, default build", [extra(e, t.replace("-stages", ""), "total")
+                                           for e, t in heads]))
+    out.append(("perf record -g, all in", [extra(e, t, "perf") for e, t in heads]))
+    out.append(("perf record's own CPU", [
+        f"{(e.get('perf') or {}).get('recorder_insn_per_sample'):.0f}"
+        if (e.get("perf") or {}).get("recorder_insn_per_sample") is not None else "-"
+        for e, t in heads]))
+    out.append(("floor: walk only, all in", [extra(e, t, "floor-walk") for e, t in heads]))
+    out.append(("floor: empty handler, all in", [extra(e, t, "floor-empty") for e, t in heads]))
+    out.append(("one stage mark", [f"{e[t]['stages']['mark']:.0f}" for e, t in heads]))
+    for label, cells in out:
+        if md:
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        else:
+            lines.append(f"{label:>40}" + "".join(f"  {c:>16}" for c in cells))
+    return lines
 
 
 def sampling_tables(rates, md):
@@ -189,14 +307,19 @@ def main():
             "bytes": num(r.get("bytes")),
             "data": r.get("data"),
         }
-        if run["tool"] == "kprof":
+        run["parent"] = r.get("parent")
+        run["parent_cpu_ns"] = num(r.get("parent_cpu_ns"))
+        if run["tool"].endswith("-stages"):
+            run["stages"] = {k[len("stage_"):]: num(v) for k, v in r.items()
+                             if k.startswith("stage_")}
+        if run["tool"] in ("kprof", "kprof-stages"):
             run["balance"] = r.get("balance") or None
             run["handler_avg_ns"] = num(r.get("avg_ns"))
             run["handler_max_ns"] = num(r.get("max_ns"))
         if run["tool"].startswith("floor-"):
             run["kernel_frames"] = num(r.get("kernel_frames"))
             run["user_frames"] = num(r.get("user_frames"))
-        if run["tool"] == "agg":
+        if run["tool"] in ("agg", "agg-stages"):
             run["balance"] = r.get("balance") or None
             run["agg_used"] = num(r.get("agg_used"))
             run["agg_entries"] = num(r.get("agg_entries") or r.get("session_agg_entries"))
@@ -250,6 +373,14 @@ def main():
             if tool == "agg":
                 entry[tool]["agg_used"] = mean(r.get("agg_used") for r in sel)
                 entry[tool]["agg_entries"] = sel[0].get("agg_entries")
+            # the recorder's own CPU (the workload's parent: perf record,
+            # kprofctl record) per sample, in the timed part
+            rec = [r["parent_cpu_ns"] / r["samples"] for r in sel
+                   if r.get("parent") in ("perf", "kprofctl") and r.get("parent_cpu_ns")
+                   is not None and r.get("samples")]
+            entry[tool]["recorder_insn_per_sample"] = mean(rec)
+            if tool.endswith("-stages"):
+                entry[tool]["stages"] = stage_costs(sel)
         p, k, a = entry.get("perf"), entry.get("kprof"), entry.get("agg")
         entry["ratio"] = (k["overhead"] / p["overhead"]
                           if p and k and p["overhead"] else None)
@@ -336,6 +467,13 @@ def main():
         pworst = max(peer_spreads, key=lambda x: x[2])
         print(f"the BPF peers' rounds: at most {pworst[2] * 100:.4f} % apart "
               f"({pworst[0]} at {pworst[1]} Hz)")
+
+    # ---- the stage build: the sampling path by stage ----
+    st_table = stage_table(rates, md=False)
+    if st_table:
+        print()
+        for line in st_table:
+            print(line)
 
     # ---- memory ----
     memory = {}
@@ -590,6 +728,9 @@ def main():
                  if baseline and spread is not None else "."),
               ""]
         md += sampling_tables(rates, md=True)
+        st_md = stage_table(rates, md=True)
+        if st_md:
+            md += [""] + st_md
         md += ["", "| target | result |", "|---|---|"]
         md += [f"| {k} | {'PASS' if v else 'FAIL'} |" for k, v in targets.items()]
         if spreads:

@@ -17,12 +17,16 @@
 #                           [--event EV] [--tools "perf kprof agg ..."] [--timeout SEC]
 #                           [--kprofctl PATH] [--switch-seconds S] [--lock-seconds S]
 #                           [--decode-seconds S] [--decode-period NS]
-#                           [--kernel KIND] [--quick] [--save]
+#                           [--kernel KIND] [--quick] [--stages] [--save]
 # Environment: BENCH_SECONDS, BENCH_ROUNDS, BENCH_RATES, BENCH_EVENT,
 # BENCH_TOOLS, BENCH_TIMEOUT, BENCH_KPROFCTL, BENCH_SWITCH_SECONDS, BENCH_LOCK_SECONDS,
 # BENCH_DECODE_SECONDS, BENCH_DECODE_PERIOD, BENCH_KERNEL give the same
 # defaults (make bench BENCH_ROUNDS=1 ...).  --quick: 999 Hz only, the
-# sampling runs only (make bench-quick).  --save: the results also go to
+# sampling runs only (make bench-quick).  --stages (make bench-stages):
+# also kprof.ko's stage build (KPROF_BENCH_STAGES=y, module/stages.h) in
+# the same boot, stream and aggregate mode at 999 and 4999 Hz beside perf
+# and the floor, and the table of the sampling path's cost by stage, in
+# guest instructions per sample.  --save: the results also go to
 # tools/bench/results/ (KERNEL-KIND_DATE_COMMIT.json and .md), to be
 # committed with a change of the sampling path.
 
@@ -38,6 +42,7 @@ event=${BENCH_EVENT-cpu-clock}
 tools=${BENCH_TOOLS:-perf kprof agg floor-empty floor-walk bpftrace bcc}
 kind=${BENCH_KERNEL:-generic-6.1}
 save=0
+stages=0
 timeout=${BENCH_TIMEOUT:-3600}
 kprofctl=${BENCH_KPROFCTL:-$top/ctl/kprofctl}
 switch_seconds=${BENCH_SWITCH_SECONDS:-2}
@@ -65,6 +70,9 @@ while (($#)); do
 	--decode-period) decode_period=$2; shift 2 ;;
 	--kernel) kind=$2; shift 2 ;;
 	--quick) rates=999; switch_seconds=0; lock_seconds=0; decode_seconds=0; shift ;;
+	--stages) stages=1; rates=${BENCH_RATES:-999 4999}; switch_seconds=0; lock_seconds=0
+		decode_seconds=0; tools=${BENCH_TOOLS:-perf kprof agg floor-empty floor-walk}
+		tools="$tools kprof-stages agg-stages"; shift ;;
 	--save) save=1; shift ;;
 	-h|--help) usage ;;
 	*) echo "bench: unknown argument $1" >&2; usage ;;
@@ -90,6 +98,11 @@ command -v perf >/dev/null || { echo "bench: perf missing (apt-get install linux
 echo "==> building kprof.ko, kprofctl and the workload"
 read -r rel ko <<<"$(tools/build-test-modules.sh "$kind")"
 floor=$(dirname "$ko")/tools/bench/floor/kprof_floor.ko
+stages_opt=()
+if ((stages)); then
+	read -r _ stages_ko <<<"$(KPROF_BENCH_STAGES=y tools/build-test-modules.sh "$kind")"
+	stages_opt=(--stages-ko "$stages_ko")
+fi
 make -s ctl
 mkdir -p "$bench"
 # Frame pointers everywhere, leaf functions included, for -g call chains.
@@ -111,7 +124,7 @@ echo "    console log in build/bench/console.log)"
 # More memory than the default: the decoding test keeps its recording
 # (about 120 MB per million samples) on the guest's tmpfs.
 vm=(tools/kprof-vm --kernel "$kind" --icount --mem 2048 --timeout "$timeout" --log "$bench/console.log")
-guest=(tools/bench/guest.sh --ko "$ko" --floor "$floor" --seconds "$seconds" --rounds "$rounds"
+guest=(tools/bench/guest.sh --ko "$ko" --floor "$floor" "${stages_opt[@]}" --seconds "$seconds" --rounds "$rounds"
 	--rates "$rates" --event "$event" --tools "$tools" --kprofctl "$(readlink -f "$kprofctl")"
 	--switch-seconds "$switch_seconds" --lock-seconds "$lock_seconds" --decode-seconds "$decode_seconds"
 	--decode-period "$decode_period" "$out")
