@@ -149,15 +149,17 @@ static int add_mmap(struct kp_bid_hits *h, const struct kp_rec_mmap *m)
 	return 0;
 }
 
-/* The range of @pid (or of its parents) holding @addr, newest first. */
-static struct bid_range *find(struct kp_bid_hits *h, uint32_t pid, uint64_t addr)
+/*
+ * The range of process @p, @pid (or of its parents) holding @addr, newest
+ * first; @p is @pid's entry, looked up once per sample by the caller.
+ */
+static struct bid_range *find(struct kp_bid_hits *h, struct bid_proc *p, uint32_t pid,
+			      uint64_t addr)
 {
 	unsigned int depth;
 	size_t i;
 
 	for (depth = 0; depth < 8; depth++) {
-		struct bid_proc *p = proc(h, pid, false);
-
 		if (!p)
 			return NULL;
 		if (p->last < p->nr && addr >= p->ranges[p->last].start &&
@@ -172,25 +174,29 @@ static struct bid_range *find(struct kp_bid_hits *h, uint32_t pid, uint64_t addr
 		if (!p->parent || p->parent == pid)
 			return NULL;
 		pid = p->parent;
+		p = proc(h, pid, false);
 	}
 	return NULL;
 }
 
 static void add_sample(struct kp_bid_hits *h, const struct kp_rec_sample *s)
 {
+	struct bid_proc *p = proc(h, s->pid, false);
 	struct bid_range *r;
 	uint32_t i, nr = s->nr_user;
 	const uint64_t *user = s->ips + s->nr_kernel;
 
+	if (!p)
+		return;		/* nothing of it mapped (a kernel thread) */
 	if (s->header.misc & KPROF_MISC_USER) {
-		r = find(h, s->pid, s->ip);
+		r = find(h, p, s->pid, s->ip);
 		if (r)
 			r->file->hit = true;
 	}
 	if ((size_t)(s->nr_kernel + nr) * 8 + sizeof(*s) > s->header.size)
 		return;
 	for (i = 0; i < nr; i++) {
-		r = find(h, s->pid, user[i]);
+		r = find(h, p, s->pid, user[i]);
 		if (r)
 			r->file->hit = true;
 	}
