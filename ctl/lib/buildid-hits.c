@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,11 +29,20 @@ struct bid_proc {
 	struct bid_range *ranges;	/* in arrival order: searched newest first */
 	size_t		nr, alloc;
 	size_t		last;		/* the range of the last hit */
+	/*
+	 * The two ranges hit last, whose files are marked already: a chain's
+	 * frames mostly fall in one or two (the program, libc).  Emptied
+	 * when the process maps something and when the hits are reset.
+	 */
+	uint64_t	seen_start[2], seen_len[2];
 };
 
 struct kp_bid_hits {
 	struct kp_hmap	procs;		/* pid + 1 -> struct bid_proc */
 	struct kp_hmap	files;		/* kp_hash_str(name) -> struct bid_file chain */
+	/* the last sample's process (entries are never freed, only emptied) */
+	uint32_t	last_pid;
+	struct bid_proc	*last_proc;
 };
 
 struct kp_bid_hits *kp_bid_hits__new(void)
@@ -128,6 +138,12 @@ static int add_mmap(struct kp_bid_hits *h, const struct kp_rec_mmap *m)
 	f = p ? file(h, m->filename, m->pid) : NULL;
 	if (!f)
 		return -ENOMEM;
+	/*
+	 * A new mapping may cover the addresses of a range seen or found
+	 * last: the next lookups search newest first again.
+	 */
+	memset(p->seen_len, 0, sizeof(p->seen_len));
+	p->last = SIZE_MAX;
 	/* the same mapping again: synthesized anew for a switched file */
 	for (i = p->nr; i-- > 0;)
 		if (p->ranges[i].start == m->start && p->ranges[i].end == m->start + m->len &&
@@ -179,27 +195,67 @@ static struct bid_range *find(struct kp_bid_hits *h, struct bid_proc *p, uint32_
 	return NULL;
 }
 
+/*
+ * A frame outside the two ranges seen last: look it up, mark its file hit,
+ * and make its range the first of the two (@seen: start0, len0, start1,
+ * len1).
+ */
+static void hit_slow(struct kp_bid_hits *h, struct bid_proc *p, uint32_t pid, uint64_t addr,
+		     uint64_t seen[4])
+{
+	struct bid_range *r = find(h, p, pid, addr);
+
+	if (!r)
+		return;
+	r->file->hit = true;
+	seen[2] = seen[0];
+	seen[3] = seen[1];
+	seen[0] = r->start;
+	seen[1] = r->end - r->start;
+	/* (a parent's range: its own mappings are not this process's) */
+	if (r >= p->ranges && r < p->ranges + p->nr) {
+		p->seen_start[0] = seen[0];
+		p->seen_len[0] = seen[1];
+		p->seen_start[1] = seen[2];
+		p->seen_len[1] = seen[3];
+	}
+}
+
+/* (unsigned: an address below a start wraps above any length) */
+#define SEEN(a, s)	((a) - (s)[0] < (s)[1] || (a) - (s)[2] < (s)[3])
+
+/*
+ * Mark the files a sample's user frames fall in as hit.  The two ranges
+ * the process hit last (struct bid_proc's seen_*) are checked first,
+ * inline; only a frame outside both is looked up.
+ */
 static void add_sample(struct kp_bid_hits *h, const struct kp_rec_sample *s)
 {
-	struct bid_proc *p = proc(h, s->pid, false);
-	struct bid_range *r;
 	uint32_t i, nr = s->nr_user;
 	const uint64_t *user = s->ips + s->nr_kernel;
+	struct bid_proc *p;
+	uint64_t seen[4];
 
-	if (!p)
-		return;		/* nothing of it mapped (a kernel thread) */
-	if (s->header.misc & KPROF_MISC_USER) {
-		r = find(h, p, s->pid, s->ip);
-		if (r)
-			r->file->hit = true;
+	if (h->last_proc && h->last_pid == s->pid) {
+		p = h->last_proc;
+	} else {
+		p = proc(h, s->pid, false);
+		if (!p)
+			return;		/* nothing of it mapped (a kernel thread) */
+		h->last_pid = s->pid;
+		h->last_proc = p;
 	}
+	seen[0] = p->seen_start[0];
+	seen[1] = p->seen_len[0];
+	seen[2] = p->seen_start[1];
+	seen[3] = p->seen_len[1];
+	if ((s->header.misc & KPROF_MISC_USER) && !SEEN(s->ip, seen))
+		hit_slow(h, p, s->pid, s->ip, seen);
 	if ((size_t)(s->nr_kernel + nr) * 8 + sizeof(*s) > s->header.size)
 		return;
-	for (i = 0; i < nr; i++) {
-		r = find(h, p, s->pid, user[i]);
-		if (r)
-			r->file->hit = true;
-	}
+	for (i = 0; i < nr; i++)
+		if (!SEEN(user[i], seen))
+			hit_slow(h, p, s->pid, user[i], seen);
 }
 
 int kp_bid_hits__add(struct kp_bid_hits *h, const struct kprof_record_header *rec)
@@ -272,6 +328,8 @@ void kp_bid_hits__reset(struct kp_bid_hits *h)
 	for (pos = 0; kp_hmap__next(&h->procs, &pos, &key, &val);) {
 		struct bid_proc *p = val;
 
+		/* the files of the ranges seen are no longer marked */
+		memset(p->seen_len, 0, sizeof(p->seen_len));
 		if (!p->exited)
 			continue;
 		/* (the map has no removal: an empty entry stays, for a reused pid) */
