@@ -263,7 +263,14 @@ int cmd_record(int argc, const char **argv)
 		goto out;
 	}
 
-	if (kp_recorder__loop(&r, &record_signal, record__done, &st, 250, &err))
+	/*
+	 * Woken by the watermark, by SIGCHLD when the command ends and by the
+	 * other signals; the timeout only paces the progress line and the
+	 * check that the session still runs, once a second (and the switches
+	 * of --switch-output, sooner: poll_timeout()).  Each wake-up costs
+	 * the profiled CPUs a context switch and a drain.
+	 */
+	if (kp_recorder__loop(&r, &record_signal, record__done, &st, 1000, &err))
 		goto out_err;
 	if (record_signal && r.verbose)
 		kp_error(cmd, "stopping on signal %d", (int)record_signal);

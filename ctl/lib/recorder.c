@@ -670,6 +670,29 @@ int kp_recorder__switch(struct kp_recorder *r, struct kp_err *err)
 	return open_file(r, err);
 }
 
+/*
+ * How long a poll may wait for the watermark: @timeout_ms, or less when a
+ * --switch-output by time is due sooner, or by size (checked after each
+ * wake-up: a quarter of a second of data past the size at most).
+ */
+static int poll_timeout(struct kp_recorder *r, int timeout_ms)
+{
+	struct kp_switch_output *sw = &r->sw;
+	uint64_t elapsed, left;
+
+	if (!sw->enabled || timeout_ms < 0)
+		return timeout_ms;
+	if (sw->size && timeout_ms > 250)
+		timeout_ms = 250;
+	if (sw->time_ns) {
+		elapsed = kp_clock_monotonic_ns() - sw->file_start;
+		left = elapsed >= sw->time_ns ? 0 : (sw->time_ns - elapsed + 999999) / 1000000;
+		if (left < (uint64_t)timeout_ms)
+			timeout_ms = (int)left;
+	}
+	return timeout_ms;
+}
+
 int kp_recorder__loop(struct kp_recorder *r, volatile sig_atomic_t *signalled,
 		      kp_recorder_done_fn done, void *arg, int timeout_ms,
 		      struct kp_err *err)
@@ -679,7 +702,7 @@ int kp_recorder__loop(struct kp_recorder *r, volatile sig_atomic_t *signalled,
 
 	r->last_progress = last_check;
 	for (;;) {
-		revents = kp_rings__poll(&r->rings, timeout_ms, err);
+		revents = kp_rings__poll(&r->rings, poll_timeout(r, timeout_ms), err);
 		if (revents < 0)
 			return revents;
 		if (revents & POLLIN)
