@@ -526,12 +526,11 @@ for kind in $kinds $pkinds; do
 done
 
 # Beside the debug guest (started above), which runs beside the host tests
-# and these, two lanes: each full kind's hostile boots, then the generic
-# full kind's lane boot (lane_tests); and the 6.12 kinds' baseline boots,
-# then each module-path kind's corpus and untimed boots.
+# and these, two lanes: the 6.12 kinds' baseline boots, each full kind's
+# hostile boots, then the generic full kind's lane boot (lane_tests); and
+# each module-path kind's corpus and untimed boots.
 if [ "$quick" != 1 ]; then
 	(
-		for kind in $baseline_kinds; do baseline_run "$kind"; done
 		for kind in $pkinds; do
 			hostile_run "$kind"
 			guest_boot "$kind" untimed
@@ -539,6 +538,7 @@ if [ "$quick" != 1 ]; then
 		done
 	) &
 	lane_pid=$!
+	for kind in $baseline_kinds; do baseline_run "$kind"; done
 	for kind in $kinds; do
 		hostile_run "$kind"
 		hostile_results "$kind"
