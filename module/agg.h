@@ -92,6 +92,7 @@ struct kprof_agg_entry {
 /**
  * struct kprof_agg_cpu - one CPU's table
  * @entries: open-addressing table, @nr_entries (a power of two) slots
+ * @nr_entries: slots in @entries
  * @pool: frames of the entries
  * @pool_size: frames in @pool
  * @pool_used: frames handed out
@@ -114,6 +115,9 @@ struct kprof_agg_cpu {
 
 /**
  * struct kprof_agg - the tables of a session, one per possible CPU
+ * @nr_cpus: entries in @cpus (nr_cpu_ids)
+ * @nr_entries: slots of each table
+ * @cpus: per possible CPU; NULL for CPUs the session does not use
  */
 struct kprof_agg {
 	unsigned int nr_cpus;

@@ -31,8 +31,26 @@
  * lost[COST] holds once no handler is running, and for each kind of wait
  * (wait.h: off-CPU blocks, lock waits) wait[k][BEGUN] == the sum of its
  * outcomes (kprof_stats_wait_ended()) once the session has stopped.
- * @nested counts the records committed while another writer on the CPU was
- * between its reserve and its commit.
+ *
+ * @invocations: handler calls of the session's events (filtered hits not)
+ * @samples: samples stored in the ring
+ * @lost: samples lost, per enum kprof_lost_cause
+ * @throttled: times the perf core throttled an event (each writes a
+ *	THROTTLE record, counted with the side-band)
+ * @bytes: bytes written into the ring
+ * @sideband: side-band records written (COMM, MMAP, FORK, EXIT, THROTTLE)
+ * @sideband_lost: side-band records that found no room
+ * @handler_ns: time spent in the sampling handler
+ * @handler_max_ns: the longest handler call
+ * @kstack_trunc: kernel chains cut at the stack depth
+ * @ustack_trunc: user chains cut at the stack depth
+ * @ustack_fault: user chains that stopped at their first frame (no frame
+ *	pointer could be read)
+ * @agg_samples: samples counted in the aggregation table
+ * @filtered: hits a tracepoint filter dropped
+ * @nested: records committed while another writer on the CPU was between
+ *	its reserve and its commit
+ * @wait: per kind of wait (wait.h), its begin and outcome counters
  */
 struct kprof_cpu_stats {
 	local64_t invocations;
@@ -58,6 +76,30 @@ struct kprof_cpu_stats {
  *
  * While handlers run, a snapshot may count an invocation whose outcome is
  * not yet counted; once the session has stopped the balance is exact.
+ *
+ * @invocations: as struct kprof_cpu_stats
+ * @samples: as struct kprof_cpu_stats
+ * @lost_full: lost[KPROF_LOST_FULL]
+ * @lost_too_big: lost[KPROF_LOST_TOO_BIG]
+ * @throttled: as struct kprof_cpu_stats
+ * @bytes: as struct kprof_cpu_stats
+ * @sideband: as struct kprof_cpu_stats
+ * @sideband_lost: as struct kprof_cpu_stats
+ * @handler_ns: as struct kprof_cpu_stats
+ * @handler_max_ns: as struct kprof_cpu_stats
+ * @kstack_trunc: as struct kprof_cpu_stats
+ * @ustack_trunc: as struct kprof_cpu_stats
+ * @ustack_fault: as struct kprof_cpu_stats
+ * @agg_samples: as struct kprof_cpu_stats
+ * @lost_agg_full: lost[KPROF_LOST_AGG_FULL]: the aggregation table was full
+ * @lost_agg_reset: lost[KPROF_LOST_AGG_RESET]: the table was being reset
+ * @agg_used: aggregation entries in use on the CPU
+ * @agg_capacity: aggregation entries the CPU's table has
+ * @filtered: as struct kprof_cpu_stats
+ * @lost_recursion: lost[KPROF_LOST_RECURSION]
+ * @nested: as struct kprof_cpu_stats
+ * @lost_cost: lost[KPROF_LOST_COST]: the probe cost cap
+ * @wait: as struct kprof_cpu_stats
  */
 struct kprof_stats_snapshot {
 	u64 invocations;
@@ -89,6 +131,7 @@ struct kprof_stats_snapshot {
  * struct kprof_ring - one CPU's buffer
  * @page: the control page, shared with userspace; data follows it
  * @data: the data area, @size bytes
+ * @size: bytes in @data, a power of two
  * @mask: @size - 1
  * @head: reservation head, in bytes since the start (never wraps)
  * @nest: writers currently between reserve and commit on this CPU

@@ -32,6 +32,8 @@ struct nlattr;
  * @offset: the kprobe's offset
  * @min_ns: an off-CPU event's shortest block counted
  * @max_ns: ... and longest
+ * @bp_type: a breakpoint's kind (PERF_TYPE_BREAKPOINT: HW_BREAKPOINT_*)
+ * @bp_len: a breakpoint's length in bytes
  */
 struct kprof_event_config {
 	u32 type;
@@ -46,7 +48,7 @@ struct kprof_event_config {
 	u32 offset;
 	u64 min_ns;
 	u64 max_ns;
-	u32 bp_type;	/* PERF_TYPE_BREAKPOINT: HW_BREAKPOINT_* */
+	u32 bp_type;
 	u32 bp_len;
 };
 
@@ -68,6 +70,22 @@ static inline void kprof_attr_init_type(struct perf_event_attr *attr,
 
 /**
  * struct kprof_session_config - a validated START request
+ * @flags: KPROF_SESSION_F_*
+ * @freq: samples per second per event, or 0 for @period
+ * @period: events per sample, when @freq is 0
+ * @buffer_size: ring data bytes per CPU
+ * @stack_depth: frames per chain, kernel and user each
+ * @watermark: ring bytes that wake a reader; 0 for half the ring
+ * @agg_entries: aggregation table slots per CPU
+ * @owner_net: with KPROF_SESSION_F_OWNED, the owner's socket's namespace
+ * @owner_portid: ... and port id
+ * @owner_pid: the owner's process, for STATUS
+ * @cpus: the CPUs sampled (kzalloc(cpumask_size()), owned)
+ * @nr_pids: entries in @pids; 0 for a system-wide session
+ * @pids: the processes followed
+ * @pid_attrs: the netlink attribute of each, for error messages
+ * @nr_events: entries in @events
+ * @events: the events
  */
 struct kprof_session_config {
 	u32 flags;
@@ -77,10 +95,10 @@ struct kprof_session_config {
 	u32 stack_depth;
 	u32 watermark;
 	u32 agg_entries;
-	struct net *owner_net;	/* with KPROF_SESSION_F_OWNED: the owner's socket */
+	struct net *owner_net;
 	u32 owner_portid;
-	pid_t owner_pid;	/* the owner's process, for STATUS */
-	struct cpumask *cpus;	/* kzalloc(cpumask_size()), owned */
+	pid_t owner_pid;
+	struct cpumask *cpus;
 	unsigned int nr_pids;
 	pid_t pids[KPROF_MAX_PIDS];
 	const struct nlattr *pid_attrs[KPROF_MAX_PIDS];
@@ -134,23 +152,34 @@ static inline bool kprof_event_is_capped(const struct kprof_event *kev)
 /* Processes followed by a per-task session: lock-free open addressing. */
 #define KPROF_PIDSET_SLOTS	4096
 
-/**
- * struct kprof_mmap_queue - one CPU's MMAP notes awaiting their path
- *
- * Filled by the perf_event_mmap probe on its CPU (single producer),
- * emptied by the session's work item (single consumer).
- */
 #define KPROF_MMAP_QUEUE	256
+
+/**
+ * struct kprof_mmap_note - an executable mapping awaiting its path
+ * @time: when it was mapped
+ * @pid: the process
+ * @tid: the thread that mapped it
+ * @start: first address
+ * @len: bytes
+ * @pgoff: file offset of @start, bytes
+ * @file: the mapped file, referenced; NULL for the vDSO
+ */
 struct kprof_mmap_note {
 	u64 time;
 	u32 pid, tid;
 	u64 start, len, pgoff;
-	struct file *file;	/* NULL for the vDSO */
+	struct file *file;
 };
 
+/**
+ * struct kprof_mmap_queue - one CPU's MMAP notes awaiting their path
+ * @head: the producer's index (the perf_event_mmap probe, on its CPU)
+ * @tail: the consumer's index (the session's work item)
+ * @notes: the ring of notes
+ */
 struct kprof_mmap_queue {
-	unsigned int head;	/* producer */
-	unsigned int tail;	/* consumer */
+	unsigned int head;
+	unsigned int tail;
 	struct kprof_mmap_note notes[KPROF_MMAP_QUEUE];
 };
 
@@ -171,6 +200,9 @@ struct kprof_mmap_queue {
  * @mmap_work: turns MMAP notes into records
  * @sideband_on: the side-band hooks are registered
  * @agg: aggregation tables (KPROF_SESSION_F_AGGREGATE), else NULL
+ * @procmap: mappings kept for the frames of gone processes (aggregating
+ *	sessions), else NULL
+ * @target: the CPUs and tasks its perf counters are created on (target.c)
  */
 struct kprof_session {
 	u64 id;
@@ -194,6 +226,23 @@ struct kprof_session {
 
 /**
  * struct kprof_session_info - a snapshot of the session for reports
+ * @id: the session's id
+ * @state: KPROF_STATE_*
+ * @flags: KPROF_SESSION_F_*
+ * @freq: as struct kprof_session_config
+ * @period: as struct kprof_session_config
+ * @buffer_size: as struct kprof_session_config
+ * @stride: bytes between two CPUs' mmap offsets of /dev/kprof
+ * @watermark: the bytes that wake a reader, as applied
+ * @stack_depth: as struct kprof_session_config
+ * @nr_events: events in the session
+ * @nr_tasks: threads followed by a per-task session
+ * @start_ns: CLOCK_MONOTONIC at start
+ * @agg_entries: as struct kprof_session_config
+ * @owner_pid: as struct kprof_session_config
+ * @totals: the counters of all CPUs summed
+ * @has_maps: @maps is filled (an aggregating session)
+ * @maps: what the kept mappings hold
  */
 struct kprof_session_info {
 	u64 id;
