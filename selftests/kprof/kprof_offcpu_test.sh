@@ -235,9 +235,10 @@ if [ "$bccw" = yes ]; then
 	kpair=$(sum "$tmp/kw.folded" "$pair")
 	# when offwaketime's stack map fails a capture it still counts the
 	# time, under "[Missed Kernel Stack]" in place of the waker's kernel
-	# frames: that is the same pair
+	# frames, or "[Missed User Stack]" in place of its user frames (seen
+	# on 6.12): that is the same pair
 	bpair=$(sum "$tmp/bccw.folded" \
-		'^kp-reader;.*;main;.*;pipe_read;.*;--;(.*;pipe_write;.*|[[]Missed.Kernel.Stack[]]);start_thread;.*;?kp-writer;$')
+		'^kp-reader;.*;main;.*;pipe_read;.*;--;(.*;pipe_write;.*|[[]Missed.Kernel.Stack[]]);(start_thread;.*;?|[[]Missed.User.Stack[]];)kp-writer;$')
 	echo "# reader woken by writer (us): kprof $kpair, offwaketime $bpair"
 	# the numbers are in the test's name, so that a failure's one line says them
 	check "--wakers: the reader's time woken by the writer within 5 % of BCC offwaketime's, same run (kprof ${kpair:-0} us, offwaketime ${bpair:-0} us)" \
