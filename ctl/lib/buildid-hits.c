@@ -31,10 +31,11 @@ struct bid_proc {
 	size_t		last;		/* the range of the last hit */
 	/*
 	 * The two ranges hit last, whose files are marked already: a chain's
-	 * frames mostly fall in one or two (the program, libc).  Emptied
-	 * when the process maps something and when the hits are reset.
+	 * frames mostly fall in one or two (the program, libc).  { start,
+	 * length } of each, the newest first; emptied (lengths 0) when the
+	 * process maps something and when the hits are reset.
 	 */
-	uint64_t	seen_start[2], seen_len[2];
+	uint64_t	seen[4];
 };
 
 struct kp_bid_hits {
@@ -142,7 +143,7 @@ static int add_mmap(struct kp_bid_hits *h, const struct kp_rec_mmap *m)
 	 * A new mapping may cover the addresses of a range seen or found
 	 * last: the next lookups search newest first again.
 	 */
-	memset(p->seen_len, 0, sizeof(p->seen_len));
+	memset(p->seen, 0, sizeof(p->seen));
 	p->last = SIZE_MAX;
 	/* the same mapping again: synthesized anew for a switched file */
 	for (i = p->nr; i-- > 0;)
@@ -197,8 +198,7 @@ static struct bid_range *find(struct kp_bid_hits *h, struct bid_proc *p, uint32_
 
 /*
  * A frame outside the two ranges seen last: look it up, mark its file hit,
- * and make its range the first of the two (@seen: start0, len0, start1,
- * len1).
+ * and make its range the first of the two (@seen: as struct bid_proc's).
  */
 static void hit_slow(struct kp_bid_hits *h, struct bid_proc *p, uint32_t pid, uint64_t addr,
 		     uint64_t seen[4])
@@ -213,12 +213,8 @@ static void hit_slow(struct kp_bid_hits *h, struct bid_proc *p, uint32_t pid, ui
 	seen[0] = r->start;
 	seen[1] = r->end - r->start;
 	/* (a parent's range: its own mappings are not this process's) */
-	if (r >= p->ranges && r < p->ranges + p->nr) {
-		p->seen_start[0] = seen[0];
-		p->seen_len[0] = seen[1];
-		p->seen_start[1] = seen[2];
-		p->seen_len[1] = seen[3];
-	}
+	if (r >= p->ranges && r < p->ranges + p->nr)
+		memcpy(p->seen, seen, sizeof(p->seen));
 }
 
 /* (unsigned: an address below a start wraps above any length) */
@@ -226,7 +222,7 @@ static void hit_slow(struct kp_bid_hits *h, struct bid_proc *p, uint32_t pid, ui
 
 /*
  * Mark the files a sample's user frames fall in as hit.  The two ranges
- * the process hit last (struct bid_proc's seen_*) are checked first,
+ * the process hit last (struct bid_proc's seen) are checked first,
  * inline; only a frame outside both is looked up.
  */
 static void add_sample(struct kp_bid_hits *h, const struct kp_rec_sample *s)
@@ -245,10 +241,7 @@ static void add_sample(struct kp_bid_hits *h, const struct kp_rec_sample *s)
 		h->last_pid = s->pid;
 		h->last_proc = p;
 	}
-	seen[0] = p->seen_start[0];
-	seen[1] = p->seen_len[0];
-	seen[2] = p->seen_start[1];
-	seen[3] = p->seen_len[1];
+	memcpy(seen, p->seen, sizeof(seen));
 	if ((s->header.misc & KPROF_MISC_USER) && !SEEN(s->ip, seen))
 		hit_slow(h, p, s->pid, s->ip, seen);
 	if ((size_t)(s->nr_kernel + nr) * 8 + sizeof(*s) > s->header.size)
@@ -329,7 +322,7 @@ void kp_bid_hits__reset(struct kp_bid_hits *h)
 		struct bid_proc *p = val;
 
 		/* the files of the ranges seen are no longer marked */
-		memset(p->seen_len, 0, sizeof(p->seen_len));
+		memset(p->seen, 0, sizeof(p->seen));
 		if (!p->exited)
 			continue;
 		/* (the map has no removal: an empty entry stays, for a reused pid) */
