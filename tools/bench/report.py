@@ -168,15 +168,8 @@ def stage_table(rates, md):
             return f"{st[key]:.0f}"
         return "-"
 
-    def extra(e, t, key):
-        x = e.get(t) or {}
-        if key == "recorder":
-            v = x.get("recorder_insn_per_sample")
-        elif key == "total":
-            v = x.get("instructions_per_sample")
-        else:
-            base = e.get(key) or {}
-            v = base.get("instructions_per_sample")
+    def per_sample(e, tool, key):
+        v = (e.get(tool) or {}).get(key)
         return f"{v:.0f}" if v is not None else "-"
 
     name = {"kprof-stages": "stream", "agg-stages": "aggregate"}
@@ -190,20 +183,25 @@ def stage_table(rates, md):
                      "(stage build; one mark's cost taken off each stage)")
         lines.append(f"{'':>40}" + "".join(f"  {name[t] + ' ' + str(e['rate']):>16}"
                                           for e, t in heads))
-    out = []
-    for label, key in rows:
-        out.append((label, [cell(e, t, key) for e, t in heads]))
-    out.append(("recorder (kprofctl record CPU)", [extra(e, t, "recorder") for e, t in heads]))
-    out.append(("all in, stage build (lost throughput)", [extra(e, t, "total") for e, t in heads]))
-    out.append(("all in, default build", [extra(e, t.replace("-stages", ""), "total")
-                                           for e, t in heads]))
-    out.append(("perf record -g, all in", [extra(e, t, "perf") for e, t in heads]))
-    out.append(("perf record's own CPU", [
-        f"{(e.get('perf') or {}).get('recorder_insn_per_sample'):.0f}"
-        if (e.get("perf") or {}).get("recorder_insn_per_sample") is not None else "-"
-        for e, t in heads]))
-    out.append(("floor: walk only, all in", [extra(e, t, "floor-walk") for e, t in heads]))
-    out.append(("floor: empty handler, all in", [extra(e, t, "floor-empty") for e, t in heads]))
+    out = [(label, [cell(e, t, key) for e, t in heads]) for label, key in rows]
+    # (tool None: the column's stage build; "default": its default build)
+    for label, tool, key in (
+            ("recorder (kprofctl record CPU)", None, "recorder_insn_per_sample"),
+            ("all in, stage build (lost throughput)", None, "instructions_per_sample"),
+            ("all in, default build", "default", "instructions_per_sample"),
+            ("perf record -g, all in", "perf", "instructions_per_sample"),
+            ("perf record's own CPU", "perf", "recorder_insn_per_sample"),
+            ("floor: walk only, all in", "floor-walk", "instructions_per_sample"),
+            ("floor: empty handler, all in", "floor-empty", "instructions_per_sample")):
+        cells = []
+        for e, t in heads:
+            if tool is None:
+                cells.append(per_sample(e, t, key))
+            elif tool == "default":
+                cells.append(per_sample(e, t.replace("-stages", ""), key))
+            else:
+                cells.append(per_sample(e, tool, key))
+        out.append((label, cells))
     out.append(("one stage mark", [f"{e[t]['stages']['mark']:.0f}" for e, t in heads]))
     for label, cells in out:
         if md:
