@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprof - reading the aggregation tables: debugfs report, folded and reset,
- * and the AGG_DUMP / AGG_RESET netlink commands.
+ * and the readers behind AGG_DUMP and AGG_MAPS (a cursor across calls;
+ * genl.c makes the messages).
  *
  * Readers never stop sampling: they walk the per-CPU tables while the
  * handlers keep counting, and see only entries whose VALID state was
@@ -17,6 +18,7 @@
 #include <linux/fs.h>
 #include <linux/jhash.h>
 #include <linux/mm.h>
+#include <linux/netlink.h>
 #include <linux/pid.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
@@ -25,19 +27,19 @@
 #include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
-#include <net/genetlink.h>
 
 #include "agg.h"
 #include "aggread.h"
 #include "compat.h"
-#include "kprof.h"
+#include "core.h"
+#include "internal.h"
 #include "procmap.h"
 #include "session.h"
 
-/* The session's tables, or NULL; kprof_core.lock held. */
-static struct kprof_agg *kprof_agg_current(struct kprof_session **sp)
+/* The current session's tables, or NULL; takes the session lock (session.c). */
+static struct kprof_agg *kprof_agg_lock_current(struct kprof_session **sp)
 {
-	struct kprof_session *s = kprof_session_current();
+	struct kprof_session *s = kprof_session_lock_current();
 
 	*sp = s;
 	return s ? s->agg : NULL;
@@ -225,7 +227,7 @@ static void kprof_agg_row_merge(struct kprof_agg_row *rows, u32 *nr_rows, u32 ma
  * @m: the seq_file
  * @v: unused
  *
- * Context: process context; takes kprof_core.lock, and the mmap lock of
+ * Context: process context; takes the session lock, and the mmap lock of
  * each sampled process that still lives.
  * Return: 0 or -ENOMEM.
  */
@@ -242,8 +244,7 @@ int kprof_agg_report_show(struct seq_file *m, void *v)
 	int ret = 0;
 	u32 slot;
 
-	mutex_lock(&kprof_core.lock);
-	agg = kprof_agg_current(&s);
+	agg = kprof_agg_lock_current(&s);
 	if (!agg) {
 		seq_puts(m, s ? "the session does not aggregate\n" : "no session\n");
 		goto out_unlock;
@@ -313,7 +314,7 @@ int kprof_agg_report_show(struct seq_file *m, void *v)
 	}
 
 out_unlock:
-	mutex_unlock(&kprof_core.lock);
+	kprof_session_unlock();
 	kvfree(index);
 	kvfree(rows);
 	return ret;
@@ -322,14 +323,13 @@ out_unlock:
 /* --- folded: one collapsed stack per line -------------------------------- */
 
 /*
- * The first valid entry of @which at or after *pos (cpu << 32 | slot), its
- * table in *tp; NULL at the end.  kprof_core.lock held.
+ * The first valid entry of @which in @s's tables at or after *pos (cpu << 32
+ * | slot), its table in *tp; NULL at the end.  The session lock held.
  */
-static struct kprof_agg_entry *kprof_agg_find(loff_t *pos, struct kprof_agg_cpu **tp,
-					      int which)
+static struct kprof_agg_entry *kprof_agg_find(struct kprof_session *s, loff_t *pos,
+					      struct kprof_agg_cpu **tp, int which)
 {
-	struct kprof_session *s;
-	struct kprof_agg *agg = kprof_agg_current(&s);
+	struct kprof_agg *agg = s ? s->agg : NULL;
 	u64 cpu = *pos >> 32;
 	u32 slot = *pos & 0xffffffff;
 
@@ -358,7 +358,7 @@ static void *kprof_agg_folded_find(struct seq_file *m, loff_t *pos)
 {
 	struct kprof_agg_folded_iter *it = m->private;
 	struct kprof_agg_cpu *t;
-	struct kprof_agg_entry *e = kprof_agg_find(pos, &t, it->which);
+	struct kprof_agg_entry *e = kprof_agg_find(it->s, pos, &t, it->which);
 
 	if (e)
 		it->t = t;
@@ -367,7 +367,9 @@ static void *kprof_agg_folded_find(struct seq_file *m, loff_t *pos)
 
 static void *kprof_agg_folded_start(struct seq_file *m, loff_t *pos)
 {
-	mutex_lock(&kprof_core.lock);
+	struct kprof_agg_folded_iter *it = m->private;
+
+	it->s = kprof_session_lock_current();
 	return kprof_agg_folded_find(m, pos);
 }
 
@@ -379,7 +381,10 @@ static void *kprof_agg_folded_next(struct seq_file *m, void *v, loff_t *pos)
 
 static void kprof_agg_folded_stop(struct seq_file *m, void *v)
 {
-	mutex_unlock(&kprof_core.lock);
+	struct kprof_agg_folded_iter *it = m->private;
+
+	it->s = NULL;
+	kprof_session_unlock();
 }
 
 /*
@@ -448,7 +453,7 @@ static int kprof_agg_folded_show(struct seq_file *m, void *v)
 	struct kprof_agg_entry *e = v;
 	struct kprof_agg_cpu *t = it->t;
 	const u64 *f = kprof_agg_frames(t, e);
-	struct kprof_session *s = kprof_session_current();
+	struct kprof_session *s = it->s;
 	bool lock = it->which == KPROF_AGG_LOCK, wakers = it->which == KPROF_AGG_WAKERS;
 	bool offcpu = it->which == KPROF_AGG_OFFCPU || wakers;
 
@@ -509,34 +514,33 @@ ssize_t kprof_agg_reset_write(struct file *file, const char __user *ubuf, size_t
 	return ret ? ret : count;
 }
 
-/* --- netlink -------------------------------------------------------------- */
+/* --- readers across calls (AGG_DUMP, AGG_MAPS) ------------------------------ */
 
 /*
- * The session a part of an aggregation dump reads, @s when @aggregates.
- * The first part without one fails (*@ret, extack); a part that finds a
- * newer session than the earlier parts read ends the dump marked
- * inconsistent.  Kept in cb->args[1].  kprof_core.lock held.
+ * The session a part of a multi-call read reads, @s when @has_data.  The
+ * first part without one fails (*@ret, @extack); a part that finds a newer
+ * session than the earlier parts read ends the read marked stale.  The
+ * session lock held.
  */
-static bool kprof_agg_dump_session(struct netlink_callback *cb, struct kprof_session *s,
-				   bool aggregates, int *ret)
+static bool kprof_agg_cursor_session(struct kprof_agg_cursor *cur, struct kprof_session *s,
+				     bool has_data, int *ret, struct netlink_ext_ack *extack)
 {
-	if (!s || !aggregates) {
-		if (!cb->args[0] && !cb->args[1]) {
+	if (!s || !has_data) {
+		if (!cur->pos && !cur->id) {
 			if (s)
-				NL_SET_ERR_MSG(cb->extack, "kprof: the session does not aggregate");
+				NL_SET_ERR_MSG(extack, "kprof: the session does not aggregate");
 			else
-				NL_SET_ERR_MSG(cb->extack, "kprof: no session");
+				NL_SET_ERR_MSG(extack, "kprof: no session");
 			*ret = s ? -EOPNOTSUPP : -ENOENT;
 		}
 		return false;
 	}
-	if (cb->args[1] && cb->args[1] != s->id) {
-		/* a new session between two parts of the dump */
-		cb->seq = 1;
-		genl_dump_check_consistent(cb, NULL);
+	if (cur->id && cur->id != s->id) {
+		/* a new session between two parts of the read */
+		cur->stale = true;
 		return false;
 	}
-	cb->args[1] = s->id;
+	cur->id = s->id;
 	return true;
 }
 
@@ -567,22 +571,24 @@ static void kprof_agg_view_waker(struct kprof_agg_view *v, const u64 *key, u32 n
 }
 
 /**
- * kprof_agg_dump() - AGG_DUMP: fill @skb with entries from the cursor on
- * @skb: the message buffer
- * @cb: the dump; args[0] is the cursor (cpu << 32 | slot), args[1] the
- *	session id
- * @put: fills one entry's message
+ * kprof_agg_read() - the tables' entries from a cursor on
+ * @cur: where the previous call stopped; zeroed before the first
+ * @put: takes one entry; non-zero when it has no room for it (the next
+ *	call starts from it)
+ * @arg: for @put
+ * @extack: why the first call found nothing to read
  *
- * Context: process context; takes kprof_core.lock.
- * Return: the length of @skb, 0 when done, or a negative errno.
+ * Context: process context; takes the session lock.
+ * Return: 0 (the end, or @put full, or @cur->stale: a new session since
+ * the first call), -ENOENT or -EOPNOTSUPP on the first call without an
+ * aggregating session, or -ENOMEM.
  */
-int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
-		   int (*put)(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
-			      unsigned int cpu, const struct kprof_agg_view *v))
+int kprof_agg_read(struct kprof_agg_cursor *cur, kprof_agg_put_fn put, void *arg,
+		   struct netlink_ext_ack *extack)
 {
 	struct kprof_session *s;
 	struct kprof_agg *agg;
-	loff_t pos = cb->args[0];
+	loff_t pos = cur->pos;
 	u64 *hidden = NULL;
 	int ret = 0;
 
@@ -593,13 +599,12 @@ int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		if (!hidden)
 			return -ENOMEM;
 	}
-	mutex_lock(&kprof_core.lock);
-	agg = kprof_agg_current(&s);
-	if (!kprof_agg_dump_session(cb, s, !!agg, &ret))
+	agg = kprof_agg_lock_current(&s);
+	if (!kprof_agg_cursor_session(cur, s, !!agg, &ret, extack))
 		goto out_unlock;
 	for (;;) {
 		struct kprof_agg_cpu *t;
-		struct kprof_agg_entry *e = kprof_agg_find(&pos, &t, KPROF_AGG_ALL);
+		struct kprof_agg_entry *e = kprof_agg_find(s, &pos, &t, KPROF_AGG_ALL);
 		struct kprof_agg_view v = { };
 		const u64 *f;
 
@@ -626,49 +631,46 @@ int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			v.max_ns = READ_ONCE(kprof_agg_minmax(t, e)[0]);
 			v.min_ns = READ_ONCE(kprof_agg_minmax(t, e)[1]);
 		}
-		if (put(skb, cb, s->id, pos >> 32, &v))
+		if (put(arg, s->id, pos >> 32, &v))
 			break;
 		pos++;
 	}
-	cb->args[0] = pos;
-	ret = skb->len;
+	cur->pos = pos;
 out_unlock:
-	mutex_unlock(&kprof_core.lock);
+	kprof_session_unlock();
 	kfree(hidden);
 	return ret;
 }
 
 /**
- * kprof_procmap_dump() - AGG_MAPS: the kept mappings from the cursor on
- * @skb: the message buffer
- * @cb: the dump; args[0] is the next mapping, args[1] the session id
- * @put: fills one mapping's message
+ * kprof_agg_read_maps() - the kept mappings from a cursor on
+ * @cur: where the previous call stopped; zeroed before the first
+ * @put: takes one mapping; non-zero when it has no room for it
+ * @arg: for @put
+ * @extack: why the first call found nothing to read
  *
  * Mappings not yet named are skipped: a work item names them shortly after
  * their process went.
  *
- * Context: process context; takes kprof_core.lock.
- * Return: the length of @skb, 0 when done, or a negative errno.
+ * Context: process context; takes the session lock.
+ * Return: as kprof_agg_read().
  */
-int kprof_procmap_dump(struct sk_buff *skb, struct netlink_callback *cb,
-		       int (*put)(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
-				  const struct kprof_procmap_info *map))
+int kprof_agg_read_maps(struct kprof_agg_cursor *cur, kprof_agg_map_put_fn put, void *arg,
+			struct netlink_ext_ack *extack)
 {
 	struct kprof_procmap_info map;
 	struct kprof_session *s;
-	u32 i = cb->args[0];
+	u32 i = cur->pos;
 	int ret = 0;
 
-	mutex_lock(&kprof_core.lock);
-	s = kprof_session_current();
-	if (!kprof_agg_dump_session(cb, s, s && s->procmap, &ret))
+	s = kprof_session_lock_current();
+	if (!kprof_agg_cursor_session(cur, s, s && s->procmap, &ret, extack))
 		goto out_unlock;
 	for (; kprof_procmap_get(s->procmap, i, &map, true); i++)
-		if (map.path && put(skb, cb, s->id, &map))
+		if (map.path && put(arg, s->id, &map))
 			break;
-	cb->args[0] = i;
-	ret = skb->len;
+	cur->pos = i;
 out_unlock:
-	mutex_unlock(&kprof_core.lock);
+	kprof_session_unlock();
 	return ret;
 }

@@ -5,20 +5,23 @@
 #ifndef _KPROF_AGGREAD_H
 #define _KPROF_AGGREAD_H
 
-#include <linux/netlink.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
 
 struct kprof_agg_cpu;
+struct kprof_session;
 struct kprof_agg_entry;
 
 /**
  * struct kprof_agg_folded_iter - a reader of the debugfs folded file
+ * @s: the session read, between seq_file's start and stop (the session
+ *	lock held)
  * @t: the table of the entry being shown
  * @kptr: the reader may see kernel addresses (kptr_restrict)
  * @which: the entries shown, enum kprof_agg_which
  */
 struct kprof_agg_folded_iter {
+	struct kprof_session *s;
 	struct kprof_agg_cpu *t;
 	bool kptr;
 	int which;
@@ -71,13 +74,28 @@ int kprof_agg_report_show(struct seq_file *m, void *v);
 extern const struct seq_operations kprof_agg_folded_sops;
 ssize_t kprof_agg_reset_write(struct file *file, const char __user *ubuf, size_t count,
 			      loff_t *ppos);
-int kprof_agg_dump(struct sk_buff *skb, struct netlink_callback *cb,
-		   int (*put)(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
-			      unsigned int cpu, const struct kprof_agg_view *v));
+
+/**
+ * struct kprof_agg_cursor - a read of the tables across calls
+ * @pos: the next entry (cpu << 32 | slot) or kept mapping
+ * @id: the session the first call read; 0 before it
+ * @stale: a newer session was found: what was read is not one session's
+ */
+struct kprof_agg_cursor {
+	u64 pos;
+	u64 id;
+	bool stale;
+};
 
 struct kprof_procmap_info;
-int kprof_procmap_dump(struct sk_buff *skb, struct netlink_callback *cb,
-		       int (*put)(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
-				  const struct kprof_procmap_info *map));
+struct netlink_ext_ack;
+typedef int (*kprof_agg_put_fn)(void *arg, u64 id, unsigned int cpu,
+				const struct kprof_agg_view *v);
+typedef int (*kprof_agg_map_put_fn)(void *arg, u64 id, const struct kprof_procmap_info *map);
+
+int kprof_agg_read(struct kprof_agg_cursor *cur, kprof_agg_put_fn put, void *arg,
+		   struct netlink_ext_ack *extack);
+int kprof_agg_read_maps(struct kprof_agg_cursor *cur, kprof_agg_map_put_fn put, void *arg,
+			struct netlink_ext_ack *extack);
 
 #endif /* _KPROF_AGGREAD_H */

@@ -22,7 +22,7 @@
 
 #include "chardev.h"
 #include "compat.h"
-#include "kprof.h"
+#include "core.h"
 #include "session.h"
 
 static int kprof_dev_open(struct inode *inode, struct file *file)

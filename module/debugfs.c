@@ -34,10 +34,11 @@
 
 #include "aggread.h"
 #include "compat.h"
+#include "core.h"
 #include "counting.h"
 #include "debugfs.h"
 #include "genl.h"
-#include "kprof.h"
+#include "internal.h"
 #include "probes.h"
 #include "session.h"
 #include "stages.h"
@@ -174,19 +175,18 @@ static int kprof_stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-/* @show(m, the current session) under kprof_core.lock, or "no session". */
+/* @show(m, the current session) under the session lock, or "no session". */
 static int kprof_show_current(struct seq_file *m,
 			      void (*show)(struct seq_file *m, struct kprof_session *s))
 {
 	struct kprof_session *s;
 
-	mutex_lock(&kprof_core.lock);
-	s = kprof_session_current();
+	s = kprof_session_lock_current();
 	if (s)
 		show(m, s);
 	else
 		seq_puts(m, "no session\n");
-	mutex_unlock(&kprof_core.lock);
+	kprof_session_unlock();
 	return 0;
 }
 

@@ -29,10 +29,11 @@
 #include "agg.h"
 #include "aggread.h"
 #include "compat.h"
+#include "core.h"
 #include "counting.h"
 #include "filter.h"
 #include "genl.h"
-#include "kprof.h"
+#include "internal.h"
 #include "probes.h"
 #include "procmap.h"
 #include "session.h"
@@ -157,7 +158,7 @@ static const char * const kprof_nl_cmd_names[KPROF_CMD_MAX + 1] = {
  *
  * Return: true when the request may go on to its handler.
  */
-bool kprof_nl_admit(u8 cmd, const struct sk_buff *skb, bool perfmon)
+static bool kprof_nl_admit(u8 cmd, const struct sk_buff *skb, bool perfmon)
 {
 	bool ok = !perfmon || kprof_nl_capable(skb);
 
@@ -196,7 +197,7 @@ static int kprof_nl_pre_doit(const struct kprof_genl_pre_op *ops, struct sk_buff
  *
  * Return: the message, or NULL when out of memory.
  */
-struct sk_buff *kprof_nl_reply_new(struct genl_info *info, void **hdr)
+static struct sk_buff *kprof_nl_reply_new(struct genl_info *info, void **hdr)
 {
 	struct sk_buff *msg;
 
@@ -242,7 +243,7 @@ out_cancel:
 	return -EMSGSIZE;
 }
 
-int kprof_nl_put_u64(struct sk_buff *msg, int type, u64 v, int pad)
+static int kprof_nl_put_u64(struct sk_buff *msg, int type, u64 v, int pad)
 {
 	return nla_put_u64_64bit(msg, type, v, pad);
 }
@@ -371,8 +372,8 @@ static int kprof_nl_parse_breakpoint(struct genl_info *info, const struct nlattr
  *
  * Return: 0, or a negative errno with an extack message.
  */
-int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
-			 struct kprof_event_config *ev)
+static int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
+				struct kprof_event_config *ev)
 {
 	struct nlattr *tb[KPROF_EV_A_BP_LEN + 1];
 	int ret;
@@ -523,8 +524,8 @@ int kprof_nl_parse_event(struct genl_info *info, const struct nlattr *nest,
  * Return: 0, or -EINVAL for a malformed or empty bitmap or one naming a CPU
  * that does not exist.
  */
-int kprof_nl_parse_cpumask(const struct nlattr *attr, struct cpumask *mask,
-			   struct netlink_ext_ack *extack)
+static int kprof_nl_parse_cpumask(const struct nlattr *attr, struct cpumask *mask,
+				  struct netlink_ext_ack *extack)
 {
 	const u8 *bytes;
 	unsigned int i;
@@ -570,8 +571,8 @@ int kprof_nl_parse_cpumask(const struct nlattr *attr, struct cpumask *mask,
  *
  * Return: 0, or -EINVAL / -E2BIG with an extack message.
  */
-int kprof_nl_parse_target(struct genl_info *info, bool system_wide, pid_t *pids,
-			  const struct nlattr **pid_attrs, unsigned int *nr_pids)
+static int kprof_nl_parse_target(struct genl_info *info, bool system_wide, pid_t *pids,
+				 const struct nlattr **pid_attrs, unsigned int *nr_pids)
 {
 	struct nlattr **tb = info->attrs;
 	struct nlattr *attr;
@@ -606,6 +607,10 @@ int kprof_nl_parse_target(struct genl_info *info, bool system_wide, pid_t *pids,
 	return 0;
 }
 
+/* A callback of kprof_nl_walk_events(): event @index at @nest. */
+typedef int (*kprof_nl_event_fn)(struct genl_info *info, const struct nlattr *nest,
+				 unsigned int index, void *arg);
+
 /**
  * kprof_nl_walk_events() - call @fn for each KPROF_A_SESSION_EVENT of @info
  * @info: a START or COUNT_START request
@@ -618,8 +623,8 @@ int kprof_nl_parse_target(struct genl_info *info, bool system_wide, pid_t *pids,
  *
  * Return: 0, the first error of @fn, or -E2BIG / -EINVAL with an extack.
  */
-int kprof_nl_walk_events(struct genl_info *info, kprof_nl_event_fn fn, void *arg,
-			 unsigned int *nr_events)
+static int kprof_nl_walk_events(struct genl_info *info, kprof_nl_event_fn fn, void *arg,
+				unsigned int *nr_events)
 {
 	struct nlattr *attr;
 	int rem, ret;
@@ -814,7 +819,7 @@ out_free:
  * Return: the genetlink header for genlmsg_end() or genlmsg_cancel(), or
  * NULL when @skb is full (nothing is left in it).
  */
-void *kprof_nl_dump_msg(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd, u64 id)
+static void *kprof_nl_dump_msg(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd, u64 id)
 {
 	void *hdr;
 
@@ -884,7 +889,7 @@ static int kprof_nl_dump_nest_end(struct sk_buff *skb, void *hdr, struct nlattr 
  *
  * Return: true when the requester may read.
  */
-bool kprof_nl_dump_admit(struct netlink_callback *cb)
+static bool kprof_nl_dump_admit(struct netlink_callback *cb)
 {
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 
@@ -895,14 +900,14 @@ bool kprof_nl_dump_admit(struct netlink_callback *cb)
 }
 
 /* .start of the dumps that need nothing else before their first message */
-int kprof_nl_dump_start(struct netlink_callback *cb)
+static int kprof_nl_dump_start(struct netlink_callback *cb)
 {
 	kprof_nl_dump_admit(cb);
 	return 0;
 }
 
 /* In a dumpit: was the dump refused?  Then the extack says why (-EPERM). */
-bool kprof_nl_dump_refused(struct netlink_callback *cb)
+static bool kprof_nl_dump_refused(struct netlink_callback *cb)
 {
 	if (!cb->args[KPROF_NL_DUMP_REFUSED])
 		return false;
@@ -1008,10 +1013,48 @@ out_cancel:
 	return -EMSGSIZE;
 }
 
-/* One AGG_DUMP message; non-zero when @skb is full. */
-static int kprof_nl_agg_put(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
-			    unsigned int cpu, const struct kprof_agg_view *v)
+/* A dump's message buffer and state, for the readers' put callbacks. */
+struct kprof_nl_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+};
+
+/*
+ * Read the tables (AGG_DUMP) or the kept mappings (AGG_MAPS) into @skb,
+ * the reader's cursor kept in cb->args[0] (position) and cb->args[1] (the
+ * session); a new session since the first part marks the dump
+ * inconsistent and ends it.
+ */
+static int kprof_nl_agg_read(struct sk_buff *skb, struct netlink_callback *cb,
+			     kprof_agg_put_fn put, kprof_agg_map_put_fn map_put)
 {
+	struct kprof_agg_cursor cur = { .pos = cb->args[0], .id = cb->args[1] };
+	struct kprof_nl_dump d = { .skb = skb, .cb = cb };
+	int ret;
+
+	if (kprof_nl_dump_refused(cb))
+		return -EPERM;
+	if (put)
+		ret = kprof_agg_read(&cur, put, &d, cb->extack);
+	else
+		ret = kprof_agg_read_maps(&cur, map_put, &d, cb->extack);
+	cb->args[1] = cur.id;
+	if (ret)
+		return ret;
+	if (cur.stale) {
+		cb->seq = 1;
+		genl_dump_check_consistent(cb, NULL);
+		return 0;
+	}
+	cb->args[0] = cur.pos;
+	return skb->len;
+}
+
+/* One AGG_DUMP message; non-zero when the dump's skb is full. */
+static int kprof_nl_agg_put(void *arg, u64 id, unsigned int cpu, const struct kprof_agg_view *v)
+{
+	struct sk_buff *skb = ((struct kprof_nl_dump *)arg)->skb;
+	struct netlink_callback *cb = ((struct kprof_nl_dump *)arg)->cb;
 	const struct kprof_agg_entry *e = v->e;
 	const u64 *frames = v->frames;
 	struct nlattr *nest;
@@ -1049,15 +1092,14 @@ static int kprof_nl_agg_put(struct sk_buff *skb, struct netlink_callback *cb, u6
 
 static int kprof_nl_agg_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	if (kprof_nl_dump_refused(cb))
-		return -EPERM;
-	return kprof_agg_dump(skb, cb, kprof_nl_agg_put);
+	return kprof_nl_agg_read(skb, cb, kprof_nl_agg_put, NULL);
 }
 
-/* One AGG_MAPS message; non-zero when @skb is full. */
-static int kprof_nl_map_put(struct sk_buff *skb, struct netlink_callback *cb, u64 id,
-			    const struct kprof_procmap_info *map)
+/* One AGG_MAPS message; non-zero when the dump's skb is full. */
+static int kprof_nl_map_put(void *arg, u64 id, const struct kprof_procmap_info *map)
 {
+	struct sk_buff *skb = ((struct kprof_nl_dump *)arg)->skb;
+	struct netlink_callback *cb = ((struct kprof_nl_dump *)arg)->cb;
 	struct nlattr *nest;
 	void *hdr;
 	int err;
@@ -1078,9 +1120,7 @@ static int kprof_nl_map_put(struct sk_buff *skb, struct netlink_callback *cb, u6
 
 static int kprof_nl_agg_maps_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	if (kprof_nl_dump_refused(cb))
-		return -EPERM;
-	return kprof_procmap_dump(skb, cb, kprof_nl_map_put);
+	return kprof_nl_agg_read(skb, cb, NULL, kprof_nl_map_put);
 }
 
 /* One HIST_DUMP message; non-zero when @skb is full. */
@@ -1149,8 +1189,7 @@ static int kprof_nl_hist_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	mutex_lock(&kprof_core.lock);
-	s = kprof_session_current();
+	s = kprof_session_lock_current();
 	if (!s) {
 		if (!cb->args[0] && !cb->args[1]) {
 			NL_SET_ERR_MSG(cb->extack, "kprof: no session");
@@ -1187,7 +1226,7 @@ static int kprof_nl_hist_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 	cb->args[0] = i;
 	ret = skb->len;
 out_unlock:
-	mutex_unlock(&kprof_core.lock);
+	kprof_session_unlock();
 out_free:
 	kfree(keys);
 	kfree(h);
@@ -1204,6 +1243,300 @@ static int kprof_nl_agg_reset_doit(struct sk_buff *skb, struct genl_info *info)
  * core installs a reject-all policy for them (resv_start_op is 0).  The
  * perfmon check of a dump is in its .start: pre_doit does not run for dumps.
  */
+/* --- COUNT_START, COUNT_STOP, COUNT_READ (the session: counting.c) --- */
+
+/* The scratch config of kprof_nl_count_event(), and where the events go. */
+struct kprof_nl_count_ctx {
+	struct kprof_event_config scratch;
+	struct kprof_count_request *req;
+};
+
+/*
+ * One KPROF_A_SESSION_EVENT of COUNT_START, parsed as START parses it, then
+ * held to what can be counted (kprof_nl_walk_events() callback).
+ */
+static int kprof_nl_count_event(struct genl_info *info, const struct nlattr *nest,
+				unsigned int index, void *arg)
+{
+	struct kprof_nl_count_ctx *ctx = arg;
+	struct kprof_event_config *scratch = &ctx->scratch;
+	struct kprof_count_event_request *ev = &ctx->req->events[index];
+	int ret;
+
+	memset(scratch, 0, sizeof(*scratch));
+	ret = kprof_nl_parse_event(info, nest, scratch);
+	if (ret)
+		return ret;
+	switch (scratch->type) {
+	case PERF_TYPE_HARDWARE:
+	case PERF_TYPE_SOFTWARE:
+	case PERF_TYPE_HW_CACHE:
+	case PERF_TYPE_RAW:
+		break;
+	default:
+		NL_SET_ERR_MSG_ATTR(info->extack, nest, "kprof: event type not supported");
+		return -EOPNOTSUPP;
+	}
+	ev->type = scratch->type;
+	ev->config = scratch->config;
+	ev->flags = scratch->flags;
+	ev->attr = nest;
+	strscpy(ev->name, scratch->name, sizeof(ev->name));
+	return 0;
+}
+
+/* Validate a COUNT_START request into @req (@cpus: its CPUs), as START is validated. */
+static int kprof_nl_parse_count(struct genl_info *info, struct kprof_count_request *req,
+				struct cpumask *cpus)
+{
+	struct nlattr **tb = info->attrs;
+	struct kprof_nl_count_ctx *ctx;
+	bool system_wide;
+	int ret;
+
+	req->flags = tb[KPROF_A_SESSION_FLAGS] ? nla_get_u32(tb[KPROF_A_SESSION_FLAGS]) : 0;
+	req->count_flags = tb[KPROF_A_COUNT_FLAGS] ? nla_get_u32(tb[KPROF_A_COUNT_FLAGS]) : 0;
+	system_wide = req->flags & KPROF_SESSION_F_SYSTEM_WIDE;
+
+	if (req->flags & (KPROF_SESSION_F_KERNEL_STACK | KPROF_SESSION_F_USER_STACK)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_FLAGS],
+				    "kprof: call chain flags do not apply to counting");
+		return -EINVAL;
+	}
+	if (system_wide && (req->count_flags & KPROF_COUNT_F_ENABLE_ON_EXEC)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_COUNT_FLAGS],
+				    "kprof: enable-on-exec needs a per-task session");
+		return -EINVAL;
+	}
+	ret = kprof_nl_parse_target(info, system_wide, req->pids, req->pid_attrs, &req->nr_pids);
+	if (ret)
+		return ret;
+	if (system_wide) {
+		ret = kprof_nl_parse_cpumask(tb[KPROF_A_SESSION_CPUS], cpus, info->extack);
+		if (ret)
+			return ret;
+		req->cpus = cpus;
+	}
+	ctx = kmalloc(sizeof(*ctx), KPROF_GFP);
+	if (!ctx)
+		return -ENOMEM;
+	ctx->req = req;
+	ret = kprof_nl_walk_events(info, kprof_nl_count_event, ctx, &req->nr_events);
+	kfree(ctx);
+	return ret;
+}
+
+/* The COUNT_START reply: the session's id and each event's fate. */
+static int kprof_nl_count_fill_start(struct sk_buff *msg, const struct kprof_count_request *req,
+				     u64 id, const u32 *errors)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	if (kprof_nl_put_u64(msg, KPROF_A_SESSION_ID, id, KPROF_A_PAD))
+		return -EMSGSIZE;
+	for (i = 0; i < req->nr_events; i++) {
+		nest = nla_nest_start(msg, KPROF_A_COUNT);
+		if (!nest ||
+		    nla_put_u32(msg, KPROF_COUNT_A_EVENT, i) ||
+		    nla_put_string(msg, KPROF_COUNT_A_NAME, req->events[i].name) ||
+		    (errors[i] && nla_put_u32(msg, KPROF_COUNT_A_ERROR, errors[i])))
+			return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
+
+/**
+ * kprof_nl_count_start_doit() - KPROF_CMD_COUNT_START
+ * @skb: the request
+ * @info: its parsed form; the sender becomes the session's owner
+ *
+ * Context: process context, genl_mutex held.
+ * Return: 0 with the reply sent, -EBUSY while a session counts, or the
+ * error of the validation or of perf.
+ */
+static int kprof_nl_count_start_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 errors[KPROF_MAX_EVENTS] = {};
+	struct kprof_count_request *req;
+	struct sk_buff *msg = NULL;
+	cpumask_var_t cpus;
+	void *hdr;
+	u64 id;
+	int ret;
+
+	if (!zalloc_cpumask_var(&cpus, KPROF_GFP))
+		return -ENOMEM;
+	req = kzalloc(sizeof(*req), KPROF_GFP);
+	if (!req) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = kprof_nl_parse_count(info, req, cpus);
+	if (ret)
+		goto out_free;
+	/* allocate the reply first: a started session must be reported */
+	msg = kprof_nl_reply_new(info, &hdr);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	req->owner_net = genl_info_net(info);
+	req->owner_portid = info->snd_portid;
+	ret = kprof_count_start(req, &id, errors, info->extack);
+	if (ret)
+		goto out_free;
+	/* cannot fail: at most 32 small nests in a default-size message */
+	ret = kprof_nl_count_fill_start(msg, req, id, errors);
+	if (ret)
+		goto out_free;
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info);
+	msg = NULL;
+out_free:
+	nlmsg_free(msg);
+	kfree(req);
+	free_cpumask_var(cpus);
+	return ret;
+}
+
+/* The KPROF_A_SESSION_ID a COUNT request names, in @id; NULL when none. */
+static const u64 *kprof_nl_count_id(struct nlattr **attrs, u64 *id)
+{
+	if (!attrs[KPROF_A_SESSION_ID])
+		return NULL;
+	*id = nla_get_u64(attrs[KPROF_A_SESSION_ID]);
+	return id;
+}
+
+/**
+ * kprof_nl_count_stop_doit() - KPROF_CMD_COUNT_STOP
+ * @skb: the request
+ * @info: its parsed form
+ *
+ * Context: process context, genl_mutex held.
+ * Return: 0 with the reply sent, -ENOENT when no session counts, -ESTALE
+ * when the session named is not the current one.
+ */
+static int kprof_nl_count_stop_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	u64 id, stopped;
+	void *hdr;
+	int ret;
+
+	msg = kprof_nl_reply_new(info, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	ret = kprof_count_stop(kprof_nl_count_id(info->attrs, &id), &stopped, info->extack);
+	if (!ret)
+		ret = kprof_nl_put_u64(msg, KPROF_A_SESSION_ID, stopped, KPROF_A_PAD);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/**
+ * kprof_nl_count_read_start() - start of the KPROF_CMD_COUNT_READ dump
+ * @cb: the dump; cb->args[0] gets the snapshot, cb->args[1] why there is none
+ *
+ * Checks the privilege (pre_doit does not run for dumps) and reads every
+ * count at once, so that the dump is consistent whatever its length.  A
+ * refusal is left for the dumpit to report: 6.1 gives .start no extack,
+ * the dumpit's reaches the client in NLMSG_DONE.
+ *
+ * Context: process context, genl_mutex held.
+ * Return: 0, or -ENOMEM.
+ */
+static int kprof_nl_count_read_start(struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct kprof_count_snapshot *snap;
+	int err = 0;
+	u64 id;
+
+	if (!kprof_nl_dump_admit(cb))
+		return 0;	/* the dumpit reports the refusal */
+	snap = kprof_count_read(kprof_nl_count_id(kprof_genl_dump_attrs(info), &id), &err);
+	if (!snap && err == -ENOMEM)
+		return err;
+	cb->args[0] = (long)snap;
+	cb->args[1] = err;
+	return 0;
+}
+
+static int kprof_nl_count_put_reading(struct sk_buff *skb,
+				      const struct kprof_count_snapshot *snap,
+				      const struct kprof_count_reading *r)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, KPROF_A_COUNT);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, KPROF_COUNT_A_EVENT, r->event) ||
+	    nla_put_string(skb, KPROF_COUNT_A_NAME, snap->names[r->event]) ||
+	    (r->cpu >= 0 && nla_put_u32(skb, KPROF_COUNT_A_CPU, r->cpu)) ||
+	    nla_put_u32(skb, KPROF_COUNT_A_TYPE, snap->types[r->event]) ||
+	    kprof_nl_put_u64(skb, KPROF_COUNT_A_CONFIG, snap->configs[r->event],
+			     KPROF_COUNT_A_PAD) ||
+	    nla_put_u32(skb, KPROF_COUNT_A_STATE, snap->state) ||
+	    kprof_nl_put_u64(skb, KPROF_COUNT_A_ELAPSED, snap->elapsed_ns, KPROF_COUNT_A_PAD))
+		return -EMSGSIZE;
+	if (r->error) {
+		if (nla_put_u32(skb, KPROF_COUNT_A_ERROR, r->error))
+			return -EMSGSIZE;
+	} else if (kprof_nl_put_u64(skb, KPROF_COUNT_A_VALUE, r->value, KPROF_COUNT_A_PAD) ||
+		   kprof_nl_put_u64(skb, KPROF_COUNT_A_ENABLED, r->enabled, KPROF_COUNT_A_PAD) ||
+		   kprof_nl_put_u64(skb, KPROF_COUNT_A_RUNNING, r->running, KPROF_COUNT_A_PAD)) {
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/**
+ * kprof_nl_count_read_dumpit() - the messages of the KPROF_CMD_COUNT_READ dump
+ * @skb: the message buffer to fill
+ * @cb: the dump; cb->args[0] is the snapshot taken by kprof_nl_count_read_start()
+ *
+ * Return: the bytes filled, 0 when done.
+ */
+static int kprof_nl_count_read_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct kprof_count_snapshot *snap = (struct kprof_count_snapshot *)cb->args[0];
+	void *hdr;
+
+	if (kprof_nl_dump_refused(cb))
+		return -EPERM;
+	if (!snap) {
+		kprof_count_refusal(cb->extack, cb->args[1]);
+		return cb->args[1];
+	}
+	for (; snap->pos < snap->nr; snap->pos++) {
+		hdr = kprof_nl_dump_msg(skb, cb, KPROF_CMD_COUNT_READ, snap->id);
+		if (!hdr)
+			break;
+		if (kprof_nl_count_put_reading(skb, snap, &snap->r[snap->pos])) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	return skb->len;
+}
+
+static int kprof_nl_count_read_done(struct netlink_callback *cb)
+{
+	kvfree((void *)cb->args[0]);
+	cb->args[0] = 0;
+	return 0;
+}
+
 static const struct genl_ops kprof_nl_ops[] = {
 	{
 		.cmd		= KPROF_CMD_VERSION,
@@ -1245,26 +1578,26 @@ static const struct genl_ops kprof_nl_ops[] = {
 		.doit		= kprof_nl_agg_reset_doit,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
-	/* counting: handlers in counting.c; COUNT_READ checks perfmon in .start */
+	/* counting (counting.c); COUNT_READ checks perfmon in .start */
 	{
 		.cmd		= KPROF_CMD_COUNT_START,
-		.doit		= kprof_count_start_doit,
+		.doit		= kprof_nl_count_start_doit,
 		.policy		= kprof_count_start_nl_policy,
 		.maxattr	= ARRAY_SIZE(kprof_count_start_nl_policy) - 1,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 	{
 		.cmd		= KPROF_CMD_COUNT_READ,
-		.start		= kprof_count_read_start,
-		.dumpit		= kprof_count_read_dumpit,
-		.done		= kprof_count_read_done,
+		.start		= kprof_nl_count_read_start,
+		.dumpit		= kprof_nl_count_read_dumpit,
+		.done		= kprof_nl_count_read_done,
 		.policy		= kprof_count_id_nl_policy,
 		.maxattr	= ARRAY_SIZE(kprof_count_id_nl_policy) - 1,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 	{
 		.cmd		= KPROF_CMD_COUNT_STOP,
-		.doit		= kprof_count_stop_doit,
+		.doit		= kprof_nl_count_stop_doit,
 		.policy		= kprof_count_id_nl_policy,
 		.maxattr	= ARRAY_SIZE(kprof_count_id_nl_policy) - 1,
 		.internal_flags	= KPROF_NL_PERFMON,

@@ -37,11 +37,10 @@
 #include "agg.h"
 #include "compat.h"
 #include "guard.h"
+#include "internal.h"
 #include "ktp.h"
 #include "lock.h"
 #include "sample.h"
-#include "session.h"
-#include "sideband.h"
 #include "wait.h"
 
 /**
@@ -147,7 +146,7 @@ NOKPROBE_SYMBOL(kprof_lock_end);
  * @kev: the event
  * @extack: for error messages
  *
- * Context: process context, kprof_core.lock held.
+ * Context: process context, the session lock held (session.c).
  * Return: 0, or a negative errno with an extack message.
  */
 int kprof_lock_start(struct kprof_event *kev, struct netlink_ext_ack *extack)
@@ -211,7 +210,7 @@ out_free:
  * Each wait still open is closed now (lock_open), its time so far added
  * when within the event's limits.
  *
- * Context: process context, kprof_core.lock held.
+ * Context: process context, the session lock held (session.c).
  */
 void kprof_lock_stop(struct kprof_event *kev)
 {

@@ -1,83 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprof - in-kernel profiler: module entry points and shared state.
+ * kprof - in-kernel profiler: the module's load and unload.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
-#include <linux/cpumask.h>
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/timekeeping.h>
 
 #include "chardev.h"
+#include "core.h"
 #include "counting.h"
 #include "debugfs.h"
 #include "genl.h"
-#include "kprof.h"
 #include "session.h"
 #include "target.h"
-
-struct kprof_core kprof_core = {
-	.lock = __MUTEX_INITIALIZER(kprof_core.lock),
-	.state = KPROF_STATE_IDLE,
-	.sessions = ATOMIC64_INIT(0),
-	.readers = ATOMIC_INIT(0),
-};
-
-/**
- * kprof_privileged() - may the current task configure kprof or read samples?
- *
- * The one privilege rule of kprof, used by the character device and debugfs;
- * netlink requests use the socket-aware equivalent in genl.c.
- *
- * Context: process context.
- * Return: true when the caller has CAP_PERFMON or CAP_SYS_ADMIN.
- */
-bool kprof_privileged(void)
-{
-	return perfmon_capable();
-}
-
-/**
- * kprof_state_name() - the name of an enum kprof_state value
- * @state: the state
- *
- * Return: a static string, "unknown" for values outside the enum.
- */
-const char *kprof_state_name(u32 state)
-{
-	switch (state) {
-	case KPROF_STATE_IDLE:
-		return "idle";
-	case KPROF_STATE_RUNNING:
-		return "running";
-	case KPROF_STATE_STOPPED:
-		return "stopped";
-	default:
-		return "unknown";
-	}
-}
-
-/**
- * kprof_status_read() - take a snapshot of the module's status
- * @st: where to store it
- *
- * Context: any context that may sleep; takes kprof_core.lock so that the
- * state and the session count agree.
- */
-void kprof_status_read(struct kprof_status *st)
-{
-	mutex_lock(&kprof_core.lock);
-	st->state = READ_ONCE(kprof_core.state);
-	st->sessions = atomic64_read(&kprof_core.sessions);
-	mutex_unlock(&kprof_core.lock);
-
-	st->nr_cpus = num_possible_cpus();
-	st->online_cpus = num_online_cpus();
-	st->readers = atomic_read(&kprof_core.readers);
-	st->loaded_ns = kprof_core.loaded_ns;
-}
 
 static int __init kprof_init(void)
 {

@@ -42,12 +42,12 @@
 #include "agg.h"
 #include "compat.h"
 #include "guard.h"
+#include "internal.h"
 #include "ktp.h"
 #include "offcpu.h"
+#include "procmap.h"
 #include "ring.h"
 #include "sample.h"
-#include "session.h"
-#include "sideband.h"
 #include "wait.h"
 
 /**
@@ -227,7 +227,7 @@ NOKPROBE_SYMBOL(kprof_offcpu_switch);
  * @kev: the event
  * @extack: for error messages
  *
- * Context: process context, kprof_core.lock held.
+ * Context: process context, the session lock held (session.c).
  * Return: 0, or a negative errno with an extack message.
  */
 int kprof_offcpu_start(struct kprof_event *kev, struct netlink_ext_ack *extack)
@@ -293,7 +293,7 @@ out_free:
  * Each thread still off the CPU has its block closed now: counted as
  * offcpu_open, its time so far added when within the event's limits.
  *
- * Context: process context, kprof_core.lock held.
+ * Context: process context, the session lock held (session.c).
  */
 void kprof_offcpu_stop(struct kprof_event *kev)
 {

@@ -44,14 +44,13 @@
 
 #include "compat.h"
 #include "guard.h"
+#include "internal.h"
 #include "ktp.h"
 #include "lock.h"
 #include "offcpu.h"
 #include "probes.h"
 #include "sample.h"
-#include "session.h"
 #include "taskstate.h"
-#include "sideband.h"
 
 /* per-CPU hit counts of an ftrace probe: open addressing on the function */
 #define KPROF_FUNC_SLOTS	(2 * KPROF_MAX_PROBE_FUNCS)
@@ -564,7 +563,7 @@ static void kprof_probe_stop(struct kprof_event *kev)
  * @s: the session, its counters created
  * @extack: for error messages
  *
- * Context: process context, kprof_core.lock held.
+ * Context: process context, the session lock held (session.c).
  * Return: 0, or a negative errno with every probe of @s unregistered.
  */
 int kprof_probes_start(struct kprof_session *s, struct netlink_ext_ack *extack)
@@ -588,7 +587,7 @@ int kprof_probes_start(struct kprof_session *s, struct netlink_ext_ack *extack)
  * kprof_probes_stop() - unregister a session's probes; their counts stay
  * @s: the session
  *
- * Context: process context, kprof_core.lock held.
+ * Context: process context, the session lock held (session.c).
  */
 void kprof_probes_stop(struct kprof_session *s)
 {
@@ -809,7 +808,7 @@ static void kprof_probe_show_keys(struct seq_file *m, struct kprof_probe *p)
  * As BCC's runqlat prints them: the whole histogram of each runqlat event,
  * then, with per-process or per-thread keys, one per key.
  *
- * Context: process context, kprof_core.lock held.
+ * Context: process context, the session lock held (session.c).
  */
 void kprof_probes_show_runqlat(struct seq_file *m, struct kprof_session *s)
 {
@@ -859,7 +858,7 @@ static const char *kprof_probe_kind(const struct kprof_event *kev)
  * @m: the seq_file
  * @s: the session
  *
- * Context: process context, kprof_core.lock held.
+ * Context: process context, the session lock held (session.c).
  */
 void kprof_probes_show_session(struct seq_file *m, struct kprof_session *s)
 {

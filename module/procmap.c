@@ -44,9 +44,8 @@
 #include <linux/workqueue.h>
 
 #include "compat.h"
-#include "pidset.h"
+#include "internal.h"
 #include "procmap.h"
-#include "session.h"
 
 /* processes whose mappings are kept */
 #define KPROF_PROCMAP_PIDS	4096
@@ -357,7 +356,7 @@ static struct kprobe kprof_procmap_kp;
  * @pm: the pool; its handler finds it through kprof_active
  * @extack: for error messages
  *
- * Context: process context, kprof_core.lock held.
+ * Context: process context, the session lock held (session.c).
  * Return: 0 or a negative errno.
  */
 int kprof_procmap_start(struct kprof_procmap *pm, struct netlink_ext_ack *extack)
@@ -382,7 +381,7 @@ int kprof_procmap_start(struct kprof_procmap *pm, struct netlink_ext_ack *extack
  * kprof_procmap_stop() - unhook, if hooked; no handler runs when this returns
  * @pm: the pool, or NULL
  *
- * Context: process context, kprof_core.lock held.
+ * Context: process context, the session lock held (session.c).
  */
 void kprof_procmap_stop(struct kprof_procmap *pm)
 {

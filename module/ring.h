@@ -14,7 +14,7 @@
 #include <uapi/linux/kprof.h>
 
 #include "guard.h"
-#include "wait.h"
+#include "waitkind.h"
 
 /* Largest record: a sample with full kernel and user chains. */
 #define KPROF_SAMPLE_FIXED	56

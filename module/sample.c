@@ -31,12 +31,10 @@
 #include "compat.h"
 #include "filter.h"
 #include "guard.h"
+#include "internal.h"
 #include "procmap.h"
 #include "sample.h"
-#include "session.h"
 #include "stages.h"
-
-DEFINE_PER_CPU(struct kprof_guard, kprof_guard);
 
 /* The fixed part of a SAMPLE record; see the uapi header. */
 struct kprof_sample {

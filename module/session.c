@@ -19,8 +19,8 @@
  *
  * Lock order (never taken by the sampling path):
  *
- *	kprof_core.lock			session configuration
- *	  kprof_cpu_target::lock	the per-CPU counters (target.c)
+ *	kprof_session_lock		session configuration, this file only
+ *	  kprof_counters_lock()		the per-CPU counters (target.c)
  *	    event_mutex, perf_event_context::mutex	inside perf
  *
  * No counter is created or released under cpu_hotplug_lock: a tracepoint
@@ -31,6 +31,7 @@
 #include <linux/cpu.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/netlink.h>
 #include <net/net_namespace.h>
 #include <linux/pid.h>
@@ -42,8 +43,9 @@
 
 #include "agg.h"
 #include "compat.h"
+#include "core.h"
+#include "internal.h"
 #include "ktp.h"
-#include "kprof.h"
 #include "probes.h"
 #include "procmap.h"
 #include "sample.h"
@@ -51,17 +53,29 @@
 #include "sideband.h"
 #include "target.h"
 
-struct kprof_session __rcu *kprof_active;
-
-/* The current (running or stopped) session; under kprof_core.lock. */
+/*
+ * The session lock: serialises session configuration (start, stop, an
+ * owner's release, reset) with every reader of the current session; never
+ * taken on a sampling path, and only in this file.  Readers elsewhere hold
+ * it between kprof_session_lock_current() and kprof_session_unlock().
+ */
+static DEFINE_MUTEX(kprof_session_lock);
+/* The current (running or stopped) session; under kprof_session_lock. */
 static struct kprof_session *kprof_session;
 
-static void kprof_attr_init(struct perf_event_attr *attr, struct kprof_session *s,
-			    struct kprof_event *kev, bool per_task, bool disabled)
+/* --- perf counters (target.c) --------------------------------------------- */
+
+/* The counter of sampling event @e on @slot: none for a probe event. */
+static bool kprof_session_attr(struct kprof_counters *c, unsigned int e, unsigned int slot,
+			       struct task_struct *task, struct perf_event_attr *attr,
+			       void **context)
 {
-	memset(attr, 0, sizeof(*attr));
+	struct kprof_session *s = c->priv;
+	struct kprof_event *kev = &s->events[e];
+
+	if (kprof_event_is_probe(kev))
+		return false;	/* probed, not counted: see probes.c */
 	attr->type = kev->cfg.type;
-	attr->size = sizeof(*attr);
 	attr->config = kev->cfg.config;
 	if (kev->cfg.period) {
 		attr->sample_period = kev->cfg.period;
@@ -75,230 +89,95 @@ static void kprof_attr_init(struct perf_event_attr *attr, struct kprof_session *
 			    PERF_SAMPLE_PERIOD;
 	if (attr->type == PERF_TYPE_TRACEPOINT)
 		attr->sample_type |= PERF_SAMPLE_RAW;	/* the record, in data->raw */
-	attr->disabled = disabled;
 	attr->exclude_user = !!(kev->cfg.flags & KPROF_EV_F_EXCLUDE_USER);
 	attr->exclude_kernel = !!(kev->cfg.flags & KPROF_EV_F_EXCLUDE_KERNEL);
-	attr->inherit = per_task && (s->cfg.flags & KPROF_SESSION_F_INHERIT);
+	attr->inherit = task && (s->cfg.flags & KPROF_SESSION_F_INHERIT);
 	kprof_attr_init_type(attr, &kev->cfg);
+	*context = kev;
+	return true;
 }
 
-/* Create one counter; extack names the event on failure. */
-static struct perf_event *kprof_counter_create(struct kprof_session *s,
-					       struct kprof_event *kev, int cpu,
-					       struct task_struct *task, bool disabled,
-					       struct netlink_ext_ack *extack)
+/* Any counter perf refuses fails the start; extack names the event. */
+static int kprof_session_refused(struct kprof_counters *c, unsigned int e, unsigned int slot,
+				 int err, bool first, bool starting,
+				 struct netlink_ext_ack *extack)
 {
-	struct perf_event_attr attr;
-	struct perf_event *event;
+	struct kprof_session *s = c->priv;
+	const struct nlattr *attr = s->events[e].cfg.attr;
 
-	kprof_attr_init(&attr, s, kev, task, disabled);
-	event = perf_event_create_kernel_counter(&attr, cpu, task, kprof_overflow, kev);
-	if (IS_ERR(event) && extack) {
-		switch (PTR_ERR(event)) {
-		case -ENOENT:
-		case -EOPNOTSUPP:
-		case -ENODEV:
-			NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,
-					    "kprof: event not supported by this kernel or machine");
-			break;
-		case -EINVAL:
-			NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,
-					    "kprof: perf refused this event's configuration");
-			break;
-		case -EACCES:
-		case -EPERM:
-			NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,
-					    "kprof: perf refused this event: permission");
-			break;
-		default:
-			NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,
-					    "kprof: cannot create a counter for this event");
-		}
+	if (!starting) {
+		pr_warn("cannot resume sampling on CPU %u: %d\n", slot, -err);
+		return -err;
 	}
-	return event;
-}
-
-/* --- system-wide counters and CPU hotplug ------------------------------- */
-
-/* Called with the target's lock held. */
-static int kprof_cpu_counters_create(struct kprof_session *s, unsigned int cpu,
-				     bool disabled, struct netlink_ext_ack *extack)
-{
-	unsigned int i;
-
-	for (i = 0; i < s->nr_events; i++) {
-		struct kprof_event *kev = &s->events[i];
-		struct perf_event *event;
-
-		if (kprof_event_is_probe(kev) || kev->percpu[cpu])
-			continue;
-		event = kprof_counter_create(s, kev, cpu, NULL, disabled, extack);
-		if (IS_ERR(event))
-			return PTR_ERR(event);
-		kev->percpu[cpu] = event;
+	switch (err) {
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "kprof: event not supported by this kernel or machine");
+		break;
+	case EINVAL:
+		NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: perf refused this event's configuration");
+		break;
+	case EACCES:
+	case EPERM:
+		NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: perf refused this event: permission");
+		break;
+	default:
+		NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: cannot create a counter for this event");
 	}
-	return 0;
+	return -err;
 }
 
-/* Called with the target's lock held. */
-static void kprof_cpu_counters_release(struct kprof_session *s, unsigned int cpu)
+static const struct kprof_counter_ops kprof_session_counter_ops = {
+	.attr		= kprof_session_attr,
+	.overflow	= kprof_overflow,
+	.refused	= kprof_session_refused,
+};
+
+/* Is any event of @s probed rather than counted? */
+static bool kprof_session_has_probes(const struct kprof_session *s)
 {
-	unsigned int i;
-
-	for (i = 0; i < s->nr_events; i++) {
-		struct kprof_event *kev = &s->events[i];
-
-		if (kev->percpu && kev->percpu[cpu]) {
-			perf_event_release_kernel(kev->percpu[cpu]);
-			kev->percpu[cpu] = NULL;
-		}
-	}
-}
-
-static int kprof_target_online(struct kprof_cpu_target *t, unsigned int cpu, bool starting,
-			       struct netlink_ext_ack *extack)
-{
-	struct kprof_session *s = container_of(t, struct kprof_session, target);
-	int ret = kprof_cpu_counters_create(s, cpu, starting, extack);
-
-	if (ret) {
-		kprof_cpu_counters_release(s, cpu);
-		if (!starting)
-			pr_warn("cannot resume sampling on CPU %u: %d\n", cpu, ret);
-	}
-	return ret;
-}
-
-static void kprof_target_offline(struct kprof_cpu_target *t, unsigned int cpu)
-{
-	kprof_cpu_counters_release(container_of(t, struct kprof_session, target), cpu);
-}
-
-static void kprof_target_enable(struct kprof_cpu_target *t, unsigned int cpu)
-{
-	struct kprof_session *s = container_of(t, struct kprof_session, target);
 	unsigned int i;
 
 	for (i = 0; i < s->nr_events; i++)
-		if (s->events[i].percpu[cpu])
-			perf_event_enable(s->events[i].percpu[cpu]);
+		if (kprof_event_is_probe(&s->events[i]))
+			return true;
+	return false;
 }
 
-static const struct kprof_cpu_target_ops kprof_session_target_ops = {
-	.online		= kprof_target_online,
-	.offline	= kprof_target_offline,
-	.enable		= kprof_target_enable,
-};
-
-static int kprof_system_wide_start(struct kprof_session *s, struct netlink_ext_ack *extack)
+/*
+ * The counters of every event on the session's CPUs, or on every thread of
+ * its processes, which join its pidset.
+ */
+static int kprof_session_counters_start(struct kprof_session *s, struct netlink_ext_ack *extack)
 {
+	bool system_wide = s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE;
 	unsigned int i;
-	int ret;
-
-	for (i = 0; i < s->nr_events; i++) {
-		s->events[i].percpu = kcalloc(nr_cpu_ids, sizeof(struct perf_event *),
-					      KPROF_GFP);
-		if (!s->events[i].percpu)
-			return -ENOMEM;
-	}
-	ret = kprof_cpu_target_init(&s->target, s->cfg.cpus, &kprof_session_target_ops);
-	if (ret)
-		return ret;
-	return kprof_cpu_target_start(&s->target, extack);
-}
-
-static void kprof_system_wide_stop(struct kprof_session *s)
-{
-	kprof_cpu_target_stop(&s->target);
-}
-
-/* --- per-task counters -------------------------------------------------- */
-
-/* The threads of process @nr, and the process into the session's pidset. */
-static int kprof_tasks_add(struct kprof_session *s, pid_t nr, const struct nlattr *attr,
-			   struct netlink_ext_ack *extack)
-{
 	pid_t tgid;
 	int ret;
 
-	ret = kprof_threads_get(nr, attr, s->tasks, &s->nr_tasks, KPROF_MAX_TASKS, &tgid,
-				extack);
-	if (!ret && !kprof_pidset_add(s, tgid)) {
-		NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: too many processes to follow");
-		ret = -E2BIG;
-	}
-	return ret;
-}
-
-static void kprof_per_task_release(struct kprof_session *s)
-{
-	unsigned int i;
-
-	if (s->task_events) {
-		for (i = 0; i < s->nr_tasks * s->nr_events; i++)
-			if (!IS_ERR_OR_NULL(s->task_events[i]))
-				perf_event_release_kernel(s->task_events[i]);
-		kvfree(s->task_events);
-		s->task_events = NULL;
-	}
-	if (s->tasks) {
-		for (i = 0; i < s->nr_tasks; i++)
-			put_task_struct(s->tasks[i]);
-		kvfree(s->tasks);
-		s->tasks = NULL;
-	}
-	s->nr_tasks = 0;
-}
-
-static int kprof_per_task_start(struct kprof_session *s, struct netlink_ext_ack *extack)
-{
-	unsigned int i, e, live = 0;
-	int ret;
-
-	s->tasks = kvcalloc(KPROF_MAX_TASKS, sizeof(*s->tasks), KPROF_GFP);
-	if (!s->tasks)
-		return -ENOMEM;
-	for (i = 0; i < s->cfg.nr_pids; i++) {
-		ret = kprof_tasks_add(s, s->cfg.pids[i], s->cfg.pid_attrs[i], extack);
+	ret = kprof_counters_init(&s->ctrs, &kprof_session_counter_ops, s, s->nr_events,
+				  system_wide ? s->cfg.cpus : NULL);
+	if (ret)
+		return ret;
+	for (i = 0; !system_wide && i < s->cfg.nr_pids; i++) {
+		ret = kprof_counters_add_process(&s->ctrs, s->cfg.pids[i], s->cfg.pid_attrs[i],
+						 &tgid, extack);
 		if (ret)
 			return ret;
-	}
-
-	s->task_events = kvcalloc(s->nr_tasks * s->nr_events, sizeof(*s->task_events),
-				  KPROF_GFP);
-	if (!s->task_events)
-		return -ENOMEM;
-
-	for (i = 0; i < s->nr_tasks; i++) {
-		for (e = 0; e < s->nr_events; e++) {
-			struct perf_event *event;
-
-			if (kprof_event_is_probe(&s->events[e])) {
-				live++;	/* probed, not counted: see probes.c */
-				continue;
-			}
-			event = kprof_counter_create(s, &s->events[e], -1, s->tasks[i],
-						     true, extack);
-			if (IS_ERR(event) && PTR_ERR(event) == -ESRCH) {
-				/* the thread exited meanwhile: nothing to follow */
-				s->task_events[i * s->nr_events + e] = NULL;
-				continue;
-			}
-			if (IS_ERR(event))
-				return PTR_ERR(event);
-			s->task_events[i * s->nr_events + e] = event;
-			live++;
+		if (!kprof_pidset_add(s, tgid)) {
+			NL_SET_ERR_MSG_ATTR(extack, s->cfg.pid_attrs[i],
+					    "kprof: too many processes to follow");
+			return -E2BIG;
 		}
 	}
-	if (!live) {
+	ret = kprof_counters_start(&s->ctrs, true, extack);
+	if (!ret && !system_wide && !s->ctrs.live && !kprof_session_has_probes(s)) {
 		NL_SET_ERR_MSG(extack, "kprof: every target process has exited");
-		return -ESRCH;
+		ret = -ESRCH;
 	}
-
-	for (i = 0; i < s->nr_tasks * s->nr_events; i++)
-		if (s->task_events[i])
-			perf_event_enable(s->task_events[i]);
-	return 0;
+	return ret;
 }
 
 /* --- the session ---------------------------------------------------------- */
@@ -316,11 +195,7 @@ static bool kprof_session_keeps_waits(const struct kprof_session_config *cfg)
 
 static void kprof_session_free(struct kprof_session *s)
 {
-	unsigned int i;
-
-	for (i = 0; i < s->nr_events; i++)
-		kfree(s->events[i].percpu);
-	kprof_cpu_target_destroy(&s->target);
+	kprof_counters_destroy(&s->ctrs);
 	kprof_agg_free(s->agg);
 	kprof_procmap_free(s->procmap);
 	kprof_probes_free(s);
@@ -340,10 +215,7 @@ static void kprof_session_quiesce(struct kprof_session *s)
 {
 	RCU_INIT_POINTER(kprof_active, NULL);
 	kprof_probes_stop(s);
-	if (s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE)
-		kprof_system_wide_stop(s);
-	else
-		kprof_per_task_release(s);
+	kprof_counters_stop(&s->ctrs);
 	kprof_procmap_stop(s->procmap);
 	if (s->sideband_on)
 		kprof_sideband_stop(s);
@@ -358,7 +230,7 @@ static void kprof_session_quiesce(struct kprof_session *s)
  * @id: the new session's id
  * @extack: for error messages
  *
- * Context: process context; takes kprof_core.lock.
+ * Context: process context; takes kprof_session_lock.
  * Return: 0, -EBUSY when a session runs, -ENOMEM, -ESRCH for a vanished
  * target, or perf's error for an event it cannot count.
  */
@@ -370,7 +242,7 @@ int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 	unsigned int i;
 	int ret;
 
-	mutex_lock(&kprof_core.lock);
+	mutex_lock(&kprof_session_lock);
 	if (kprof_core.state == KPROF_STATE_RUNNING) {
 		NL_SET_ERR_MSG(extack, "kprof: a session is already running");
 		ret = -EBUSY;
@@ -444,10 +316,7 @@ int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 	}
 	rcu_assign_pointer(kprof_active, s);
 
-	if (s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE)
-		ret = kprof_system_wide_start(s, extack);
-	else
-		ret = kprof_per_task_start(s, extack);
+	ret = kprof_session_counters_start(s, extack);
 	if (!ret)
 		ret = kprof_probes_start(s, extack);
 	if (ret)
@@ -460,7 +329,7 @@ int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 	atomic64_inc(&kprof_core.sessions);
 	WRITE_ONCE(kprof_core.state, KPROF_STATE_RUNNING);
 	*id = s->id;
-	mutex_unlock(&kprof_core.lock);
+	mutex_unlock(&kprof_session_lock);
 	return 0;
 
 out_quiesce:
@@ -468,14 +337,14 @@ out_quiesce:
 out_free:
 	kprof_session_free(s);
 out_unlock:
-	mutex_unlock(&kprof_core.lock);
+	mutex_unlock(&kprof_session_lock);
 	return ret;
 }
 
-/* Stop the running session; it stays as the current one.  kprof_core.lock held. */
+/* Stop the running session; it stays as the current one.  kprof_session_lock held. */
 static void kprof_session_end_locked(void)
 {
-	lockdep_assert_held(&kprof_core.lock);
+	lockdep_assert_held(&kprof_session_lock);
 	kprof_session_quiesce(kprof_session);
 	WRITE_ONCE(kprof_core.state, KPROF_STATE_STOPPED);
 }
@@ -484,14 +353,14 @@ static void kprof_session_end_locked(void)
  * kprof_session_stop() - stop the running session
  * @extack: for error messages
  *
- * Context: process context; takes kprof_core.lock.
+ * Context: process context; takes kprof_session_lock.
  * Return: 0, or -ENOENT when no session runs.
  */
 int kprof_session_stop(struct netlink_ext_ack *extack)
 {
 	int ret = 0;
 
-	mutex_lock(&kprof_core.lock);
+	mutex_lock(&kprof_session_lock);
 	if (kprof_core.state != KPROF_STATE_RUNNING) {
 		NL_SET_ERR_MSG(extack, "kprof: no session is running");
 		ret = -ENOENT;
@@ -499,7 +368,7 @@ int kprof_session_stop(struct netlink_ext_ack *extack)
 	}
 	kprof_session_end_locked();
 out_unlock:
-	mutex_unlock(&kprof_core.lock);
+	mutex_unlock(&kprof_session_lock);
 	return ret;
 }
 
@@ -513,13 +382,13 @@ out_unlock:
  * `kprofctl record` leaves nothing sampling.
  *
  * Context: process context (the NETLINK_URELEASE notifier); takes
- * kprof_core.lock.
+ * kprof_session_lock.
  */
 void kprof_session_release(struct net *net, u32 portid)
 {
 	struct kprof_session *s;
 
-	mutex_lock(&kprof_core.lock);
+	mutex_lock(&kprof_session_lock);
 	s = kprof_session;
 	if (kprof_core.state == KPROF_STATE_RUNNING &&
 	    (s->cfg.flags & KPROF_SESSION_F_OWNED) &&
@@ -527,19 +396,53 @@ void kprof_session_release(struct net *net, u32 portid)
 		pr_debug("session %llu: its owner's socket closed, stopping\n", s->id);
 		kprof_session_end_locked();
 	}
-	mutex_unlock(&kprof_core.lock);
+	mutex_unlock(&kprof_session_lock);
 }
 
 /**
- * kprof_session_current() - the current session, running or stopped
+ * kprof_session_lock_current() - the current session, running or stopped
  *
- * Context: kprof_core.lock held.
+ * Takes the session lock, which the caller holds until
+ * kprof_session_unlock(): the session can be neither stopped nor freed
+ * meanwhile.
+ *
+ * Context: process context, not under the session lock.
  * Return: the session or NULL.
  */
-struct kprof_session *kprof_session_current(void)
+struct kprof_session *kprof_session_lock_current(void)
+	__acquires(&kprof_session_lock)
 {
-	lockdep_assert_held(&kprof_core.lock);
+	mutex_lock(&kprof_session_lock);
 	return kprof_session;
+}
+
+/**
+ * kprof_session_unlock() - undo kprof_session_lock_current()
+ */
+void kprof_session_unlock(void)
+	__releases(&kprof_session_lock)
+{
+	mutex_unlock(&kprof_session_lock);
+}
+
+/**
+ * kprof_status_read() - take a snapshot of the module's status
+ * @st: where to store it
+ *
+ * Context: any context that may sleep; takes kprof_session_lock so that the
+ * state and the session count agree.
+ */
+void kprof_status_read(struct kprof_status *st)
+{
+	mutex_lock(&kprof_session_lock);
+	st->state = READ_ONCE(kprof_core.state);
+	st->sessions = atomic64_read(&kprof_core.sessions);
+	mutex_unlock(&kprof_session_lock);
+
+	st->nr_cpus = num_possible_cpus();
+	st->online_cpus = num_online_cpus();
+	st->readers = atomic_read(&kprof_core.readers);
+	st->loaded_ns = kprof_core.loaded_ns;
 }
 
 /* One CPU's counters, table occupancy included; the CPU must have a ring. */
@@ -581,28 +484,28 @@ int __init kprof_session_init(void)
 /* Stop and free everything; the module is going away. */
 void kprof_session_exit(void)
 {
-	mutex_lock(&kprof_core.lock);
+	mutex_lock(&kprof_session_lock);
 	if (kprof_core.state == KPROF_STATE_RUNNING)
 		kprof_session_quiesce(kprof_session);
 	if (kprof_session)
 		kprof_session_free(kprof_session);
 	kprof_session = NULL;
 	WRITE_ONCE(kprof_core.state, KPROF_STATE_IDLE);
-	mutex_unlock(&kprof_core.lock);
+	mutex_unlock(&kprof_session_lock);
 }
 
 /**
  * kprof_session_info() - what STATUS and debugfs report of the session
  * @info: where to store it
  *
- * Context: process context; takes kprof_core.lock.
+ * Context: process context; takes kprof_session_lock.
  * Return: false when there is no session.
  */
 bool kprof_session_info(struct kprof_session_info *info)
 {
 	struct kprof_session *s;
 
-	mutex_lock(&kprof_core.lock);
+	mutex_lock(&kprof_session_lock);
 	s = kprof_session;
 	if (s) {
 		info->id = s->id;
@@ -615,7 +518,7 @@ bool kprof_session_info(struct kprof_session_info *info)
 		info->watermark = s->bufs->watermark;
 		info->stack_depth = s->cfg.stack_depth;
 		info->nr_events = s->nr_events;
-		info->nr_tasks = s->nr_tasks;
+		info->nr_tasks = s->ctrs.nr_tasks;
 		info->start_ns = s->start_ns;
 		info->agg_entries = s->agg ? s->cfg.agg_entries : 0;
 		info->owner_pid = (s->cfg.flags & KPROF_SESSION_F_OWNED) ? s->cfg.owner_pid : 0;
@@ -623,7 +526,7 @@ bool kprof_session_info(struct kprof_session_info *info)
 		info->has_maps = s->procmap;
 		kprof_procmap_stats(s->procmap, &info->maps);
 	}
-	mutex_unlock(&kprof_core.lock);
+	mutex_unlock(&kprof_session_lock);
 	return s;
 }
 
@@ -633,7 +536,7 @@ bool kprof_session_info(struct kprof_session_info *info)
  * @id: set to the session's id
  * @st: where to store the counters
  *
- * Context: process context; takes kprof_core.lock.
+ * Context: process context; takes kprof_session_lock.
  * Return: 0, -ENOENT without a session, -ENODEV when @cpu has no ring.
  */
 int kprof_session_cpu_stats(unsigned int cpu, u64 *id, struct kprof_stats_snapshot *st)
@@ -641,7 +544,7 @@ int kprof_session_cpu_stats(unsigned int cpu, u64 *id, struct kprof_stats_snapsh
 	struct kprof_session *s;
 	int ret = 0;
 
-	mutex_lock(&kprof_core.lock);
+	mutex_lock(&kprof_session_lock);
 	s = kprof_session;
 	if (!s)
 		ret = -ENOENT;
@@ -651,26 +554,26 @@ int kprof_session_cpu_stats(unsigned int cpu, u64 *id, struct kprof_stats_snapsh
 		kprof_session_cpu_stats_locked(s, cpu, st);
 	if (s)
 		*id = s->id;
-	mutex_unlock(&kprof_core.lock);
+	mutex_unlock(&kprof_session_lock);
 	return ret;
 }
 
 /**
  * kprof_session_buffers() - a reference on the current session's rings
  *
- * Context: process context; takes kprof_core.lock.
+ * Context: process context; takes kprof_session_lock.
  * Return: the rings with a reference the caller puts, or NULL.
  */
 struct kprof_buffers *kprof_session_buffers(void)
 {
 	struct kprof_buffers *bufs = NULL;
 
-	mutex_lock(&kprof_core.lock);
+	mutex_lock(&kprof_session_lock);
 	if (kprof_session) {
 		bufs = kprof_session->bufs;
 		kprof_buffers_get(bufs);
 	}
-	mutex_unlock(&kprof_core.lock);
+	mutex_unlock(&kprof_session_lock);
 	return bufs;
 }
 
@@ -680,7 +583,7 @@ struct kprof_buffers *kprof_session_buffers(void)
  *
  * The session keeps sampling into the emptied tables.
  *
- * Context: process context; takes kprof_core.lock.
+ * Context: process context; takes kprof_session_lock.
  * Return: 0, -ENOENT without a session, -EOPNOTSUPP when it does not
  * aggregate.
  */
@@ -688,7 +591,7 @@ int kprof_session_agg_reset(struct netlink_ext_ack *extack)
 {
 	int ret = 0;
 
-	mutex_lock(&kprof_core.lock);
+	mutex_lock(&kprof_session_lock);
 	if (!kprof_session) {
 		NL_SET_ERR_MSG(extack, "kprof: no session");
 		ret = -ENOENT;
@@ -698,6 +601,6 @@ int kprof_session_agg_reset(struct netlink_ext_ack *extack)
 	} else {
 		kprof_agg_reset(kprof_session->agg);
 	}
-	mutex_unlock(&kprof_core.lock);
+	mutex_unlock(&kprof_session_lock);
 	return ret;
 }

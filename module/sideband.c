@@ -45,9 +45,8 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
+#include "internal.h"
 #include "ktp.h"
-#include "pidset.h"
-#include "session.h"
 #include "sideband.h"
 
 struct kprof_comm_record {
@@ -88,29 +87,6 @@ struct kprof_mmap_record {
 #define KPROF_MMAP_RECORD_MAX	(sizeof(struct kprof_mmap_record) + PATH_MAX + 8)
 /* the work item's buffer: a record, then room for the task's root path */
 #define KPROF_MMAP_WORK_BUF	(KPROF_MMAP_RECORD_MAX + PATH_MAX)
-
-/* --- the set of processes a per-task session follows --------------------- */
-
-/**
- * kprof_pidset_add() - follow a process's side-band
- * @s: the session
- * @tgid: the process
- *
- * Lock-free; safe in any context.
- * Return: false when the set is full.
- */
-bool kprof_pidset_add(struct kprof_session *s, u32 tgid)
-{
-	if (kprof_pidset_insert(s->pidset, KPROF_PIDSET_SLOTS, tgid))
-		return true;
-	WRITE_ONCE(s->pidset_full, true);
-	return false;
-}
-
-bool kprof_pidset_has(struct kprof_session *s, u32 tgid)
-{
-	return kprof_pidset_lookup(s->pidset, KPROF_PIDSET_SLOTS, tgid);
-}
 
 static bool kprof_sideband_wanted(struct kprof_session *s, u32 tgid)
 {
@@ -422,7 +398,7 @@ static void kprof_tps_unregister(unsigned int n)
  * @s: the session, not yet visible in kprof_active
  * @extack: for error messages
  *
- * Context: process context, kprof_core.lock held.
+ * Context: process context, the session lock held (session.c).
  * Return: 0 or a negative errno, with everything undone.
  */
 int kprof_sideband_start(struct kprof_session *s, struct netlink_ext_ack *extack)
@@ -483,7 +459,7 @@ out_free:
  * Waits for an RCU grace period (unregister_kprobes() does), so handlers
  * that started before the session left kprof_active have finished.
  *
- * Context: process context, kprof_core.lock held.
+ * Context: process context, the session lock held (session.c).
  */
 void kprof_sideband_stop(struct kprof_session *s)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kprof - side-band records of a stream session (sideband.c): COMM, MMAP,
- * FORK and EXIT, and the set of processes a per-task session follows.
+ * FORK and EXIT.
  */
 #ifndef _KPROF_SIDEBAND_H
 #define _KPROF_SIDEBAND_H
@@ -13,7 +13,5 @@ struct netlink_ext_ack;
 
 int kprof_sideband_start(struct kprof_session *s, struct netlink_ext_ack *extack);
 void kprof_sideband_stop(struct kprof_session *s);
-bool kprof_pidset_add(struct kprof_session *s, u32 tgid);
-bool kprof_pidset_has(struct kprof_session *s, u32 tgid);
 
 #endif /* _KPROF_SIDEBAND_H */

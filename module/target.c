@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprof - per-CPU counters that follow CPU hotplug, for the sampling and
- * the counting sessions alike.
+ * kprof - the perf counters of the sampling and the counting sessions
+ * alike: the one place kprof creates and releases them.  An engine (a
+ * session kind) describes its events through struct kprof_counter_ops;
+ * this file creates one counter per event and CPU (system-wide, following
+ * CPU hotplug) or per event and thread (per task), enables, reads, retires
+ * and releases them.
  *
  * Creating or releasing a perf counter of a tracepoint takes event_mutex,
  * and registering a tracepoint takes cpu_hotplug_lock under event_mutex
@@ -25,6 +29,7 @@
 
 #include <linux/cpu.h>
 #include <linux/netlink.h>
+#include <linux/perf_event.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
@@ -33,6 +38,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include "compat.h"
 #include "target.h"
 
 static LIST_HEAD(kprof_targets);
@@ -106,6 +112,8 @@ static int kprof_target_hp_offline(unsigned int cpu)
 	return 0;
 }
 
+static void kprof_cpu_target_stop(struct kprof_cpu_target *t);
+
 /**
  * kprof_cpu_target_init() - prepare a target
  * @t: the target
@@ -114,8 +122,8 @@ static int kprof_target_hp_offline(unsigned int cpu)
  *
  * Return: 0 or -ENOMEM.
  */
-int kprof_cpu_target_init(struct kprof_cpu_target *t, const struct cpumask *cpus,
-			  const struct kprof_cpu_target_ops *ops)
+static int kprof_cpu_target_init(struct kprof_cpu_target *t, const struct cpumask *cpus,
+				 const struct kprof_cpu_target_ops *ops)
 {
 	t->gen = kcalloc(nr_cpu_ids, sizeof(*t->gen), GFP_KERNEL | __GFP_NOWARN);
 	if (!t->gen)
@@ -147,7 +155,7 @@ int kprof_cpu_target_init(struct kprof_cpu_target *t, const struct cpumask *cpus
  * Context: process context; no hotplug lock held.
  * Return: 0, or the owner's error, with everything undone.
  */
-int kprof_cpu_target_start(struct kprof_cpu_target *t, struct netlink_ext_ack *extack)
+static int kprof_cpu_target_start(struct kprof_cpu_target *t, struct netlink_ext_ack *extack)
 {
 	unsigned int cpu;
 	int ret = 0;
@@ -186,7 +194,7 @@ int kprof_cpu_target_start(struct kprof_cpu_target *t, struct netlink_ext_ack *e
  *
  * Context: process context; no hotplug lock held.
  */
-void kprof_cpu_target_stop(struct kprof_cpu_target *t)
+static void kprof_cpu_target_stop(struct kprof_cpu_target *t)
 {
 	unsigned int cpu;
 
@@ -208,7 +216,8 @@ void kprof_cpu_target_stop(struct kprof_cpu_target *t)
 	mutex_unlock(&t->lock);
 }
 
-void kprof_cpu_target_destroy(struct kprof_cpu_target *t)
+/* Stop @t and free what kprof_cpu_target_init() allocated. */
+static void kprof_cpu_target_destroy(struct kprof_cpu_target *t)
 {
 	if (!t->gen)
 		return;
@@ -234,9 +243,9 @@ void kprof_cpu_target_destroy(struct kprof_cpu_target *t)
  *
  * Return: 0, -ESRCH when there is no such process, -E2BIG past @max.
  */
-int kprof_threads_get(pid_t nr, const struct nlattr *attr, struct task_struct **tasks,
-		      unsigned int *nr_tasks, unsigned int max, pid_t *tgid,
-		      struct netlink_ext_ack *extack)
+static int kprof_threads_get(pid_t nr, const struct nlattr *attr, struct task_struct **tasks,
+			     unsigned int *nr_tasks, unsigned int max, pid_t *tgid,
+			     struct netlink_ext_ack *extack)
 {
 	struct task_struct *leader, *t;
 	struct pid *pid;
@@ -264,6 +273,316 @@ int kprof_threads_get(pid_t nr, const struct nlattr *attr, struct task_struct **
 	*tgid = task_tgid_nr(leader);
 	put_task_struct(leader);
 	return ret;
+}
+
+/* --- counter sets ------------------------------------------------------ */
+
+static struct perf_event **kprof_counter_slot(struct kprof_counters *c, unsigned int e,
+					      unsigned int slot)
+{
+	return &c->events[e * c->nr_slots + slot];
+}
+
+/*
+ * Create event @e's counter on @slot (a CPU, or a thread's index), disabled.
+ * Return: 0 with the counter or none (the owner skips @e, or the thread has
+ * exited), or the owner's refusal.
+ */
+static int kprof_counter_create(struct kprof_counters *c, unsigned int e, unsigned int slot,
+				bool starting, struct netlink_ext_ack *extack)
+{
+	struct task_struct *task = c->system_wide ? NULL : c->tasks[slot];
+	struct perf_event **ctr = kprof_counter_slot(c, e, slot);
+	struct perf_event_attr attr;
+	struct perf_event *event;
+	void *context = NULL;
+	bool first;
+
+	if (*ctr)
+		return 0;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.disabled = 1;
+	if (!c->ops->attr(c, e, slot, task, &attr, &context))
+		return 0;
+	event = perf_event_create_kernel_counter(&attr, c->system_wide ? slot : -1, task,
+						 c->ops->overflow, context);
+	first = !test_and_set_bit(e, c->tried);
+	if (!IS_ERR(event)) {
+		*ctr = event;
+		c->live++;
+		return 0;
+	}
+	if (task && PTR_ERR(event) == -ESRCH) {
+		if (first)
+			clear_bit(e, c->tried);	/* nothing was tried on it */
+		return 0;	/* the thread exited meanwhile: nothing to follow */
+	}
+	return c->ops->refused(c, e, slot, -PTR_ERR(event), first, starting, extack);
+}
+
+/* Fold event @e's counter on @slot into the owner's totals and release it. */
+static void kprof_counter_release(struct kprof_counters *c, unsigned int e, unsigned int slot)
+{
+	struct perf_event **ctr = kprof_counter_slot(c, e, slot);
+	struct perf_event *event = *ctr;
+
+	if (!event)
+		return;
+	if (c->ops->retire)
+		c->ops->retire(c, e, slot);	/* reads it through kprof_counters_read() */
+	*ctr = NULL;
+	perf_event_release_kernel(event);
+}
+
+static int kprof_counters_online(struct kprof_cpu_target *t, unsigned int cpu, bool starting,
+				 struct netlink_ext_ack *extack)
+{
+	struct kprof_counters *c = container_of(t, struct kprof_counters, cpu);
+	unsigned int e;
+	int ret = 0;
+
+	for (e = 0; e < c->nr_events && !ret; e++) {
+		ret = kprof_counter_create(c, e, cpu, starting, extack);
+		if (!ret && !starting && *kprof_counter_slot(c, e, cpu))
+			perf_event_enable(*kprof_counter_slot(c, e, cpu));
+	}
+	if (ret)
+		for (e = 0; e < c->nr_events; e++)
+			kprof_counter_release(c, e, cpu);
+	return ret;
+}
+
+static void kprof_counters_offline(struct kprof_cpu_target *t, unsigned int cpu)
+{
+	struct kprof_counters *c = container_of(t, struct kprof_counters, cpu);
+	unsigned int e;
+
+	for (e = 0; e < c->nr_events; e++)
+		kprof_counter_release(c, e, cpu);
+}
+
+static void kprof_counters_enable_cpu(struct kprof_cpu_target *t, unsigned int cpu)
+{
+	struct kprof_counters *c = container_of(t, struct kprof_counters, cpu);
+	unsigned int e;
+
+	for (e = 0; e < c->nr_events; e++)
+		if (*kprof_counter_slot(c, e, cpu))
+			perf_event_enable(*kprof_counter_slot(c, e, cpu));
+}
+
+static const struct kprof_cpu_target_ops kprof_counters_cpu_ops = {
+	.online		= kprof_counters_online,
+	.offline	= kprof_counters_offline,
+	.enable		= kprof_counters_enable_cpu,
+};
+
+/**
+ * kprof_counters_init() - prepare an engine's counter set
+ * @c: the set, zeroed
+ * @ops: the engine's operations (static, outlives @c)
+ * @priv: the engine's, for @ops
+ * @nr_events: events, at most KPROF_MAX_EVENTS
+ * @cpus: the CPUs to cover (system-wide; alive as long as @c), or NULL for
+ *	a per-task set, whose threads kprof_counters_add_process() adds
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM; kprof_counters_destroy() frees what was allocated.
+ */
+int kprof_counters_init(struct kprof_counters *c, const struct kprof_counter_ops *ops,
+			void *priv, unsigned int nr_events, const struct cpumask *cpus)
+{
+	c->ops = ops;
+	c->priv = priv;
+	c->nr_events = nr_events;
+	c->system_wide = cpus;
+	if (!cpus) {
+		c->tasks = kvcalloc(KPROF_MAX_TASKS, sizeof(*c->tasks), KPROF_GFP);
+		return c->tasks ? 0 : -ENOMEM;
+	}
+	c->nr_slots = nr_cpu_ids;
+	c->events = kvcalloc(nr_events * c->nr_slots, sizeof(*c->events), KPROF_GFP);
+	if (!c->events)
+		return -ENOMEM;
+	return kprof_cpu_target_init(&c->cpu, cpus, &kprof_counters_cpu_ops);
+}
+
+/**
+ * kprof_counters_add_process() - follow every thread of a process
+ * @c: a per-task set, not started
+ * @nr: a PID (or TID) in the caller's namespace
+ * @attr: the attribute that named it, for error messages
+ * @tgid: set to the process's TGID
+ * @extack: for error messages
+ *
+ * Return: 0, -ESRCH when there is no such process, -E2BIG past
+ * KPROF_MAX_TASKS threads.
+ */
+int kprof_counters_add_process(struct kprof_counters *c, pid_t nr, const struct nlattr *attr,
+			       pid_t *tgid, struct netlink_ext_ack *extack)
+{
+	return kprof_threads_get(nr, attr, c->tasks, &c->nr_tasks, KPROF_MAX_TASKS, tgid,
+				 extack);
+}
+
+/* A per-task set's threads are no longer needed: their counters hold them. */
+static void kprof_counters_put_tasks(struct kprof_counters *c)
+{
+	unsigned int t;
+
+	if (!c->tasks)
+		return;
+	for (t = 0; t < c->nr_tasks; t++)
+		put_task_struct(c->tasks[t]);
+	kvfree(c->tasks);
+	c->tasks = NULL;
+}
+
+static int kprof_counters_start_tasks(struct kprof_counters *c, bool enable,
+				      struct netlink_ext_ack *extack)
+{
+	unsigned int e, t;
+	int ret = 0;
+
+	c->nr_slots = c->nr_tasks;
+	c->events = kvcalloc(c->nr_events * c->nr_slots, sizeof(*c->events), KPROF_GFP);
+	if (!c->events)
+		return -ENOMEM;
+	for (e = 0; e < c->nr_events && !ret; e++)
+		for (t = 0; t < c->nr_tasks && !ret; t++)
+			ret = kprof_counter_create(c, e, t, true, extack);
+	if (!ret && enable)
+		for (e = 0; e < c->nr_events * c->nr_slots; e++)
+			if (c->events[e])
+				perf_event_enable(c->events[e]);
+	kprof_counters_put_tasks(c);
+	return ret;
+}
+
+/**
+ * kprof_counters_start() - create every counter, then enable them together
+ * @c: the set
+ * @enable: per task: enable them (false: perf enables them at exec, with
+ *	perf_event_attr.enable_on_exec set by @c->ops->attr); system-wide
+ *	counters are always enabled, and follow CPU hotplug from now on
+ * @extack: for the owner's error messages
+ *
+ * @c->live counts the counters created.
+ *
+ * Context: process context; no hotplug lock held.
+ * Return: 0, or the owner's refusal or -ENOMEM with every counter released.
+ */
+int kprof_counters_start(struct kprof_counters *c, bool enable, struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	if (c->system_wide)
+		return kprof_cpu_target_start(&c->cpu, extack);
+	ret = kprof_counters_start_tasks(c, enable, extack);
+	if (ret)
+		kprof_counters_stop(c);
+	return ret;
+}
+
+/**
+ * kprof_counters_disable() - stop every counter counting, at nearly one time
+ * @c: the set
+ *
+ * Context: process context.
+ */
+void kprof_counters_disable(struct kprof_counters *c)
+{
+	unsigned int i;
+
+	kprof_counters_lock(c);
+	for (i = 0; c->events && i < c->nr_events * c->nr_slots; i++)
+		if (c->events[i])
+			perf_event_disable(c->events[i]);
+	kprof_counters_unlock(c);
+}
+
+/**
+ * kprof_counters_stop() - retire and release every counter
+ * @c: the set; one never started is left alone
+ *
+ * System-wide, CPU hotplug is no longer followed.
+ *
+ * Context: process context; no hotplug lock held.
+ */
+void kprof_counters_stop(struct kprof_counters *c)
+{
+	unsigned int e, slot;
+
+	if (c->system_wide) {
+		kprof_cpu_target_stop(&c->cpu);
+		return;
+	}
+	kprof_counters_put_tasks(c);
+	for (e = 0; c->events && e < c->nr_events; e++)
+		for (slot = 0; slot < c->nr_slots; slot++)
+			kprof_counter_release(c, e, slot);
+}
+
+/**
+ * kprof_counters_destroy() - release and free everything of @c
+ * @c: the set, zeroed or initialised
+ */
+void kprof_counters_destroy(struct kprof_counters *c)
+{
+	kprof_counters_stop(c);
+	if (c->system_wide)
+		kprof_cpu_target_destroy(&c->cpu);
+	kvfree(c->events);
+	c->events = NULL;
+}
+
+/**
+ * kprof_counters_read() - the current reading of one counter
+ * @c: the set
+ * @e: the event
+ * @slot: the CPU (system-wide) or the thread's index
+ * @value: count, added to
+ * @enabled: ns enabled, added to
+ * @running: ns running, added to
+ *
+ * Context: process context; kprof_counters_lock() held when system-wide.
+ * Return: false when there is no such counter (now).
+ */
+bool kprof_counters_read(struct kprof_counters *c, unsigned int e, unsigned int slot,
+			 u64 *value, u64 *enabled, u64 *running)
+{
+	struct perf_event *event = c->events ? *kprof_counter_slot(c, e, slot) : NULL;
+	u64 en, run;
+
+	if (!event)
+		return false;
+	*value += perf_event_read_value(event, &en, &run);
+	*enabled += en;
+	*running += run;
+	return true;
+}
+
+/**
+ * kprof_counters_lock() - keep CPU hotplug from changing the counters
+ * @c: the set
+ *
+ * Context: process context; not under the owner's hotplug-sensitive locks.
+ */
+void kprof_counters_lock(struct kprof_counters *c)
+{
+	if (c->system_wide)
+		mutex_lock(&c->cpu.lock);
+}
+
+/**
+ * kprof_counters_unlock() - undo kprof_counters_lock()
+ * @c: the set
+ */
+void kprof_counters_unlock(struct kprof_counters *c)
+{
+	if (c->system_wide)
+		mutex_unlock(&c->cpu.lock);
 }
 
 int __init kprof_target_init(void)

@@ -10,29 +10,7 @@
 
 #include <linux/types.h>
 
-/* The kinds of waits, each with its own counters. */
-enum kprof_wait_kind {
-	KPROF_WAIT_OFFCPU,
-	KPROF_WAIT_LOCK,
-	KPROF_WAIT_WAKER,	/* an off-CPU block's waker, noted until the block ends */
-	KPROF_WAIT_KINDS
-};
-
-/*
- * The outcomes of waits: each wait BEGUN ends exactly once, in one of the
- * others.  In the order of KPROF_STATS_A_OFFCPU_BLOCKS.. and
- * KPROF_STATS_A_LOCK_WAITS.. (the uapi header).
- */
-enum kprof_wait_stat {
-	KPROF_WAIT_BEGUN,
-	KPROF_WAIT_DONE,	/* ended, its time added */
-	KPROF_WAIT_FILTERED,	/* ended outside [min_ns, max_ns] */
-	KPROF_WAIT_LOST,	/* a thread sharing its slot replaced it; or too deep */
-	KPROF_WAIT_LOST_FULL,	/* no table entry for its key */
-	KPROF_WAIT_LOST_RESET,	/* the tables were reset when it began or meanwhile */
-	KPROF_WAIT_OPEN,	/* still open when the session stopped: closed then */
-	KPROF_WAIT_NR_STATS
-};
+#include "waitkind.h"
 
 /* Waits one thread can have open at once (a mutex, then its wait_lock). */
 #define KPROF_WAIT_DEPTH	2

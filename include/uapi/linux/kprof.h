@@ -42,13 +42,14 @@
  * @KPROF_STATE_IDLE: no session is configured
  * @KPROF_STATE_RUNNING: a session is collecting samples
  * @KPROF_STATE_STOPPED: a session was stopped; its data can still be read
+ * @__KPROF_STATE_MAX: one past the last state; not ABI, grows with it
+ * @KPROF_STATE_MAX: the last state; not ABI, grows with it
  */
 enum kprof_state {
 	KPROF_STATE_IDLE = 1,
 	KPROF_STATE_RUNNING,
 	KPROF_STATE_STOPPED,
 
-	/* private: non-ABI */
 	__KPROF_STATE_MAX,
 	KPROF_STATE_MAX = (__KPROF_STATE_MAX - 1)
 };

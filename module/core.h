@@ -1,19 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kprof - internal declarations shared by the module's parts.
- *
- * Parts and their order of registration (kprof_init() in main.c):
- *
- *	core state  ->  debugfs  ->  /dev/kprof  ->  genetlink family
- *
- * The netlink family is registered last so that no request can reach a part
- * that is not ready, and unregistered first on unload.
+ * kprof - the module's core state (core.c): the session state, the
+ * privilege rule and the status snapshot (taken by session.c).  The order in which the parts
+ * start is kprof_init()'s (main.c) and Documentation/kprof.rst's.
  */
-#ifndef _KPROF_H
-#define _KPROF_H
+#ifndef _KPROF_CORE_H
+#define _KPROF_CORE_H
 
 #include <linux/atomic.h>
-#include <linux/mutex.h>
 #include <linux/types.h>
 #include <uapi/linux/kprof.h>
 
@@ -24,15 +18,13 @@
 
 /**
  * struct kprof_core - state of the loaded module
- * @lock: serialises session configuration (netlink commands that change
- *	state); never taken on a sampling path
- * @state: enum kprof_state, read locklessly by status reporters
+ * @state: enum kprof_state, written under the session lock (session.c),
+ *	read locklessly by status reporters
  * @sessions: sessions started since the module was loaded
  * @readers: open file descriptions of /dev/kprof
  * @loaded_ns: CLOCK_MONOTONIC time of module load, in ns
  */
 struct kprof_core {
-	struct mutex lock;	/* serialises session configuration */
 	int state;
 	atomic64_t sessions;
 	atomic_t readers;
@@ -59,8 +51,7 @@ struct kprof_status {
 	u64 loaded_ns;
 };
 
-void kprof_status_read(struct kprof_status *st);
 const char *kprof_state_name(u32 state);
 bool kprof_privileged(void);
 
-#endif /* _KPROF_H */
+#endif /* _KPROF_CORE_H */

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprof - what the module's parts share, private to the module: the
+ * session's types (its request, its events, the session itself), the
+ * running session's pointer and the set of processes it follows.
+ *
+ * The parts (sample, sideband, procmap, probes, offcpu, lock, aggread)
+ * include this and never session.h, which is the control API (start, stop,
+ * status) that the interfaces (netlink, /dev/kprof, debugfs) call.  The
+ * state itself is defined in core.c.
+ */
+#ifndef _KPROF_INTERNAL_H
+#define _KPROF_INTERNAL_H
+
+#include <linux/cpumask.h>
+#include <linux/perf_event.h>
+#include <linux/rcupdate.h>
+#include <linux/workqueue.h>
+#include <uapi/linux/kprof.h>
+
+#include "pidset.h"
+#include "ring.h"
+#include "target.h"
+
+struct kprof_procmap;
+struct nlattr;
+
+/**
+ * struct kprof_event_config - one event as requested
+ * @type: PERF_TYPE_*
+ * @config: perf_event_attr.config
+ * @flags: KPROF_EV_F_*
+ * @name: the user's spelling, for reports
+ * @attr: the netlink attribute it came from, for error messages
+ * @period: this event's period; 0 for the session's frequency or period
+ * @nr_filter: instructions in @filter; 0 for none
+ * @filter: a tracepoint filter, checked
+ * @symbol: the kprobe's function or the ftrace event's glob
+ * @offset: the kprobe's offset
+ * @min_ns: an off-CPU event's shortest block counted
+ * @max_ns: ... and longest
+ * @bp_type: a breakpoint's kind (PERF_TYPE_BREAKPOINT: HW_BREAKPOINT_*)
+ * @bp_len: a breakpoint's length in bytes
+ */
+struct kprof_event_config {
+	u32 type;
+	u64 config;
+	u32 flags;
+	char name[KPROF_EVENT_NAME_MAX];
+	const struct nlattr *attr;
+	u64 period;
+	u32 nr_filter;
+	struct kprof_filter_insn filter[KPROF_FILTER_MAX_INSNS];
+	char symbol[KPROF_SYMBOL_MAX];
+	u32 offset;
+	u64 min_ns;
+	u64 max_ns;
+	u32 bp_type;
+	u32 bp_len;
+};
+
+/*
+ * The perf_event_attr fields of @cfg's type beyond type and config: a
+ * breakpoint's address (config), kind and length.  Counting sessions take
+ * no breakpoints (yet): they refuse the type.
+ */
+static inline void kprof_attr_init_type(struct perf_event_attr *attr,
+					const struct kprof_event_config *cfg)
+{
+	if (cfg->type != PERF_TYPE_BREAKPOINT)
+		return;
+	attr->config = 0;
+	attr->bp_addr = cfg->config;
+	attr->bp_type = cfg->bp_type;
+	attr->bp_len = cfg->bp_len;
+}
+
+/**
+ * struct kprof_session_config - a validated START request
+ * @flags: KPROF_SESSION_F_*
+ * @freq: samples per second per event, or 0 for @period
+ * @period: events per sample, when @freq is 0
+ * @buffer_size: ring data bytes per CPU
+ * @stack_depth: frames per chain, kernel and user each
+ * @watermark: ring bytes that wake a reader; 0 for half the ring
+ * @agg_entries: aggregation table slots per CPU
+ * @owner_net: with KPROF_SESSION_F_OWNED, the owner's socket's namespace
+ * @owner_portid: ... and port id
+ * @owner_pid: the owner's process, for STATUS
+ * @cpus: the CPUs sampled (kzalloc(cpumask_size()), owned)
+ * @nr_pids: entries in @pids; 0 for a system-wide session
+ * @pids: the processes followed
+ * @pid_attrs: the netlink attribute of each, for error messages
+ * @nr_events: entries in @events
+ * @events: the events
+ */
+struct kprof_session_config {
+	u32 flags;
+	u32 freq;
+	u64 period;
+	u32 buffer_size;
+	u32 stack_depth;
+	u32 watermark;
+	u32 agg_entries;
+	struct net *owner_net;
+	u32 owner_portid;
+	pid_t owner_pid;
+	struct cpumask *cpus;
+	unsigned int nr_pids;
+	pid_t pids[KPROF_MAX_PIDS];
+	const struct nlattr *pid_attrs[KPROF_MAX_PIDS];
+	unsigned int nr_events;
+	struct kprof_event_config events[KPROF_MAX_EVENTS];
+};
+
+struct kprof_session;
+
+/**
+ * struct kprof_event - one event of a running session
+ * @session: its session
+ * @index: its index, as recorded in samples
+ * @cfg: what was requested
+ * @probe: the kprobe or ftrace probe of a probe event
+ * @offcpu: the state of an off-CPU event (offcpu.c)
+ * @lock: the state of a lock contention event (lock.c)
+ */
+struct kprof_event {
+	struct kprof_session *session;
+	u16 index;
+	struct kprof_event_config cfg;
+	struct kprof_probe *probe;
+	struct kprof_offcpu *offcpu;
+	struct kprof_lock *lock;
+};
+
+/* Events kprof probes itself, not perf counters. */
+static inline bool kprof_event_is_probe(const struct kprof_event *kev)
+{
+	return kev->cfg.type == KPROF_TYPE_KPROBE || kev->cfg.type == KPROF_TYPE_FTRACE ||
+	       kev->cfg.type == KPROF_TYPE_LATENCY || kev->cfg.type == KPROF_TYPE_RUNQLAT ||
+	       kev->cfg.type == KPROF_TYPE_OFFCPU || kev->cfg.type == KPROF_TYPE_LOCK;
+}
+
+/* Events that time waits into the aggregation tables (wait.c). */
+static inline bool kprof_event_type_waits(u32 type)
+{
+	return type == KPROF_TYPE_OFFCPU || type == KPROF_TYPE_LOCK;
+}
+
+/* Events whose hits come from kernel code paths: under the probe cost cap. */
+static inline bool kprof_event_is_capped(const struct kprof_event *kev)
+{
+	return kev->cfg.type == KPROF_TYPE_KPROBE || kev->cfg.type == KPROF_TYPE_FTRACE ||
+	       kev->cfg.type == PERF_TYPE_TRACEPOINT;
+}
+
+/* Processes followed by a per-task session: lock-free open addressing. */
+#define KPROF_PIDSET_SLOTS	4096
+
+#define KPROF_MMAP_QUEUE	256
+
+/**
+ * struct kprof_mmap_note - an executable mapping awaiting its path
+ * @time: when it was mapped
+ * @pid: the process
+ * @tid: the thread that mapped it
+ * @start: first address
+ * @len: bytes
+ * @pgoff: file offset of @start, bytes
+ * @file: the mapped file, referenced; NULL for the vDSO
+ */
+struct kprof_mmap_note {
+	u64 time;
+	u32 pid, tid;
+	u64 start, len, pgoff;
+	struct file *file;
+};
+
+/**
+ * struct kprof_mmap_queue - one CPU's MMAP notes awaiting their path
+ * @head: the producer's index (the perf_event_mmap probe, on its CPU)
+ * @tail: the consumer's index (the session's work item)
+ * @notes: the ring of notes
+ */
+struct kprof_mmap_queue {
+	unsigned int head;
+	unsigned int tail;
+	struct kprof_mmap_note notes[KPROF_MMAP_QUEUE];
+};
+
+/**
+ * struct kprof_session - the profiling session
+ * @id: its id, from 1
+ * @cfg: the validated request
+ * @start_ns: CLOCK_MONOTONIC at start
+ * @bufs: its rings (one reference)
+ * @nr_events: entries used in @events
+ * @events: its events
+ * @pidset: processes whose side-band is recorded (per-task sessions)
+ * @pidset_full: a process could not be added to @pidset
+ * @mmap_queues: per-CPU MMAP notes
+ * @mmap_work: turns MMAP notes into records
+ * @sideband_on: the side-band hooks are registered
+ * @agg: aggregation tables (KPROF_SESSION_F_AGGREGATE), else NULL
+ * @procmap: mappings kept for the frames of gone processes (aggregating
+ *	sessions), else NULL
+ * @ctrs: its perf counters, on CPUs or on the threads of the PIDs (target.c)
+ */
+struct kprof_session {
+	u64 id;
+	struct kprof_session_config cfg;
+	u64 start_ns;
+	struct kprof_buffers *bufs;
+	unsigned int nr_events;
+	struct kprof_event events[KPROF_MAX_EVENTS];
+	u32 pidset[KPROF_PIDSET_SLOTS];
+	bool pidset_full;
+	struct kprof_mmap_queue **mmap_queues;
+	struct work_struct mmap_work;
+	bool sideband_on;
+	struct kprof_agg *agg;
+	struct kprof_procmap *procmap;
+	struct kprof_counters ctrs;
+};
+
+/* The running session, for the probes and hooks; NULL when none (core.c). */
+extern struct kprof_session __rcu *kprof_active;
+
+/**
+ * kprof_pidset_add() - follow a process: its side-band, its probes' hits
+ * @s: the session
+ * @tgid: the process
+ *
+ * Lock-free; safe in any context.
+ * Return: false when the set is full (and @s->pidset_full is set).
+ */
+static inline bool kprof_pidset_add(struct kprof_session *s, u32 tgid)
+{
+	if (kprof_pidset_insert(s->pidset, KPROF_PIDSET_SLOTS, tgid))
+		return true;
+	WRITE_ONCE(s->pidset_full, true);
+	return false;
+}
+
+/**
+ * kprof_pidset_has() - does a per-task session follow this process?
+ * @s: the session
+ * @tgid: the process
+ *
+ * Lock-free; safe in any context.
+ * Return: true when @tgid was added.
+ */
+static inline bool kprof_pidset_has(struct kprof_session *s, u32 tgid)
+{
+	return kprof_pidset_lookup(s->pidset, KPROF_PIDSET_SLOTS, tgid);
+}
+
+#endif /* _KPROF_INTERNAL_H */
