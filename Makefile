@@ -54,7 +54,7 @@ export KPROF_VERSION
 # Files taken from Debian's linux-source-6.1 tarball at build time.
 KSRC_TAR	?= $(firstword $(wildcard /usr/src/linux-source-6.1.tar.*))
 KSRC_DIR	:= $(BUILD)/ksrc
-KSRC_FILES	:= scripts/checkpatch.pl scripts/spelling.txt \
+KSRC_FILES	:= scripts/checkpatch.pl scripts/spelling.txt scripts/kernel-doc \
 		   scripts/const_structs.checkpatch \
 		   tools/testing/selftests/kselftest_harness.h \
 		   tools/testing/selftests/kselftest.h \
@@ -84,7 +84,8 @@ deps:
 	@$(CURDIR)/tools/deps.sh
 
 # Unpack the few files needed from the tarball, once (xz takes ~20 s).
-$(KSRC_DIR)/.stamp: $(KSRC_TAR)
+# (again when this Makefile changes: KSRC_FILES may have grown)
+$(KSRC_DIR)/.stamp: $(KSRC_TAR) $(CURDIR)/Makefile
 	@test -n "$(KSRC_TAR)" || { echo "kprof: linux-source-6.1 missing; run 'make deps'" >&2; exit 1; }
 	@echo "  UNPACK  $(notdir $(KSRC_TAR)) -> build/ksrc"
 	@rm -rf $(KSRC_DIR).tmp && mkdir -p $(KSRC_DIR).tmp

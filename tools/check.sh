@@ -211,6 +211,21 @@ step "netlink spec matches uapi header and genl.c" "$logs/spec.log" \
 	/usr/bin/python3 tools/check-spec.py
 step "module headers: each declares only its own .c file's functions" "$logs/headers.log" \
 	/usr/bin/python3 tools/check-headers.py
+# the module's shape (Documentation/kprof.rst, "Layers"), on the objects
+# 'make module' built: no call or include circle, netlink only in genl.c,
+# perf counters only in target.c; and the check itself catches three
+# planted violations
+step "module graph: no circles, netlink and perf counters each in one file" \
+	"$logs/module-graph.log" /usr/bin/python3 tools/check-module-graph.py
+step "module graph: the check reports planted violations" "$logs/module-graph-selftest.log" \
+	/usr/bin/python3 tools/check-module-graph.py --selftest
+kdoc=$(perl build/ksrc/scripts/kernel-doc -none module/*.[ch] include/uapi/linux/kprof.h 2>&1)
+if [ -z "$kdoc" ]; then
+	result ok "kernel-doc -none: module/ and the uapi header"
+else
+	result fail "kernel-doc -none: module/ and the uapi header"
+	echo "$kdoc" | head -20 | sed 's/^/#   /'
+fi
 
 mark static
 # --- host unit tests ------------------------------------------------------
