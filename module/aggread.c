@@ -64,21 +64,27 @@ static struct mm_struct *kprof_agg_mm(u32 pid)
 }
 
 /*
- * "dso+0xoffset" of a user address of entry @e: from the process's mm
- * while it lives (mmap lock held), else from the mappings the session
- * kept when it exited or exec'd (procmap.c), else "[unknown]".
+ * "dso+0xoffset" of a user address of entry @e: from a mapping the session
+ * kept (procmap.c) while the process had the entry's name (an image left
+ * by an exec, or what it had at the stop), else from the process's mm while
+ * it lives (mmap lock held), else from any mapping kept of it, else
+ * "[unknown]".
  */
 static int kprof_agg_user_name(char *buf, size_t len, struct mm_struct *mm,
 			       const struct kprof_session *s, u32 pid, const char *comm,
 			       u64 addr)
 {
-	struct vm_area_struct *vma = mm ? vma_lookup(mm, addr) : NULL;
+	struct vm_area_struct *vma;
 	int n;
 
+	n = kprof_procmap_name(s->procmap, pid, comm, true, addr, buf, len);
+	if (n)
+		return n;
+	vma = mm ? vma_lookup(mm, addr) : NULL;
 	if (vma && vma->vm_file)
 		return scnprintf(buf, len, "%pD+0x%llx", vma->vm_file,
 				 addr - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT));
-	n = kprof_procmap_name(s->procmap, pid, comm, addr, buf, len);
+	n = kprof_procmap_name(s->procmap, pid, comm, false, addr, buf, len);
 	return n ? n : scnprintf(buf, len, "[unknown]");
 }
 

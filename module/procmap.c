@@ -19,7 +19,10 @@
  *    file, into a bounded pool; a work item then turns the files into
  *    path, device and inode, and drops the references.  An address space
  *    freed by anyone else (a /proc reader holding the last reference, the
- *    OOM reaper) cannot be attributed and is counted as unowned.
+ *    OOM reaper) cannot be attributed and is counted as unowned;
+ *  - at the session's stop, the same is copied from every noted process
+ *    that still lives (kprof_procmap_keep_live()), so that what exits or
+ *    execs between the stop and the read is named too.
  *
  * Build ids are not read here (build_id_parse() is not exported): kprofctl
  * reads them from the files.  Everything is bounded and what does not fit
@@ -35,10 +38,14 @@
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
 #include <linux/path.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/mm.h>
 #include <linux/netlink.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
@@ -187,6 +194,51 @@ static u32 kprof_procmap_owner(struct mm_struct *mm)
 }
 
 /*
+ * Copy the executable file mappings and the vDSO of @mm, process @tgid's,
+ * named @comm, into the pool, at most KPROF_PROCMAP_WALK VMAs looked at.
+ * The caller keeps @mm's VMAs from changing (no users left, or its mmap
+ * lock).  Return: a mapping was kept.
+ */
+static bool kprof_procmap_copy(struct kprof_procmap *pm, struct mm_struct *mm, u32 tgid,
+			       const char *comm)
+{
+	VMA_ITERATOR(vmi, mm, 0);
+	struct vm_area_struct *vma;
+	unsigned int walked = 0;
+	bool noted = false;
+
+	for_each_vma(vmi, vma) {
+		struct kprof_procmap_vma *v;
+		int i;
+
+		if (++walked > KPROF_PROCMAP_WALK)
+			break;
+		if (!(vma->vm_flags & VM_EXEC) ||
+		    (!vma->vm_file && !kprof_procmap_is_vdso(vma)))
+			continue;
+		i = atomic_inc_return(&pm->used) - 1;
+		if (i >= KPROF_PROCMAP_VMAS) {
+			atomic64_inc(&pm->lost);
+			continue;
+		}
+		v = &pm->vmas[i];
+		v->pid = tgid;
+		v->start = vma->vm_start;
+		v->len = vma->vm_end - vma->vm_start;
+		v->pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
+		v->file = vma->vm_file ? get_file(vma->vm_file) : NULL;
+		strscpy(v->comm, comm, sizeof(v->comm));
+		/* release matches the worker's and readers' acquire */
+		smp_store_release(&v->state, KPROF_PROCMAP_NOTED);
+		kprof_procmap_push(pm, v, i);
+		noted = true;
+	}
+	if (noted)
+		atomic64_inc(&pm->procs);
+	return noted;
+}
+
+/*
  * exit_mmap(struct mm_struct *mm): process context, preemption disabled
  * (a kprobe), @mm has no users left, so nothing changes its VMAs.  The
  * RCU read lock is for the maple tree walk's lockdep checks.
@@ -196,9 +248,8 @@ static int kprof_procmap_exit_mmap(struct kprobe *kp, struct pt_regs *regs)
 	struct mm_struct *mm = (struct mm_struct *)regs->di;
 	struct kprof_session *s = rcu_dereference_sched(kprof_active);
 	struct kprof_procmap *pm = s ? s->procmap : NULL;
-	struct vm_area_struct *vma;
-	unsigned int walked = 0;
-	bool noted = false;
+	char comm[TASK_COMM_LEN];
+	bool noted;
 	u32 tgid;
 
 	if (!pm)
@@ -211,43 +262,13 @@ static int kprof_procmap_exit_mmap(struct kprobe *kp, struct pt_regs *regs)
 	if (!kprof_pidset_lookup(pm->pids, KPROF_PROCMAP_PIDS, tgid))
 		return 0;
 
+	memcpy(comm, current->comm, sizeof(comm));
+	comm[sizeof(comm) - 1] = '\0';
 	rcu_read_lock();
-	{
-		VMA_ITERATOR(vmi, mm, 0);
-
-		for_each_vma(vmi, vma) {
-			struct kprof_procmap_vma *v;
-			int i;
-
-			if (++walked > KPROF_PROCMAP_WALK)
-				break;
-			if (!(vma->vm_flags & VM_EXEC) ||
-			    (!vma->vm_file && !kprof_procmap_is_vdso(vma)))
-				continue;
-			i = atomic_inc_return(&pm->used) - 1;
-			if (i >= KPROF_PROCMAP_VMAS) {
-				atomic64_inc(&pm->lost);
-				continue;
-			}
-			v = &pm->vmas[i];
-			v->pid = tgid;
-			v->start = vma->vm_start;
-			v->len = vma->vm_end - vma->vm_start;
-			v->pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
-			v->file = vma->vm_file ? get_file(vma->vm_file) : NULL;
-			memcpy(v->comm, current->comm, sizeof(v->comm));
-			v->comm[sizeof(v->comm) - 1] = '\0';
-			/* release matches the worker's and readers' acquire */
-			smp_store_release(&v->state, KPROF_PROCMAP_NOTED);
-			kprof_procmap_push(pm, v, i);
-			noted = true;
-		}
-	}
+	noted = kprof_procmap_copy(pm, mm, tgid, comm);
 	rcu_read_unlock();
-	if (noted) {
-		atomic64_inc(&pm->procs);
+	if (noted)
 		queue_work(system_unbound_wq, &pm->work);
-	}
 	return 0;
 }
 
@@ -391,6 +412,54 @@ void kprof_procmap_stop(struct kprof_procmap *pm)
 	pm->hooked = false;
 }
 
+/**
+ * kprof_procmap_keep_live() - keep the mappings of the noted processes alive now
+ * @pm: the pool, or NULL; unhooked (kprof_procmap_stop())
+ *
+ * At a session's stop: its tables are then named from what it kept,
+ * whatever exits or execs between the stop and the read (the exit_mmap()
+ * hook is gone by then).  A process whose leader has exited, or that has
+ * no address space, is skipped.  The mappings are named before this
+ * returns.
+ *
+ * Context: process context, the session lock held (session.c).
+ */
+void kprof_procmap_keep_live(struct kprof_procmap *pm)
+{
+	char comm[TASK_COMM_LEN];
+	struct task_struct *task;
+	struct mm_struct *mm;
+	u32 i, tgid;
+
+	if (!pm)
+		return;
+	for (i = 0; i < KPROF_PROCMAP_PIDS; i++) {
+		tgid = READ_ONCE(pm->pids[i]);
+		if (!tgid)
+			continue;
+		/* the set holds ids of the initial namespace, whoever stops */
+		rcu_read_lock();
+		task = pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_TGID);
+		if (task)
+			get_task_struct(task);
+		rcu_read_unlock();
+		if (!task)
+			continue;
+		get_task_comm(comm, task);
+		mm = get_task_mm(task);
+		put_task_struct(task);
+		if (!mm)
+			continue;
+		mmap_read_lock(mm);
+		kprof_procmap_copy(pm, mm, tgid, comm);
+		mmap_read_unlock(mm);
+		mmput(mm);
+		cond_resched();
+	}
+	flush_work(&pm->work);
+	kprof_procmap_drain(pm);
+}
+
 void kprof_procmap_stats(struct kprof_procmap *pm, struct kprof_procmap_stats *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -522,6 +591,7 @@ bool kprof_procmap_get(struct kprof_procmap *pm, u32 index, struct kprof_procmap
  * @pid: the process
  * @comm: the name its table entry has: a mapping kept under that name (the
  *	image before an exec) is preferred
+ * @same_comm: only a mapping kept under @comm will do
  * @addr: the user address
  * @buf: output
  * @len: its size
@@ -529,8 +599,8 @@ bool kprof_procmap_get(struct kprof_procmap *pm, u32 index, struct kprof_procmap
  * Return: the length written, 0 when no kept mapping covers @addr.
  * Context: process context: the reader's.
  */
-int kprof_procmap_name(struct kprof_procmap *pm, u32 pid, const char *comm, u64 addr,
-		       char *buf, size_t len)
+int kprof_procmap_name(struct kprof_procmap *pm, u32 pid, const char *comm, bool same_comm,
+		       u64 addr, char *buf, size_t len)
 {
 	struct kprof_procmap_vma *v, *best = NULL;
 	u32 i;
@@ -546,10 +616,12 @@ int kprof_procmap_name(struct kprof_procmap *pm, u32 pid, const char *comm, u64 
 		/* acquire matches the worker's release: the path is set */
 		if (smp_load_acquire(&v->state) != KPROF_PROCMAP_NAMED || !v->path)
 			continue;
-		if (!best || !strcmp(v->comm, comm))
+		if (!strcmp(v->comm, comm)) {
 			best = v;
-		if (!strcmp(v->comm, comm))
 			break;
+		}
+		if (!best && !same_comm)
+			best = v;
 	}
 	if (!best)
 		return 0;

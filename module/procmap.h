@@ -54,11 +54,12 @@ struct kprof_procmap *kprof_procmap_alloc(void);
 void kprof_procmap_free(struct kprof_procmap *pm);
 int kprof_procmap_start(struct kprof_procmap *pm, struct netlink_ext_ack *extack);
 void kprof_procmap_stop(struct kprof_procmap *pm);
+void kprof_procmap_keep_live(struct kprof_procmap *pm);
 void kprof_procmap_note_pid(struct kprof_procmap *pm, u32 tgid);
 void kprof_procmap_stats(struct kprof_procmap *pm, struct kprof_procmap_stats *st);
 bool kprof_procmap_get(struct kprof_procmap *pm, u32 index, struct kprof_procmap_info *info,
 		       bool reader);
-int kprof_procmap_name(struct kprof_procmap *pm, u32 pid, const char *comm, u64 addr,
-		       char *buf, size_t len);
+int kprof_procmap_name(struct kprof_procmap *pm, u32 pid, const char *comm, bool same_comm,
+		       u64 addr, char *buf, size_t len);
 
 #endif /* _KPROF_PROCMAP_H */

@@ -346,6 +346,8 @@ static void kprof_session_end_locked(void)
 {
 	lockdep_assert_held(&kprof_session_lock);
 	kprof_session_quiesce(kprof_session);
+	/* what exits or execs from now on is named from what was kept */
+	kprof_procmap_keep_live(kprof_session->procmap);
 	WRITE_ONCE(kprof_core.state, KPROF_STATE_STOPPED);
 }
 

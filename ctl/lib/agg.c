@@ -506,9 +506,14 @@ static const char *pid_comm(const struct kp_agg *a, const struct kp_rec_agg * co
 	return "";
 }
 
-/* The kept mappings of gone processes (KPROF_CMD_AGG_MAPS), as MMAP records. */
+/*
+ * The mappings the module kept (KPROF_CMD_AGG_MAPS) as MMAP records, in the
+ * order it kept them (an image left by an exec or an exit, then at the
+ * stop what each noted process still had), with the name the process had.
+ */
 struct kept_maps {
 	struct kp_rec_mmap	**recs;
+	char			(*comms)[KP_COMM_LEN];
 	size_t			nr, cap;
 };
 
@@ -527,6 +532,10 @@ static int kept_map(const struct kp_agg_map *m, void *arg, struct kp_err *err)
 		if (!n)
 			goto nomem;
 		k->recs = n;
+		n = realloc(k->comms, cap * sizeof(*k->comms));
+		if (!n)
+			goto nomem;
+		k->comms = n;
 		k->cap = cap;
 	}
 	r = calloc(1, size);
@@ -540,6 +549,7 @@ static int kept_map(const struct kp_agg_map *m, void *arg, struct kp_err *err)
 	r->len = m->len;
 	r->pgoff = m->pgoff;
 	memcpy(r->filename, m->path, len);
+	snprintf(k->comms[k->nr], sizeof(k->comms[k->nr]), "%s", m->comm);
 	k->recs[k->nr++] = r;
 	return 0;
 nomem:
@@ -554,28 +564,57 @@ static void kept_maps__free(struct kept_maps *k)
 	for (i = 0; i < k->nr; i++)
 		free(k->recs[i]);
 	free(k->recs);
+	free(k->comms);
 }
 
-/* The kept mappings of @pid, gone, dated @now; counted in @sst. */
+/*
+ * The kept mappings of @pid, one generation per name it had when they were
+ * kept, each with a COMM of that name, dated just before @now in the order
+ * kept: an AGG record of a name is resolved against that name's image
+ * (kp_machine__comm_time()), what the process had at @now (/proc, or the
+ * last generation for a process gone) against the rest.  *@any: there was
+ * one; counted in @sst.
+ */
 static int write_kept_maps(struct kp_data_writer *w, const struct kept_maps *k, uint32_t pid,
-			   uint64_t now, struct kp_synth_stats *sst, uint32_t *nr_named,
-			   struct kp_err *err)
+			   uint64_t now, struct kp_synth_stats *sst, bool *any, struct kp_err *err)
 {
-	bool any = false;
+	struct kp_rec_comm c = {
+		.header = { .type = KPROF_RECORD_COMM, .size = sizeof(c) },
+		.pid = pid,
+		.tid = pid,
+	};
+	const char *last = NULL;
+	uint64_t time, gens = 0;
 	size_t i;
 	int ret;
 
 	for (i = 0; i < k->nr; i++) {
 		if (k->recs[i]->pid != pid)
 			continue;
-		k->recs[i]->time = now;
+		if (!last || strcmp(last, k->comms[i]))
+			gens++;
+		last = k->comms[i];
+	}
+	*any = gens;
+	time = now - gens;
+	last = NULL;
+	for (i = 0; i < k->nr; i++) {
+		if (k->recs[i]->pid != pid)
+			continue;
+		if (!last || strcmp(last, k->comms[i])) {
+			c.time = time++;
+			snprintf(c.comm, sizeof(c.comm), "%s", k->comms[i]);
+			ret = kp_data_writer__write(w, &c.header, err);
+			if (ret)
+				return ret;
+		}
+		last = k->comms[i];
+		k->recs[i]->time = c.time;
 		ret = kp_data_writer__write(w, &k->recs[i]->header, err);
 		if (ret)
 			return ret;
 		sst->nr_mmaps++;
-		any = true;
 	}
-	*nr_named += any;
 	return 0;
 }
 
@@ -611,10 +650,17 @@ static int write_profile(const char *path, const struct kp_data_info *info, stru
 	now = kp_clock_ns();
 	done.time = now;
 	for (i = 0; !ret && i < nr_pids; i++) {
+		bool any = false;
+
+		/* what the module kept, images left by an exec included */
+		ret = write_kept_maps(aw.w, kept, pids[i], now, &sst, &any, err);
 		vanished = sst.nr_vanished;
-		ret = kp_synth__process(pids[i], now, synth_record, &aw, &sst, err);
-		if (!ret && sst.nr_vanished != vanished) {
-			/* Gone: its name from the tables, no mappings. */
+		if (!ret)
+			ret = kp_synth__process(pids[i], now, synth_record, &aw, &sst, err);
+		if (!ret && sst.nr_vanished != vanished && any) {
+			nr_named++;	/* gone: named by its last kept generation */
+		} else if (!ret && sst.nr_vanished != vanished) {
+			/* Gone, nothing kept: its name from the tables. */
 			struct kp_rec_comm c = {
 				.header = { .type = KPROF_RECORD_COMM, .size = sizeof(c) },
 				.time = now,
@@ -624,10 +670,6 @@ static int write_profile(const char *path, const struct kp_data_info *info, stru
 
 			snprintf(c.comm, sizeof(c.comm), "%s", pid_comm(a, recs, nr_recs, pids[i]));
 			ret = kp_data_writer__write(aw.w, &c.header, err);
-			/* its mappings, kept by the module when it went */
-			if (!ret)
-				ret = write_kept_maps(aw.w, kept, pids[i], now, &sst, &nr_named,
-						      err);
 		}
 	}
 	done.nr_processes = sst.nr_processes;

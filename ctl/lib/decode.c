@@ -341,6 +341,8 @@ static const struct kp_rec_sample *decoder__agg(struct kp_decoder *d,
 	if (a->nr_kernel + a->nr_user > 2 * KPROF_MAX_STACK_DEPTH)
 		return NULL;
 	decoder__chains(d, s, a->pid, a->event, a->ips, a->nr_kernel, a->nr_user);
+	/* an image left by an exec: the mappings the process had under that name */
+	s->time = kp_machine__comm_time(d->machine, a->pid, a->comm, s->time);
 	s->period = decoder__agg_period(d, a);
 	return s;
 }
@@ -367,11 +369,15 @@ int kp_decoder__for_each_waker(struct kp_decoder *d, kp_waker_fn fn, void *arg)
 			return -EIO;
 		decoder__chains(d, d->agg_sample, w->pid, w->event, w->ips, w->nr_kernel,
 				w->nr_user);
+		d->agg_sample->time = kp_machine__comm_time(d->machine, w->pid, w->comm,
+							    d->agg_sample->time);
 		decoder__resolve(d, d->agg_sample);
 		d->res->count = w->count;
 		d->res->comm = kp_machine__intern(d->machine, w->comm);
 		decoder__chains(d, d->waker_sample, w->waker_pid, w->event, w->ips + nr,
 				w->waker_nr_kernel, w->waker_nr_user);
+		d->waker_sample->time = kp_machine__comm_time(d->machine, w->waker_pid,
+							      w->waker_comm, d->waker_sample->time);
 		kp_machine__resolve(d->machine, d->waker_sample, d->waker_res, d->max_frames);
 		d->waker_res->count = w->count;
 		d->waker_res->comm = kp_machine__intern(d->machine, w->waker_comm);

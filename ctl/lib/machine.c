@@ -359,6 +359,27 @@ static const char *thread__comm(const struct kp_thread *t, uint64_t time)
 	return t->comms[i - 1].name;
 }
 
+uint64_t kp_machine__comm_time(struct kp_machine *m, uint32_t pid, const char *comm,
+			       uint64_t time)
+{
+	struct kp_thread *t = machine__thread(m, pid, false);
+	size_t i;
+
+	if (!t || !comm)
+		return time;
+	for (i = t->nr_comms; i > 0; i--) {
+		const struct comm_entry *c = &t->comms[i - 1];
+
+		if (c->time > time || strcmp(c->name, comm))
+			continue;
+		/* still so named at @time, or until just before the next name */
+		if (i == t->nr_comms || t->comms[i].time > time)
+			return time;
+		return t->comms[i].time - 1;
+	}
+	return time;
+}
+
 const char *kp_machine__comm(struct kp_machine *m, uint32_t pid, uint32_t tid, uint64_t time)
 {
 	struct kp_thread *t = machine__thread(m, tid, false);

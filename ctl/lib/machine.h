@@ -85,6 +85,15 @@ void kp_machine__resolve(struct kp_machine *m, const struct kp_rec_sample *s,
 const char *kp_machine__comm(struct kp_machine *m, uint32_t pid, uint32_t tid, uint64_t time);
 
 /*
+ * When process @pid (its main thread) was last named @comm, at or before
+ * @time: @time itself when it still is, else the last instant before its
+ * next name; @time when it never was.  A sum over a process's life (an
+ * AGG record) is resolved then, against the mappings of that image.
+ */
+uint64_t kp_machine__comm_time(struct kp_machine *m, uint32_t pid, const char *comm,
+			       uint64_t time);
+
+/*
  * How many times the mappings of @pid changed up to @time: two samples of
  * one process with equal epochs resolve their addresses alike.
  */

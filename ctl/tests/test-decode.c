@@ -414,6 +414,69 @@ static void test_agg(void)
 	snprintf(data, sizeof(data), "%s", saved);
 }
 
+/*
+ * A process that exec'd (pid 101: "kp-sh" running kp-pie, then "kp-app"
+ * at the same address): its AGG records are resolved against the image it
+ * had under the record's name, as 'stop -o' writes the kept generations.
+ */
+static void test_agg_exec(void)
+{
+	char saved[256], path[256];
+	struct kp_data_info info;
+	struct kp_data_writer *w;
+	struct kp_err err;
+	struct run r;
+	uint64_t buf[16];
+	struct kp_rec_agg *a = (void *)buf;
+
+	snprintf(saved, sizeof(saved), "%s", data);
+	snprintf(path, sizeof(path), "%s/agg-exec.data", root);
+	kp_data_info__init(&info);
+	info.version = KP_DATA_VERSION_AGG;
+	info.nr_cpus = 1;
+	snprintf(info.hostname, sizeof(info.hostname), "kprof-gen");
+	info.session.nr_events = 1;
+	info.session.stack_depth = 127;
+	info.session.freq = 99;
+	snprintf(info.session.events[0].name, sizeof(info.session.events[0].name), "cpu-clock");
+	w = kp_data_writer__create(path, &info, &err);
+	if (!w)
+		abort();
+	{
+		struct gen_writer g = { .w = w };
+
+		gen__comm(&g, 5, 101, 101, "kp-sh", false);
+		gen__mmap(&g, 5, 101, APP_MAP, 0x1000, 0x1000, "/usr/bin/kp-pie");
+		gen__comm(&g, 6, 101, 101, "kp-app", true);
+		gen__mmap(&g, 6, 101, APP_MAP, 0x1000, 0x1000, "/usr/bin/kp-app");
+		memset(buf, 0, sizeof(buf));
+		a->header.type = KP_DATA_REC_AGG;
+		a->header.size = sizeof(*a) + 8;
+		a->pid = 101;
+		a->nr_entries = 1;
+		a->nr_user = 1;
+		a->count = 5;
+		snprintf(a->comm, sizeof(a->comm), "kp-sh");
+		a->ips[0] = APP_MAP + 0x110;
+		gen__write(&g, a);
+		a->count = 7;
+		snprintf(a->comm, sizeof(a->comm), "kp-app");
+		gen__write(&g, a);
+		a->count = 2;
+		snprintf(a->comm, sizeof(a->comm), "kp-thread");	/* never the process's name */
+		gen__write(&g, a);
+		gen__finish(&g, 100);
+	}
+	snprintf(data, sizeof(data), "%s", path);
+	decode(&r, "folded", NULL);
+	is_str(r.out, "kp-app;main 7\nkp-sh;pie_work 5\nkp-thread;main 2\n",
+	       "AGG: a record of the name before an exec is named from that image");
+	if (r.rc)
+		diag("%s", r.err);
+	run_free(&r);
+	snprintf(data, sizeof(data), "%s", saved);
+}
+
 static void test_help(void)
 {
 	static const char * const cmds[] = { "report", "script", "folded", "top", "flamegraph" };
@@ -449,6 +512,7 @@ int main(void)
 	test_bad_files();
 	test_kallsyms();
 	test_agg();
+	test_agg_exec();
 	test_help();
 
 	tmpdir__remove(root);
