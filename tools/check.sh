@@ -14,7 +14,10 @@
 # "generic-6.12") the module-path ones, KPROF_CHECK_SMOKE (default "rt";
 # check-quick: none) the smoke boots; KPROF_CHECK_QUICK=1 (make
 # check-quick) leaves out the fuzzing, the browser test, the hostile cases'
-# guest boots and the module-path kinds' timed boots.
+# guest boots and the module-path kinds' timed boots.  KPROF_CHECK_LOAD=N
+# keeps N host CPUs busy for the whole run (N busy loops at the run's own
+# priority, as other guests or builds beside it would): no test may depend
+# on an idle host (Documentation/testing.rst, "A busy host").
 
 set -uo pipefail
 
@@ -22,6 +25,16 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 logs=$top/build/check
 mkdir -p "$logs"
 cd "$top" || exit 1
+
+load_pids=()
+if [ "${KPROF_CHECK_LOAD:-0}" -gt 0 ] 2>/dev/null; then
+	for _ in $(seq "$KPROF_CHECK_LOAD"); do
+		sh -c 'while :; do :; done' &
+		load_pids+=($!)
+	done
+	trap 'kill "${load_pids[@]}" 2>/dev/null' EXIT
+	echo "# KPROF_CHECK_LOAD=$KPROF_CHECK_LOAD: ${#load_pids[@]} busy loops on the host for the whole run"
+fi
 
 passed=0
 failed=0
