@@ -351,23 +351,16 @@ static void test_kallsyms(void)
 	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", root);
 }
 
-/* An aggregated profile (format version 2): AGG records count as samples. */
-static void test_agg(void)
+/* A writer of an aggregated profile (format version 2) at @path: one cpu-clock event at 99 Hz. */
+static struct kp_data_writer *agg_writer(const char *path, unsigned int nr_cpus)
 {
-	char saved[256], path[256];
 	struct kp_data_info info;
 	struct kp_data_writer *w;
 	struct kp_err err;
-	struct run r;
-	uint64_t buf[16];
-	struct kp_rec_agg *a = (void *)buf;
-	static const uint64_t app[] = { APP_LEAF + 0x10, APP_MIDDLE + 0x20, MAIN + 0x40 };
 
-	snprintf(saved, sizeof(saved), "%s", data);
-	snprintf(path, sizeof(path), "%s/agg.data", root);
 	kp_data_info__init(&info);
 	info.version = KP_DATA_VERSION_AGG;
-	info.nr_cpus = 2;
+	info.nr_cpus = nr_cpus;
 	snprintf(info.hostname, sizeof(info.hostname), "kprof-gen");
 	snprintf(info.cmdline, sizeof(info.cmdline), "kprofctl stop -o agg.data");
 	info.session.nr_events = 1;
@@ -377,6 +370,22 @@ static void test_agg(void)
 	w = kp_data_writer__create(path, &info, &err);
 	if (!w)
 		abort();
+	return w;
+}
+
+/* An aggregated profile (format version 2): AGG records count as samples. */
+static void test_agg(void)
+{
+	char saved[256], path[256];
+	struct kp_data_writer *w;
+	struct run r;
+	uint64_t buf[16];
+	struct kp_rec_agg *a = (void *)buf;
+	static const uint64_t app[] = { APP_LEAF + 0x10, APP_MIDDLE + 0x20, MAIN + 0x40 };
+
+	snprintf(saved, sizeof(saved), "%s", data);
+	snprintf(path, sizeof(path), "%s/agg.data", root);
+	w = agg_writer(path, 2);
 	{
 		struct gen_writer g = { .w = w };
 
@@ -422,26 +431,14 @@ static void test_agg(void)
 static void test_agg_exec(void)
 {
 	char saved[256], path[256];
-	struct kp_data_info info;
 	struct kp_data_writer *w;
-	struct kp_err err;
 	struct run r;
 	uint64_t buf[16];
 	struct kp_rec_agg *a = (void *)buf;
 
 	snprintf(saved, sizeof(saved), "%s", data);
 	snprintf(path, sizeof(path), "%s/agg-exec.data", root);
-	kp_data_info__init(&info);
-	info.version = KP_DATA_VERSION_AGG;
-	info.nr_cpus = 1;
-	snprintf(info.hostname, sizeof(info.hostname), "kprof-gen");
-	info.session.nr_events = 1;
-	info.session.stack_depth = 127;
-	info.session.freq = 99;
-	snprintf(info.session.events[0].name, sizeof(info.session.events[0].name), "cpu-clock");
-	w = kp_data_writer__create(path, &info, &err);
-	if (!w)
-		abort();
+	w = agg_writer(path, 1);
 	{
 		struct gen_writer g = { .w = w };
 
