@@ -335,24 +335,6 @@ static void kprof_counter_release(struct kprof_counters *c, unsigned int e, unsi
 	perf_event_release_kernel(event);
 }
 
-static int kprof_counters_online(struct kprof_cpu_target *t, unsigned int cpu, bool starting,
-				 struct netlink_ext_ack *extack)
-{
-	struct kprof_counters *c = container_of(t, struct kprof_counters, cpu);
-	unsigned int e;
-	int ret = 0;
-
-	for (e = 0; e < c->nr_events && !ret; e++) {
-		ret = kprof_counter_create(c, e, cpu, starting, extack);
-		if (!ret && !starting && *kprof_counter_slot(c, e, cpu))
-			perf_event_enable(*kprof_counter_slot(c, e, cpu));
-	}
-	if (ret)
-		for (e = 0; e < c->nr_events; e++)
-			kprof_counter_release(c, e, cpu);
-	return ret;
-}
-
 static void kprof_counters_offline(struct kprof_cpu_target *t, unsigned int cpu)
 {
 	struct kprof_counters *c = container_of(t, struct kprof_counters, cpu);
@@ -370,6 +352,23 @@ static void kprof_counters_enable_cpu(struct kprof_cpu_target *t, unsigned int c
 	for (e = 0; e < c->nr_events; e++)
 		if (*kprof_counter_slot(c, e, cpu))
 			perf_event_enable(*kprof_counter_slot(c, e, cpu));
+}
+
+/* Every event's counter on @cpu; after hotplug (not @starting) enabled at once. */
+static int kprof_counters_online(struct kprof_cpu_target *t, unsigned int cpu, bool starting,
+				 struct netlink_ext_ack *extack)
+{
+	struct kprof_counters *c = container_of(t, struct kprof_counters, cpu);
+	unsigned int e;
+	int ret = 0;
+
+	for (e = 0; e < c->nr_events && !ret; e++)
+		ret = kprof_counter_create(c, e, cpu, starting, extack);
+	if (ret)
+		kprof_counters_offline(t, cpu);
+	else if (!starting)
+		kprof_counters_enable_cpu(t, cpu);
+	return ret;
 }
 
 static const struct kprof_cpu_target_ops kprof_counters_cpu_ops = {
