@@ -101,6 +101,23 @@ static inline bool kprof_event_throttled(struct perf_event *event)
 	return READ_ONCE(event->hw.interrupts) == KPROF_PERF_MAX_INTERRUPTS;
 }
 
+/**
+ * kprof_swevent_late_ns() - how late a clock counter's timer fired
+ * @event: a cpu-clock or task-clock sampling counter, in its overflow handler
+ * @now: CLOCK_MONOTONIC now, in ns
+ *
+ * perf's software clock events sample from an hrtimer (hw_perf_event's
+ * software member, the same on 6.1 and 6.12) and call the overflow handler
+ * before forwarding it (kernel/events/core.c: perf_swevent_hrtimer()), so
+ * the timer still holds the expiry that fired.
+ *
+ * Return: @now minus that expiry; negative when the clocks disagree.
+ */
+static inline s64 kprof_swevent_late_ns(struct perf_event *event, u64 now)
+{
+	return (s64)(now - (u64)ktime_to_ns(hrtimer_get_expires(&event->hw.hrtimer)));
+}
+
 /*
  * Kernel lockdown (security_locked_down(), exported since 5.4): refuse what
  * the kernel's own interfaces refuse at the current level: kprobes and

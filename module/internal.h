@@ -141,6 +141,14 @@ static inline bool kprof_event_is_probe(const struct kprof_event *kev)
 	       kev->cfg.type == KPROF_TYPE_OFFCPU || kev->cfg.type == KPROF_TYPE_LOCK;
 }
 
+/* perf's software clocks, which sample from a timer (sample.c weighs them). */
+static inline bool kprof_event_is_clock(const struct kprof_event *kev)
+{
+	return kev->cfg.type == PERF_TYPE_SOFTWARE &&
+	       (kev->cfg.config == PERF_COUNT_SW_CPU_CLOCK ||
+		kev->cfg.config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
 /* Events that time waits into the aggregation tables (wait.c). */
 static inline bool kprof_event_type_waits(u32 type)
 {

@@ -158,7 +158,7 @@ static notrace void kprof_probe_hit(struct kprof_probe *p, struct pt_regs *regs,
 		this_cpu_inc(*p->hits);
 		if (ip)
 			kprof_func_count(p, ip);
-		kprof_sample(p->kev, regs, 1, NULL, false, level);
+		kprof_sample(p->kev, regs, 1, NULL, false, level, ktime_get_mono_fast_ns());
 	}
 	kprof_guard_exit(level);
 }

@@ -313,6 +313,7 @@ static __always_inline bool kprof_cost_over(struct kprof_ring *ring, u64 now)
  * @raw: a tracepoint's raw record, or NULL
  * @throttled: the perf core throttled the event at this sample
  * @level: the context level of the caller's guard (kprof_guard_enter())
+ * @now: ktime_get_mono_fast_ns() at the hit: the sample's time
  *
  * The one sampling path of every kind of event: perf counters (through
  * kprof_overflow()), kprobes and ftrace probes.
@@ -322,7 +323,7 @@ static __always_inline bool kprof_cost_over(struct kprof_ring *ring, u64 now)
  * allocation, bounded time.
  */
 void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
-		  struct perf_raw_record *raw, bool throttled, int level)
+		  struct perf_raw_record *raw, bool throttled, int level, u64 now)
 {
 	struct kprof_session *s = kev->session;
 	struct kprof_session_config *cfg = &s->cfg;
@@ -335,7 +336,7 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 	int ret;
 
 	ts = kprof_stage_clock();
-	t0 = ktime_get_mono_fast_ns();
+	t0 = now;
 	ring = s->bufs->rings[smp_processor_id()];
 	if (unlikely(!ring))
 		return;		/* a CPU outside the session: no counter there */
@@ -441,6 +442,24 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 
 NOKPROBE_SYMBOL(kprof_sample);
 
+/*
+ * The clock time a cpu-clock or task-clock sample stands for.  perf's timer
+ * that fires late (interrupts off for long, or a virtual CPU the host did
+ * not run) is forwarded over the expiries it missed, and perf reports one
+ * period; kprof adds them, so that a sample weighs the clock time since the
+ * previous one and on-CPU time stays comparable with off-CPU time, which
+ * is measured.  perf forwards by at least 10 us (perf_swevent_hrtimer()).
+ */
+static __always_inline u64 kprof_clock_period(struct perf_event *event, u64 period, u64 now)
+{
+	u64 step = max_t(u64, 10000, READ_ONCE(event->hw.sample_period));
+	s64 late = kprof_swevent_late_ns(event, now);
+
+	if (likely(late < (s64)step))
+		return period;
+	return period + div64_u64(late, step) * step;
+}
+
 /**
  * kprof_overflow() - perf overflow handler of every kprof counter
  * @event: the counter; its overflow_handler_context is our struct kprof_event
@@ -456,6 +475,7 @@ void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 	struct kprof_event *kev = event->overflow_handler_context;
 	struct perf_raw_record *raw = NULL;
 	u64 ts = kprof_stage_clock();
+	u64 now, period;
 	int level;
 
 	level = kprof_guard_enter();
@@ -463,10 +483,14 @@ void kprof_overflow(struct perf_event *event, struct perf_sample_data *data,
 		kprof_sample_recursion(kev);
 		return;
 	}
+	now = ktime_get_mono_fast_ns();
+	period = data->period;
+	if (kprof_event_is_clock(kev))
+		period = kprof_clock_period(event, period, now);
 	/* a tracepoint's record: perf's own, never a copy-on-output fragment */
 	if ((data->sample_flags & PERF_SAMPLE_RAW) && data->raw && !data->raw->frag.copy)
 		raw = data->raw;
-	kprof_sample(kev, regs, data->period, raw, kprof_event_throttled(event), level);
+	kprof_sample(kev, regs, period, raw, kprof_event_throttled(event), level, now);
 	kprof_guard_exit(level);
 	kprof_stage_mark(&ts, KPROF_STAGE_HANDLER);
 }

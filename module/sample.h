@@ -18,7 +18,7 @@ struct perf_sample_data;
 struct pt_regs;
 
 void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
-		  struct perf_raw_record *raw, bool throttled, int level);
+		  struct perf_raw_record *raw, bool throttled, int level, u64 now);
 void kprof_sample_recursion(struct kprof_event *kev);
 u16 kprof_chains_here(struct kprof_session *s, u64 *ips, unsigned long skip,
 		      unsigned long skip_len, bool user, u16 *nr_kernel, u16 *nr_user);

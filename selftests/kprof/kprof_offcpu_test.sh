@@ -274,15 +274,19 @@ wall=$(grep '^# Wall-clock time' "$tmp/oc.report")
 echo "$wall"
 on=$(sed -n 's/.*on-CPU [0-9.]* ms (\([0-9.]*\)%).*/\1/p' <<<"$wall")
 off=$(sed -n 's/.*off-CPU [0-9.]* ms (\([0-9.]*\)%).*/\1/p' <<<"$wall")
-check "report: on-CPU and off-CPU halves each 50 % +- 5 % of the wall-clock time" \
-	awk -v a="${on:-0}" -v b="${off:-0}" 'BEGIN { exit !(a >= 45 && a <= 55 && b >= 45 && b <= 55) }'
+read -r _ spin_us _ nap_us <"$tmp/oc.out"
+# the program spins as long as it napped, but on a busy host its spins are
+# preempted: the shares it measured itself are the reference, not 50 %
+share=$(awk -v a="${spin_us:-0}" -v b="${nap_us:-0}" 'BEGIN { if (a + b) printf "%.1f", 100 * a / (a + b) }')
+check "report: the on-CPU and off-CPU shares of the wall-clock time within 5 points of the program's own (on-CPU ${on:-?} %, program ${share:-?} %)" \
+	awk -v a="${on:-0}" -v b="${off:-0}" -v p="${share:-0}" \
+	'BEGIN { exit !(a - p <= 5 && p - a <= 5 && a + b >= 99.8 && a + b <= 100.2) }'
 "$kprofctl" folded -i "$tmp/oc.data" >"$tmp/oc.folded" 2>&1
 check "folded: one graph, the naps under [off-cpu] (kp_nap, do_nanosleep), the spin beside" \
 	bash -c "grep -q '^kp-spinner;\[off-cpu\];.*;kp_nap;.*do_nanosleep' '$tmp/oc.folded' &&
 		 grep -v '\[off-cpu\]' '$tmp/oc.folded' | grep -q '^kp-spinner;.*;kp_spin'"
 spin_ns=$(grep -v 'off-cpu' "$tmp/oc.folded" | sum - '^kp-spinner;')
 nap_ns=$(sum "$tmp/oc.folded" '^kp-spinner;\[off-cpu\];' ';kp_nap;')
-read -r _ spin_us _ nap_us <"$tmp/oc.out"
 echo "# program: spin $spin_us us, naps $nap_us us; folded (ns): spin $spin_ns, naps $nap_ns"
 check "folded weighs both in time (ns): on-CPU and kp_nap within 15 % of the program's own times" \
 	bash -c "$(declare -f within); within $((spin_ns / 1000)) ${spin_us:-0} 0.85 1.1 &&
