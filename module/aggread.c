@@ -36,10 +36,13 @@
 #include "procmap.h"
 #include "session.h"
 
-/* The current session's tables, or NULL; takes the session lock (session.c). */
-static struct kprof_agg *kprof_agg_lock_current(struct kprof_session **sp)
+/*
+ * The tables of session @id (0: the default one), or NULL; *@sp is the
+ * session, locked and referenced for kprof_session_unlock_put().
+ */
+static struct kprof_agg *kprof_agg_lock_id(u64 id, struct kprof_session **sp)
 {
-	struct kprof_session *s = kprof_session_lock_current();
+	struct kprof_session *s = kprof_session_lock_id(id);
 
 	*sp = s;
 	return s ? s->agg : NULL;
@@ -250,7 +253,7 @@ int kprof_agg_report_show(struct seq_file *m, void *v)
 	int ret = 0;
 	u32 slot;
 
-	agg = kprof_agg_lock_current(&s);
+	agg = kprof_agg_lock_id((uintptr_t)m->private, &s);
 	if (!agg) {
 		seq_puts(m, s ? "the session does not aggregate\n" : "no session\n");
 		goto out_unlock;
@@ -298,7 +301,7 @@ int kprof_agg_report_show(struct seq_file *m, void *v)
 		lost_cost += st.lost_cost;
 	}
 	seq_printf(m, "# kprof report: session %llu, %s, %u entries per CPU\n", s->id,
-		   kprof_state_name(kprof_core.state), agg->nr_entries);
+		   kprof_state_name(s->state), agg->nr_entries);
 	seq_printf(m, "# lost: %llu (table full), %llu (during reset), %llu (recursion), %llu (cost cap)\n",
 		   lost_full, lost_reset, lost_recursion, lost_cost);
 	for (ev = 0; ev < s->nr_events; ev++) {
@@ -320,7 +323,7 @@ int kprof_agg_report_show(struct seq_file *m, void *v)
 	}
 
 out_unlock:
-	kprof_session_unlock();
+	kprof_session_unlock_put(s);
 	kvfree(index);
 	kvfree(rows);
 	return ret;
@@ -375,7 +378,10 @@ static void *kprof_agg_folded_start(struct seq_file *m, loff_t *pos)
 {
 	struct kprof_agg_folded_iter *it = m->private;
 
-	it->s = kprof_session_lock_current();
+	/* the session the file was opened on, looked up again at each read */
+	it->s = kprof_session_lock_id(it->id);
+	if (!it->s)
+		return NULL;
 	return kprof_agg_folded_find(m, pos);
 }
 
@@ -389,8 +395,8 @@ static void kprof_agg_folded_stop(struct seq_file *m, void *v)
 {
 	struct kprof_agg_folded_iter *it = m->private;
 
+	kprof_session_unlock_put(it->s);
 	it->s = NULL;
-	kprof_session_unlock();
 }
 
 /*
@@ -516,37 +522,35 @@ ssize_t kprof_agg_reset_write(struct file *file, const char __user *ubuf, size_t
 		return ret;
 	if (!reset)
 		return -EINVAL;
-	ret = kprof_session_agg_reset(NULL);
+	ret = kprof_session_agg_reset(0, NULL);
 	return ret ? ret : count;
 }
 
 /* --- readers across calls (AGG_DUMP, AGG_MAPS) ------------------------------ */
 
 /*
- * The session a part of a multi-call read reads, @s when @has_data.  The
- * first part without one fails (*@ret, @extack); a part that finds a newer
- * session than the earlier parts read ends the read marked stale.  The
- * session lock held.
+ * The session a part of a multi-call read reads, @s when @has_data: the
+ * session @cur asked for, the same one in every part.  The first part
+ * without one fails (*@ret, @extack); a later part that finds it gone
+ * ends the read marked stale.  The session locked.
  */
 static bool kprof_agg_cursor_session(struct kprof_agg_cursor *cur, struct kprof_session *s,
 				     bool has_data, int *ret, struct netlink_ext_ack *extack)
 {
 	if (!s || !has_data) {
-		if (!cur->pos && !cur->id) {
+		if (!cur->begun) {
 			if (s)
 				NL_SET_ERR_MSG(extack, "kprof: the session does not aggregate");
 			else
 				NL_SET_ERR_MSG(extack, "kprof: no session");
 			*ret = s ? -EOPNOTSUPP : -ENOENT;
+		} else {
+			cur->stale = true;	/* freed between two parts */
 		}
 		return false;
 	}
-	if (cur->id && cur->id != s->id) {
-		/* a new session between two parts of the read */
-		cur->stale = true;
-		return false;
-	}
 	cur->id = s->id;
+	cur->begun = true;
 	return true;
 }
 
@@ -605,7 +609,7 @@ int kprof_agg_read(struct kprof_agg_cursor *cur, kprof_agg_put_fn put, void *arg
 		if (!hidden)
 			return -ENOMEM;
 	}
-	agg = kprof_agg_lock_current(&s);
+	agg = kprof_agg_lock_id(cur->id, &s);
 	if (!kprof_agg_cursor_session(cur, s, !!agg, &ret, extack))
 		goto out_unlock;
 	for (;;) {
@@ -643,7 +647,7 @@ int kprof_agg_read(struct kprof_agg_cursor *cur, kprof_agg_put_fn put, void *arg
 	}
 	cur->pos = pos;
 out_unlock:
-	kprof_session_unlock();
+	kprof_session_unlock_put(s);
 	kfree(hidden);
 	return ret;
 }
@@ -669,7 +673,7 @@ int kprof_agg_read_maps(struct kprof_agg_cursor *cur, kprof_agg_map_put_fn put, 
 	u32 i = cur->pos;
 	int ret = 0;
 
-	s = kprof_session_lock_current();
+	s = kprof_session_lock_id(cur->id);
 	if (!kprof_agg_cursor_session(cur, s, s && s->procmap, &ret, extack))
 		goto out_unlock;
 	for (; kprof_procmap_get(s->procmap, i, &map, true); i++)
@@ -677,6 +681,6 @@ int kprof_agg_read_maps(struct kprof_agg_cursor *cur, kprof_agg_map_put_fn put, 
 			break;
 	cur->pos = i;
 out_unlock:
-	kprof_session_unlock();
+	kprof_session_unlock_put(s);
 	return ret;
 }

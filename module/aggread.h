@@ -14,13 +14,15 @@ struct kprof_agg_entry;
 
 /**
  * struct kprof_agg_folded_iter - a reader of the debugfs folded file
- * @s: the session read, between seq_file's start and stop (the session
- *	lock held)
+ * @id: the session read: the default one when the file was opened
+ * @s: that session, between seq_file's start and stop (locked and
+ *	referenced, looked up again at each read(2))
  * @t: the table of the entry being shown
  * @kptr: the reader may see kernel addresses (kptr_restrict)
  * @which: the entries shown, enum kprof_agg_which
  */
 struct kprof_agg_folded_iter {
+	u64 id;
 	struct kprof_session *s;
 	struct kprof_agg_cpu *t;
 	bool kptr;
@@ -78,12 +80,15 @@ ssize_t kprof_agg_reset_write(struct file *file, const char __user *ubuf, size_t
 /**
  * struct kprof_agg_cursor - a read of the tables across calls
  * @pos: the next entry (cpu << 32 | slot) or kept mapping
- * @id: the session the first call read; 0 before it
- * @stale: a newer session was found: what was read is not one session's
+ * @id: the session to read, 0 for the default one; after the first call,
+ *	the session it read
+ * @begun: the first call found the session
+ * @stale: the session was freed between two calls
  */
 struct kprof_agg_cursor {
 	u64 pos;
 	u64 id;
+	bool begun;
 	bool stale;
 };
 

@@ -30,7 +30,7 @@ static int kprof_dev_open(struct inode *inode, struct file *file)
 	if (!kprof_privileged())
 		return -EPERM;
 
-	file->private_data = kprof_session_buffers();
+	file->private_data = kprof_session_buffers(0);
 	atomic_inc(&kprof_core.readers);
 	return nonseekable_open(inode, file);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprof - the module's core state: the session state, the privilege
- * rule, the running session's pointer and the probe paths' per-CPU entry
+ * rule, the list of running sessions and the probe paths' per-CPU entry
  * guard.  Everything else builds on this file, which calls no other part
  * of the module.
  */
@@ -18,8 +18,8 @@
 /* the probe paths' recursion guard (guard.h) */
 DEFINE_PER_CPU(struct kprof_guard, kprof_guard);
 
-/* set by session.c, read under RCU by the probes and hooks (internal.h) */
-struct kprof_session __rcu *kprof_active;
+/* written by session.c, walked under RCU by the hooks (internal.h) */
+LIST_HEAD(kprof_active_sessions);
 
 struct kprof_core kprof_core = {
 	.state = KPROF_STATE_IDLE,

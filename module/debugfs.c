@@ -96,7 +96,8 @@ static void kprof_stats_agg(struct seq_file *m, const struct kprof_session_info 
 	seq_printf(m, "agg %-5s %12s %12s %12s %10s %10s\n", "cpu", "agg_samples",
 		   "lost_full", "lost_reset", "used", "capacity");
 	for_each_possible_cpu(cpu) {
-		if (kprof_session_cpu_stats(cpu, &id, &st) || id != si->id)
+		id = si->id;
+		if (kprof_session_cpu_stats(&id, cpu, &st))
 			continue;
 		snprintf(name, sizeof(name), "%u", cpu);
 		kprof_stats_agg_row(m, name, &st);
@@ -133,7 +134,7 @@ static int kprof_stats_show(struct seq_file *m, void *v)
 	unsigned int cpu;
 	u64 id = 0;
 
-	if (!kprof_session_info(&si)) {
+	if (!kprof_session_info((uintptr_t)m->private, &si)) {
 		seq_puts(m, "no session\n");
 		return 0;
 	}
@@ -143,7 +144,8 @@ static int kprof_stats_show(struct seq_file *m, void *v)
 		   "bytes", "sideband", "sb_lost", "avg_ns", "max_ns", "kstk_trc",
 		   "ustk_trc", "ustk_flt");
 	for_each_possible_cpu(cpu) {
-		if (kprof_session_cpu_stats(cpu, &id, &st) || id != si.id)
+		id = si.id;
+		if (kprof_session_cpu_stats(&id, cpu, &st))
 			continue;
 		snprintf(name, sizeof(name), "%u", cpu);
 		kprof_stats_row(m, name, &st);
@@ -175,18 +177,18 @@ static int kprof_stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-/* @show(m, the current session) under the session lock, or "no session". */
+/* @show(m, the file's session) with the session locked, or "no session". */
 static int kprof_show_current(struct seq_file *m,
 			      void (*show)(struct seq_file *m, struct kprof_session *s))
 {
 	struct kprof_session *s;
 
-	s = kprof_session_lock_current();
+	s = kprof_session_lock_id((uintptr_t)m->private);
 	if (s)
 		show(m, s);
 	else
 		seq_puts(m, "no session\n");
-	kprof_session_unlock();
+	kprof_session_unlock_put(s);
 	return 0;
 }
 
@@ -204,7 +206,7 @@ static int kprof_session_show(struct seq_file *m, void *v)
 {
 	struct kprof_session_info si;
 
-	if (!kprof_session_info(&si)) {
+	if (!kprof_session_info((uintptr_t)m->private, &si)) {
 		seq_puts(m, "no session\n");
 		return 0;
 	}
@@ -274,6 +276,7 @@ static int kprof_folded_open(struct inode *inode, struct file *file)
 	it->kptr = kprof_kptr_visible();
 	/* folded: the samples' stacks; offcpu: the off-CPU time's */
 	it->which = (unsigned long)inode->i_private;
+	it->id = kprof_session_default_id();
 	return 0;
 }
 

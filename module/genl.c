@@ -765,7 +765,7 @@ static int kprof_nl_start_doit(struct sk_buff *skb, struct genl_info *info)
 		nlmsg_free(msg);
 		goto out_free;
 	}
-	if (!kprof_session_info(&si) ||
+	if (!kprof_session_info(id, &si) ||
 	    kprof_nl_put_u64(msg, KPROF_A_SESSION_ID, id, KPROF_A_PAD) ||
 	    nla_put_u32(msg, KPROF_A_SESSION_BUFFER_SIZE, si.buffer_size) ||
 	    nla_put_u32(msg, KPROF_A_STATUS_NR_CPUS, nr_cpu_ids) ||
@@ -788,16 +788,18 @@ static int kprof_nl_stop_doit(struct sk_buff *skb, struct genl_info *info)
 	struct kprof_session_info si;
 	struct sk_buff *msg;
 	void *hdr;
+	u64 id;
 	int ret;
 
 	msg = kprof_nl_reply_new(info, &hdr);
 	if (!msg)
 		return -ENOMEM;
-	ret = kprof_session_stop(info->extack);
+	/* the stopping socket holds the stopped session until it closes */
+	ret = kprof_session_stop(0, genl_info_net(info), info->snd_portid, &id, info->extack);
 	if (ret)
 		goto out_free;
 	ret = -EMSGSIZE;
-	if (!kprof_session_info(&si) ||
+	if (!kprof_session_info(id, &si) ||
 	    kprof_nl_put_u64(msg, KPROF_A_SESSION_ID, si.id, KPROF_A_PAD) ||
 	    kprof_nl_put_stats(msg, &si.totals, -1))
 		goto out_free;
@@ -807,6 +809,17 @@ static int kprof_nl_stop_doit(struct sk_buff *skb, struct genl_info *info)
 out_free:
 	nlmsg_free(msg);
 	return ret;
+}
+
+/*
+ * End a dump whose session went away between two parts: its NLMSG_DONE
+ * carries NLM_F_DUMP_INTR (nl_dump_check_consistent() flags a message
+ * when the sequence moved since the previous one).
+ */
+static void kprof_nl_dump_interrupted(struct netlink_callback *cb)
+{
+	cb->prev_seq = 1;
+	cb->seq = 2;
 }
 
 /**
@@ -927,17 +940,18 @@ static int kprof_nl_stats_dumpit(struct sk_buff *skb, struct netlink_callback *c
 	if (kprof_nl_dump_refused(cb))
 		return -EPERM;
 	for (cpu = cb->args[0]; cpu < nr_cpu_ids; cpu++) {
-		ret = kprof_session_cpu_stats(cpu, &id, &st);
+		/* the session of the first part in every part */
+		id = cb->args[1];
+		ret = kprof_session_cpu_stats(&id, cpu, &st);
 		if (ret == -ENOENT) {
-			if (!cb->args[0])
+			if (!cb->args[1]) {
 				NL_SET_ERR_MSG(cb->extack, "kprof: no session");
-			return cb->args[0] ? 0 : ret;
+				return ret;
+			}
+			kprof_nl_dump_interrupted(cb);
+			return 0;
 		}
-		/* a new session between two parts of the dump */
-		if (cb->args[1] && cb->args[1] != id)
-			cb->seq = 1;
 		cb->args[1] = id;
-		genl_dump_check_consistent(cb, NULL);
 		if (ret)
 			continue;
 
@@ -994,7 +1008,7 @@ static int kprof_nl_status_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u64_64bit(msg, KPROF_A_STATUS_LOADED_NS, st.loaded_ns, KPROF_A_PAD))
 		goto out_cancel;
 
-	if (kprof_session_info(&si) &&
+	if (kprof_session_info(0, &si) &&
 	    (nla_put_u64_64bit(msg, KPROF_A_SESSION_ID, si.id, KPROF_A_PAD) ||
 	     nla_put_u32(msg, KPROF_A_SESSION_FLAGS, si.flags) ||
 	     nla_put_u32(msg, KPROF_A_SESSION_BUFFER_SIZE, si.buffer_size) ||
@@ -1021,14 +1035,16 @@ struct kprof_nl_dump {
 
 /*
  * Read the tables (AGG_DUMP) or the kept mappings (AGG_MAPS) into @skb,
- * the reader's cursor kept in cb->args[0] (position) and cb->args[1] (the
- * session); a new session since the first part marks the dump
- * inconsistent and ends it.
+ * the reader's cursor kept in cb->args[0] (position), cb->args[1] (the
+ * session) and cb->args[2] (the session was found); the session freed
+ * since the first part marks the dump interrupted and ends it.
  */
 static int kprof_nl_agg_read(struct sk_buff *skb, struct netlink_callback *cb,
 			     kprof_agg_put_fn put, kprof_agg_map_put_fn map_put)
 {
-	struct kprof_agg_cursor cur = { .pos = cb->args[0], .id = cb->args[1] };
+	struct kprof_agg_cursor cur = {
+		.pos = cb->args[0], .id = cb->args[1], .begun = cb->args[2],
+	};
 	struct kprof_nl_dump d = { .skb = skb, .cb = cb };
 	int ret;
 
@@ -1039,11 +1055,11 @@ static int kprof_nl_agg_read(struct sk_buff *skb, struct netlink_callback *cb,
 	else
 		ret = kprof_agg_read_maps(&cur, map_put, &d, cb->extack);
 	cb->args[1] = cur.id;
+	cb->args[2] = cur.begun;
 	if (ret)
 		return ret;
 	if (cur.stale) {
-		cb->seq = 1;
-		genl_dump_check_consistent(cb, NULL);
+		kprof_nl_dump_interrupted(cb);
 		return 0;
 	}
 	cb->args[0] = cur.pos;
@@ -1189,14 +1205,18 @@ static int kprof_nl_hist_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	s = kprof_session_lock_current();
+	/* args[2]: the session of the first part, read by every part */
+	s = kprof_session_lock_id(cb->args[2]);
 	if (!s) {
-		if (!cb->args[0] && !cb->args[1]) {
+		if (!cb->args[2]) {
 			NL_SET_ERR_MSG(cb->extack, "kprof: no session");
 			ret = -ENOENT;
+		} else {
+			kprof_nl_dump_interrupted(cb);
 		}
 		goto out_unlock;
 	}
+	cb->args[2] = s->id;
 	for (i = cb->args[0]; i < s->nr_events && !full; i++, cb->args[1] = 0) {
 		struct kprof_event *kev = &s->events[i];
 		unsigned long cursor;
@@ -1226,7 +1246,7 @@ static int kprof_nl_hist_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 	cb->args[0] = i;
 	ret = skb->len;
 out_unlock:
-	kprof_session_unlock();
+	kprof_session_unlock_put(s);
 out_free:
 	kfree(keys);
 	kfree(h);
@@ -1235,7 +1255,7 @@ out_free:
 
 static int kprof_nl_agg_reset_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return kprof_session_agg_reset(info->extack);
+	return kprof_session_agg_reset(0, info->extack);
 }
 
 /*

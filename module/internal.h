@@ -13,8 +13,11 @@
 #define _KPROF_INTERNAL_H
 
 #include <linux/cpumask.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/rcupdate.h>
+#include <linux/refcount.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/kprof.h>
 
@@ -213,6 +216,18 @@ struct kprof_mmap_queue {
  * @procmap: mappings kept for the frames of gone processes (aggregating
  *	sessions), else NULL
  * @ctrs: its perf counters, on CPUs or on the threads of the PIDs (target.c)
+ * @lock: serialises its stop, reset and readers (session.c); never taken
+ *	on a sampling path
+ * @ref: references: the session table's, and each reader's
+ * @state: KPROF_STATE_RUNNING or KPROF_STATE_STOPPED, written under @lock
+ *	and the table's lock
+ * @node: on the session table, oldest first (session.c)
+ * @active: on kprof_active_sessions while its probes and hooks may run
+ * @release: on a socket release's local list (session.c)
+ * @held: a netlink socket holds the stopped session for reading: its
+ *	owner, or the socket that stopped it (under the table's lock)
+ * @holder_net: that socket's network namespace
+ * @holder_portid: that socket's port
  */
 struct kprof_session {
 	u64 id;
@@ -229,10 +244,23 @@ struct kprof_session {
 	struct kprof_agg *agg;
 	struct kprof_procmap *procmap;
 	struct kprof_counters ctrs;
+	struct mutex lock;		/* see @lock above */
+	refcount_t ref;
+	u32 state;
+	struct list_head node;
+	struct list_head active;
+	struct list_head release;
+	bool held;
+	struct net *holder_net;
+	u32 holder_portid;
 };
 
-/* The running session, for the probes and hooks; NULL when none (core.c). */
-extern struct kprof_session __rcu *kprof_active;
+/*
+ * The sessions whose hooks may run, for the side-band and procmap hooks,
+ * which walk it under RCU (preemption disabled); written by session.c
+ * (core.c).
+ */
+extern struct list_head kprof_active_sessions;
 
 /**
  * kprof_pidset_add() - follow a process: its side-band, its probes' hits

@@ -246,29 +246,29 @@ static bool kprof_procmap_copy(struct kprof_procmap *pm, struct mm_struct *mm, u
 static int kprof_procmap_exit_mmap(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct mm_struct *mm = (struct mm_struct *)regs->di;
-	struct kprof_session *s = rcu_dereference_sched(kprof_active);
-	struct kprof_procmap *pm = s ? s->procmap : NULL;
+	u32 tgid = kprof_procmap_owner(mm);
 	char comm[TASK_COMM_LEN];
-	bool noted;
-	u32 tgid;
-
-	if (!pm)
-		return 0;
-	tgid = kprof_procmap_owner(mm);
-	if (!tgid) {
-		atomic64_inc(&pm->unowned);
-		return 0;
-	}
-	if (!kprof_pidset_lookup(pm->pids, KPROF_PROCMAP_PIDS, tgid))
-		return 0;
+	struct kprof_session *s;
+	struct kprof_procmap *pm;
 
 	memcpy(comm, current->comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';
-	rcu_read_lock();
-	noted = kprof_procmap_copy(pm, mm, tgid, comm);
-	rcu_read_unlock();
-	if (noted)
-		queue_work(system_unbound_wq, &pm->work);
+	/* every session's pool that noted the process gets its own copy */
+	list_for_each_entry_rcu(s, &kprof_active_sessions, active) {
+		pm = READ_ONCE(s->procmap);
+		if (!pm || !READ_ONCE(pm->hooked))
+			continue;
+		if (!tgid) {
+			atomic64_inc(&pm->unowned);
+			continue;
+		}
+		if (!kprof_pidset_lookup(pm->pids, KPROF_PROCMAP_PIDS, tgid))
+			continue;
+		rcu_read_lock();
+		if (kprof_procmap_copy(pm, mm, tgid, comm))
+			queue_work(system_unbound_wq, &pm->work);
+		rcu_read_unlock();
+	}
 	return 0;
 }
 
@@ -345,7 +345,9 @@ struct kprof_procmap *kprof_procmap_alloc(void)
  * kprof_procmap_free() - free the pool of a session no hook can reach
  * @pm: the pool, or NULL
  *
- * Context: process context; kprof_procmap_stop() has run.
+ * Context: process context; the pool's session is off
+ * kprof_active_sessions and a grace period has passed since, or it never
+ * was on it.
  */
 void kprof_procmap_free(struct kprof_procmap *pm)
 {
@@ -371,45 +373,70 @@ void kprof_procmap_free(struct kprof_procmap *pm)
 }
 
 static struct kprobe kprof_procmap_kp;
+/* Serialises the hook's users count and its registration. */
+static DEFINE_MUTEX(kprof_procmap_hook_lock);
+static unsigned int kprof_procmap_hook_users;
 
 /**
  * kprof_procmap_start() - hook exit_mmap() for the session's pool @pm
- * @pm: the pool; its handler finds it through kprof_active
+ * @pm: the pool; its session is not yet on kprof_active_sessions, whose
+ *	walk finds it there
  * @extack: for error messages
  *
- * Context: process context, the session lock held (session.c).
+ * One kprobe serves every session's pool: the first registers it.
+ *
+ * Context: process context.
  * Return: 0 or a negative errno.
  */
 int kprof_procmap_start(struct kprof_procmap *pm, struct netlink_ext_ack *extack)
 {
-	int ret;
+	int ret = 0;
 
-	/* a kprobe cannot be registered twice: a fresh copy each time */
-	kprof_procmap_kp = (struct kprobe) {
-		.symbol_name = "exit_mmap",
-		.pre_handler = kprof_procmap_exit_mmap,
-	};
-	ret = register_kprobe(&kprof_procmap_kp);
-	if (ret)
+	mutex_lock(&kprof_procmap_hook_lock);
+	if (!kprof_procmap_hook_users) {
+		/* a kprobe cannot be registered twice: a fresh copy each time */
+		kprof_procmap_kp = (struct kprobe) {
+			.symbol_name = "exit_mmap",
+			.pre_handler = kprof_procmap_exit_mmap,
+		};
+		ret = register_kprobe(&kprof_procmap_kp);
+	}
+	if (ret) {
 		NL_SET_ERR_MSG(extack,
 			       "kprof: cannot probe exit_mmap() to keep the mappings of exiting processes");
-	else
+	} else {
+		kprof_procmap_hook_users++;
 		pm->hooked = true;
+	}
+	mutex_unlock(&kprof_procmap_hook_lock);
 	return ret;
 }
 
 /**
- * kprof_procmap_stop() - unhook, if hooked; no handler runs when this returns
- * @pm: the pool, or NULL
+ * kprof_procmap_stop() - drop the pool's reference on the exit_mmap() hook
+ * @pm: the pool, or NULL; its session is off kprof_active_sessions
  *
- * Context: process context, the session lock held (session.c).
+ * Return: true when this unregistered the kprobe, which waits for an RCU
+ * grace period (every handler that saw the session has returned then);
+ * false when the pool was not hooked or other sessions keep the kprobe
+ * (the caller then waits for a grace period itself before the pool is
+ * written to by anyone else).
+ *
+ * Context: process context.
  */
-void kprof_procmap_stop(struct kprof_procmap *pm)
+bool kprof_procmap_stop(struct kprof_procmap *pm)
 {
+	bool last;
+
 	if (!pm || !pm->hooked)
-		return;
-	unregister_kprobe(&kprof_procmap_kp);	/* waits for running handlers */
-	pm->hooked = false;
+		return false;
+	mutex_lock(&kprof_procmap_hook_lock);
+	last = !--kprof_procmap_hook_users;
+	if (last)
+		unregister_kprobe(&kprof_procmap_kp);	/* waits for running handlers */
+	mutex_unlock(&kprof_procmap_hook_lock);
+	WRITE_ONCE(pm->hooked, false);
+	return last;
 }
 
 /**
@@ -422,7 +449,7 @@ void kprof_procmap_stop(struct kprof_procmap *pm)
  * no address space, is skipped.  The mappings are named before this
  * returns.
  *
- * Context: process context, the session lock held (session.c).
+ * Context: process context, the session locked (session.c).
  */
 void kprof_procmap_keep_live(struct kprof_procmap *pm)
 {

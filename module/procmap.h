@@ -53,7 +53,7 @@ struct kprof_procmap_info {
 struct kprof_procmap *kprof_procmap_alloc(void);
 void kprof_procmap_free(struct kprof_procmap *pm);
 int kprof_procmap_start(struct kprof_procmap *pm, struct netlink_ext_ack *extack);
-void kprof_procmap_stop(struct kprof_procmap *pm);
+bool kprof_procmap_stop(struct kprof_procmap *pm);
 void kprof_procmap_keep_live(struct kprof_procmap *pm);
 void kprof_procmap_note_pid(struct kprof_procmap *pm, u32 tgid);
 void kprof_procmap_stats(struct kprof_procmap *pm, struct kprof_procmap_stats *st);

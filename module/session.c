@@ -2,11 +2,16 @@
 /*
  * kprof - the profiling session: counters, targets and lifetime.
  *
- * One session exists at a time.  START creates it: rings first, then the
- * side-band hooks, then the counters (created disabled and enabled
- * together).  STOP undoes it in reverse; the rings stay until the next
- * START (or unload) so that readers can drain them and STATUS can report
- * the final statistics.
+ * Sessions live in a table (kprof_sessions, oldest first) under a lock
+ * that guards only the table, the ids and the users count: never held
+ * while a session starts or stops.  START creates one: rings first, then
+ * the side-band hooks, then the counters (created disabled and enabled
+ * together).  STOP undoes it in reverse; the session then stays, rings and
+ * statistics included, while a netlink socket holds it (its owner, or the
+ * socket that stopped it, until it closes), and after that until the next
+ * START, so that readers can drain it and STATUS can report its final
+ * statistics.  Each session has its own mutex, which its stop, reset and
+ * readers take, and a reference count; it is freed with the last one.
  *
  * Targets:
  *  - system-wide: one counter per (event, CPU) on the session's CPUs,
@@ -19,7 +24,8 @@
  *
  * Lock order (never taken by the sampling path):
  *
- *	kprof_session_lock		session configuration, this file only
+ *	kprof_session::lock		one session's stop, reset and readers
+ *	  kprof_sessions_lock		the table, ids and users (this file only)
  *	  kprof_counters_lock()		the per-CPU counters (target.c)
  *	    event_mutex, perf_event_context::mutex	inside perf
  *
@@ -52,16 +58,6 @@
 #include "session.h"
 #include "sideband.h"
 #include "target.h"
-
-/*
- * The session lock: serialises session configuration (start, stop, an
- * owner's release, reset) with every reader of the current session; never
- * taken on a sampling path, and only in this file.  Readers elsewhere hold
- * it between kprof_session_lock_current() and kprof_session_unlock().
- */
-static DEFINE_MUTEX(kprof_session_lock);
-/* The current (running or stopped) session; under kprof_session_lock. */
-static struct kprof_session *kprof_session;
 
 /* --- perf counters (target.c) --------------------------------------------- */
 
@@ -180,15 +176,64 @@ static int kprof_session_counters_start(struct kprof_session *s, struct netlink_
 	return ret;
 }
 
-/* --- the session ---------------------------------------------------------- */
+/* --- the session table ----------------------------------------------------- */
 
-/* Does the request have an off-CPU or lock event (which keep time in tables)? */
-static bool kprof_session_keeps_waits(const struct kprof_session_config *cfg)
+/*
+ * The table's lock: the sessions, their ids, @held and @state, the
+ * starts in progress and the core state.  Taken inside a session's lock,
+ * never across a session's start or stop work.
+ */
+static DEFINE_MUTEX(kprof_sessions_lock);
+static LIST_HEAD(kprof_sessions);
+static unsigned int kprof_sessions_starting;
+static u64 kprof_sessions_last_id;
+
+/* The core state: running when a session runs.  kprof_sessions_lock held. */
+static void kprof_sessions_state_update(void)
 {
-	unsigned int i;
+	struct kprof_session *s;
+	int state = KPROF_STATE_IDLE;
 
-	for (i = 0; i < cfg->nr_events; i++)
-		if (kprof_event_type_waits(cfg->events[i].type))
+	lockdep_assert_held(&kprof_sessions_lock);
+	list_for_each_entry(s, &kprof_sessions, node) {
+		if (s->state == KPROF_STATE_RUNNING) {
+			state = KPROF_STATE_RUNNING;
+			break;
+		}
+		state = KPROF_STATE_STOPPED;
+	}
+	WRITE_ONCE(kprof_core.state, state);
+}
+
+/*
+ * The session with @id, or for 0 the default one: the most recently
+ * started running session, else the most recently started one.
+ * kprof_sessions_lock held.
+ */
+static struct kprof_session *kprof_sessions_find(u64 id)
+{
+	struct kprof_session *s, *last = NULL;
+
+	lockdep_assert_held(&kprof_sessions_lock);
+	list_for_each_entry_reverse(s, &kprof_sessions, node) {
+		if (id ? s->id == id : s->state == KPROF_STATE_RUNNING)
+			return s;
+		if (!last)
+			last = s;
+	}
+	return id ? NULL : last;
+}
+
+/* Is any session running or starting?  kprof_sessions_lock held. */
+static bool kprof_sessions_busy(void)
+{
+	struct kprof_session *s;
+
+	lockdep_assert_held(&kprof_sessions_lock);
+	if (kprof_sessions_starting)
+		return true;
+	list_for_each_entry(s, &kprof_sessions, node)
+		if (s->state == KPROF_STATE_RUNNING)
 			return true;
 	return false;
 }
@@ -202,58 +247,102 @@ static void kprof_session_free(struct kprof_session *s)
 	if (s->bufs)
 		kprof_buffers_put(s->bufs);
 	kfree(s->cfg.cpus);
+	mutex_destroy(&s->lock);
 	kvfree(s);
 }
 
+static void kprof_session_get(struct kprof_session *s)
+{
+	refcount_inc(&s->ref);
+}
+
+/* Drop a reference; the last frees the session.  Process context. */
+static void kprof_session_put(struct kprof_session *s)
+{
+	if (s && refcount_dec_and_test(&s->ref))
+		kprof_session_free(s);
+}
+
 /*
- * Everything that can run a handler or hook is gone when this returns.
- * The counters go first: the grace periods that unhooking the side-band
- * waits for (synchronize_rcu(), which also waits for NMI handlers) then
- * cover the last overflow handlers too, and a stop costs no extra one.
+ * Take stopped sessions that no socket holds off the table, onto @gone
+ * (their table references go with them): all of them, or all but the
+ * most recently started with @keep_last.  kprof_sessions_lock held.
+ */
+static void kprof_sessions_reap(struct list_head *gone, bool keep_last)
+{
+	struct kprof_session *s, *tmp;
+
+	lockdep_assert_held(&kprof_sessions_lock);
+	list_for_each_entry_safe_reverse(s, tmp, &kprof_sessions, node) {
+		if (s->state != KPROF_STATE_STOPPED || s->held)
+			continue;
+		if (keep_last) {
+			keep_last = false;
+			continue;
+		}
+		list_move(&s->node, gone);
+	}
+	kprof_sessions_state_update();
+}
+
+/* Put the sessions kprof_sessions_reap() took.  Process context, no lock. */
+static void kprof_sessions_put_list(struct list_head *gone)
+{
+	struct kprof_session *s, *tmp;
+
+	list_for_each_entry_safe(s, tmp, gone, node) {
+		list_del(&s->node);
+		kprof_session_put(s);
+	}
+}
+
+/* --- the session ---------------------------------------------------------- */
+
+/* Does the request have an off-CPU or lock event (which keep time in tables)? */
+static bool kprof_session_keeps_waits(const struct kprof_session_config *cfg)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->nr_events; i++)
+		if (kprof_event_type_waits(cfg->events[i].type))
+			return true;
+	return false;
+}
+
+/*
+ * Everything that can run a handler or hook for @s is gone when this
+ * returns.  The counters go first: one RCU grace period after the session
+ * left kprof_active_sessions (synchronize_rcu(), which also waits for NMI
+ * handlers) then covers the last overflow handlers and hooks alike.  When
+ * @s was the hooks' last user, unregistering them waited for one already;
+ * else it is waited for here.
  */
 static void kprof_session_quiesce(struct kprof_session *s)
 {
-	RCU_INIT_POINTER(kprof_active, NULL);
+	bool waited;
+
+	mutex_lock(&kprof_sessions_lock);
+	list_del_rcu(&s->active);
+	mutex_unlock(&kprof_sessions_lock);
 	kprof_probes_stop(s);
 	kprof_counters_stop(&s->ctrs);
-	kprof_procmap_stop(s->procmap);
-	if (s->sideband_on)
-		kprof_sideband_stop(s);
-	else
+	waited = kprof_procmap_stop(s->procmap);
+	waited |= kprof_sideband_unhook(s);
+	if (!waited)
 		synchronize_rcu();
+	kprof_sideband_stop(s);
 	kprof_buffers_stop(s->bufs);
 }
 
-/**
- * kprof_session_start() - start the session
- * @cfg: the validated request; its cpumask is taken over
- * @id: the new session's id
- * @extack: for error messages
- *
- * Context: process context; takes kprof_session_lock.
- * Return: 0, -EBUSY when a session runs, -ENOMEM, -ESRCH for a vanished
- * target, or perf's error for an event it cannot count.
- */
-int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
-			struct netlink_ext_ack *extack)
+/* A new session from the request @cfg, whose cpumask it takes over. */
+static struct kprof_session *kprof_session_new(struct kprof_session_config *cfg)
 {
-	const struct cpumask *cpus;
 	struct kprof_session *s;
 	unsigned int i;
-	int ret;
-
-	mutex_lock(&kprof_session_lock);
-	if (kprof_core.state == KPROF_STATE_RUNNING) {
-		NL_SET_ERR_MSG(extack, "kprof: a session is already running");
-		ret = -EBUSY;
-		goto out_unlock;
-	}
 
 	s = kvzalloc(sizeof(*s), KPROF_GFP);
-	if (!s) {
-		ret = -ENOMEM;
-		goto out_unlock;
-	}
+	if (!s)
+		return NULL;
 	s->cfg = *cfg;
 	cfg->cpus = NULL;	/* taken over */
 	s->nr_events = s->cfg.nr_events;
@@ -262,8 +351,18 @@ int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 		s->events[i].index = i;
 		s->events[i].cfg = s->cfg.events[i];
 	}
-	s->id = atomic64_read(&kprof_core.sessions) + 1;
-	s->start_ns = ktime_get_ns();
+	mutex_init(&s->lock);
+	refcount_set(&s->ref, 1);	/* the table's */
+	INIT_LIST_HEAD(&s->node);
+	INIT_LIST_HEAD(&s->active);
+	return s;
+}
+
+/* Rings, tables, kept mappings and side-band: what the hooks need. */
+static int kprof_session_alloc(struct kprof_session *s, struct netlink_ext_ack *extack)
+{
+	const struct cpumask *cpus;
+	int ret;
 
 	/*
 	 * Per-task samples land on whichever CPU the task runs on.  Without
@@ -277,14 +376,12 @@ int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 	if ((u64)s->cfg.buffer_size * cpumask_weight(cpus) >
 	    (u64)totalram_pages() * PAGE_SIZE / 4) {
 		NL_SET_ERR_MSG(extack, "kprof: the rings would take over a quarter of the memory");
-		ret = -ENOMEM;
-		goto out_free;
+		return -ENOMEM;
 	}
 	s->bufs = kprof_buffers_alloc(s->id, cpus, s->cfg.buffer_size, s->cfg.watermark);
 	if (!s->bufs) {
 		NL_SET_ERR_MSG(extack, "kprof: cannot allocate the ring buffers");
-		ret = -ENOMEM;
-		goto out_free;
+		return -ENOMEM;
 	}
 	if ((s->cfg.flags & KPROF_SESSION_F_AGGREGATE) || kprof_session_keeps_waits(&s->cfg)) {
 		/*
@@ -294,27 +391,69 @@ int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 		s->agg = kprof_agg_alloc(cpus, s->cfg.agg_entries);
 		if (!s->agg) {
 			NL_SET_ERR_MSG(extack, "kprof: cannot allocate the aggregation tables");
-			ret = -ENOMEM;
-			goto out_free;
+			return -ENOMEM;
 		}
 		s->procmap = kprof_procmap_alloc();
 		if (!s->procmap) {
 			NL_SET_ERR_MSG(extack, "kprof: cannot allocate the kept mappings");
-			ret = -ENOMEM;
-			goto out_free;
+			return -ENOMEM;
 		}
 		ret = kprof_procmap_start(s->procmap, extack);
 		if (ret)
-			goto out_free;
+			return ret;
 	}
 
 	/* side-band names what a stream reader decodes; tables are named live */
-	if (s->cfg.flags & KPROF_SESSION_F_STREAM) {
-		ret = kprof_sideband_start(s, extack);
-		if (ret)
-			goto out_free;
+	if (s->cfg.flags & KPROF_SESSION_F_STREAM)
+		return kprof_sideband_start(s, extack);
+	return 0;
+}
+
+/**
+ * kprof_session_start() - start a session
+ * @cfg: the validated request; its cpumask is taken over
+ * @id: the new session's id
+ * @extack: for error messages
+ *
+ * Context: process context; takes the table's lock for short sections
+ * only.
+ * Return: 0, -EBUSY when a session runs, -ENOMEM, -ESRCH for a vanished
+ * target, or perf's error for an event it cannot count.
+ */
+int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
+			struct netlink_ext_ack *extack)
+{
+	struct kprof_session *s;
+	LIST_HEAD(gone);
+	int ret;
+
+	s = kprof_session_new(cfg);
+	if (!s)
+		return -ENOMEM;
+
+	/* the stopped sessions no socket holds go; their mapped rings stay */
+	mutex_lock(&kprof_sessions_lock);
+	kprof_sessions_reap(&gone, false);
+	if (kprof_sessions_busy()) {
+		mutex_unlock(&kprof_sessions_lock);
+		kprof_sessions_put_list(&gone);
+		NL_SET_ERR_MSG(extack, "kprof: a session is already running");
+		kprof_session_put(s);
+		return -EBUSY;
 	}
-	rcu_assign_pointer(kprof_active, s);
+	kprof_sessions_starting++;
+	s->id = ++kprof_sessions_last_id;
+	mutex_unlock(&kprof_sessions_lock);
+	kprof_sessions_put_list(&gone);
+
+	s->start_ns = ktime_get_ns();
+	ret = kprof_session_alloc(s, extack);
+	if (ret)
+		goto out_free;
+
+	mutex_lock(&kprof_sessions_lock);
+	list_add_tail_rcu(&s->active, &kprof_active_sessions);
+	mutex_unlock(&kprof_sessions_lock);
 
 	ret = kprof_session_counters_start(s, extack);
 	if (!ret)
@@ -322,124 +461,206 @@ int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 	if (ret)
 		goto out_quiesce;
 
-	/* the previous, stopped session goes; its mapped rings stay alive */
-	if (kprof_session)
-		kprof_session_free(kprof_session);
-	kprof_session = s;
+	mutex_lock(&kprof_sessions_lock);
+	s->state = KPROF_STATE_RUNNING;
+	if (s->cfg.flags & KPROF_SESSION_F_OWNED) {
+		s->held = true;
+		s->holder_net = s->cfg.owner_net;
+		s->holder_portid = s->cfg.owner_portid;
+	}
+	list_add_tail(&s->node, &kprof_sessions);
+	kprof_sessions_starting--;
 	atomic64_inc(&kprof_core.sessions);
-	WRITE_ONCE(kprof_core.state, KPROF_STATE_RUNNING);
+	kprof_sessions_state_update();
+	mutex_unlock(&kprof_sessions_lock);
 	*id = s->id;
-	mutex_unlock(&kprof_session_lock);
 	return 0;
 
 out_quiesce:
 	kprof_session_quiesce(s);
 out_free:
-	kprof_session_free(s);
-out_unlock:
-	mutex_unlock(&kprof_session_lock);
+	mutex_lock(&kprof_sessions_lock);
+	kprof_sessions_starting--;
+	if (kprof_sessions_last_id == s->id)
+		kprof_sessions_last_id--;	/* a failed start takes no id */
+	mutex_unlock(&kprof_sessions_lock);
+	kprof_session_put(s);
 	return ret;
 }
 
-/* Stop the running session; it stays as the current one.  kprof_session_lock held. */
-static void kprof_session_end_locked(void)
+/* Stop @s; it stays on the table.  Its lock held, @s running. */
+static void kprof_session_end_locked(struct kprof_session *s)
 {
-	lockdep_assert_held(&kprof_session_lock);
-	kprof_session_quiesce(kprof_session);
+	lockdep_assert_held(&s->lock);
+	kprof_session_quiesce(s);
 	/* what exits or execs from now on is named from what was kept */
-	kprof_procmap_keep_live(kprof_session->procmap);
-	WRITE_ONCE(kprof_core.state, KPROF_STATE_STOPPED);
+	kprof_procmap_keep_live(s->procmap);
+	mutex_lock(&kprof_sessions_lock);
+	s->state = KPROF_STATE_STOPPED;
+	kprof_sessions_state_update();
+	mutex_unlock(&kprof_sessions_lock);
 }
 
 /**
- * kprof_session_stop() - stop the running session
+ * kprof_session_lock_id() - a session, referenced and locked
+ * @id: its id, or 0 for the default session (the most recently started
+ *	running one, else the most recently started one)
+ *
+ * The session can be neither stopped nor freed until
+ * kprof_session_unlock_put().
+ *
+ * Context: process context, holding no session's lock.
+ * Return: the session or NULL.
+ */
+struct kprof_session *kprof_session_lock_id(u64 id)
+{
+	struct kprof_session *s;
+
+	mutex_lock(&kprof_sessions_lock);
+	s = kprof_sessions_find(id);
+	if (s)
+		kprof_session_get(s);
+	mutex_unlock(&kprof_sessions_lock);
+	if (s)
+		mutex_lock(&s->lock);
+	return s;
+}
+
+/**
+ * kprof_session_unlock_put() - undo kprof_session_lock_id()
+ * @s: the session, or NULL
+ */
+void kprof_session_unlock_put(struct kprof_session *s)
+{
+	if (!s)
+		return;
+	mutex_unlock(&s->lock);
+	kprof_session_put(s);
+}
+
+/**
+ * kprof_session_default_id() - the id kprof_session_lock_id(0) would take
+ *
+ * Return: that id, or 0 when there is no session.
+ */
+u64 kprof_session_default_id(void)
+{
+	struct kprof_session *s;
+	u64 id;
+
+	mutex_lock(&kprof_sessions_lock);
+	s = kprof_sessions_find(0);
+	id = s ? s->id : 0;
+	mutex_unlock(&kprof_sessions_lock);
+	return id;
+}
+
+/**
+ * kprof_session_stop() - stop a running session
+ * @id: its id, or 0 for the default one
+ * @net: the network namespace of the socket that asks, or NULL
+ * @portid: its port; the socket then holds the stopped session for
+ *	reading until it closes
+ * @stopped: set to the stopped session's id
  * @extack: for error messages
  *
- * Context: process context; takes kprof_session_lock.
- * Return: 0, or -ENOENT when no session runs.
+ * Context: process context.
+ * Return: 0, or -ENOENT when the session does not run.
  */
-int kprof_session_stop(struct netlink_ext_ack *extack)
+int kprof_session_stop(u64 id, struct net *net, u32 portid, u64 *stopped,
+		       struct netlink_ext_ack *extack)
 {
+	struct kprof_session *s;
 	int ret = 0;
 
-	mutex_lock(&kprof_session_lock);
-	if (kprof_core.state != KPROF_STATE_RUNNING) {
+	s = kprof_session_lock_id(id);
+	if (!s || s->state != KPROF_STATE_RUNNING) {
 		NL_SET_ERR_MSG(extack, "kprof: no session is running");
 		ret = -ENOENT;
 		goto out_unlock;
 	}
-	kprof_session_end_locked();
+	kprof_session_end_locked(s);
+	*stopped = s->id;
+	if (net) {
+		mutex_lock(&kprof_sessions_lock);
+		s->held = true;
+		s->holder_net = net;
+		s->holder_portid = portid;
+		mutex_unlock(&kprof_sessions_lock);
+	}
 out_unlock:
-	mutex_unlock(&kprof_session_lock);
+	kprof_session_unlock_put(s);
 	return ret;
 }
 
 /**
- * kprof_session_release() - a netlink socket is closing: stop what it owns
+ * kprof_session_release() - a netlink socket is closing: let go of what it holds
  * @net: the socket's network namespace
  * @portid: its port
  *
- * A session started with KPROF_SESSION_F_OWNED ends with its owner's
- * socket, as perf's events end with their file descriptors: a killed
- * `kprofctl record` leaves nothing sampling.
+ * A running session started with KPROF_SESSION_F_OWNED ends with its
+ * owner's socket, as perf's events end with their file descriptors: a
+ * killed `kprofctl record` leaves nothing sampling.  Stopped sessions the
+ * socket held are no longer held: the most recent of the unheld stays
+ * for debugfs and STATUS, the others are freed.
  *
- * Context: process context (the NETLINK_URELEASE notifier); takes
- * kprof_session_lock.
+ * Context: process context (the NETLINK_URELEASE notifier).
  */
 void kprof_session_release(struct net *net, u32 portid)
 {
-	struct kprof_session *s;
+	struct kprof_session *s, *tmp;
+	LIST_HEAD(owned);
+	LIST_HEAD(gone);
+	bool any = false;
 
-	mutex_lock(&kprof_session_lock);
-	s = kprof_session;
-	if (kprof_core.state == KPROF_STATE_RUNNING &&
-	    (s->cfg.flags & KPROF_SESSION_F_OWNED) &&
-	    s->cfg.owner_portid == portid && net_eq(s->cfg.owner_net, net)) {
-		pr_debug("session %llu: its owner's socket closed, stopping\n", s->id);
-		kprof_session_end_locked();
+	mutex_lock(&kprof_sessions_lock);
+	list_for_each_entry(s, &kprof_sessions, node) {
+		if (!s->held || s->holder_portid != portid || !net_eq(s->holder_net, net))
+			continue;
+		any = true;
+		if (s->state == KPROF_STATE_RUNNING) {
+			kprof_session_get(s);
+			list_add_tail(&s->release, &owned);
+		} else {
+			s->held = false;
+		}
 	}
-	mutex_unlock(&kprof_session_lock);
-}
+	mutex_unlock(&kprof_sessions_lock);
+	if (!any)
+		return;
 
-/**
- * kprof_session_lock_current() - the current session, running or stopped
- *
- * Takes the session lock, which the caller holds until
- * kprof_session_unlock(): the session can be neither stopped nor freed
- * meanwhile.
- *
- * Context: process context, not under the session lock.
- * Return: the session or NULL.
- */
-struct kprof_session *kprof_session_lock_current(void)
-	__acquires(&kprof_session_lock)
-{
-	mutex_lock(&kprof_session_lock);
-	return kprof_session;
-}
+	list_for_each_entry_safe(s, tmp, &owned, release) {
+		list_del(&s->release);
+		mutex_lock(&s->lock);
+		if (s->state == KPROF_STATE_RUNNING) {
+			pr_debug("session %llu: its owner's socket closed, stopping\n", s->id);
+			kprof_session_end_locked(s);
+		}
+		mutex_lock(&kprof_sessions_lock);
+		s->held = false;
+		mutex_unlock(&kprof_sessions_lock);
+		kprof_session_unlock_put(s);
+	}
 
-/**
- * kprof_session_unlock() - undo kprof_session_lock_current()
- */
-void kprof_session_unlock(void)
-	__releases(&kprof_session_lock)
-{
-	mutex_unlock(&kprof_session_lock);
+	mutex_lock(&kprof_sessions_lock);
+	kprof_sessions_reap(&gone, true);
+	mutex_unlock(&kprof_sessions_lock);
+	kprof_sessions_put_list(&gone);
 }
 
 /**
  * kprof_status_read() - take a snapshot of the module's status
  * @st: where to store it
  *
- * Context: any context that may sleep; takes kprof_session_lock so that the
+ * Context: any context that may sleep; takes the table's lock so that the
  * state and the session count agree.
  */
 void kprof_status_read(struct kprof_status *st)
 {
-	mutex_lock(&kprof_session_lock);
+	mutex_lock(&kprof_sessions_lock);
 	st->state = READ_ONCE(kprof_core.state);
 	st->sessions = atomic64_read(&kprof_core.sessions);
-	mutex_unlock(&kprof_session_lock);
+	mutex_unlock(&kprof_sessions_lock);
 
 	st->nr_cpus = num_possible_cpus();
 	st->online_cpus = num_online_cpus();
@@ -486,32 +707,38 @@ int __init kprof_session_init(void)
 /* Stop and free everything; the module is going away. */
 void kprof_session_exit(void)
 {
-	mutex_lock(&kprof_session_lock);
-	if (kprof_core.state == KPROF_STATE_RUNNING)
-		kprof_session_quiesce(kprof_session);
-	if (kprof_session)
-		kprof_session_free(kprof_session);
-	kprof_session = NULL;
+	struct kprof_session *s, *tmp;
+	LIST_HEAD(gone);
+
+	mutex_lock(&kprof_sessions_lock);
+	list_splice_init(&kprof_sessions, &gone);
+	mutex_unlock(&kprof_sessions_lock);
+	list_for_each_entry_safe(s, tmp, &gone, node) {
+		mutex_lock(&s->lock);
+		if (s->state == KPROF_STATE_RUNNING)
+			kprof_session_quiesce(s);
+		mutex_unlock(&s->lock);
+		list_del(&s->node);
+		kprof_session_put(s);
+	}
 	WRITE_ONCE(kprof_core.state, KPROF_STATE_IDLE);
-	mutex_unlock(&kprof_session_lock);
 }
 
 /**
- * kprof_session_info() - what STATUS and debugfs report of the session
+ * kprof_session_info() - what STATUS and debugfs report of a session
+ * @id: its id, or 0 for the default one
  * @info: where to store it
  *
- * Context: process context; takes kprof_session_lock.
- * Return: false when there is no session.
+ * Context: process context.
+ * Return: false when there is no such session.
  */
-bool kprof_session_info(struct kprof_session_info *info)
+bool kprof_session_info(u64 id, struct kprof_session_info *info)
 {
-	struct kprof_session *s;
+	struct kprof_session *s = kprof_session_lock_id(id);
 
-	mutex_lock(&kprof_session_lock);
-	s = kprof_session;
 	if (s) {
 		info->id = s->id;
-		info->state = kprof_core.state;
+		info->state = s->state;
 		info->flags = s->cfg.flags;
 		info->freq = s->cfg.freq;
 		info->period = s->cfg.period;
@@ -528,26 +755,24 @@ bool kprof_session_info(struct kprof_session_info *info)
 		info->has_maps = s->procmap;
 		kprof_procmap_stats(s->procmap, &info->maps);
 	}
-	mutex_unlock(&kprof_session_lock);
+	kprof_session_unlock_put(s);
 	return s;
 }
 
 /**
- * kprof_session_cpu_stats() - one CPU's counters of the current session
+ * kprof_session_cpu_stats() - one CPU's counters of a session
+ * @id: in: the session's id, or 0 for the default one; out: its id
  * @cpu: the CPU
- * @id: set to the session's id
  * @st: where to store the counters
  *
- * Context: process context; takes kprof_session_lock.
- * Return: 0, -ENOENT without a session, -ENODEV when @cpu has no ring.
+ * Context: process context.
+ * Return: 0, -ENOENT without the session, -ENODEV when @cpu has no ring.
  */
-int kprof_session_cpu_stats(unsigned int cpu, u64 *id, struct kprof_stats_snapshot *st)
+int kprof_session_cpu_stats(u64 *id, unsigned int cpu, struct kprof_stats_snapshot *st)
 {
-	struct kprof_session *s;
+	struct kprof_session *s = kprof_session_lock_id(*id);
 	int ret = 0;
 
-	mutex_lock(&kprof_session_lock);
-	s = kprof_session;
 	if (!s)
 		ret = -ENOENT;
 	else if (cpu >= s->bufs->nr_rings || !s->bufs->rings[cpu])
@@ -556,53 +781,55 @@ int kprof_session_cpu_stats(unsigned int cpu, u64 *id, struct kprof_stats_snapsh
 		kprof_session_cpu_stats_locked(s, cpu, st);
 	if (s)
 		*id = s->id;
-	mutex_unlock(&kprof_session_lock);
+	kprof_session_unlock_put(s);
 	return ret;
 }
 
 /**
- * kprof_session_buffers() - a reference on the current session's rings
+ * kprof_session_buffers() - a reference on a session's rings
+ * @id: its id, or 0 for the default one
  *
- * Context: process context; takes kprof_session_lock.
+ * Context: process context.
  * Return: the rings with a reference the caller puts, or NULL.
  */
-struct kprof_buffers *kprof_session_buffers(void)
+struct kprof_buffers *kprof_session_buffers(u64 id)
 {
+	struct kprof_session *s = kprof_session_lock_id(id);
 	struct kprof_buffers *bufs = NULL;
 
-	mutex_lock(&kprof_session_lock);
-	if (kprof_session) {
-		bufs = kprof_session->bufs;
+	if (s) {
+		bufs = s->bufs;
 		kprof_buffers_get(bufs);
 	}
-	mutex_unlock(&kprof_session_lock);
+	kprof_session_unlock_put(s);
 	return bufs;
 }
 
 /**
- * kprof_session_agg_reset() - empty the session's aggregation tables
+ * kprof_session_agg_reset() - empty a session's aggregation tables
+ * @id: its id, or 0 for the default one
  * @extack: for error messages
  *
  * The session keeps sampling into the emptied tables.
  *
- * Context: process context; takes kprof_session_lock.
- * Return: 0, -ENOENT without a session, -EOPNOTSUPP when it does not
+ * Context: process context.
+ * Return: 0, -ENOENT without the session, -EOPNOTSUPP when it does not
  * aggregate.
  */
-int kprof_session_agg_reset(struct netlink_ext_ack *extack)
+int kprof_session_agg_reset(u64 id, struct netlink_ext_ack *extack)
 {
+	struct kprof_session *s = kprof_session_lock_id(id);
 	int ret = 0;
 
-	mutex_lock(&kprof_session_lock);
-	if (!kprof_session) {
+	if (!s) {
 		NL_SET_ERR_MSG(extack, "kprof: no session");
 		ret = -ENOENT;
-	} else if (!kprof_session->agg) {
+	} else if (!s->agg) {
 		NL_SET_ERR_MSG(extack, "kprof: the session does not aggregate");
 		ret = -EOPNOTSUPP;
 	} else {
-		kprof_agg_reset(kprof_session->agg);
+		kprof_agg_reset(s->agg);
 	}
-	mutex_unlock(&kprof_session_lock);
+	kprof_session_unlock_put(s);
 	return ret;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kprof - the session's control API (session.c): start, stop, an owner's
- * release, status.  Called by the interfaces (netlink, /dev/kprof,
+ * kprof - the sessions' control API (session.c): start, stop, a socket's
+ * release, status, a session looked up by id.  Called by the interfaces (netlink, /dev/kprof,
  * debugfs) and main.c; the parts share the session's types through
  * internal.h instead.
  */
@@ -60,16 +60,18 @@ struct kprof_session_info {
 
 int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 			struct netlink_ext_ack *extack);
-int kprof_session_stop(struct netlink_ext_ack *extack);
 struct net;
+int kprof_session_stop(u64 id, struct net *net, u32 portid, u64 *stopped,
+		       struct netlink_ext_ack *extack);
 void kprof_session_release(struct net *net, u32 portid);
-struct kprof_session *kprof_session_lock_current(void);
-void kprof_session_unlock(void);
+struct kprof_session *kprof_session_lock_id(u64 id);
+void kprof_session_unlock_put(struct kprof_session *s);
+u64 kprof_session_default_id(void);
 void kprof_status_read(struct kprof_status *st);
-bool kprof_session_info(struct kprof_session_info *info);
-int kprof_session_cpu_stats(unsigned int cpu, u64 *id, struct kprof_stats_snapshot *st);
-struct kprof_buffers *kprof_session_buffers(void);
-int kprof_session_agg_reset(struct netlink_ext_ack *extack);
+bool kprof_session_info(u64 id, struct kprof_session_info *info);
+int kprof_session_cpu_stats(u64 *id, unsigned int cpu, struct kprof_stats_snapshot *st);
+struct kprof_buffers *kprof_session_buffers(u64 id);
+int kprof_session_agg_reset(u64 id, struct netlink_ext_ack *extack);
 void kprof_session_totals(struct kprof_session *s, struct kprof_stats_snapshot *t);
 
 int kprof_session_init(void);

@@ -88,8 +88,11 @@ struct kprof_mmap_record {
 /* the work item's buffer: a record, then room for the task's root path */
 #define KPROF_MMAP_WORK_BUF	(KPROF_MMAP_RECORD_MAX + PATH_MAX)
 
+/* Does @s record side-band (its queues exist), and of process @tgid? */
 static bool kprof_sideband_wanted(struct kprof_session *s, u32 tgid)
 {
+	if (!READ_ONCE(s->sideband_on))
+		return false;
 	if (s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE)
 		return true;
 	return kprof_pidset_has(s, tgid);
@@ -130,26 +133,18 @@ static void kprof_comm_emit(struct kprof_session *s, struct task_struct *task,
 
 /* --- tracepoint probes (preemption disabled, any task) ------------------- */
 
+/*
+ * The sessions a hook writes for: the active ones, walked with preemption
+ * disabled (every hook here runs so); session.c's grace period after a
+ * session leaves the list ends the walks that saw it.  Each applies its
+ * own filter, kprof_sideband_wanted().
+ */
+#define kprof_for_each_active(s)	\
+	list_for_each_entry_rcu(s, &kprof_active_sessions, active)
+
 static void kprof_tp_fork(void *data, struct task_struct *parent, struct task_struct *child)
 {
-	struct kprof_session *s = rcu_dereference_sched(kprof_active);
-	struct kprof_fork_record rec;
-
-	if (!s || !kprof_sideband_wanted(s, task_tgid_nr(parent)))
-		return;
-	if (!(s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE)) {
-		if (!(s->cfg.flags & KPROF_SESSION_F_INHERIT))
-			return;
-		if (!kprof_pidset_add(s, task_tgid_nr(child))) {
-			struct kprof_ring *ring = s->bufs->rings[smp_processor_id()];
-
-			if (ring)
-				local64_inc(&ring->stats.sideband_lost);
-			return;
-		}
-	}
-
-	rec = (struct kprof_fork_record) {
+	struct kprof_fork_record rec = {
 		.header = { .type = KPROF_RECORD_FORK, .size = sizeof(rec) },
 		.time = ktime_get_mono_fast_ns(),
 		.pid = task_tgid_nr(child),
@@ -157,23 +152,39 @@ static void kprof_tp_fork(void *data, struct task_struct *parent, struct task_st
 		.ppid = task_tgid_nr(parent),
 		.ptid = task_pid_nr(parent),
 	};
-	kprof_sideband_write(s, &rec, sizeof(rec));
+	struct kprof_session *s;
+
+	kprof_for_each_active(s) {
+		if (!kprof_sideband_wanted(s, rec.ppid))
+			continue;
+		if (!(s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE)) {
+			if (!(s->cfg.flags & KPROF_SESSION_F_INHERIT))
+				continue;
+			if (!kprof_pidset_add(s, rec.pid)) {
+				struct kprof_ring *ring = s->bufs->rings[smp_processor_id()];
+
+				if (ring)
+					local64_inc(&ring->stats.sideband_lost);
+				continue;
+			}
+		}
+		kprof_sideband_write(s, &rec, sizeof(rec));
+	}
 }
 
 static void kprof_tp_exit(void *data, struct task_struct *p)
 {
-	struct kprof_session *s = rcu_dereference_sched(kprof_active);
-	struct kprof_exit_record rec;
-
-	if (!s || !kprof_sideband_wanted(s, task_tgid_nr(p)))
-		return;
-	rec = (struct kprof_exit_record) {
+	struct kprof_exit_record rec = {
 		.header = { .type = KPROF_RECORD_EXIT, .size = sizeof(rec) },
 		.time = ktime_get_mono_fast_ns(),
 		.pid = task_tgid_nr(p),
 		.tid = task_pid_nr(p),
 	};
-	kprof_sideband_write(s, &rec, sizeof(rec));
+	struct kprof_session *s;
+
+	kprof_for_each_active(s)
+		if (kprof_sideband_wanted(s, rec.pid))
+			kprof_sideband_write(s, &rec, sizeof(rec));
 }
 
 /* the side-band's tracepoints and their probes, in registration order */
@@ -201,20 +212,13 @@ static bool kprof_vma_is_vdso(struct vm_area_struct *vma)
 	return name && !strcmp(name, "[vdso]");
 }
 
-/* perf_event_mmap(struct vm_area_struct *vma): process context, mmap_lock held. */
-static int kprof_kp_mmap(struct kprobe *kp, struct pt_regs *regs)
+/* Queue @vma's MMAP note for @s's work item, or count it lost. */
+static void kprof_mmap_note(struct kprof_session *s, struct vm_area_struct *vma, u64 time)
 {
-	struct vm_area_struct *vma = (struct vm_area_struct *)regs->di;
-	struct kprof_session *s = rcu_dereference_sched(kprof_active);
-	struct kprof_mmap_queue *q;
+	struct kprof_mmap_queue *q = s->mmap_queues[smp_processor_id()];
 	struct kprof_mmap_note *note;
 	unsigned int head, tail;
 
-	if (!s || !(vma->vm_flags & VM_EXEC) || (!vma->vm_file && !kprof_vma_is_vdso(vma)) ||
-	    !kprof_sideband_wanted(s, task_tgid_nr(current)))
-		return 0;
-
-	q = s->mmap_queues[smp_processor_id()];
 	head = q->head;
 	tail = smp_load_acquire(&q->tail);	/* matches the worker's release */
 	if (head - tail >= KPROF_MMAP_QUEUE) {
@@ -222,11 +226,11 @@ static int kprof_kp_mmap(struct kprobe *kp, struct pt_regs *regs)
 
 		if (ring)
 			local64_inc(&ring->stats.sideband_lost);
-		return 0;
+		return;
 	}
 
 	note = &q->notes[head % KPROF_MMAP_QUEUE];
-	note->time = ktime_get_mono_fast_ns();
+	note->time = time;
 	note->pid = task_tgid_nr(current);
 	note->tid = task_pid_nr(current);
 	note->start = vma->vm_start;
@@ -236,6 +240,22 @@ static int kprof_kp_mmap(struct kprobe *kp, struct pt_regs *regs)
 	smp_store_release(&q->head, head + 1);	/* matches the worker's acquire */
 
 	queue_work(system_unbound_wq, &s->mmap_work);
+}
+
+NOKPROBE_SYMBOL(kprof_mmap_note);
+
+/* perf_event_mmap(struct vm_area_struct *vma): process context, mmap_lock held. */
+static int kprof_kp_mmap(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct vm_area_struct *vma = (struct vm_area_struct *)regs->di;
+	u64 time = ktime_get_mono_fast_ns();
+	struct kprof_session *s;
+
+	if (!(vma->vm_flags & VM_EXEC) || (!vma->vm_file && !kprof_vma_is_vdso(vma)))
+		return 0;
+	kprof_for_each_active(s)
+		if (kprof_sideband_wanted(s, task_tgid_nr(current)))
+			kprof_mmap_note(s, vma, time);
 	return 0;
 }
 
@@ -252,11 +272,12 @@ NOKPROBE_SYMBOL(kprof_kp_mmap);
 static int kprof_kp_comm(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct task_struct *task = (struct task_struct *)regs->di;
-	struct kprof_session *s = rcu_dereference_sched(kprof_active);
 	bool exec = (u8)regs->si;	/* a bool: only its low byte is defined */
+	struct kprof_session *s;
 
-	if (s && kprof_sideband_wanted(s, task_tgid_nr(task)))
-		kprof_comm_emit(s, task, task->comm, exec ? KPROF_MISC_COMM_EXEC : 0);
+	kprof_for_each_active(s)
+		if (kprof_sideband_wanted(s, task_tgid_nr(task)))
+			kprof_comm_emit(s, task, task->comm, exec ? KPROF_MISC_COMM_EXEC : 0);
 	return 0;
 }
 
@@ -384,7 +405,11 @@ static void kprof_mmap_queues_free(struct kprof_session *s)
 	s->mmap_queues = NULL;
 }
 
-/* --- session hooks ------------------------------------------------------- */
+/* --- the hooks, shared by every session that records side-band -------- */
+
+/* Serialises the hooks' users count and their registration. */
+static DEFINE_MUTEX(kprof_sb_lock);
+static unsigned int kprof_sb_users;
 
 static void kprof_tps_unregister(unsigned int n)
 {
@@ -393,31 +418,15 @@ static void kprof_tps_unregister(unsigned int n)
 	kprof_ktp_sync();
 }
 
-/**
- * kprof_sideband_start() - hook the side-band sources for @s
- * @s: the session, not yet visible in kprof_active
- * @extack: for error messages
- *
- * Context: process context, the session lock held (session.c).
- * Return: 0 or a negative errno, with everything undone.
- */
-int kprof_sideband_start(struct kprof_session *s, struct netlink_ext_ack *extack)
+/* The first user registers the hooks. */
+static int kprof_sb_hooks_get(struct netlink_ext_ack *extack)
 {
-	unsigned int cpu, i;
-	int ret;
+	unsigned int i = 0;
+	int ret = 0;
 
-	s->mmap_queues = kcalloc(nr_cpu_ids, sizeof(*s->mmap_queues), KPROF_GFP);
-	if (!s->mmap_queues)
-		return -ENOMEM;
-	for_each_possible_cpu(cpu) {
-		s->mmap_queues[cpu] = kvzalloc_node(sizeof(*s->mmap_queues[cpu]),
-						    KPROF_GFP, cpu_to_node(cpu));
-		if (!s->mmap_queues[cpu]) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
-	}
-	INIT_WORK(&s->mmap_work, kprof_mmap_work);
+	mutex_lock(&kprof_sb_lock);
+	if (kprof_sb_users++)
+		goto out_unlock;
 
 	for (i = 0; i < ARRAY_SIZE(kprof_sb_tps); i++) {
 		ret = kprof_ktp_register(kprof_sb_tps[i].id, kprof_sb_tps[i].probe, NULL);
@@ -442,34 +451,102 @@ int kprof_sideband_start(struct kprof_session *s, struct netlink_ext_ack *extack
 			       "kprof: cannot probe perf_event_mmap() and perf_event_comm() for side-band records");
 		goto out_unregister_tps;
 	}
-	s->sideband_on = true;
-	return 0;
+	goto out_unlock;
 
 out_unregister_tps:
 	kprof_tps_unregister(i);
+	kprof_sb_users--;
+out_unlock:
+	mutex_unlock(&kprof_sb_lock);
+	return ret;
+}
+
+/* The last user unregisters them; true when it did (and so waited for them). */
+static bool kprof_sb_hooks_put(void)
+{
+	bool last;
+
+	mutex_lock(&kprof_sb_lock);
+	last = !--kprof_sb_users;
+	if (last) {
+		unregister_kprobes(kprof_kps, ARRAY_SIZE(kprof_kps));	/* waits for handlers */
+		kprof_tps_unregister(ARRAY_SIZE(kprof_sb_tps));
+	}
+	mutex_unlock(&kprof_sb_lock);
+	return last;
+}
+
+/* --- session hooks ------------------------------------------------------- */
+
+/**
+ * kprof_sideband_start() - record side-band for @s
+ * @s: the session, not yet on kprof_active_sessions
+ * @extack: for error messages
+ *
+ * Allocates the session's MMAP queues and takes a reference on the hooks,
+ * registering them for the first session.  The hooks write for @s once it
+ * joins kprof_active_sessions.
+ *
+ * Context: process context.
+ * Return: 0 or a negative errno, with everything undone.
+ */
+int kprof_sideband_start(struct kprof_session *s, struct netlink_ext_ack *extack)
+{
+	unsigned int cpu;
+	int ret;
+
+	s->mmap_queues = kcalloc(nr_cpu_ids, sizeof(*s->mmap_queues), KPROF_GFP);
+	if (!s->mmap_queues)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		s->mmap_queues[cpu] = kvzalloc_node(sizeof(*s->mmap_queues[cpu]),
+						    KPROF_GFP, cpu_to_node(cpu));
+		if (!s->mmap_queues[cpu]) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+	}
+	INIT_WORK(&s->mmap_work, kprof_mmap_work);
+
+	ret = kprof_sb_hooks_get(extack);
+	if (ret)
+		goto out_free;
+	s->sideband_on = true;
+	return 0;
+
 out_free:
 	kprof_mmap_queues_free(s);
 	return ret;
 }
 
 /**
- * kprof_sideband_stop() - unhook; every pending MMAP note is written
- * @s: the session, already removed from kprof_active
+ * kprof_sideband_unhook() - drop @s's reference on the hooks
+ * @s: the session, already removed from kprof_active_sessions
  *
- * Waits for an RCU grace period (unregister_kprobes() does), so handlers
- * that started before the session left kprof_active have finished.
+ * Return: true when this unregistered the hooks, which waits for an RCU
+ * grace period (every hook that saw @s on the list has returned then);
+ * false when @s had none or other sessions keep them.
  *
- * Context: process context, the session lock held (session.c).
+ * Context: process context.
+ */
+bool kprof_sideband_unhook(struct kprof_session *s)
+{
+	return s->sideband_on && kprof_sb_hooks_put();
+}
+
+/**
+ * kprof_sideband_stop() - write every pending MMAP note and free the queues
+ * @s: the session, unhooked, and an RCU grace period past since it left
+ *	kprof_active_sessions (session.c)
+ *
+ * Context: process context.
  */
 void kprof_sideband_stop(struct kprof_session *s)
 {
 	if (!s->sideband_on)
 		return;
-	unregister_kprobes(kprof_kps, ARRAY_SIZE(kprof_kps));	/* waits for running handlers */
-	kprof_tps_unregister(ARRAY_SIZE(kprof_sb_tps));
 	flush_work(&s->mmap_work);
 	kprof_mmap_work(&s->mmap_work);	/* notes queued after the last run */
 	kprof_mmap_queues_free(s);
 	s->sideband_on = false;
 }
-

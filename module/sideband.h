@@ -12,6 +12,7 @@ struct kprof_session;
 struct netlink_ext_ack;
 
 int kprof_sideband_start(struct kprof_session *s, struct netlink_ext_ack *extack);
+bool kprof_sideband_unhook(struct kprof_session *s);
 void kprof_sideband_stop(struct kprof_session *s);
 
 #endif /* _KPROF_SIDEBAND_H */
