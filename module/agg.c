@@ -49,11 +49,12 @@
  * kprof_agg_bytes() - kernel memory of one CPU's table
  * @nr_entries: entries per CPU
  *
- * Return: bytes.
+ * Return: bytes: its entries, its frame pool and the table itself.
  */
 u64 kprof_agg_bytes(u32 nr_entries)
 {
-	return (u64)nr_entries * (sizeof(struct kprof_agg_entry) +
+	return sizeof(struct kprof_agg_cpu) +
+	       (u64)nr_entries * (sizeof(struct kprof_agg_entry) +
 				  KPROF_AGG_FRAMES_PER_ENTRY * sizeof(u64));
 }
 

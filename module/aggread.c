@@ -232,15 +232,15 @@ static void kprof_agg_row_merge(struct kprof_agg_row *rows, u32 *nr_rows, u32 ma
 }
 
 /**
- * kprof_agg_report_show() - debugfs report: per event, the hottest leaves
+ * kprof_agg_report() - debugfs report: per event, the hottest leaves
  * @m: the seq_file
- * @v: unused
+ * @id: the session, 0 for the default one
  *
  * Context: process context; takes the session lock, and the mmap lock of
  * each sampled process that still lives.
  * Return: 0 or -ENOMEM.
  */
-int kprof_agg_report_show(struct seq_file *m, void *v)
+int kprof_agg_report(struct seq_file *m, u64 id)
 {
 	u64 totals[KPROF_MAX_EVENTS] = {}, lost_full = 0, lost_reset = 0;
 	u64 lost_recursion = 0, lost_cost = 0;
@@ -253,7 +253,7 @@ int kprof_agg_report_show(struct seq_file *m, void *v)
 	int ret = 0;
 	u32 slot;
 
-	agg = kprof_agg_lock_id((uintptr_t)m->private, &s);
+	agg = kprof_agg_lock_id(id, &s);
 	if (!agg) {
 		seq_puts(m, s ? "the session does not aggregate\n" : "no session\n");
 		goto out_unlock;
@@ -501,30 +501,6 @@ const struct seq_operations kprof_agg_folded_sops = {
 	.stop	= kprof_agg_folded_stop,
 	.show	= kprof_agg_folded_show,
 };
-
-/**
- * kprof_agg_reset_write() - debugfs reset: writing "1" empties the tables
- * @file: the file
- * @ubuf: the user's buffer
- * @count: its size
- * @ppos: the position
- *
- * Return: @count, or a negative errno.
- */
-ssize_t kprof_agg_reset_write(struct file *file, const char __user *ubuf, size_t count,
-			      loff_t *ppos)
-{
-	bool reset;
-	int ret;
-
-	ret = kstrtobool_from_user(ubuf, count, &reset);
-	if (ret)
-		return ret;
-	if (!reset)
-		return -EINVAL;
-	ret = kprof_session_agg_reset(0, NULL);
-	return ret ? ret : count;
-}
 
 /* --- readers across calls (AGG_DUMP, AGG_MAPS) ------------------------------ */
 

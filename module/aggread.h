@@ -72,10 +72,8 @@ struct kprof_agg_view {
 	const u64 *waker_frames;
 };
 
-int kprof_agg_report_show(struct seq_file *m, void *v);
+int kprof_agg_report(struct seq_file *m, u64 id);
 extern const struct seq_operations kprof_agg_folded_sops;
-ssize_t kprof_agg_reset_write(struct file *file, const char __user *ubuf, size_t count,
-			      loff_t *ppos);
 
 /**
  * struct kprof_agg_cursor - a read of the tables across calls

@@ -5,8 +5,11 @@
  * Only privileged users may open it (CAP_PERFMON or CAP_SYS_ADMIN), whatever
  * the file mode says; the node itself is created 0600.
  *
- * An open file is bound to the rings of the session that exists when it is
- * opened (none: mmap fails with -ENODEV).  mmap() at offset
+ * An open file is bound to one session's rings: the session named by the
+ * KPROF_IOC_BIND ioctl (ABI 1.10), or else the default session when the
+ * file was opened (the most recently started running one; none, or another
+ * user's: mmap fails with -ENODEV).  A bind replaces the default until the
+ * file is first mapped or polled; after that it is EBUSY.  mmap() at offset
  * cpu * stride maps that CPU's control page and data; every mapping holds a
  * reference on the rings, so they outlive the session until unmapped.
  * poll() waits for a ring to reach the watermark, or for the session to
@@ -14,35 +17,108 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "chardev.h"
 #include "compat.h"
 #include "core.h"
 #include "session.h"
 
+/**
+ * struct kprof_dev_file - an open /dev/kprof
+ * @lock: serialises the bind with mmap() and poll()
+ * @bufs: the bound session's rings (a reference), or NULL
+ * @used: mapped or polled: the binding is final
+ */
+struct kprof_dev_file {
+	struct mutex lock;		/* see above */
+	struct kprof_buffers *bufs;
+	bool used;
+};
+
 static int kprof_dev_open(struct inode *inode, struct file *file)
 {
+	struct kprof_dev_file *df;
+	struct kprof_buffers *bufs;
+
 	if (!kprof_privileged())
 		return -EPERM;
-
-	file->private_data = kprof_session_buffers(0);
+	df = kzalloc(sizeof(*df), GFP_KERNEL);
+	if (!df)
+		return -ENOMEM;
+	mutex_init(&df->lock);
+	bufs = kprof_session_buffers(0);
+	df->bufs = IS_ERR(bufs) ? NULL : bufs;
+	file->private_data = df;
 	atomic_inc(&kprof_core.readers);
 	return nonseekable_open(inode, file);
 }
 
 static int kprof_dev_release(struct inode *inode, struct file *file)
 {
-	struct kprof_buffers *bufs = file->private_data;
+	struct kprof_dev_file *df = file->private_data;
 
-	if (bufs)
-		kprof_buffers_put(bufs);
+	if (df->bufs)
+		kprof_buffers_put(df->bufs);
+	mutex_destroy(&df->lock);
+	kfree(df);
 	atomic_dec(&kprof_core.readers);
 	return 0;
+}
+
+/* KPROF_IOC_BIND: the rings of the session with the id at @arg. */
+static long kprof_dev_bind(struct kprof_dev_file *df, u64 __user *arg)
+{
+	struct kprof_buffers *bufs;
+	long ret = 0;
+	u64 id;
+
+	if (get_user(id, arg))
+		return -EFAULT;
+	if (!id)
+		return -EINVAL;
+	bufs = kprof_session_buffers(id);
+	if (IS_ERR(bufs))
+		return PTR_ERR(bufs);
+	mutex_lock(&df->lock);
+	if (df->used)
+		ret = -EBUSY;
+	else
+		swap(df->bufs, bufs);
+	mutex_unlock(&df->lock);
+	if (bufs)
+		kprof_buffers_put(bufs);	/* the default's, or ours when refused */
+	return ret;
+}
+
+static long kprof_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	switch (cmd) {
+	case KPROF_IOC_BIND:
+		return kprof_dev_bind(file->private_data, (u64 __user *)arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+/* The file's rings, its binding now final; NULL when it has none. */
+static struct kprof_buffers *kprof_dev_use(struct kprof_dev_file *df)
+{
+	struct kprof_buffers *bufs;
+
+	mutex_lock(&df->lock);
+	df->used = true;
+	bufs = df->bufs;
+	mutex_unlock(&df->lock);
+	return bufs;
 }
 
 static void kprof_vm_open(struct vm_area_struct *vma)
@@ -76,11 +152,11 @@ static const struct vm_operations_struct kprof_vm_ops = {
 
 static int kprof_dev_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct kprof_buffers *bufs = file->private_data;
+	struct kprof_buffers *bufs = kprof_dev_use(file->private_data);
 	unsigned long per_cpu, cpu;
 
 	if (!bufs)
-		return -ENODEV;		/* opened when no session existed */
+		return -ENODEV;		/* no session bound, none at open */
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 	per_cpu = bufs->stride >> PAGE_SHIFT;
@@ -99,7 +175,7 @@ static int kprof_dev_mmap(struct file *file, struct vm_area_struct *vma)
 
 static __poll_t kprof_dev_poll(struct file *file, struct poll_table_struct *wait)
 {
-	struct kprof_buffers *bufs = file->private_data;
+	struct kprof_buffers *bufs = kprof_dev_use(file->private_data);
 	__poll_t mask = 0;
 	bool empty;
 
@@ -119,6 +195,8 @@ static const struct file_operations kprof_dev_fops = {
 	.release	= kprof_dev_release,
 	.mmap		= kprof_dev_mmap,
 	.poll		= kprof_dev_poll,
+	.unlocked_ioctl	= kprof_dev_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
 };
 
 static struct miscdevice kprof_miscdev = {

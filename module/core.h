@@ -41,6 +41,8 @@ extern struct kprof_core kprof_core;
  * @sessions: sessions started since load
  * @readers: open /dev/kprof descriptors
  * @loaded_ns: CLOCK_MONOTONIC ns at load
+ * @mem: the memory the sessions count against their budget, in bytes
+ * @budget: that budget, in bytes
  */
 struct kprof_status {
 	u32 state;
@@ -49,6 +51,8 @@ struct kprof_status {
 	u64 sessions;
 	u32 readers;
 	u64 loaded_ns;
+	u64 mem;
+	u64 budget;
 };
 
 const char *kprof_state_name(u32 state);

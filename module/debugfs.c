@@ -17,8 +17,18 @@
  *	probes	the session's kprobes and ftrace probes and their hits (0400)
  *	runqlat	the session's run-queue latency histograms, as BCC prints them (0400)
  *	counters the counting session's counts, per event and CPU (0400)
- *	netlink	requests past policy validation per command: handled, refused (0400)
+ *	netlink	requests past policy validation per command: handled, refused
+ *		(0400; genl.c's, through kprof_debugfs_file())
  *	stages	make bench's stage build only: the sampling path's stages (0400)
+ *	sessions/N/	(ABI 1.10) session N's stats, session, report, folded,
+ *		offcpu, lock, wakers, reset, probes and runqlat
+ *
+ * The top-level session files show the default session: the most recently
+ * started running one, else the most recently started one.  Each file
+ * looks its session up at every read(2) (by id, or the default's id when
+ * it was opened), never keeping a pointer to it.  The sessions/ directory
+ * follows the session table: kprof_debugfs_sessions_sync(), which the
+ * netlink layer calls after each START, STOP and socket release.
  *
  * Files that expose profiling state also check the kprof privilege on open,
  * so that a relaxed debugfs mount does not widen access.
@@ -27,6 +37,9 @@
 
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
@@ -37,13 +50,21 @@
 #include "core.h"
 #include "counting.h"
 #include "debugfs.h"
-#include "genl.h"
 #include "internal.h"
 #include "probes.h"
 #include "session.h"
 #include "stages.h"
 
 static struct dentry *kprof_debugfs_root;
+static struct dentry *kprof_debugfs_sessions;
+
+/*
+ * A file's inode->i_private: its session's id (0: the default session)
+ * and, for the folded files, which entries it shows.
+ */
+#define KPROF_DEBUGFS_PRIV(id, which)	((void *)(uintptr_t)((id) << 8 | (which)))
+#define KPROF_DEBUGFS_ID(priv)		((u64)(uintptr_t)(priv) >> 8)
+#define KPROF_DEBUGFS_WHICH(priv)	((int)((uintptr_t)(priv) & 0xff))
 
 static int kprof_version_show(struct seq_file *m, void *v)
 {
@@ -134,7 +155,7 @@ static int kprof_stats_show(struct seq_file *m, void *v)
 	unsigned int cpu;
 	u64 id = 0;
 
-	if (!kprof_session_info((uintptr_t)m->private, &si)) {
+	if (!kprof_session_info(KPROF_DEBUGFS_ID(m->private), &si)) {
 		seq_puts(m, "no session\n");
 		return 0;
 	}
@@ -183,7 +204,7 @@ static int kprof_show_current(struct seq_file *m,
 {
 	struct kprof_session *s;
 
-	s = kprof_session_lock_id((uintptr_t)m->private);
+	s = kprof_session_lock_id(KPROF_DEBUGFS_ID(m->private));
 	if (s)
 		show(m, s);
 	else
@@ -206,7 +227,7 @@ static int kprof_session_show(struct seq_file *m, void *v)
 {
 	struct kprof_session_info si;
 
-	if (!kprof_session_info((uintptr_t)m->private, &si)) {
+	if (!kprof_session_info(KPROF_DEBUGFS_ID(m->private), &si)) {
 		seq_puts(m, "no session\n");
 		return 0;
 	}
@@ -256,12 +277,15 @@ KPROF_PRIV_SHOW_FOPS(status);
 KPROF_PRIV_SHOW_FOPS(stats);
 KPROF_PRIV_SHOW_FOPS(session);
 
+static int kprof_agg_report_show(struct seq_file *m, void *v)
+{
+	return kprof_agg_report(m, KPROF_DEBUGFS_ID(m->private));
+}
+
 KPROF_PRIV_SHOW_FOPS(agg_report);
 KPROF_PRIV_SHOW_FOPS(probes);
 KPROF_PRIV_SHOW_FOPS(runqlat);
 KPROF_PRIV_SHOW_FOPS(counters);
-
-KPROF_PRIV_SHOW_FOPS(netlink);
 
 static int kprof_folded_open(struct inode *inode, struct file *file)
 {
@@ -275,8 +299,11 @@ static int kprof_folded_open(struct inode *inode, struct file *file)
 	/* kernel addresses as /proc/kallsyms shows them to this opener */
 	it->kptr = kprof_kptr_visible();
 	/* folded: the samples' stacks; offcpu: the off-CPU time's */
-	it->which = (unsigned long)inode->i_private;
-	it->id = kprof_session_default_id();
+	it->which = KPROF_DEBUGFS_WHICH(inode->i_private);
+	/* a session's own file, or the top-level file's session at open */
+	it->id = KPROF_DEBUGFS_ID(inode->i_private);
+	if (!it->id)
+		it->id = kprof_session_default_id();
 	return 0;
 }
 
@@ -293,11 +320,139 @@ static int kprof_reset_open(struct inode *inode, struct file *file)
 	return kprof_privileged() ? nonseekable_open(inode, file) : -EPERM;
 }
 
+/* Writing "1" empties the file's session's aggregation tables. */
+static ssize_t kprof_reset_write(struct file *file, const char __user *ubuf, size_t count,
+				 loff_t *ppos)
+{
+	bool reset;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, count, &reset);
+	if (ret)
+		return ret;
+	if (!reset)
+		return -EINVAL;
+	ret = kprof_session_agg_reset(KPROF_DEBUGFS_ID(file_inode(file)->i_private), NULL);
+	return ret ? ret : count;
+}
+
 static const struct file_operations kprof_reset_fops = {
 	.owner		= THIS_MODULE,
 	.open		= kprof_reset_open,
-	.write		= kprof_agg_reset_write,
+	.write		= kprof_reset_write,
 };
+
+/* The files of one session: the default one's at the top, or session @id's. */
+static void kprof_debugfs_session_files(struct dentry *dir, u64 id)
+{
+	debugfs_create_file("stats", 0400, dir, KPROF_DEBUGFS_PRIV(id, 0), &kprof_stats_fops);
+	debugfs_create_file("session", 0400, dir, KPROF_DEBUGFS_PRIV(id, 0), &kprof_session_fops);
+	debugfs_create_file("report", 0400, dir, KPROF_DEBUGFS_PRIV(id, 0),
+			    &kprof_agg_report_fops);
+	debugfs_create_file("folded", 0400, dir, KPROF_DEBUGFS_PRIV(id, KPROF_AGG_SAMPLES),
+			    &kprof_folded_fops);
+	debugfs_create_file("offcpu", 0400, dir, KPROF_DEBUGFS_PRIV(id, KPROF_AGG_OFFCPU),
+			    &kprof_folded_fops);
+	debugfs_create_file("lock", 0400, dir, KPROF_DEBUGFS_PRIV(id, KPROF_AGG_LOCK),
+			    &kprof_folded_fops);
+	debugfs_create_file("wakers", 0400, dir, KPROF_DEBUGFS_PRIV(id, KPROF_AGG_WAKERS),
+			    &kprof_folded_fops);
+	debugfs_create_file("reset", 0200, dir, KPROF_DEBUGFS_PRIV(id, 0), &kprof_reset_fops);
+	debugfs_create_file("probes", 0400, dir, KPROF_DEBUGFS_PRIV(id, 0), &kprof_probes_fops);
+	debugfs_create_file("runqlat", 0400, dir, KPROF_DEBUGFS_PRIV(id, 0), &kprof_runqlat_fops);
+}
+
+/**
+ * struct kprof_debugfs_session - a session's directory under sessions/
+ * @node: on kprof_debugfs_dirs
+ * @id: the session
+ * @dir: its directory
+ */
+struct kprof_debugfs_session {
+	struct list_head node;
+	u64 id;
+	struct dentry *dir;
+};
+
+/* The directories of sessions/, under kprof_debugfs_dirs_lock. */
+static LIST_HEAD(kprof_debugfs_dirs);
+static DEFINE_MUTEX(kprof_debugfs_dirs_lock);
+
+/* Is @id among the @n ids at @ids? */
+static bool kprof_debugfs_has_id(const u64 *ids, unsigned int n, u64 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/**
+ * kprof_debugfs_sessions_sync() - sessions/ follows the session table
+ *
+ * A directory for each session on the table, none for a session that left
+ * it.  A file of a removed directory that is open reads as gone (debugfs
+ * fails its read with -EIO; its session is looked up by id anyway).
+ *
+ * Context: process context, holding no session's lock.
+ */
+void kprof_debugfs_sessions_sync(void)
+{
+	struct kprof_debugfs_session *d, *tmp;
+	unsigned int n, i, max = 256;
+	char name[24];
+	u64 *ids;
+
+	if (!kprof_debugfs_sessions)
+		return;
+	ids = kcalloc(max, sizeof(*ids), GFP_KERNEL);
+	if (!ids)
+		return;		/* the next sync catches up */
+
+	/* the ids under the lock: a later sync never applies an older list */
+	mutex_lock(&kprof_debugfs_dirs_lock);
+	n = min(kprof_session_ids(ids, max), max);
+	list_for_each_entry_safe(d, tmp, &kprof_debugfs_dirs, node) {
+		if (kprof_debugfs_has_id(ids, n, d->id))
+			continue;
+		debugfs_remove(d->dir);
+		list_del(&d->node);
+		kfree(d);
+	}
+	for (i = 0; i < n; i++) {
+		bool known = false;
+
+		list_for_each_entry(d, &kprof_debugfs_dirs, node)
+			known |= d->id == ids[i];
+		if (known)
+			continue;
+		d = kzalloc(sizeof(*d), GFP_KERNEL);
+		if (!d)
+			break;
+		snprintf(name, sizeof(name), "%llu", ids[i]);
+		d->id = ids[i];
+		d->dir = debugfs_create_dir(name, kprof_debugfs_sessions);
+		kprof_debugfs_session_files(d->dir, d->id);
+		list_add_tail(&d->node, &kprof_debugfs_dirs);
+	}
+	mutex_unlock(&kprof_debugfs_dirs_lock);
+	kfree(ids);
+}
+
+/**
+ * kprof_debugfs_file() - a file of another layer in /sys/kernel/debug/kprof/
+ * @name: its name
+ * @fops: its operations; open checks the kprof privilege
+ *
+ * Context: process context, after kprof_debugfs_init().
+ */
+void kprof_debugfs_file(const char *name, const struct file_operations *fops)
+{
+	if (kprof_debugfs_root)
+		debugfs_create_file(name, 0400, kprof_debugfs_root, NULL, fops);
+}
 
 /**
  * kprof_debugfs_init() - create /sys/kernel/debug/kprof/
@@ -323,24 +478,22 @@ int __init kprof_debugfs_init(void)
 
 	debugfs_create_file("version", 0444, root, NULL, &kprof_version_fops);
 	debugfs_create_file("status", 0400, root, NULL, &kprof_status_fops);
-	debugfs_create_file("stats", 0400, root, NULL, &kprof_stats_fops);
-	debugfs_create_file("session", 0400, root, NULL, &kprof_session_fops);
-	debugfs_create_file("report", 0400, root, NULL, &kprof_agg_report_fops);
-	debugfs_create_file("folded", 0400, root, (void *)KPROF_AGG_SAMPLES, &kprof_folded_fops);
-	debugfs_create_file("offcpu", 0400, root, (void *)KPROF_AGG_OFFCPU, &kprof_folded_fops);
-	debugfs_create_file("lock", 0400, root, (void *)KPROF_AGG_LOCK, &kprof_folded_fops);
-	debugfs_create_file("wakers", 0400, root, (void *)KPROF_AGG_WAKERS, &kprof_folded_fops);
-	debugfs_create_file("reset", 0200, root, NULL, &kprof_reset_fops);
-	debugfs_create_file("probes", 0400, root, NULL, &kprof_probes_fops);
-	debugfs_create_file("runqlat", 0400, root, NULL, &kprof_runqlat_fops);
+	kprof_debugfs_session_files(root, 0);
 	debugfs_create_file("counters", 0400, root, NULL, &kprof_counters_fops);
-	debugfs_create_file("netlink", 0400, root, NULL, &kprof_netlink_fops);
+	kprof_debugfs_sessions = debugfs_create_dir("sessions", root);
 	kprof_stages_debugfs(root);	/* make bench's stage build only */
 	return 0;
 }
 
 void kprof_debugfs_exit(void)
 {
+	struct kprof_debugfs_session *d, *tmp;
+
 	debugfs_remove(kprof_debugfs_root);
 	kprof_debugfs_root = NULL;
+	kprof_debugfs_sessions = NULL;
+	list_for_each_entry_safe(d, tmp, &kprof_debugfs_dirs, node) {
+		list_del(&d->node);
+		kfree(d);
+	}
 }

@@ -25,12 +25,14 @@
 #include <linux/slab.h>
 #include <linux/utsname.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 
 #include "agg.h"
 #include "aggread.h"
 #include "compat.h"
 #include "core.h"
 #include "counting.h"
+#include "debugfs.h"
 #include "filter.h"
 #include "genl.h"
 #include "internal.h"
@@ -103,12 +105,38 @@ static const struct nla_policy kprof_count_start_nl_policy[KPROF_A_COUNT_FLAGS +
 	[KPROF_A_COUNT_FLAGS]		= NLA_POLICY_MASK(NLA_U32, KPROF_COUNT_F_ALL),
 };
 
-/* COUNT_READ and COUNT_STOP: optionally, the session meant. */
-static const struct nla_policy kprof_count_id_nl_policy[KPROF_A_SESSION_ID + 1] = {
+/*
+ * Optionally, the session meant (0: as if absent): COUNT_READ and
+ * COUNT_STOP's counting session; (1.10) STOP, STATUS, STATS, AGG_DUMP,
+ * AGG_RESET, HIST_DUMP and AGG_MAPS's sampling session.
+ */
+static const struct nla_policy kprof_session_id_nl_policy[KPROF_A_SESSION_ID + 1] = {
 	[KPROF_A_SESSION_ID]		= { .type = NLA_U64 },
 };
 
 static struct genl_family kprof_nl_family;
+
+/*
+ * The sampling session a request names: its KPROF_A_SESSION_ID, else the
+ * default kprof_session_resolve() chooses for the requesting socket.
+ */
+static int kprof_nl_session(struct nlattr **attrs, struct net *net, u32 portid, u64 *id,
+			    struct netlink_ext_ack *extack)
+{
+	u64 want = 0;
+
+	if (attrs && attrs[KPROF_A_SESSION_ID])
+		want = nla_get_u64(attrs[KPROF_A_SESSION_ID]);
+	return kprof_session_resolve(want, net, portid, false, id, extack);
+}
+
+/* kprof_nl_session() for the first part of a dump. */
+static int kprof_nl_dump_session(struct netlink_callback *cb, u64 *id)
+{
+	return kprof_nl_session(kprof_genl_dump_attrs(genl_dumpit_info(cb)),
+				sock_net(cb->skb->sk), NETLINK_CB(cb->skb).portid, id,
+				cb->extack);
+}
 
 /**
  * kprof_nl_capable() - does the sender of @skb hold the kprof privilege?
@@ -168,7 +196,7 @@ static bool kprof_nl_admit(u8 cmd, const struct sk_buff *skb, bool perfmon)
 }
 
 /* debugfs "netlink": per command, requests handled and refused. */
-int kprof_netlink_show(struct seq_file *m, void *v)
+static int kprof_netlink_show(struct seq_file *m, void *v)
 {
 	unsigned int cmd;
 
@@ -179,6 +207,21 @@ int kprof_netlink_show(struct seq_file *m, void *v)
 			   atomic_long_read(&kprof_nl_refused[cmd]));
 	return 0;
 }
+
+static int kprof_netlink_open(struct inode *inode, struct file *file)
+{
+	if (!kprof_privileged())
+		return -EPERM;
+	return single_open(file, kprof_netlink_show, NULL);
+}
+
+static const struct file_operations kprof_netlink_fops = {
+	.owner		= THIS_MODULE,
+	.open		= kprof_netlink_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
 
 static int kprof_nl_pre_doit(const struct kprof_genl_pre_op *ops, struct sk_buff *skb,
 			     struct genl_info *info)
@@ -191,17 +234,18 @@ static int kprof_nl_pre_doit(const struct kprof_genl_pre_op *ops, struct sk_buff
 }
 
 /**
- * kprof_nl_reply_new() - allocate a reply to @info, reusing its command id
+ * kprof_nl_reply_new_size() - allocate a reply to @info, reusing its command id
  * @info: the request
+ * @size: the payload's room
  * @hdr: where to store the genetlink header of the reply
  *
  * Return: the message, or NULL when out of memory.
  */
-static struct sk_buff *kprof_nl_reply_new(struct genl_info *info, void **hdr)
+static struct sk_buff *kprof_nl_reply_new_size(struct genl_info *info, size_t size, void **hdr)
 {
 	struct sk_buff *msg;
 
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, KPROF_GFP);
+	msg = genlmsg_new(size, KPROF_GFP);
 	if (!msg)
 		return NULL;
 
@@ -211,6 +255,11 @@ static struct sk_buff *kprof_nl_reply_new(struct genl_info *info, void **hdr)
 		return NULL;
 	}
 	return msg;
+}
+
+static struct sk_buff *kprof_nl_reply_new(struct genl_info *info, void **hdr)
+{
+	return kprof_nl_reply_new_size(info, NLMSG_DEFAULT_SIZE, hdr);
 }
 
 static int kprof_nl_version_doit(struct sk_buff *skb, struct genl_info *info)
@@ -760,7 +809,8 @@ static int kprof_nl_start_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	ret = kprof_session_start(cfg, &id, info->extack);
+	ret = kprof_session_start(cfg, genl_info_net(info), info->snd_portid, &id, info->extack);
+	kprof_debugfs_sessions_sync();	/* the new one, and those it freed */
 	if (ret) {
 		nlmsg_free(msg);
 		goto out_free;
@@ -794,8 +844,13 @@ static int kprof_nl_stop_doit(struct sk_buff *skb, struct genl_info *info)
 	msg = kprof_nl_reply_new(info, &hdr);
 	if (!msg)
 		return -ENOMEM;
+	ret = kprof_session_resolve(info->attrs[KPROF_A_SESSION_ID] ?
+				    nla_get_u64(info->attrs[KPROF_A_SESSION_ID]) : 0,
+				    genl_info_net(info), info->snd_portid, true, &id, info->extack);
+	if (ret)
+		goto out_free;
 	/* the stopping socket holds the stopped session until it closes */
-	ret = kprof_session_stop(0, genl_info_net(info), info->snd_portid, &id, info->extack);
+	ret = kprof_session_stop(id, genl_info_net(info), info->snd_portid, &id, info->extack);
 	if (ret)
 		goto out_free;
 	ret = -EMSGSIZE;
@@ -939,19 +994,20 @@ static int kprof_nl_stats_dumpit(struct sk_buff *skb, struct netlink_callback *c
 
 	if (kprof_nl_dump_refused(cb))
 		return -EPERM;
+	if (!cb->args[1]) {
+		ret = kprof_nl_dump_session(cb, &id);
+		if (ret)
+			return ret;
+		cb->args[1] = id;
+	}
 	for (cpu = cb->args[0]; cpu < nr_cpu_ids; cpu++) {
 		/* the session of the first part in every part */
 		id = cb->args[1];
 		ret = kprof_session_cpu_stats(&id, cpu, &st);
 		if (ret == -ENOENT) {
-			if (!cb->args[1]) {
-				NL_SET_ERR_MSG(cb->extack, "kprof: no session");
-				return ret;
-			}
 			kprof_nl_dump_interrupted(cb);
 			return 0;
 		}
-		cb->args[1] = id;
 		if (ret)
 			continue;
 
@@ -987,44 +1043,105 @@ static int kprof_nl_put_maps(struct sk_buff *msg, const struct kprof_procmap_sta
 	return 0;
 }
 
+/* One KPROF_A_SESSION nest of STATUS. */
+static int kprof_nl_put_session(struct sk_buff *msg, const struct kprof_session_info *si)
+{
+	struct nlattr *nest = nla_nest_start(msg, KPROF_A_SESSION);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (kprof_nl_put_u64(msg, KPROF_A_SESSION_ID, si->id, KPROF_A_PAD) ||
+	    nla_put_u32(msg, KPROF_A_STATUS_STATE, si->state) ||
+	    nla_put_u32(msg, KPROF_A_SESSION_FLAGS, si->flags) ||
+	    nla_put_u32(msg, KPROF_A_SESSION_OWNER_PID, si->owner_pid) ||
+	    nla_put_u32(msg, KPROF_A_SESSION_UID, si->uid) ||
+	    kprof_nl_put_u64(msg, KPROF_A_SESSION_START_NS, si->start_ns, KPROF_A_PAD) ||
+	    nla_put_u32(msg, KPROF_A_SESSION_NR_EVENTS, si->nr_events) ||
+	    nla_put_u32(msg, KPROF_A_SESSION_BUFFER_SIZE, si->buffer_size) ||
+	    kprof_nl_put_u64(msg, KPROF_A_SESSION_MEMORY, si->mem, KPROF_A_PAD) ||
+	    kprof_nl_put_stats(msg, &si->totals, -1)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* The sessions STATUS lists, and the most it lists. */
+#define KPROF_NL_STATUS_SESSIONS	256
+/* A generous bound on one KPROF_A_SESSION nest's size. */
+#define KPROF_NL_SESSION_NEST_SIZE	1024
+
+/*
+ * The module, the session the request names (its id, else the default one)
+ * in top-level attributes as before 1.10, then (1.10) one KPROF_A_SESSION
+ * nest per session on the table, oldest first.
+ */
 static int kprof_nl_status_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct kprof_session_info si;
+	struct kprof_session_info *si;
 	struct kprof_status st;
 	struct sk_buff *msg;
+	unsigned int i, n;
+	u64 *ids, id = 0;
+	int ret = -ENOMEM;
 	void *hdr;
 
+	if (info->attrs[KPROF_A_SESSION_ID]) {
+		ret = kprof_nl_session(info->attrs, genl_info_net(info), info->snd_portid, &id,
+				       info->extack);
+		if (ret)
+			return ret;
+	}
+	si = kzalloc(sizeof(*si), KPROF_GFP);
+	ids = kcalloc(KPROF_NL_STATUS_SESSIONS, sizeof(*ids), KPROF_GFP);
+	if (!si || !ids)
+		goto out_free;
 	kprof_status_read(&st);
+	n = min_t(unsigned int, kprof_session_ids(ids, KPROF_NL_STATUS_SESSIONS),
+		  KPROF_NL_STATUS_SESSIONS);
 
-	msg = kprof_nl_reply_new(info, &hdr);
+	msg = kprof_nl_reply_new_size(info, NLMSG_DEFAULT_SIZE + n * KPROF_NL_SESSION_NEST_SIZE,
+				      &hdr);
 	if (!msg)
-		return -ENOMEM;
-
+		goto out_free;
+	ret = -EMSGSIZE;
 	if (nla_put_u32(msg, KPROF_A_STATUS_STATE, st.state) ||
 	    nla_put_u32(msg, KPROF_A_STATUS_NR_CPUS, st.nr_cpus) ||
 	    nla_put_u32(msg, KPROF_A_STATUS_ONLINE_CPUS, st.online_cpus) ||
 	    nla_put_u64_64bit(msg, KPROF_A_STATUS_SESSIONS, st.sessions, KPROF_A_PAD) ||
 	    nla_put_u32(msg, KPROF_A_STATUS_READERS, st.readers) ||
-	    nla_put_u64_64bit(msg, KPROF_A_STATUS_LOADED_NS, st.loaded_ns, KPROF_A_PAD))
+	    nla_put_u64_64bit(msg, KPROF_A_STATUS_LOADED_NS, st.loaded_ns, KPROF_A_PAD) ||
+	    nla_put_u64_64bit(msg, KPROF_A_STATUS_MEMORY, st.mem, KPROF_A_PAD) ||
+	    nla_put_u64_64bit(msg, KPROF_A_STATUS_BUDGET, st.budget, KPROF_A_PAD))
 		goto out_cancel;
 
-	if (kprof_session_info(0, &si) &&
-	    (nla_put_u64_64bit(msg, KPROF_A_SESSION_ID, si.id, KPROF_A_PAD) ||
-	     nla_put_u32(msg, KPROF_A_SESSION_FLAGS, si.flags) ||
-	     nla_put_u32(msg, KPROF_A_SESSION_BUFFER_SIZE, si.buffer_size) ||
-	     nla_put_u64_64bit(msg, KPROF_A_SESSION_MMAP_STRIDE, si.stride, KPROF_A_PAD) ||
-	     kprof_nl_put_stats(msg, &si.totals, -1) ||
-	     nla_put_u32(msg, KPROF_A_SESSION_OWNER_PID, si.owner_pid) ||
-	     (si.has_maps && kprof_nl_put_maps(msg, &si.maps))))
+	if (kprof_session_info(id, si) &&
+	    (nla_put_u64_64bit(msg, KPROF_A_SESSION_ID, si->id, KPROF_A_PAD) ||
+	     nla_put_u32(msg, KPROF_A_SESSION_FLAGS, si->flags) ||
+	     nla_put_u32(msg, KPROF_A_SESSION_BUFFER_SIZE, si->buffer_size) ||
+	     nla_put_u64_64bit(msg, KPROF_A_SESSION_MMAP_STRIDE, si->stride, KPROF_A_PAD) ||
+	     kprof_nl_put_stats(msg, &si->totals, -1) ||
+	     nla_put_u32(msg, KPROF_A_SESSION_OWNER_PID, si->owner_pid) ||
+	     (si->has_maps && kprof_nl_put_maps(msg, &si->maps))))
 		goto out_cancel;
+
+	/* a session freed since the ids were taken is left out */
+	for (i = 0; i < n; i++)
+		if (kprof_session_info(ids[i], si) && kprof_nl_put_session(msg, si))
+			goto out_cancel;
 
 	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	ret = genlmsg_reply(msg, info);
+	goto out_free;
 
 out_cancel:
 	genlmsg_cancel(msg, hdr);
 	nlmsg_free(msg);
-	return -EMSGSIZE;
+out_free:
+	kfree(ids);
+	kfree(si);
+	return ret;
 }
 
 /* A dump's message buffer and state, for the readers' put callbacks. */
@@ -1050,6 +1167,11 @@ static int kprof_nl_agg_read(struct sk_buff *skb, struct netlink_callback *cb,
 
 	if (kprof_nl_dump_refused(cb))
 		return -EPERM;
+	if (!cur.begun) {
+		ret = kprof_nl_dump_session(cb, &cur.id);
+		if (ret)
+			return ret;
+	}
 	if (put)
 		ret = kprof_agg_read(&cur, put, &d, cb->extack);
 	else
@@ -1206,17 +1328,19 @@ static int kprof_nl_hist_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 		goto out_free;
 	}
 	/* args[2]: the session of the first part, read by every part */
+	if (!cb->args[2]) {
+		u64 id;
+
+		ret = kprof_nl_dump_session(cb, &id);
+		if (ret)
+			goto out_free;
+		cb->args[2] = id;
+	}
 	s = kprof_session_lock_id(cb->args[2]);
 	if (!s) {
-		if (!cb->args[2]) {
-			NL_SET_ERR_MSG(cb->extack, "kprof: no session");
-			ret = -ENOENT;
-		} else {
-			kprof_nl_dump_interrupted(cb);
-		}
+		kprof_nl_dump_interrupted(cb);	/* freed since the first part */
 		goto out_unlock;
 	}
-	cb->args[2] = s->id;
 	for (i = cb->args[0]; i < s->nr_events && !full; i++, cb->args[1] = 0) {
 		struct kprof_event *kev = &s->events[i];
 		unsigned long cursor;
@@ -1255,7 +1379,12 @@ out_free:
 
 static int kprof_nl_agg_reset_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return kprof_session_agg_reset(0, info->extack);
+	u64 id;
+	int ret;
+
+	ret = kprof_nl_session(info->attrs, genl_info_net(info), info->snd_portid, &id,
+			       info->extack);
+	return ret ? ret : kprof_session_agg_reset(id, info->extack);
 }
 
 /*
@@ -1567,6 +1696,8 @@ static const struct genl_ops kprof_nl_ops[] = {
 	{
 		.cmd		= KPROF_CMD_STATUS,
 		.doit		= kprof_nl_status_doit,
+		.policy		= kprof_session_id_nl_policy,
+		.maxattr	= ARRAY_SIZE(kprof_session_id_nl_policy) - 1,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 	{
@@ -1579,23 +1710,31 @@ static const struct genl_ops kprof_nl_ops[] = {
 	{
 		.cmd		= KPROF_CMD_STOP,
 		.doit		= kprof_nl_stop_doit,
+		.policy		= kprof_session_id_nl_policy,
+		.maxattr	= ARRAY_SIZE(kprof_session_id_nl_policy) - 1,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 	{
 		.cmd		= KPROF_CMD_STATS,
 		.start		= kprof_nl_dump_start,
 		.dumpit		= kprof_nl_stats_dumpit,
+		.policy		= kprof_session_id_nl_policy,
+		.maxattr	= ARRAY_SIZE(kprof_session_id_nl_policy) - 1,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 	{
 		.cmd		= KPROF_CMD_AGG_DUMP,
 		.start		= kprof_nl_dump_start,
 		.dumpit		= kprof_nl_agg_dumpit,
+		.policy		= kprof_session_id_nl_policy,
+		.maxattr	= ARRAY_SIZE(kprof_session_id_nl_policy) - 1,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 	{
 		.cmd		= KPROF_CMD_AGG_RESET,
 		.doit		= kprof_nl_agg_reset_doit,
+		.policy		= kprof_session_id_nl_policy,
+		.maxattr	= ARRAY_SIZE(kprof_session_id_nl_policy) - 1,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 	/* counting (counting.c); COUNT_READ checks perfmon in .start */
@@ -1611,27 +1750,31 @@ static const struct genl_ops kprof_nl_ops[] = {
 		.start		= kprof_nl_count_read_start,
 		.dumpit		= kprof_nl_count_read_dumpit,
 		.done		= kprof_nl_count_read_done,
-		.policy		= kprof_count_id_nl_policy,
-		.maxattr	= ARRAY_SIZE(kprof_count_id_nl_policy) - 1,
+		.policy		= kprof_session_id_nl_policy,
+		.maxattr	= ARRAY_SIZE(kprof_session_id_nl_policy) - 1,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 	{
 		.cmd		= KPROF_CMD_COUNT_STOP,
 		.doit		= kprof_nl_count_stop_doit,
-		.policy		= kprof_count_id_nl_policy,
-		.maxattr	= ARRAY_SIZE(kprof_count_id_nl_policy) - 1,
+		.policy		= kprof_session_id_nl_policy,
+		.maxattr	= ARRAY_SIZE(kprof_session_id_nl_policy) - 1,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 	{
 		.cmd		= KPROF_CMD_HIST_DUMP,
 		.start		= kprof_nl_dump_start,
 		.dumpit		= kprof_nl_hist_dumpit,
+		.policy		= kprof_session_id_nl_policy,
+		.maxattr	= ARRAY_SIZE(kprof_session_id_nl_policy) - 1,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 	{
 		.cmd		= KPROF_CMD_AGG_MAPS,
 		.start		= kprof_nl_dump_start,
 		.dumpit		= kprof_nl_agg_maps_dumpit,
+		.policy		= kprof_session_id_nl_policy,
+		.maxattr	= ARRAY_SIZE(kprof_session_id_nl_policy) - 1,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 };
@@ -1645,6 +1788,8 @@ static struct genl_family kprof_nl_family __ro_after_init = {
 	.n_ops		= ARRAY_SIZE(kprof_nl_ops),
 	.resv_start_op	= 0,
 	.pre_doit	= kprof_nl_pre_doit,
+	/* sessions start and stop side by side: session.c's locks suffice */
+	.parallel_ops	= true,
 };
 
 /*
@@ -1660,6 +1805,7 @@ static int kprof_nl_release_notify(struct notifier_block *nb, unsigned long acti
 	if (action != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
 		return NOTIFY_DONE;
 	kprof_session_release(n->net, n->portid);
+	kprof_debugfs_sessions_sync();
 	kprof_count_release(n->net, n->portid);
 	return NOTIFY_DONE;
 }
@@ -1672,6 +1818,7 @@ int __init kprof_nl_init(void)
 {
 	int ret;
 
+	kprof_debugfs_file("netlink", &kprof_netlink_fops);
 	ret = netlink_register_notifier(&kprof_nl_release_notifier);
 	if (ret)
 		return ret;

@@ -10,12 +10,7 @@
 
 #include <linux/types.h>
 
-struct seq_file;
-
 int kprof_nl_init(void);
 void kprof_nl_exit(void);
-
-/* per-command counts (debugfs "netlink") */
-int kprof_netlink_show(struct seq_file *m, void *v);
 
 #endif /* _KPROF_GENL_H */

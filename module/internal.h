@@ -17,6 +17,7 @@
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/rcupdate.h>
+#include <linux/uidgid.h>
 #include <linux/refcount.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/kprof.h>
@@ -219,6 +220,7 @@ struct kprof_mmap_queue {
  * @lock: serialises its stop, reset and readers (session.c); never taken
  *	on a sampling path
  * @ref: references: the session table's, and each reader's
+ * @uid: the user that started it: only it, or CAP_SYS_ADMIN, may act on it
  * @state: KPROF_STATE_RUNNING or KPROF_STATE_STOPPED, written under @lock
  *	and the table's lock
  * @node: on the session table, oldest first (session.c)
@@ -228,6 +230,7 @@ struct kprof_mmap_queue {
  *	owner, or the socket that stopped it (under the table's lock)
  * @holder_net: that socket's network namespace
  * @holder_portid: that socket's port
+ * @mem: the bytes it counts against the sessions' budget (session.c)
  */
 struct kprof_session {
 	u64 id;
@@ -246,6 +249,7 @@ struct kprof_session {
 	struct kprof_counters ctrs;
 	struct mutex lock;		/* see @lock above */
 	refcount_t ref;
+	kuid_t uid;
 	u32 state;
 	struct list_head node;
 	struct list_head active;
@@ -253,6 +257,7 @@ struct kprof_session {
 	bool held;
 	struct net *holder_net;
 	u32 holder_portid;
+	u64 mem;
 };
 
 /*

@@ -342,6 +342,17 @@ struct kprof_procmap *kprof_procmap_alloc(void)
 }
 
 /**
+ * kprof_procmap_bytes() - the memory kprof_procmap_alloc() takes
+ *
+ * Return: the pool's bytes (the names of its mappings come on top, one
+ * path each).
+ */
+u64 kprof_procmap_bytes(void)
+{
+	return sizeof(struct kprof_procmap) + PATH_MAX;
+}
+
+/**
  * kprof_procmap_free() - free the pool of a session no hook can reach
  * @pm: the pool, or NULL
  *

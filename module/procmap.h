@@ -50,6 +50,7 @@ struct kprof_procmap_info {
 	const char *path;
 };
 
+u64 kprof_procmap_bytes(void);
 struct kprof_procmap *kprof_procmap_alloc(void);
 void kprof_procmap_free(struct kprof_procmap *pm);
 int kprof_procmap_start(struct kprof_procmap *pm, struct netlink_ext_ack *extack);

@@ -65,6 +65,18 @@ static void kprof_ring_free(struct kprof_ring *ring)
 	kvfree(ring);
 }
 
+/**
+ * kprof_buffers_bytes() - the memory kprof_buffers_alloc() takes
+ * @nr_cpus: the CPUs that get a ring
+ * @data_size: each ring's data bytes
+ *
+ * Return: the bytes: per CPU, the ring, its control page and its data.
+ */
+u64 kprof_buffers_bytes(unsigned int nr_cpus, u32 data_size)
+{
+	return (u64)nr_cpus * (sizeof(struct kprof_ring) + PAGE_SIZE + data_size);
+}
+
 static struct kprof_ring *kprof_ring_alloc(struct kprof_buffers *bufs, unsigned int cpu)
 {
 	struct kprof_ring *ring;

@@ -189,6 +189,7 @@ struct kprof_buffers {
 	struct kprof_ring *rings[];
 };
 
+u64 kprof_buffers_bytes(unsigned int nr_cpus, u32 data_size);
 struct kprof_buffers *kprof_buffers_alloc(u64 session_id, const struct cpumask *cpus,
 					  u64 data_size, u32 watermark);
 void kprof_buffers_get(struct kprof_buffers *bufs);

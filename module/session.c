@@ -8,8 +8,8 @@
  * the side-band hooks, then the counters (created disabled and enabled
  * together).  STOP undoes it in reverse; the session then stays, rings and
  * statistics included, while a netlink socket holds it (its owner, or the
- * socket that stopped it, until it closes), and after that until the next
- * START, so that readers can drain it and STATUS can report its final
+ * socket that stopped it, until it closes or stops or starts another), and
+ * after that until the next START, so that readers can drain it and STATUS can report its final
  * statistics.  Each session has its own mutex, which its stop, reset and
  * readers take, and a reference count; it is freed with the last one.
  *
@@ -34,7 +34,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/cpu.h>
+#include <linux/cred.h>
+#include <linux/moduleparam.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -188,6 +191,51 @@ static LIST_HEAD(kprof_sessions);
 static unsigned int kprof_sessions_starting;
 static u64 kprof_sessions_last_id;
 
+/* The most sessions max_sessions may allow. */
+#define KPROF_SESSIONS_LIMIT	256
+
+static unsigned int max_sessions = 16;
+module_param(max_sessions, uint, 0644);
+MODULE_PARM_DESC(max_sessions,
+		 "sessions that may exist at once, running or stopped and held (1-256, default 16)");
+
+static unsigned int max_memory_mb;
+module_param(max_memory_mb, uint, 0644);
+MODULE_PARM_DESC(max_memory_mb,
+		 "memory all sessions together may take, in MiB (0, the default: a quarter of RAM)");
+
+/* The memory of the sessions on the table and starting, in bytes. */
+static u64 kprof_sessions_mem;
+
+/* The sessions' memory budget, in bytes. */
+static u64 kprof_sessions_budget(void)
+{
+	unsigned int mb = READ_ONCE(max_memory_mb);
+
+	return mb ? (u64)mb << 20 : (u64)totalram_pages() * PAGE_SIZE / 4;
+}
+
+/* The sessions on the table and starting.  kprof_sessions_lock held. */
+static unsigned int kprof_sessions_count(void)
+{
+	struct kprof_session *s;
+	unsigned int n = kprof_sessions_starting;
+
+	lockdep_assert_held(&kprof_sessions_lock);
+	list_for_each_entry(s, &kprof_sessions, node)
+		n++;
+	return n;
+}
+
+/*
+ * May the current task act on @s (stop it, read its data, map its rings)?
+ * The user that started it may; others need CAP_SYS_ADMIN.
+ */
+static bool kprof_session_may_access(const struct kprof_session *s)
+{
+	return uid_eq(s->uid, current_uid()) || has_capability_noaudit(current, CAP_SYS_ADMIN);
+}
+
 /* The core state: running when a session runs.  kprof_sessions_lock held. */
 static void kprof_sessions_state_update(void)
 {
@@ -224,22 +272,11 @@ static struct kprof_session *kprof_sessions_find(u64 id)
 	return id ? NULL : last;
 }
 
-/* Is any session running or starting?  kprof_sessions_lock held. */
-static bool kprof_sessions_busy(void)
-{
-	struct kprof_session *s;
-
-	lockdep_assert_held(&kprof_sessions_lock);
-	if (kprof_sessions_starting)
-		return true;
-	list_for_each_entry(s, &kprof_sessions, node)
-		if (s->state == KPROF_STATE_RUNNING)
-			return true;
-	return false;
-}
-
 static void kprof_session_free(struct kprof_session *s)
 {
+	mutex_lock(&kprof_sessions_lock);
+	kprof_sessions_mem -= s->mem;
+	mutex_unlock(&kprof_sessions_lock);
 	kprof_counters_destroy(&s->ctrs);
 	kprof_agg_free(s->agg);
 	kprof_procmap_free(s->procmap);
@@ -283,6 +320,21 @@ static void kprof_sessions_reap(struct list_head *gone, bool keep_last)
 		list_move(&s->node, gone);
 	}
 	kprof_sessions_state_update();
+}
+
+/*
+ * A socket holds at most one stopped session, the last it stopped or
+ * started: let go of those (@net, @portid) holds.  kprof_sessions_lock held.
+ */
+static void kprof_sessions_unhold(struct net *net, u32 portid)
+{
+	struct kprof_session *s;
+
+	lockdep_assert_held(&kprof_sessions_lock);
+	list_for_each_entry(s, &kprof_sessions, node)
+		if (s->held && s->state == KPROF_STATE_STOPPED && s->holder_portid == portid &&
+		    net_eq(s->holder_net, net))
+			s->held = false;
 }
 
 /* Put the sessions kprof_sessions_reap() took.  Process context, no lock. */
@@ -351,39 +403,65 @@ static struct kprof_session *kprof_session_new(struct kprof_session_config *cfg)
 		s->events[i].index = i;
 		s->events[i].cfg = s->cfg.events[i];
 	}
+	/*
+	 * Without streaming the rings only carry the per-CPU counters and
+	 * scratch space: the smallest size does.
+	 */
+	if (!(s->cfg.flags & KPROF_SESSION_F_STREAM))
+		s->cfg.buffer_size = KPROF_MIN_BUFFER_SIZE;
 	mutex_init(&s->lock);
 	refcount_set(&s->ref, 1);	/* the table's */
+	s->uid = current_uid();
 	INIT_LIST_HEAD(&s->node);
 	INIT_LIST_HEAD(&s->active);
 	return s;
 }
 
+/*
+ * The CPUs that get rings and tables: the session's, or for a per-task
+ * session every possible CPU (its samples land on whichever CPU the task
+ * runs on).
+ */
+static const struct cpumask *kprof_session_cpus(const struct kprof_session *s)
+{
+	return (s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) ? s->cfg.cpus : cpu_possible_mask;
+}
+
+/* Does the session keep tables (aggregating, or timing waits)? */
+static bool kprof_session_has_tables(const struct kprof_session *s)
+{
+	return (s->cfg.flags & KPROF_SESSION_F_AGGREGATE) || kprof_session_keeps_waits(&s->cfg);
+}
+
+/*
+ * The memory kprof_session_alloc() takes for @s, counted against the
+ * budget before it is taken: rings, tables, kept mappings, MMAP queues.
+ * (Probe state and wait slots come on top, uncounted.)
+ */
+static u64 kprof_session_bytes(const struct kprof_session *s)
+{
+	unsigned int n = cpumask_weight(kprof_session_cpus(s));
+	u64 bytes = kprof_buffers_bytes(n, s->cfg.buffer_size);
+
+	if (kprof_session_has_tables(s))
+		bytes += n * kprof_agg_bytes(s->cfg.agg_entries) + kprof_procmap_bytes();
+	if (s->cfg.flags & KPROF_SESSION_F_STREAM)
+		bytes += kprof_sideband_bytes();
+	return bytes;
+}
+
 /* Rings, tables, kept mappings and side-band: what the hooks need. */
 static int kprof_session_alloc(struct kprof_session *s, struct netlink_ext_ack *extack)
 {
-	const struct cpumask *cpus;
+	const struct cpumask *cpus = kprof_session_cpus(s);
 	int ret;
 
-	/*
-	 * Per-task samples land on whichever CPU the task runs on.  Without
-	 * streaming the rings only carry the per-CPU counters and scratch
-	 * space: the smallest size does.
-	 */
-	cpus = (s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) ? s->cfg.cpus : cpu_possible_mask;
-	if (!(s->cfg.flags & KPROF_SESSION_F_STREAM))
-		s->cfg.buffer_size = KPROF_MIN_BUFFER_SIZE;
-	/* rings of more than a quarter of the memory: refused, not attempted */
-	if ((u64)s->cfg.buffer_size * cpumask_weight(cpus) >
-	    (u64)totalram_pages() * PAGE_SIZE / 4) {
-		NL_SET_ERR_MSG(extack, "kprof: the rings would take over a quarter of the memory");
-		return -ENOMEM;
-	}
 	s->bufs = kprof_buffers_alloc(s->id, cpus, s->cfg.buffer_size, s->cfg.watermark);
 	if (!s->bufs) {
 		NL_SET_ERR_MSG(extack, "kprof: cannot allocate the ring buffers");
 		return -ENOMEM;
 	}
-	if ((s->cfg.flags & KPROF_SESSION_F_AGGREGATE) || kprof_session_keeps_waits(&s->cfg)) {
+	if (kprof_session_has_tables(s)) {
 		/*
 		 * allocated before any counter exists: never on the sampling
 		 * path; a streaming session keeps its off-CPU time there too
@@ -412,19 +490,22 @@ static int kprof_session_alloc(struct kprof_session *s, struct netlink_ext_ack *
 /**
  * kprof_session_start() - start a session
  * @cfg: the validated request; its cpumask is taken over
+ * @net: the requesting socket's network namespace
+ * @portid: its port: the stopped session it held is let go of
  * @id: the new session's id
  * @extack: for error messages
  *
  * Context: process context; takes the table's lock for short sections
  * only.
- * Return: 0, -EBUSY when a session runs, -ENOMEM, -ESRCH for a vanished
- * target, or perf's error for an event it cannot count.
+ * Return: 0, -ENOSPC with max_sessions sessions, -ENOMEM, -ESRCH for a
+ * vanished target, or perf's error for an event it cannot count.
  */
-int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
+int kprof_session_start(struct kprof_session_config *cfg, struct net *net, u32 portid, u64 *id,
 			struct netlink_ext_ack *extack)
 {
 	struct kprof_session *s;
 	LIST_HEAD(gone);
+	u64 bytes;
 	int ret;
 
 	s = kprof_session_new(cfg);
@@ -433,14 +514,28 @@ int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
 
 	/* the stopped sessions no socket holds go; their mapped rings stay */
 	mutex_lock(&kprof_sessions_lock);
+	kprof_sessions_unhold(net, portid);
 	kprof_sessions_reap(&gone, false);
-	if (kprof_sessions_busy()) {
+	if (kprof_sessions_count() >= clamp(READ_ONCE(max_sessions), 1U, KPROF_SESSIONS_LIMIT)) {
 		mutex_unlock(&kprof_sessions_lock);
 		kprof_sessions_put_list(&gone);
-		NL_SET_ERR_MSG(extack, "kprof: a session is already running");
+		NL_SET_ERR_MSG(extack,
+			       "kprof: too many sessions (module parameter max_sessions); kprofctl status lists them");
 		kprof_session_put(s);
-		return -EBUSY;
+		return -ENOSPC;
 	}
+	/* what the session allocates is refused, not attempted, over the budget */
+	bytes = kprof_session_bytes(s);
+	if (kprof_sessions_mem + bytes > kprof_sessions_budget()) {
+		mutex_unlock(&kprof_sessions_lock);
+		kprof_sessions_put_list(&gone);
+		NL_SET_ERR_MSG(extack,
+			       "kprof: the sessions' memory would exceed the budget (module parameter max_memory_mb); kprofctl status lists them");
+		kprof_session_put(s);
+		return -ENOSPC;
+	}
+	s->mem = bytes;
+	kprof_sessions_mem += bytes;
 	kprof_sessions_starting++;
 	s->id = ++kprof_sessions_last_id;
 	mutex_unlock(&kprof_sessions_lock);
@@ -556,11 +651,107 @@ u64 kprof_session_default_id(void)
 }
 
 /**
+ * kprof_session_resolve() - the session a request names
+ * @id: KPROF_A_SESSION_ID, or 0 when the request has none
+ * @net: the requesting socket's network namespace
+ * @portid: its port
+ * @running_only: without @id, choose among running sessions only (STOP)
+ * @out: set to the session's id
+ * @extack: for error messages
+ *
+ * Without an id (a client of ABI 1.9 or older, or a reader of the default
+ * session): the one session the socket holds (owns, or stopped), else the
+ * one running session, else with none running the most recently started
+ * one (none with @running_only).
+ *
+ * Context: process context.
+ * Return: 0; -ENOENT for no such session, -EINVAL without an id while
+ * several sessions run, -EACCES for another user's session without
+ * CAP_SYS_ADMIN.
+ */
+int kprof_session_resolve(u64 id, struct net *net, u32 portid, bool running_only, u64 *out,
+			  struct netlink_ext_ack *extack)
+{
+	struct kprof_session *s, *held = NULL, *running = NULL;
+	unsigned int nr_held = 0, nr_running = 0;
+	int ret = 0;
+
+	mutex_lock(&kprof_sessions_lock);
+	if (id) {
+		s = kprof_sessions_find(id);
+	} else {
+		list_for_each_entry(s, &kprof_sessions, node) {
+			if (running_only && s->state != KPROF_STATE_RUNNING)
+				continue;
+			if (s->held && s->holder_portid == portid && net_eq(s->holder_net, net)) {
+				held = s;
+				nr_held++;
+			}
+			if (s->state == KPROF_STATE_RUNNING) {
+				running = s;
+				nr_running++;
+			}
+		}
+		if (nr_held == 1)
+			s = held;
+		else if (nr_running == 1)
+			s = running;
+		else if (!nr_running)
+			s = running_only ? NULL : kprof_sessions_find(0);
+		else
+			s = ERR_PTR(-EINVAL);
+	}
+	if (IS_ERR(s)) {
+		NL_SET_ERR_MSG(extack,
+			       "kprof: several sessions run: name one (KPROF_A_SESSION_ID; kprofctl status lists them)");
+		ret = PTR_ERR(s);
+	} else if (!s) {
+		if (id)
+			NL_SET_ERR_MSG(extack, "kprof: no session with this id");
+		else if (running_only)
+			NL_SET_ERR_MSG(extack, "kprof: no session is running");
+		else
+			NL_SET_ERR_MSG(extack, "kprof: no session");
+		ret = -ENOENT;
+	} else if (!kprof_session_may_access(s)) {
+		NL_SET_ERR_MSG(extack, "kprof: the session belongs to another user");
+		ret = -EACCES;
+	} else {
+		*out = s->id;
+	}
+	mutex_unlock(&kprof_sessions_lock);
+	return ret;
+}
+
+/**
+ * kprof_session_ids() - the ids of the sessions on the table, oldest first
+ * @ids: room for @max ids
+ * @max: the room
+ *
+ * Context: process context.
+ * Return: the number of sessions, which may exceed @max.
+ */
+unsigned int kprof_session_ids(u64 *ids, unsigned int max)
+{
+	struct kprof_session *s;
+	unsigned int n = 0;
+
+	mutex_lock(&kprof_sessions_lock);
+	list_for_each_entry(s, &kprof_sessions, node) {
+		if (n < max)
+			ids[n] = s->id;
+		n++;
+	}
+	mutex_unlock(&kprof_sessions_lock);
+	return n;
+}
+
+/**
  * kprof_session_stop() - stop a running session
- * @id: its id, or 0 for the default one
+ * @id: its id (kprof_session_resolve()), or 0 for the default one
  * @net: the network namespace of the socket that asks, or NULL
  * @portid: its port; the socket then holds the stopped session for
- *	reading until it closes
+ *	reading until it closes, or stops or starts another
  * @stopped: set to the stopped session's id
  * @extack: for error messages
  *
@@ -583,6 +774,7 @@ int kprof_session_stop(u64 id, struct net *net, u32 portid, u64 *stopped,
 	*stopped = s->id;
 	if (net) {
 		mutex_lock(&kprof_sessions_lock);
+		kprof_sessions_unhold(net, portid);
 		s->held = true;
 		s->holder_net = net;
 		s->holder_portid = portid;
@@ -660,6 +852,8 @@ void kprof_status_read(struct kprof_status *st)
 	mutex_lock(&kprof_sessions_lock);
 	st->state = READ_ONCE(kprof_core.state);
 	st->sessions = atomic64_read(&kprof_core.sessions);
+	st->mem = kprof_sessions_mem;
+	st->budget = kprof_sessions_budget();
 	mutex_unlock(&kprof_sessions_lock);
 
 	st->nr_cpus = num_possible_cpus();
@@ -751,6 +945,8 @@ bool kprof_session_info(u64 id, struct kprof_session_info *info)
 		info->start_ns = s->start_ns;
 		info->agg_entries = s->agg ? s->cfg.agg_entries : 0;
 		info->owner_pid = (s->cfg.flags & KPROF_SESSION_F_OWNED) ? s->cfg.owner_pid : 0;
+		info->uid = from_kuid_munged(current_user_ns(), s->uid);
+		info->mem = s->mem;
 		kprof_session_totals(s, &info->totals);
 		info->has_maps = s->procmap;
 		kprof_procmap_stats(s->procmap, &info->maps);
@@ -790,14 +986,18 @@ int kprof_session_cpu_stats(u64 *id, unsigned int cpu, struct kprof_stats_snapsh
  * @id: its id, or 0 for the default one
  *
  * Context: process context.
- * Return: the rings with a reference the caller puts, or NULL.
+ * Return: the rings with a reference the caller puts; ERR_PTR(-ENOENT)
+ * without the session, ERR_PTR(-EACCES) when it belongs to another user
+ * and the caller lacks CAP_SYS_ADMIN.
  */
 struct kprof_buffers *kprof_session_buffers(u64 id)
 {
 	struct kprof_session *s = kprof_session_lock_id(id);
-	struct kprof_buffers *bufs = NULL;
+	struct kprof_buffers *bufs = ERR_PTR(-ENOENT);
 
-	if (s) {
+	if (s && !kprof_session_may_access(s)) {
+		bufs = ERR_PTR(-EACCES);
+	} else if (s) {
 		bufs = s->bufs;
 		kprof_buffers_get(bufs);
 	}

@@ -34,6 +34,8 @@ struct netlink_ext_ack;
  * @start_ns: CLOCK_MONOTONIC at start
  * @agg_entries: as struct kprof_session_config
  * @owner_pid: as struct kprof_session_config
+ * @uid: the user that started it, in the reader's user namespace
+ * @mem: its rings, tables, kept mappings and queues, in bytes
  * @totals: the counters of all CPUs summed
  * @has_maps: @maps is filled (an aggregating session)
  * @maps: what the kept mappings hold
@@ -53,17 +55,22 @@ struct kprof_session_info {
 	u64 start_ns;
 	u32 agg_entries;
 	u32 owner_pid;
+	u32 uid;
+	u64 mem;
 	struct kprof_stats_snapshot totals;
 	bool has_maps;
 	struct kprof_procmap_stats maps;
 };
 
-int kprof_session_start(struct kprof_session_config *cfg, u64 *id,
-			struct netlink_ext_ack *extack);
 struct net;
+int kprof_session_start(struct kprof_session_config *cfg, struct net *net, u32 portid, u64 *id,
+			struct netlink_ext_ack *extack);
 int kprof_session_stop(u64 id, struct net *net, u32 portid, u64 *stopped,
 		       struct netlink_ext_ack *extack);
 void kprof_session_release(struct net *net, u32 portid);
+int kprof_session_resolve(u64 id, struct net *net, u32 portid, bool running_only, u64 *out,
+			  struct netlink_ext_ack *extack);
+unsigned int kprof_session_ids(u64 *ids, unsigned int max);
 struct kprof_session *kprof_session_lock_id(u64 id);
 void kprof_session_unlock_put(struct kprof_session *s);
 u64 kprof_session_default_id(void);

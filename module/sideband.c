@@ -479,6 +479,17 @@ static bool kprof_sb_hooks_put(void)
 /* --- session hooks ------------------------------------------------------- */
 
 /**
+ * kprof_sideband_bytes() - the memory kprof_sideband_start() takes
+ *
+ * Return: the bytes of a session's MMAP queues.
+ */
+u64 kprof_sideband_bytes(void)
+{
+	return (u64)nr_cpu_ids * sizeof(void *) +
+	       (u64)num_possible_cpus() * sizeof(struct kprof_mmap_queue);
+}
+
+/**
  * kprof_sideband_start() - record side-band for @s
  * @s: the session, not yet on kprof_active_sessions
  * @extack: for error messages

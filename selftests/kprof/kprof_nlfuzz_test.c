@@ -900,9 +900,8 @@ static void kf_stop_all(int fd, const struct kf_family *f, uint32_t *seq)
 {
 	struct kf_buf m;
 
-	kf_hdr(&m, f, f->stop_cmd, false);
-	kf_finish(&m);
-	kf_send(fd, &m, ++*seq);
+	/* every sampling session (several run side by side since ABI 1.10) */
+	kt_stop_any(fd, f->id);
 	kf_hdr(&m, f, f->count_stop_cmd, false);
 	kf_finish(&m);
 	kf_send(fd, &m, ++*seq);

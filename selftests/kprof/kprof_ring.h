@@ -93,12 +93,75 @@ static inline int kt_stop(int fd, int family, struct kt_msg *m)
 	return kt_transact(fd, m);
 }
 
-/* Stop whatever session runs; for clean starts and teardowns. */
+/* STOP of the session @id (ABI 1.10). */
+static inline int kt_stop_id(int fd, int family, uint64_t id, struct kt_msg *m)
+{
+	kt_msg_init(m, family, KPROF_CMD_STOP, KPROF_FAMILY_VERSION);
+	kt_put(m, KPROF_A_SESSION_ID, &id, sizeof(id));
+	return kt_transact(fd, m);
+}
+
+/*
+ * The ids (and states, when @states) of the sessions STATUS lists in its
+ * KPROF_A_SESSION nests (ABI 1.10), up to @max; their number, or a
+ * negative errno.
+ */
+static inline int kt_session_ids(int fd, int family, uint64_t *ids, uint32_t *states, int max)
+{
+	struct nlmsghdr *r;
+	struct nlattr *a;
+	struct kt_msg m;
+	int len, n = 0;
+
+	kt_msg_init(&m, family, KPROF_CMD_STATUS, KPROF_FAMILY_VERSION);
+	if (kt_transact(fd, &m))
+		return m.err;
+	r = (struct nlmsghdr *)m.reply;
+	a = (struct nlattr *)((char *)NLMSG_DATA(r) + GENL_HDRLEN);
+	len = r->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	while (len >= (int)NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len) {
+		if ((a->nla_type & NLA_TYPE_MASK) == KPROF_A_SESSION && n < max) {
+			struct nlattr *b = (struct nlattr *)((char *)a + NLA_HDRLEN);
+			int blen = a->nla_len - NLA_HDRLEN;
+
+			while (blen >= (int)NLA_HDRLEN && b->nla_len >= NLA_HDRLEN &&
+			       b->nla_len <= blen) {
+				int type = b->nla_type & NLA_TYPE_MASK;
+
+				if (type == KPROF_A_SESSION_ID)
+					memcpy(&ids[n], (char *)b + NLA_HDRLEN, sizeof(ids[n]));
+				if (type == KPROF_A_STATUS_STATE && states)
+					memcpy(&states[n], (char *)b + NLA_HDRLEN, sizeof(states[n]));
+				blen -= NLA_ALIGN(b->nla_len);
+				b = (struct nlattr *)((char *)b + NLA_ALIGN(b->nla_len));
+			}
+			n++;
+		}
+		len -= NLA_ALIGN(a->nla_len);
+		a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
+	}
+	return n;
+}
+
+/*
+ * Stop every session that runs; for clean starts and teardowns.  A module
+ * before ABI 1.10 lists none: its one session gets a STOP without an id.
+ */
 static inline void kt_stop_any(int fd, int family)
 {
+	uint32_t states[64];
+	uint64_t ids[64];
 	struct kt_msg m;
+	int i, n;
 
-	kt_stop(fd, family, &m);
+	n = kt_session_ids(fd, family, ids, states, 64);
+	if (n <= 0) {
+		kt_stop(fd, family, &m);
+		return;
+	}
+	for (i = 0; i < n && i < 64; i++)
+		if (states[i] == KPROF_STATE_RUNNING)
+			kt_stop_id(fd, family, ids[i], &m);
 }
 
 /* A u64 from a KPROF_A_STATS nest of a reply. */

@@ -900,17 +900,85 @@ TEST_F(session, refuse_unknown_flag)
 	EXPECT_LT(0, strlen(m.extack));
 }
 
-TEST_F(session, refuse_second_session)
+/*
+ * ABI 1.10: sessions side by side, each its own; a STOP without an id is
+ * ambiguous while several run, and names one once one is left.
+ */
+TEST_F(session, second_session_side_by_side)
 {
+	uint64_t a, b, ids[8];
+	uint32_t states[8];
 	struct kt_msg m;
+	int n, i;
 
 	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
 	kt_put_event(&m, &kt_cpu_clock);
 	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
+	a = kt_u64(m.tb[KPROF_A_SESSION_ID]);
 	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
 	kt_put_event(&m, &kt_cpu_clock);
-	EXPECT_EQ(-EBUSY, kt_transact(self->fd, &m));
-	EXPECT_STREQ("kprof: a session is already running", m.extack);
+	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
+	b = kt_u64(m.tb[KPROF_A_SESSION_ID]);
+	EXPECT_EQ(a + 1, b);
+
+	n = kt_session_ids(self->fd, self->family, ids, states, 8);
+	ASSERT_EQ(2, n);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(KPROF_STATE_RUNNING, states[i]);
+	EXPECT_EQ(a, ids[0]);
+	EXPECT_EQ(b, ids[1]);
+
+	EXPECT_EQ(-EINVAL, kt_stop(self->fd, self->family, &m));
+	EXPECT_STREQ("kprof: several sessions run: name one (KPROF_A_SESSION_ID; kprofctl status lists them)",
+		     m.extack);
+	EXPECT_EQ(-ENOENT, kt_stop_id(self->fd, self->family, b + 100, &m));
+	EXPECT_STREQ("kprof: no session with this id", m.extack);
+
+	ASSERT_EQ(0, kt_stop_id(self->fd, self->family, a, &m)) TH_LOG("%s", m.extack);
+	EXPECT_EQ(a, kt_u64(m.tb[KPROF_A_SESSION_ID]));
+	EXPECT_EQ(-ENOENT, kt_stop_id(self->fd, self->family, a, &m));
+	EXPECT_STREQ("kprof: no session is running", m.extack);
+	/* one runs: a STOP without an id is that one */
+	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m)) TH_LOG("%s", m.extack);
+	EXPECT_EQ(b, kt_u64(m.tb[KPROF_A_SESSION_ID]));
+	n = kt_session_ids(self->fd, self->family, ids, states, 8);
+	ASSERT_LE(1, n);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(KPROF_STATE_STOPPED, states[i]);
+}
+
+/* The module parameter max_sessions bounds the table: ENOSPC, one fixed line. */
+TEST_F(session, refuse_over_max_sessions)
+{
+	static const char param[] = "/sys/module/kprof/parameters/max_sessions";
+	char old[16] = "";
+	struct kt_msg m;
+	FILE *f;
+	int i;
+
+	f = fopen(param, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(old, sizeof(old), f));
+	fclose(f);
+	f = fopen(param, "w");
+	ASSERT_NE(NULL, f);
+	fputs("2", f);
+	ASSERT_EQ(0, fclose(f));
+	for (i = 0; i < 3; i++) {
+		kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 0);
+		kt_put_event(&m, &kt_cpu_clock);
+		if (i < 2) {
+			EXPECT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
+		} else {
+			EXPECT_EQ(-ENOSPC, kt_transact(self->fd, &m));
+		}
+	}
+	EXPECT_STREQ("kprof: too many sessions (module parameter max_sessions); kprofctl status lists them",
+		     m.extack);
+	f = fopen(param, "w");
+	ASSERT_NE(NULL, f);
+	fputs(old, f);
+	ASSERT_EQ(0, fclose(f));
 }
 
 TEST_F(session, refuse_stop_without_session)

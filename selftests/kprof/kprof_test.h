@@ -29,7 +29,7 @@
 #define NETLINK_EXT_ACK 11
 #endif
 
-#define KT_BUF		8192
+#define KT_BUF		32768
 #define KT_MAX_ATTR	64
 
 /* A netlink request under construction, or a reply being read. */

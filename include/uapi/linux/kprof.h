@@ -14,6 +14,7 @@
 #ifndef _UAPI_LINUX_KPROF_H
 #define _UAPI_LINUX_KPROF_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 #define KPROF_FAMILY_NAME	"kprof"
@@ -25,7 +26,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		9
+#define KPROF_ABI_MINOR		10
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -316,6 +317,18 @@ enum {
 	KPROF_A_SESSION_OWNER_PID,	/* u32 (1.1): process that owns the session, 0: detached */
 	KPROF_A_AGG_MAP,		/* nest (kprof-map) (1.2): one kept mapping */
 	KPROF_A_SESSION_MAPS,		/* nest (kprof-maps) (1.2): what the kept mappings hold */
+	/* nest (1.10), repeated in STATUS: one session, in kprof's own
+	 * attributes: SESSION_ID, STATUS_STATE (the session's), SESSION_FLAGS,
+	 * SESSION_OWNER_PID, SESSION_UID, SESSION_START_NS, SESSION_NR_EVENTS,
+	 * SESSION_BUFFER_SIZE, SESSION_MEMORY, STATS (its totals)
+	 */
+	KPROF_A_SESSION,
+	KPROF_A_SESSION_UID,		/* u32 (1.10): the user that started it, in the reader's userns */
+	KPROF_A_SESSION_START_NS,	/* u64 (1.10): CLOCK_MONOTONIC ns at its start */
+	KPROF_A_SESSION_NR_EVENTS,	/* u32 (1.10): its events */
+	KPROF_A_SESSION_MEMORY,		/* u64 (1.10): bytes it counts against the budget */
+	KPROF_A_STATUS_MEMORY,		/* u64 (1.10): bytes all sessions count */
+	KPROF_A_STATUS_BUDGET,		/* u64 (1.10): the budget (module parameter max_memory_mb) */
 
 	/* private: non-ABI */
 	__KPROF_A_MAX,
@@ -574,6 +587,17 @@ enum {
  * the session has stopped and the buffers mapped by this file are empty.
  */
 #define KPROF_MMAP_VERSION	1
+
+/*
+ * (1.10) Bind an open /dev/kprof to the session with this id (a __u64)
+ * before mmap(); binding another user's session needs CAP_SYS_ADMIN
+ * (EACCES), an unknown id is ENOENT, a second bind or one after mmap()
+ * EBUSY.  Without a bind, mmap() maps the session that was the default
+ * when the file was opened (the most recently started running one), as
+ * before 1.10.
+ */
+#define KPROF_IOC_MAGIC		0xb7
+#define KPROF_IOC_BIND		_IOW(KPROF_IOC_MAGIC, 1, __u64)
 
 struct kprof_mmap_page {
 	__u32 version;		/* KPROF_MMAP_VERSION */

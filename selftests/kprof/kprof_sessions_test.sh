@@ -1,0 +1,183 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Sampling sessions side by side (ABI 1.10), through kprofctl against the
+# real module: a detached aggregating session runs while two streaming
+# records and two off-CPU records run at once, each with its own exact
+# balance; status lists them all; stop --id stops the one named and its
+# saved profile adds up to its own counters; kill -9 of one of two owners
+# ends only its session; another user may neither stop nor read a
+# session; the module parameter max_sessions is a one-line refusal that
+# names the sessions.  Prints KTAP; needs KPROFCTL and KPROF_KO
+# (tools/guest-selftests.sh sets them).
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/kprof_lib.sh"
+kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
+hot=$here/progs/hot
+offcpu_prog=$here/progs/offcpu_prog
+tmp=$(mktemp -d /tmp/kprof-sessions.XXXXXX)
+victims=
+cleanup() {
+	[ -n "$victims" ] && kill -9 $victims 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+diag() { sed 's/^/# /' "$@"; }
+# until_true SECONDS EXPR: until the shell expression EXPR holds (every 0.5 s)
+until_true() {
+	local i
+
+	for i in $(seq $(($1 * 2))); do
+		eval "$2" && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# The ids of the sessions in STATE (running, stopped) that status lists.
+ids_in() {
+	"$kprofctl" status | awk -v s="$1" '$2 == s && $1 ~ /^[0-9]+$/ && NF >= 9 { print $1 }'
+}
+
+echo "TAP version 13"
+echo "1..14"
+
+# A freshly loaded module: earlier tests may have left sessions.
+if grep -q '^kprof ' /proc/modules; then
+	rmmod kprof || { echo "Bail out! cannot unload kprof"; exit 1; }
+fi
+insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
+
+# --- a detached aggregating session, then four more beside it ---------------
+"$kprofctl" start -a -g -e cpu-clock -F 99 >"$tmp/start.out" 2>&1
+detached=$(ids_in running)
+check "start -a -g: a detached aggregating session (id ${detached:-none})" \
+	"[ '$detached' = 1 ]"
+
+# the programs run until the records are done; each record follows one
+# (-p) and ends at SIGINT, as perf record does
+"$hot" 600000 >/dev/null & h1=$!
+"$hot" 600000 >/dev/null & h2=$!
+"$offcpu_prog" spin 600 >/dev/null & o1=$!
+"$offcpu_prog" spin 600 >/dev/null & o2=$!
+victims="$h1 $h2 $o1 $o2"
+"$kprofctl" record -g -F 499 -o "$tmp/a.data" -p "$h1" >"$tmp/a.out" 2>"$tmp/a.err" &
+ra=$!
+"$kprofctl" record -g -F 499 -o "$tmp/b.data" -p "$h2" >"$tmp/b.out" 2>"$tmp/b.err" &
+rb=$!
+"$kprofctl" record --off-cpu -F 499 -o "$tmp/c.data" -p "$o1" >"$tmp/c.out" 2>"$tmp/c.err" &
+rc=$!
+"$kprofctl" record --off-cpu -F 499 -o "$tmp/d.data" -p "$o2" >"$tmp/d.out" 2>"$tmp/d.err" &
+rd=$!
+until_true 120 '[ "$(ids_in running | wc -l)" -ge 5 ]'
+"$kprofctl" status >"$tmp/status.out" 2>&1
+check "status lists the five sessions running side by side" \
+	"[ \"\$(awk '\$2 == \"running\" && \$1 ~ /^[0-9]+\$/' '$tmp/status.out' | wc -l)\" = 5 ]"
+diag "$tmp/status.out"
+dbg=/sys/kernel/debug/kprof
+if [ -d "$dbg/sessions" ]; then
+	# the directories follow the table: each START adds its own just after
+	# it answers, a session freed after its record ends loses its own
+	table_ids() { "$kprofctl" status | awk '$1 ~ /^[0-9]+$/ && NF >= 9 { print $1 }' | sort -n | tr '\n' ' '; }
+	dir_ids() { ls "$dbg/sessions" | sort -n | tr '\n' ' '; }
+	until_true 10 '[ "$(table_ids)" = "$(dir_ids)" ]'
+	tids=$(table_ids)
+	dirs=$(dir_ids)
+	first=$(head -n 1 "$dbg/sessions/$detached/stats" 2>&1)
+	check "debugfs sessions/: one directory per session on the table ($dirs; table $tids), each its own stats ($first)" \
+		"[ '$dirs' = '$tids' ] && [ -n '$dirs' ] && [ '$first' = 'session $detached (running)' ]"
+else
+	skip "debugfs sessions/" "no debugfs"
+fi
+sleep 2
+kill -INT $ra $rb $rc $rd
+wait $ra; ea=$?
+wait $rb; eb=$?
+wait $rc; ec=$?
+wait $rd; ed=$?
+kill -9 $victims 2>/dev/null
+wait $victims 2>/dev/null
+victims=
+check "two stream records side by side: each exits 0 and balances" \
+	"[ $ea = 0 ] && [ $eb = 0 ] && grep -q 'Balance: .* ok' '$tmp/a.err' && grep -q 'Balance: .* ok' '$tmp/b.err'"
+diag "$tmp/a.err" "$tmp/b.err"
+sa=$("$kprofctl" report -i "$tmp/a.data" --stdio --comms hot --sort symbol 2>/dev/null |
+	sed -n 's/^ *[0-9.]*%  *\[\.\] \([^ ]*\).*/\1/p' | head -n 1)
+sb=$("$kprofctl" report -i "$tmp/b.data" --stdio --comms hot --sort symbol 2>/dev/null |
+	sed -n 's/^ *[0-9.]*%  *\[\.\] \([^ ]*\).*/\1/p' | head -n 1)
+check "each record holds its own program's samples: hot_leaf on top in both ($sa, $sb)" \
+	"[ '$sa' = hot_leaf ] && [ '$sb' = hot_leaf ]"
+check "two off-CPU records side by side: each exits 0 and says what it blocked" \
+	"[ $ec = 0 ] && [ $ed = 0 ] && grep -q 'Off-CPU: [0-9.]* ms blocked in [1-9][0-9]* stacks' '$tmp/c.err' && grep -q 'Off-CPU: [0-9.]* ms blocked in [1-9][0-9]* stacks' '$tmp/d.err'"
+diag "$tmp/c.err" "$tmp/d.err"
+check "the owned sessions ended with their records; the detached one runs on" \
+	"[ \"\$(ids_in running)\" = '$detached' ]"
+
+# --- stop --id: that session, its profile adds up to its own counters ---------
+"$kprofctl" stop --id "$detached" -o "$tmp/det.kprof" >"$tmp/stop.out" 2>&1
+check "stop --id $detached: stops it, its aggregate balance holds" \
+	"grep -q 'session $detached stopped' '$tmp/stop.out' && grep -q 'Aggregate balance: .* ok' '$tmp/stop.out'"
+diag "$tmp/stop.out"
+agg=$(sed -n 's/.*stopped: \([0-9]*\) samples aggregated.*/\1/p' "$tmp/stop.out")
+sum=$("$kprofctl" folded -i "$tmp/det.kprof" 2>/dev/null | awk '{ s += $NF } END { print s + 0 }')
+check "the saved profile's folded counts add up to its aggregated samples ($sum = ${agg:-?})" \
+	"[ -n '$agg' ] && [ '$sum' = '$agg' ] && [ '$sum' -gt 0 ]"
+
+# --- kill -9 of one of two owners: only its session ends ------------------------
+"$kprofctl" record -F 99 -o "$tmp/k1.data" -- "$hot" 600000 >/dev/null 2>&1 &
+k1=$!
+"$kprofctl" record -F 99 -o "$tmp/k2.data" -- "$hot" 600000 >/dev/null 2>&1 &
+k2=$!
+victims="$k1 $k2"
+until_true 30 '[ "$(ids_in running | wc -l)" = 2 ]'
+before=$(ids_in running | tr '\n' ' ')
+kill -9 "$k1"
+wait "$k1" 2>/dev/null
+until_true 30 '[ "$(ids_in running | wc -l)" = 1 ]'
+after=$(ids_in running | tr '\n' ' ')
+check "kill -9 of one of two records: only its session stops (running: $before-> $after)" \
+	"[ \"\$(echo $after | wc -w)\" = 1 ] && echo ' $before' | grep -q ' $after'"
+
+# --- another user: neither stop nor read -----------------------------------------
+other=$(echo "$after" | tr -d ' ')
+if command -v setpriv >/dev/null &&
+   setpriv --reuid 65534 --inh-caps +perfmon --ambient-caps +perfmon true 2>/dev/null; then
+	err=$(setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps +perfmon \
+		--ambient-caps +perfmon "$kprofctl" stop --id "$other" 2>&1 >/dev/null)
+	check "another user's stop --id: refused, one line naming the owner rule" \
+		"[ \"\$(printf '%s\n' \"\$err\" | wc -l)\" = 1 ] && printf '%s\n' \"\$err\" | grep -q 'belongs to another user'"
+	echo "# $err"
+	err=$(setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps +perfmon \
+		--ambient-caps +perfmon "$kprofctl" status --id "$other" 2>&1 >/dev/null)
+	check "another user's status --id: refused" \
+		"printf '%s\n' \"\$err\" | grep -q 'belongs to another user'"
+else
+	skip "another user's stop --id" "setpriv cannot grant CAP_PERFMON here"
+	skip "another user's status --id" "setpriv cannot grant CAP_PERFMON here"
+fi
+kill -9 "$k2" 2>/dev/null
+wait "$k2" 2>/dev/null
+victims=
+
+# --- max_sessions: one line that names who holds them ----------------------------
+param=/sys/module/kprof/parameters/max_sessions
+old=$(cat "$param")
+until_true 30 '[ -z "$(ids_in running)" ]'
+echo 2 >"$param"
+"$kprofctl" start -a -e cpu-clock -F 99 >/dev/null 2>&1
+"$kprofctl" start -a -e cpu-clock -F 99 >/dev/null 2>&1
+err=$("$kprofctl" start -a -e cpu-clock -F 99 2>&1 >/dev/null)
+echo "$old" >"$param"
+check "a third session over max_sessions=2: refused in one line naming both" \
+	"[ \"\$(printf '%s\n' \"\$err\" | wc -l)\" = 1 ] && printf '%s\n' \"\$err\" | grep -qE 'max_sessions parameter allows \(2\): [0-9]+ \(running, detached, uid 0\), [0-9]+ \(running, detached'"
+echo "# $err"
+for id in $(ids_in running); do
+	"$kprofctl" stop --id "$id" >/dev/null 2>&1
+done
+
+[ $failed = 0 ]
