@@ -5,6 +5,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <errno.h>
 
 #include <linux/kprof.h>
 
@@ -17,15 +19,24 @@
 #include "lib/util.h"
 
 static const char * const status_usage[] = {
-	"kprofctl status [-v] [--json]",
+	"kprofctl status [--id <id>] [-v] [--json]",
 	"",
 	"Show the state of kprof.ko: session state, module and kernel release,",
 	"CPUs, sessions started and /dev/kprof readers open since the module was",
-	"loaded, and its uptime; for a session, its id, flags, mode (stream,",
-	"aggregate or both) and statistics, with each mode's balance (with -v per",
-	"CPU).  Needs CAP_PERFMON or CAP_SYS_ADMIN.",
+	"loaded, and its uptime; one session in detail (the most recently",
+	"started running one, or --id's): its id, flags, mode (stream, aggregate",
+	"or both) and statistics, with each mode's balance (with -v per CPU);",
+	"then every session it holds, one line each (id, state, mode, owner,",
+	"user, events, age, samples, lost).  Needs CAP_PERFMON or CAP_SYS_ADMIN.",
 	NULL
 };
+
+/* @bytes in MiB, one decimal ("17.6M"). */
+static const char *status__mib(char *buf, size_t len, uint64_t bytes)
+{
+	snprintf(buf, len, "%.1fM", bytes / 1048576.0);
+	return buf;
+}
 
 static void status__print_text(const struct kp_version_info *v,
 			       const struct kp_status_info *st, uint64_t now_ns)
@@ -46,7 +57,52 @@ static void status__print_text(const struct kp_version_info *v,
 	printf("cpus:      %u possible, %u online\n", st->nr_cpus, st->online_cpus);
 	printf("sessions:  %" PRIu64 " started\n", st->sessions);
 	printf("readers:   %u open\n", st->readers);
+	if (st->has_budget) {
+		char used[32], budget[32];
+
+		printf("memory:    %s of the sessions' budget of %s\n",
+		       status__mib(used, sizeof(used), st->mem),
+		       status__mib(budget, sizeof(budget), st->budget));
+	}
 	printf("uptime:    %s\n", uptime);
+}
+
+static bool streams(uint32_t flags);
+
+/* The sessions the module holds (ABI 1.10), one line each. */
+static void status__print_sessions(const struct kp_session_row *rows, unsigned int nr,
+				   unsigned int shown, uint64_t now_ns)
+{
+	char owner[32], age[64], mem[32];
+	unsigned int i;
+
+	if (!nr)
+		return;
+	printf("\n%6s  %-8s %-17s %-14s %6s %6s %12s %9s %12s %10s\n", "ID", "STATE", "MODE",
+	       "OWNER", "UID", "EVENTS", "STARTED", "MEMORY", "SAMPLES", "LOST");
+	for (i = 0; i < shown; i++) {
+		const struct kp_session_row *r = &rows[i];
+		const struct kp_stats *t = &r->stats;
+		uint64_t ago;
+		bool agg = !streams(r->flags);
+
+		if (r->owner_pid)
+			snprintf(owner, sizeof(owner), "pid %u", r->owner_pid);
+		else
+			snprintf(owner, sizeof(owner), "detached");
+		if (kp_uptime_ns(r->start_ns, now_ns, &ago))
+			snprintf(age, sizeof(age), "?");
+		else
+			kp_fmt_duration(age, sizeof(age), ago);
+		printf("%6" PRIu64 "  %-8s %-17s %-14s %6u %6u %12s %9s %12" PRIu64 " %10" PRIu64 "\n",
+		       r->id, kp_state__name(r->state) ? kp_state__name(r->state) : "unknown",
+		       kp_session_mode__name(r->flags), owner, r->uid, r->nr_events, age,
+		       status__mib(mem, sizeof(mem), r->mem),
+		       agg ? t->agg[KP_AGG_STAT_SAMPLES] : t->v[KP_STAT_SAMPLES],
+		       agg ? kp_stats__agg_lost(t) : kp_stats__lost(t));
+	}
+	if (shown < nr)
+		printf("%6s  (%u more)\n", "...", nr - shown);
 }
 
 /* Does the session stream (explicitly, or with no mode flag, the default)? */
@@ -170,9 +226,39 @@ static void status__json_stats(struct json_writer *w, const char *key,
 	json__end_object(w);
 }
 
+static void status__json_sessions(struct json_writer *w, const struct kp_session_row *rows,
+				  unsigned int nr)
+{
+	char flags[128];
+	unsigned int i;
+
+	json__begin_array(w, "session_table");
+	for (i = 0; i < nr; i++) {
+		const struct kp_session_row *r = &rows[i];
+
+		json__begin_object(w, NULL);
+		json__u64(w, "id", r->id);
+		json__string(w, "state", kp_state__name(r->state) ? kp_state__name(r->state) : "unknown");
+		json__u64(w, "flags", r->flags);
+		json__string(w, "flag_names", kp_session_flags__format(r->flags, flags, sizeof(flags)));
+		json__string(w, "mode", kp_session_mode__name(r->flags));
+		json__u64(w, "owner_pid", r->owner_pid);
+		json__u64(w, "uid", r->uid);
+		json__u64(w, "nr_events", r->nr_events);
+		json__u64(w, "start_ns", r->start_ns);
+		json__u64(w, "buffer_size", r->buffer_size);
+		json__u64(w, "memory", r->mem);
+		if (r->has_stats)
+			status__json_stats(w, "stats", &r->stats);
+		json__end_object(w);
+	}
+	json__end_array(w);
+}
+
 static int status__print_json(const struct kp_version_info *v,
 			      const struct kp_status_info *st, uint64_t now_ns,
-			      const struct kp_stats *cpus, unsigned int nr_cpus, bool verbose)
+			      const struct kp_stats *cpus, unsigned int nr_cpus, bool verbose,
+			      const struct kp_session_row *rows, unsigned int nr_rows)
 {
 	const char *state = kp_state__name(st->state);
 	struct json_writer w;
@@ -197,6 +283,11 @@ static int status__print_json(const struct kp_version_info *v,
 		json__null(&w, "uptime_ns");
 	else
 		json__u64(&w, "uptime_ns", up);
+	if (st->has_budget) {
+		json__u64(&w, "memory", st->mem);
+		json__u64(&w, "memory_budget", st->budget);
+	}
+	status__json_sessions(&w, rows, nr_rows);
 	if (st->has_session) {
 		char flags[128];
 		unsigned int i;
@@ -243,15 +334,18 @@ int cmd_status(int argc, const char **argv)
 	const char *cmd = argv[0];
 	bool json = false;
 	int verbose = 0;
+	uint64_t id = 0;
 	const struct option options[] = {
+		OPT_U64(0, "id", &id, "id", "the session shown in detail (default: the most recent running)"),
 		OPT_INCR('v', "verbose", &verbose, "add per-CPU statistics"),
 		OPT_BOOLEAN(0, "json", &json, "print one JSON object"),
 		OPT_END()
 	};
 	struct kp_version_info ver;
 	struct kp_status_info st;
+	struct kp_session_row *rows = NULL;
 	struct kp_stats *cpus = NULL;
-	unsigned int nr_cpus = 0;
+	unsigned int nr_cpus = 0, nr_rows = 0;
 	struct kp_err err;
 	struct kp_nl *nl;
 	int ret = KP_EXIT_FAILURE;
@@ -265,20 +359,33 @@ int cmd_status(int argc, const char **argv)
 	nl = kp_nl__open(&err);
 	if (!nl)
 		goto out_err;
-	if (kp_nl__hello(nl, &ver, &err) || kp_nl__status(nl, &st, &err))
+	if (kp_nl__hello(nl, &ver, &err))
+		goto out_err;
+	kp_nl__set_session(nl, id);
+	/* the sessions' list comes with the status from ABI 1.10 on */
+	rows = calloc(KP_STATUS_SESSIONS_MAX, sizeof(*rows));
+	if (!rows) {
+		kp_err__set(&err, ENOMEM, "%s", strerror(ENOMEM));
+		goto out_err;
+	}
+	if (kp_nl__status_sessions(nl, &st, rows, KP_STATUS_SESSIONS_MAX, &nr_rows, &err))
 		goto out_err;
 
 	if (verbose && st.has_session && kp_nl__stats(nl, &cpus, &nr_cpus, &err))
 		goto out_err;
 
 	if (json) {
-		status__print_json(&ver, &st, kp_clock_ns(), cpus, nr_cpus, verbose);
+		status__print_json(&ver, &st, kp_clock_ns(), cpus, nr_cpus, verbose, rows,
+				   (nr_rows < KP_STATUS_SESSIONS_MAX ? nr_rows : KP_STATUS_SESSIONS_MAX));
 	} else {
 		status__print_text(&ver, &st, kp_clock_ns());
 		status__print_session(&st);
 		if (verbose && st.has_session)
 			status__print_cpus(cpus, nr_cpus,
 					   st.session_flags & KPROF_SESSION_F_AGGREGATE);
+		status__print_sessions(rows, nr_rows,
+				       nr_rows < KP_STATUS_SESSIONS_MAX ? nr_rows : KP_STATUS_SESSIONS_MAX,
+				       kp_clock_ns());
 	}
 	ret = KP_EXIT_OK;
 	goto out;
@@ -286,6 +393,7 @@ int cmd_status(int argc, const char **argv)
 out_err:
 	kp_err__print(&err, cmd);
 out:
+	free(rows);
 	free(cpus);
 	kp_nl__delete(nl);
 	return ret;

@@ -26,14 +26,16 @@
 #include "lib/util.h"
 
 static const char * const stop_usage[] = {
-	"kprofctl stop [-o <file>] [--timeout <seconds>]",
+	"kprofctl stop [--id <id>] [-o <file>] [--timeout <seconds>]",
 	"",
-	"Stop the running session.  When it was started by 'kprofctl start' with a",
-	"stream, wait for its drainer to finish the file (at most --timeout",
-	"seconds, default 30) and print the summary.  For an aggregating session,",
-	"print its balance; with -o, save its aggregated profile to <file> for",
-	"'kprofctl report -i <file>' and the other offline commands (a session",
-	"already stopped is saved too).  Needs CAP_PERFMON or CAP_SYS_ADMIN.",
+	"Stop the running session, or with --id the session with that id (as",
+	"'kprofctl status' lists them; needed while several run).  When it was",
+	"started by 'kprofctl start' with a stream, wait for its drainer to",
+	"finish the file (at most --timeout seconds, default 30) and print the",
+	"summary.  For an aggregating session, print its balance; with -o, save",
+	"its aggregated profile to <file> for 'kprofctl report -i <file>' and the",
+	"other offline commands (a session already stopped is saved too).  Needs",
+	"CAP_PERFMON or CAP_SYS_ADMIN; another user's session, CAP_SYS_ADMIN.",
 	NULL
 };
 
@@ -131,7 +133,9 @@ int cmd_stop(int argc, const char **argv)
 {
 	const char *cmd = argv[0], *output = NULL;
 	unsigned int timeout = 30;
+	uint64_t id = 0;
 	const struct option options[] = {
+		OPT_U64(0, "id", &id, "id", "the session to stop (kprofctl status lists them)"),
 		OPT_STRING('o', "output", &output, "file",
 			   "save the aggregated profile of an aggregating session"),
 		OPT_UINTEGER(0, "timeout", &timeout, "seconds",
@@ -157,6 +161,13 @@ int cmd_stop(int argc, const char **argv)
 	nl = kp_nl__open(&err);
 	if (!nl || kp_nl__hello(nl, &ver, &err))
 		goto out_err;
+	if (id && KPROF_ABI_VERSION_MINOR(ver.abi) < 10) {
+		kp_err__set(&err, EOPNOTSUPP, "--id %" PRIu64 ": kprof.ko %s has one session at a time (ABI %u.%u, --id needs 1.10)",
+			    id, ver.release, KPROF_ABI_VERSION_MAJOR(ver.abi),
+			    KPROF_ABI_VERSION_MINOR(ver.abi));
+		goto out_err;
+	}
+	kp_nl__set_session(nl, id);	/* status, stop and the save name it */
 	drainer = !kp_rundir__read(&d, &err);
 	if (drainer && !kp_pid_alive(d.pid)) {
 		/* Left by a drainer that died: forget it. */

@@ -23,6 +23,7 @@
 struct kp_nl {
 	struct nl_sock	*sk;
 	int		family;
+	uint64_t	session;	/* the session requests name, 0: none */
 };
 
 /* State of one request/reply exchange. */
@@ -103,6 +104,16 @@ void kp_nl__delete(struct kp_nl *nl)
 int kp_nl__family(const struct kp_nl *nl)
 {
 	return nl->family;
+}
+
+uint64_t kp_nl__session(const struct kp_nl *nl)
+{
+	return nl->session;
+}
+
+void kp_nl__set_session(struct kp_nl *nl, uint64_t id)
+{
+	nl->session = id;
 }
 
 static int kp_nl__valid_cb(struct nl_msg *msg, void *arg)

@@ -9,6 +9,8 @@
 #ifndef KPROFCTL_NL_H
 #define KPROFCTL_NL_H
 
+#include <stdint.h>
+
 #include <linux/netlink.h>
 
 #include "error.h"
@@ -33,6 +35,14 @@ void kp_nl__delete(struct kp_nl *nl);
 
 /* The resolved generic netlink family id. */
 int kp_nl__family(const struct kp_nl *nl);
+
+/*
+ * The sampling session this socket's requests name (KPROF_A_SESSION_ID of
+ * STOP, STATUS, STATS, AGG_*, HIST_DUMP; ABI 1.10): the one it started, or
+ * one set with kp_nl__set_session(); 0 names none (the module's default).
+ */
+uint64_t kp_nl__session(const struct kp_nl *nl);
+void kp_nl__set_session(struct kp_nl *nl, uint64_t id);
 
 /*
  * Send @msg (always consumed), call @fn for each reply and wait for the

@@ -51,6 +51,13 @@ static const char * const kp_attr_names[KPROF_A_MAX + 1] = {
 	[KPROF_A_SESSION_OWNER_PID]	= "KPROF_A_SESSION_OWNER_PID",
 	[KPROF_A_AGG_MAP]		= "KPROF_A_AGG_MAP",
 	[KPROF_A_SESSION_MAPS]		= "KPROF_A_SESSION_MAPS",
+	[KPROF_A_SESSION]		= "KPROF_A_SESSION",
+	[KPROF_A_SESSION_UID]		= "KPROF_A_SESSION_UID",
+	[KPROF_A_SESSION_START_NS]	= "KPROF_A_SESSION_START_NS",
+	[KPROF_A_SESSION_NR_EVENTS]	= "KPROF_A_SESSION_NR_EVENTS",
+	[KPROF_A_SESSION_MEMORY]	= "KPROF_A_SESSION_MEMORY",
+	[KPROF_A_STATUS_MEMORY]		= "KPROF_A_STATUS_MEMORY",
+	[KPROF_A_STATUS_BUDGET]		= "KPROF_A_STATUS_BUDGET",
 };
 
 static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
@@ -168,6 +175,13 @@ static const struct nla_policy kp_reply_policy[KPROF_A_MAX + 1] = {
 	[KPROF_A_SESSION_OWNER_PID]	= { .type = NLA_U32 },
 	[KPROF_A_AGG_MAP]		= { .type = NLA_NESTED },
 	[KPROF_A_SESSION_MAPS]		= { .type = NLA_NESTED },
+	[KPROF_A_SESSION]		= { .type = NLA_NESTED },
+	[KPROF_A_SESSION_UID]		= { .type = NLA_U32 },
+	[KPROF_A_SESSION_START_NS]	= { .type = NLA_U64 },
+	[KPROF_A_SESSION_NR_EVENTS]	= { .type = NLA_U32 },
+	[KPROF_A_SESSION_MEMORY]	= { .type = NLA_U64 },
+	[KPROF_A_STATUS_MEMORY]		= { .type = NLA_U64 },
+	[KPROF_A_STATUS_BUDGET]		= { .type = NLA_U64 },
 };
 
 /* Every KPROF_STATS_A_* counter is a u64; CPU a u32. */
@@ -502,6 +516,11 @@ int kp_status__parse(const struct nlmsghdr *nlh, struct kp_status_info *st,
 	st->sessions = nla_get_u64(tb[KPROF_A_STATUS_SESSIONS]);
 	st->readers = nla_get_u32(tb[KPROF_A_STATUS_READERS]);
 	st->loaded_ns = nla_get_u64(tb[KPROF_A_STATUS_LOADED_NS]);
+	st->has_budget = tb[KPROF_A_STATUS_MEMORY] && tb[KPROF_A_STATUS_BUDGET];
+	if (st->has_budget) {
+		st->mem = nla_get_u64(tb[KPROF_A_STATUS_MEMORY]);
+		st->budget = nla_get_u64(tb[KPROF_A_STATUS_BUDGET]);
+	}
 
 	/* The session's attributes, when there is one. */
 	st->has_session = tb[KPROF_A_SESSION_ID];
@@ -597,7 +616,28 @@ int kp_stats__parse_msg(const struct nlmsghdr *nlh, struct kp_stats *st,
 	return 0;
 }
 
-/* A request for @cmd with the generic netlink header filled in. */
+/* Commands about one sampling session, which name it (ABI 1.10). */
+static bool kp_cmd__names_session(uint8_t cmd)
+{
+	switch (cmd) {
+	case KPROF_CMD_STATUS:
+	case KPROF_CMD_STOP:
+	case KPROF_CMD_STATS:
+	case KPROF_CMD_AGG_DUMP:
+	case KPROF_CMD_AGG_RESET:
+	case KPROF_CMD_HIST_DUMP:
+	case KPROF_CMD_AGG_MAPS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A request for @cmd with the generic netlink header filled in, and the
+ * socket's session (kp_nl__session()) when @cmd is about one: a module
+ * older than ABI 1.10 ignores it and acts on its only session.
+ */
 static struct nl_msg *kp_request__new_flags(struct kp_nl *nl, uint8_t cmd, int flags,
 					    struct kp_err *err)
 {
@@ -607,6 +647,11 @@ static struct nl_msg *kp_request__new_flags(struct kp_nl *nl, uint8_t cmd, int f
 		goto nomem;
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, kp_nl__family(nl), 0, flags,
 			 cmd, KPROF_FAMILY_VERSION)) {
+		nlmsg_free(msg);
+		goto nomem;
+	}
+	if (kp_cmd__names_session(cmd) && kp_nl__session(nl) &&
+	    nla_put_u64(msg, KPROF_A_SESSION_ID, kp_nl__session(nl))) {
 		nlmsg_free(msg);
 		goto nomem;
 	}
@@ -698,6 +743,152 @@ int kp_nl__status(struct kp_nl *nl, struct kp_status_info *st, struct kp_err *er
 	if (!msg)
 		return -ENOMEM;
 	return kp_nl__request(nl, msg, kp_status__reply, st, err);
+}
+
+/* ---- the sessions STATUS lists (ABI 1.10) ---- */
+
+struct kp_sessions_arg {
+	struct kp_session_row	*rows;
+	unsigned int		max;
+	unsigned int		nr;
+};
+
+/* One KPROF_A_SESSION nest into @r. */
+static int kp_session_row__parse(struct nlattr *nest, struct kp_session_row *r,
+				 struct kp_err *err)
+{
+	static const int required[] = {
+		KPROF_A_SESSION_ID, KPROF_A_STATUS_STATE, KPROF_A_SESSION_FLAGS, 0
+	};
+	struct nlattr *tb[KPROF_A_MAX + 1];
+	int ret;
+
+	if (nla_parse_nested(tb, KPROF_A_MAX, nest, (struct nla_policy *)kp_reply_policy) < 0) {
+		kp_err__set(err, EBADMSG, MALFORMED "a KPROF_A_SESSION nest");
+		return -EBADMSG;
+	}
+	ret = kp_attrs__check(tb, KPROF_A_MAX, kp_reply_policy, kp_attr__name, required, err);
+	if (ret)
+		return ret;
+	memset(r, 0, sizeof(*r));
+	r->id = nla_get_u64(tb[KPROF_A_SESSION_ID]);
+	r->state = nla_get_u32(tb[KPROF_A_STATUS_STATE]);
+	r->flags = nla_get_u32(tb[KPROF_A_SESSION_FLAGS]);
+	if (tb[KPROF_A_SESSION_OWNER_PID])
+		r->owner_pid = nla_get_u32(tb[KPROF_A_SESSION_OWNER_PID]);
+	if (tb[KPROF_A_SESSION_UID])
+		r->uid = nla_get_u32(tb[KPROF_A_SESSION_UID]);
+	if (tb[KPROF_A_SESSION_START_NS])
+		r->start_ns = nla_get_u64(tb[KPROF_A_SESSION_START_NS]);
+	if (tb[KPROF_A_SESSION_NR_EVENTS])
+		r->nr_events = nla_get_u32(tb[KPROF_A_SESSION_NR_EVENTS]);
+	if (tb[KPROF_A_SESSION_BUFFER_SIZE])
+		r->buffer_size = nla_get_u32(tb[KPROF_A_SESSION_BUFFER_SIZE]);
+	if (tb[KPROF_A_SESSION_MEMORY])
+		r->mem = nla_get_u64(tb[KPROF_A_SESSION_MEMORY]);
+	if (tb[KPROF_A_STATS]) {
+		ret = kp_stats__parse_nest(tb[KPROF_A_STATS], &r->stats, err);
+		if (ret)
+			return ret;
+		r->has_stats = true;
+	}
+	return 0;
+}
+
+static int kp_sessions__reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *err)
+{
+	struct kp_sessions_arg *a = arg;
+	struct genlmsghdr *gh;
+	struct nlattr *nla;
+	int rem, ret;
+
+	ret = kp_reply__check_header(nlh, KPROF_CMD_STATUS, err);
+	if (ret)
+		return ret;
+	gh = nlmsg_data(nlh);
+	nla_for_each_attr(nla, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
+		if (nla_type(nla) != KPROF_A_SESSION)
+			continue;
+		if (a->nr < a->max) {
+			ret = kp_session_row__parse(nla, &a->rows[a->nr], err);
+			if (ret)
+				return ret;
+		}
+		a->nr++;
+	}
+	return 0;
+}
+
+struct kp_status_sessions_arg {
+	struct kp_status_info	*st;
+	struct kp_sessions_arg	sessions;
+};
+
+static int kp_status_sessions__reply(const struct nlmsghdr *nlh, void *arg,
+				     struct kp_err *err)
+{
+	struct kp_status_sessions_arg *a = arg;
+	int ret = 0;
+
+	if (a->st)
+		ret = kp_status__parse(nlh, a->st, err);
+	return ret ? ret : kp_sessions__reply(nlh, &a->sessions, err);
+}
+
+int kp_nl__status_sessions(struct kp_nl *nl, struct kp_status_info *st,
+			   struct kp_session_row *rows, unsigned int max, unsigned int *nr,
+			   struct kp_err *err)
+{
+	struct kp_status_sessions_arg a = {
+		.st = st, .sessions = { .rows = rows, .max = max },
+	};
+	struct nl_msg *msg;
+	int ret;
+
+	*nr = 0;
+	if (st)
+		memset(st, 0, sizeof(*st));
+	msg = kp_request__new(nl, KPROF_CMD_STATUS, err);
+	if (!msg)
+		return -ENOMEM;
+	ret = kp_nl__request(nl, msg, kp_status_sessions__reply, &a, err);
+	if (!ret)
+		*nr = a.sessions.nr;
+	return ret;
+}
+
+int kp_nl__sessions(struct kp_nl *nl, struct kp_session_row *rows, unsigned int max,
+		    unsigned int *nr, struct kp_err *err)
+{
+	return kp_nl__status_sessions(nl, NULL, rows, max, nr, err);
+}
+
+/* The start was refused at the module's limit (ENOSPC): say who holds what. */
+static void kp_start__name_sessions(struct kp_nl *nl, struct kp_err *err)
+{
+	struct kp_session_row rows[16];
+	char list[KP_ERR_MSG_MAX - 128];
+	struct kp_err list_err;
+	unsigned int nr, i;
+	size_t pos = 0;
+
+	if (kp_nl__sessions(nl, rows, KP_ARRAY_SIZE(rows), &nr, &list_err) || !nr)
+		return;
+	list[0] = '\0';
+	for (i = 0; i < nr && i < KP_ARRAY_SIZE(rows) && pos < sizeof(list); i++) {
+		char owner[32];
+
+		if (rows[i].owner_pid)
+			snprintf(owner, sizeof(owner), "pid %u", rows[i].owner_pid);
+		else
+			snprintf(owner, sizeof(owner), "detached");
+		pos += snprintf(list + pos, sizeof(list) - pos, "%s%" PRIu64 " (%s, %s, uid %u)",
+				i ? ", " : "", rows[i].id, kp_state__name(rows[i].state), owner,
+				rows[i].uid);
+	}
+	kp_err__set(err, ENOSPC,
+		    "kprof.ko holds as many sessions as its max_sessions parameter allows (%u): %s%s; stop one with 'kprofctl stop --id N'",
+		    nr, list, nr > KP_ARRAY_SIZE(rows) ? ", ..." : "");
 }
 
 /*
@@ -823,9 +1014,18 @@ int kp_nl__start(struct kp_nl *nl, const struct kp_session *s,
 			snprintf(what, sizeof(what), "event '%s'", s->events[i].name);
 			kp_err__name_attr(err, what);
 		}
+	if (!ret) {
+		/* this socket's requests name the session it started */
+		kp_nl__set_session(nl, info->session_id);
+		return 0;
+	}
+	if (ret == -ENOSPC) {
+		kp_start__name_sessions(nl, err);
+		return ret;
+	}
 	if (ret != -EBUSY)
 		return ret;
-	/* Name the session in the way. */
+	/* A module before ABI 1.10, one session at a time: name the one in the way. */
 	if (!kp_nl__status(nl, &st, &status_err) && st.has_session)
 		kp_err__set(err, EBUSY,
 			    "session %" PRIu64 " is %s; stop it first with 'kprofctl stop'",
@@ -843,10 +1043,16 @@ int kp_nl__stop(struct kp_nl *nl, struct kp_stop_info *info, struct kp_err *err)
 	struct nl_msg *msg;
 
 	memset(info, 0, sizeof(*info));
+	int ret;
+
 	msg = kp_request__new(nl, KPROF_CMD_STOP, err);
 	if (!msg)
 		return -ENOMEM;
-	return kp_nl__request(nl, msg, kp_stop__reply, info, err);
+	ret = kp_nl__request(nl, msg, kp_stop__reply, info, err);
+	/* what this socket reads next is the session it stopped */
+	if (!ret && info->session_id)
+		kp_nl__set_session(nl, info->session_id);
+	return ret;
 }
 
 struct kp_stats_dump {

@@ -177,6 +177,9 @@ struct kp_status_info {
 	uint32_t	readers;
 	uint64_t	sessions;
 	uint64_t	loaded_ns;
+	bool		has_budget;		/* ABI 1.10: */
+	uint64_t	mem;			/* bytes all sessions count */
+	uint64_t	budget;			/* their budget */
 	/* When a session exists (running or stopped): */
 	bool		has_session;
 	uint64_t	session_id;
@@ -189,6 +192,24 @@ struct kp_status_info {
 	struct kp_stats	stats;			/* totals */
 	bool		has_maps;		/* an aggregating session (ABI 1.2) */
 	struct kp_maps_stats maps;
+};
+
+/* The most sessions kprof.ko lists (its max_sessions at most). */
+#define KP_STATUS_SESSIONS_MAX	256
+
+/* One session of STATUS (ABI 1.10). */
+struct kp_session_row {
+	uint64_t	id;
+	uint32_t	state;			/* enum kprof_state */
+	uint32_t	flags;			/* KPROF_SESSION_F_* */
+	uint32_t	owner_pid;		/* 0: detached */
+	uint32_t	uid;
+	uint64_t	start_ns;		/* CLOCK_MONOTONIC */
+	uint32_t	nr_events;
+	uint32_t	buffer_size;
+	uint64_t	mem;			/* bytes against the budget */
+	bool		has_stats;
+	struct kp_stats	stats;			/* totals */
 };
 
 /* KPROF_CMD_START reply */
@@ -257,6 +278,17 @@ int kp_nl__hello(struct kp_nl *nl, struct kp_version_info *v, struct kp_err *err
 
 /* KPROF_CMD_STATUS */
 int kp_nl__status(struct kp_nl *nl, struct kp_status_info *st, struct kp_err *err);
+/*
+ * The sessions on the module's table, oldest first: up to @max in @rows,
+ * their number in *@nr (which may exceed @max); 0 from a module older
+ * than ABI 1.10.
+ */
+int kp_nl__sessions(struct kp_nl *nl, struct kp_session_row *rows, unsigned int max,
+		    unsigned int *nr, struct kp_err *err);
+/* kp_nl__status() and kp_nl__sessions() in one STATUS request. */
+int kp_nl__status_sessions(struct kp_nl *nl, struct kp_status_info *st,
+			   struct kp_session_row *rows, unsigned int max, unsigned int *nr,
+			   struct kp_err *err);
 
 /*
  * KPROF_CMD_START.  -EBUSY when a session exists: err->msg then names the

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -260,6 +261,17 @@ int kp_rings__open(struct kp_rings *rs, const struct kp_start_info *info,
 	if (rs->fd < 0) {
 		ret = -errno;
 		kp_err__set(err, -ret, "cannot open %s: %s", kp_device_path, strerror(-ret));
+		goto out_close;
+	}
+	/*
+	 * ABI 1.10: the rings of this session, whatever others run beside it;
+	 * an older module has no bind (ENOTTY) and maps its only session.
+	 */
+	if (info->session_id && ioctl(rs->fd, KPROF_IOC_BIND, &info->session_id) &&
+	    errno != ENOTTY) {
+		ret = -errno;
+		kp_err__set(err, -ret, "cannot bind %s to session %" PRIu64 ": %s",
+			    kp_device_path, info->session_id, strerror(-ret));
 		goto out_close;
 	}
 

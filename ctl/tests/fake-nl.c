@@ -27,6 +27,7 @@ struct fake_kprof fake;
 
 struct kp_nl {
 	int	family;
+	uint64_t	session;
 };
 
 static uint64_t fake_clock_ns(void)
@@ -89,6 +90,16 @@ void kp_nl__delete(struct kp_nl *nl)
 int kp_nl__family(const struct kp_nl *nl)
 {
 	return nl->family;
+}
+
+uint64_t kp_nl__session(const struct kp_nl *nl)
+{
+	return nl->session;
+}
+
+void kp_nl__set_session(struct kp_nl *nl, uint64_t id)
+{
+	nl->session = id;
 }
 
 /* As the kernel's NL_SET_ERR_MSG_ATTR(): the message and @bad's offset. */
@@ -223,6 +234,7 @@ static void fake_put_stats(struct nl_msg *msg, const struct kp_stats *st)
 static int fake_status(struct nl_msg *reply, struct kp_err *err)
 {
 	const struct kp_status_info *st = &fake.status;
+	unsigned int i;
 
 	if (!fake.privileged)
 		return fake_error(EPERM, "kprof status needs CAP_PERFMON", err);
@@ -232,12 +244,31 @@ static int fake_status(struct nl_msg *reply, struct kp_err *err)
 	fake_put_u64(reply, KPROF_A_STATUS_SESSIONS, st->sessions);
 	fake_put_u32(reply, KPROF_A_STATUS_READERS, st->readers);
 	fake_put_u64(reply, KPROF_A_STATUS_LOADED_NS, st->loaded_ns);
+	if (st->has_budget) {
+		fake_put_u64(reply, KPROF_A_STATUS_MEMORY, st->mem);
+		fake_put_u64(reply, KPROF_A_STATUS_BUDGET, st->budget);
+	}
 	if (fake.session_id && st->state != KPROF_STATE_IDLE) {
 		fake_put_u64(reply, KPROF_A_SESSION_ID, fake.session_id);
 		fake_put_u32(reply, KPROF_A_SESSION_FLAGS, fake.session_flags);
 		fake_put_u32(reply, KPROF_A_SESSION_BUFFER_SIZE, fake.buffer_size);
 		fake_put_u64(reply, KPROF_A_SESSION_MMAP_STRIDE, fake.mmap_stride);
 		fake_put_stats(reply, &fake.stats);
+	}
+	for (i = 0; i < fake.nr_table; i++) {
+		const struct kp_session_row *r = &fake.table[i];
+		struct nlattr *nest = nla_nest_start(reply, KPROF_A_SESSION);
+
+		fake_put_u64(reply, KPROF_A_SESSION_ID, r->id);
+		fake_put_u32(reply, KPROF_A_STATUS_STATE, r->state);
+		fake_put_u32(reply, KPROF_A_SESSION_FLAGS, r->flags);
+		fake_put_u32(reply, KPROF_A_SESSION_OWNER_PID, r->owner_pid);
+		fake_put_u32(reply, KPROF_A_SESSION_UID, r->uid);
+		fake_put_u64(reply, KPROF_A_SESSION_START_NS, r->start_ns);
+		fake_put_u32(reply, KPROF_A_SESSION_NR_EVENTS, r->nr_events);
+		fake_put_u64(reply, KPROF_A_SESSION_MEMORY, r->mem);
+		fake_put_stats(reply, &r->stats);
+		nla_nest_end(reply, nest);
 	}
 	return 0;
 }
@@ -312,10 +343,10 @@ static int fake_start(const struct nlmsghdr *nlh, struct nlattr **tb, struct nl_
 
 	if (!fake.privileged)
 		return fake_error(EPERM, "kprof: CAP_PERFMON or CAP_SYS_ADMIN required", err);
-	if (fake.status.state == KPROF_STATE_RUNNING)
-		return fake_error(EBUSY, "a session is running", err);
 	if (fake.start_errno)
 		return fake_error(fake.start_errno, fake.start_extack, err);
+	if (fake.status.state == KPROF_STATE_RUNNING)
+		return fake_error(EBUSY, "a session is running", err);
 
 	memset(s, 0, sizeof(*s));
 	fake.saw_period = tb[KPROF_A_SESSION_PERIOD];

@@ -55,6 +55,8 @@ struct fake_kprof {
 	/* KPROF_CMD_STATUS */
 	bool			privileged;	/* else EPERM with an extack */
 	struct kp_status_info	status;
+	unsigned int		nr_table;	/* KPROF_A_SESSION nests (ABI 1.10) */
+	struct kp_session_row	table[4];
 	/* Break the replies. */
 	int			omit_attr;	/* leave this attribute out */
 	int			bad_len_attr;	/* send this attribute with 2 extra bytes */

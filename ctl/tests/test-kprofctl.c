@@ -278,8 +278,46 @@ static void test_status(void)
 	is_str(r.out, "{\"state\":\"idle\",\"state_id\":1,\"release\":\"0.1.0-\\\"rc\\\"\\n\","
 		      "\"abi\":{\"major\":1,\"minor\":" KP_TEST_STR(KPROF_ABI_MINOR) "},\"kernel\":\"6.1.0-test\","
 		      "\"cpus_possible\":4,\"cpus_online\":4,\"sessions\":0,\"readers\":0,"
-		      "\"loaded_ns\":18446744073709551615,\"uptime_ns\":null,\"session\":null}\n",
+		      "\"loaded_ns\":18446744073709551615,\"uptime_ns\":null,\"session_table\":[],"
+		      "\"session\":null}\n",
 	       "status --json: one escaped JSON object");
+	run_free(&r);
+
+	/* ABI 1.10: every session the module holds, one line each */
+	fake_kprof__reset();
+	fake.nr_table = 2;
+	fake.table[0] = (struct kp_session_row){ .id = 3, .state = KPROF_STATE_RUNNING,
+		.flags = KPROF_SESSION_F_AGGREGATE | KPROF_SESSION_F_SYSTEM_WIDE, .uid = 0,
+		.nr_events = 1, .start_ns = fake.now_ns - 61ULL * 1000000000ULL };
+	fake.table[0].stats.agg[KP_AGG_STAT_SAMPLES] = 4242;
+	fake.table[0].stats.has_agg = true;
+	fake.table[1] = (struct kp_session_row){ .id = 5, .state = KPROF_STATE_STOPPED,
+		.flags = KPROF_SESSION_F_STREAM | KPROF_SESSION_F_OWNED, .owner_pid = 777,
+		.uid = 1000, .nr_events = 2, .start_ns = fake.now_ns - 2000000000ULL };
+	fake.table[1].stats.v[KP_STAT_SAMPLES] = 99;
+	fake.table[0].mem = 18ULL << 20;
+	fake.table[1].mem = 4ULL << 20;
+	fake.status.has_budget = true;
+	fake.status.mem = 22ULL << 20;
+	fake.status.budget = 256ULL << 20;
+	fake.table[1].stats.v[KP_STAT_LOST_FULL] = 7;
+	kprofctl(&r, "status", NULL);
+	is_int(r.rc, 0, "status, two sessions: exit 0");
+	ok(strstr(r.out, "\n    ID  STATE    MODE              OWNER             UID EVENTS      STARTED"
+			 "    MEMORY      SAMPLES       LOST\n"
+			 "     3  running  aggregate         detached            0      1       1m 01s"
+			 "     18.0M         4242          0\n"
+			 "     5  stopped  stream            pid 777          1000      2           2s"
+			 "      4.0M           99          7\n") &&
+	   strstr(r.out, "memory:    22.0M of the sessions' budget of 256.0M\n") &&
+	   fake.nr_requests == 2,
+	   "status, two sessions: one line each, from the one STATUS");
+	run_free(&r);
+	kprofctl(&r, "status", "--json", NULL);
+	ok(strstr(r.out, "\"session_table\":[{\"id\":3,\"state\":\"running\",") &&
+	   strstr(r.out, "{\"id\":5,\"state\":\"stopped\",") &&
+	   strstr(r.out, "\"owner_pid\":777,\"uid\":1000,\"nr_events\":2,"),
+	   "status --json, two sessions: session_table");
 	run_free(&r);
 
 	fake_kprof__reset();

@@ -298,6 +298,20 @@ static void test_start(void)
 	is_str(err.msg, "session 1 is running; stop it first with 'kprofctl stop'",
 	       "EBUSY: names the running session");
 
+	/* ABI 1.10: at the module's limit, say which sessions hold it */
+	fake.start_errno = ENOSPC;
+	fake.start_extack = "kprof: too many sessions (module parameter max_sessions); kprofctl status lists them";
+	fake.nr_table = 2;
+	fake.table[0] = (struct kp_session_row){ .id = 1, .state = KPROF_STATE_RUNNING };
+	fake.table[1] = (struct kp_session_row){ .id = 4, .state = KPROF_STATE_STOPPED,
+		.owner_pid = 77, .uid = 1000 };
+	is_int(kp_nl__start(nl, &s, &info, &err), -ENOSPC, "START at the limit: ENOSPC");
+	is_str(err.msg, "kprof.ko holds as many sessions as its max_sessions parameter allows (2): "
+	       "1 (running, detached, uid 0), 4 (stopped, pid 77, uid 1000); "
+	       "stop one with 'kprofctl stop --id N'", "ENOSPC: names the sessions");
+	fake.start_errno = 0;
+	fake.nr_table = 0;
+
 	fake.stats.v[KP_STAT_INVOCATIONS] = 10;
 	fake.stats.v[KP_STAT_SAMPLES] = 7;
 	fake.stats.v[KP_STAT_LOST_FULL] = 2;
