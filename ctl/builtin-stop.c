@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,10 +27,11 @@
 #include "lib/util.h"
 
 static const char * const stop_usage[] = {
-	"kprofctl stop [--id <id>] [-o <file>] [--timeout <seconds>]",
+	"kprofctl stop [--id <id> | --all] [-o <file>] [--timeout <seconds>]",
 	"",
 	"Stop the running session, or with --id the session with that id (as",
-	"'kprofctl status' lists them; needed while several run).  When it was",
+	"'kprofctl status' lists them; needed while several run: without it,",
+	"stop then lists them), or with --all every running session.  When it was",
 	"started by 'kprofctl start' with a stream, wait for its drainer to",
 	"finish the file (at most --timeout seconds, default 30) and print the",
 	"summary.  For an aggregating session, print its balance; with -o, save",
@@ -129,13 +131,108 @@ static int save_profile(struct kp_nl *nl, const char *cmd, const char *output,
 	return 0;
 }
 
+/* Up to this many sessions are listed or stopped at once. */
+#define STOP_SESSIONS_MAX	KP_STATUS_SESSIONS_MAX
+
+/* The running sessions, in @err's message: a STOP without --id was ambiguous. */
+static void name_running(struct kp_nl *nl, struct kp_err *err)
+{
+	char list[KP_ERR_MSG_MAX - 96], owner[32];
+	struct kp_session_row *rows;
+	struct kp_err list_err;
+	unsigned int nr, i, n = 0;
+	size_t pos = 0;
+
+	rows = calloc(STOP_SESSIONS_MAX, sizeof(*rows));
+	if (!rows || kp_nl__sessions(nl, rows, STOP_SESSIONS_MAX, &nr, &list_err)) {
+		free(rows);
+		return;
+	}
+	list[0] = '\0';
+	for (i = 0; i < nr && i < STOP_SESSIONS_MAX && pos < sizeof(list); i++) {
+		if (rows[i].state != KPROF_STATE_RUNNING)
+			continue;
+		if (rows[i].owner_pid)
+			snprintf(owner, sizeof(owner), "pid %u", rows[i].owner_pid);
+		else
+			snprintf(owner, sizeof(owner), "detached");
+		pos += snprintf(list + pos, sizeof(list) - pos, "%s%" PRIu64 " (%s, %s, uid %u)",
+				n++ ? ", " : "", rows[i].id, kp_session_mode__name(rows[i].flags),
+				owner, rows[i].uid);
+	}
+	free(rows);
+	if (n > 1)
+		kp_err__set(err, EINVAL,
+			    "%u sessions run: %s; name one with --id N, or stop them all with --all",
+			    n, list);
+}
+
+/* --all: stop every running session, each with its totals.  An exit code. */
+static int stop_all(const char *cmd, struct kp_nl *nl, const struct kp_version_info *ver,
+		    struct kp_err *err)
+{
+	struct kp_session_row *rows;
+	struct kp_stop_info stop;
+	unsigned int nr, i, stopped = 0;
+	int ret = KP_EXIT_OK;
+
+	if (KPROF_ABI_VERSION_MINOR(ver->abi) < 10) {
+		kp_err__set(err, EOPNOTSUPP, "--all: kprof.ko %s has one session at a time (ABI %u.%u, --all needs 1.10); 'kprofctl stop' stops it",
+			    ver->release, KPROF_ABI_VERSION_MAJOR(ver->abi),
+			    KPROF_ABI_VERSION_MINOR(ver->abi));
+		return KP_EXIT_FAILURE;
+	}
+	rows = calloc(STOP_SESSIONS_MAX, sizeof(*rows));
+	if (!rows) {
+		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		return KP_EXIT_FAILURE;
+	}
+	if (kp_nl__sessions(nl, rows, STOP_SESSIONS_MAX, &nr, err)) {
+		free(rows);
+		return KP_EXIT_FAILURE;
+	}
+	kp_err__clear(err);
+	for (i = 0; i < nr && i < STOP_SESSIONS_MAX; i++) {
+		struct kp_err one;
+
+		if (rows[i].state != KPROF_STATE_RUNNING)
+			continue;
+		kp_nl__set_session(nl, rows[i].id);
+		if (kp_nl__stop(nl, &stop, &one)) {
+			/* ended meanwhile (ENOENT) is no failure */
+			if (one.errnum != ENOENT) {
+				kp_err__print(&one, cmd);
+				ret = KP_EXIT_FAILURE;
+			}
+			continue;
+		}
+		stopped++;
+		if (!(rows[i].flags & KPROF_SESSION_F_AGGREGATE) ||
+		    (rows[i].flags & KPROF_SESSION_F_STREAM)) {
+			print_totals(&stop);
+			if (!kp_stats__balanced(&stop.stats))
+				ret = KP_EXIT_FAILURE;
+		}
+		if ((rows[i].flags & KPROF_SESSION_F_AGGREGATE) && !print_agg_totals(&stop))
+			ret = KP_EXIT_FAILURE;
+	}
+	free(rows);
+	if (!stopped && ret == KP_EXIT_OK) {
+		kp_err__set(err, ENOENT, "no session is running");
+		return KP_EXIT_FAILURE;
+	}
+	return ret;
+}
+
 int cmd_stop(int argc, const char **argv)
 {
 	const char *cmd = argv[0], *output = NULL;
 	unsigned int timeout = 30;
 	uint64_t id = 0;
+	bool all = false;
 	const struct option options[] = {
 		OPT_U64(0, "id", &id, "id", "the session to stop (kprofctl status lists them)"),
+		OPT_BOOLEAN(0, "all", &all, "stop every running session"),
 		OPT_STRING('o', "output", &output, "file",
 			   "save the aggregated profile of an aggregating session"),
 		OPT_UINTEGER(0, "timeout", &timeout, "seconds",
@@ -167,6 +264,17 @@ int cmd_stop(int argc, const char **argv)
 			    KPROF_ABI_VERSION_MINOR(ver.abi));
 		goto out_err;
 	}
+	if (all && (id || output)) {
+		kp_err__set(&err, EINVAL, "--all stops every session: not with %s",
+			    id ? "--id" : "-o/--output");
+		goto out_err;
+	}
+	if (all) {
+		ret = stop_all(cmd, nl, &ver, &err);
+		if (ret == KP_EXIT_FAILURE && err.errnum)
+			goto out_err;
+		goto out;
+	}
 	kp_nl__set_session(nl, id);	/* status, stop and the save name it */
 	drainer = !kp_rundir__read(&d, &err);
 	if (drainer && !kp_pid_alive(d.pid)) {
@@ -192,6 +300,8 @@ int cmd_stop(int argc, const char **argv)
 	}
 
 	if (kp_nl__stop(nl, &stop, &err)) {
+		if (err.errnum == EINVAL && !id && KPROF_ABI_VERSION_MINOR(ver.abi) >= 10)
+			name_running(nl, &err);
 		if (err.errnum != ENOENT)
 			goto out_err;
 		/* Stopped already: its tables can still be saved. */

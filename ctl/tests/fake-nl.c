@@ -450,13 +450,43 @@ static int fake_start(const struct nlmsghdr *nlh, struct nlattr **tb, struct nl_
 	return 0;
 }
 
-static int fake_stop(struct nl_msg *reply, struct kp_err *err)
+/* STOP among the sessions of fake.table (ABI 1.10), by KPROF_A_SESSION_ID or alone. */
+static int fake_stop_table(struct nlattr **tb, struct nl_msg *reply, struct kp_err *err)
+{
+	uint64_t id = tb[KPROF_A_SESSION_ID] ? nla_get_u64(tb[KPROF_A_SESSION_ID]) : 0;
+	struct kp_session_row *hit = NULL;
+	unsigned int i, running = 0;
+
+	for (i = 0; i < fake.nr_table; i++) {
+		if (fake.table[i].state == KPROF_STATE_RUNNING) {
+			running++;
+			if (!id)
+				hit = &fake.table[i];
+		}
+		if (id && fake.table[i].id == id)
+			hit = &fake.table[i];
+	}
+	if (!id && running > 1)
+		return fake_error(EINVAL, "kprof: several sessions run: name one (KPROF_A_SESSION_ID; kprofctl status lists them)", err);
+	if (!hit)
+		return fake_error(ENOENT, id ? "kprof: no session with this id" : "kprof: no session is running", err);
+	if (hit->state != KPROF_STATE_RUNNING)
+		return fake_error(ENOENT, "kprof: no session is running", err);
+	hit->state = KPROF_STATE_STOPPED;
+	fake_put_u64(reply, KPROF_A_SESSION_ID, hit->id);
+	fake_put_stats(reply, &hit->stats);
+	return 0;
+}
+
+static int fake_stop(struct nlattr **tb, struct nl_msg *reply, struct kp_err *err)
 {
 	if (!fake.privileged)
 		return fake_error(EPERM, "kprof: CAP_PERFMON or CAP_SYS_ADMIN required", err);
 	fake.nr_stops++;
 	if (fake.stop_errno)
 		return fake_error(fake.stop_errno, "stop failed", err);
+	if (fake.nr_table)
+		return fake_stop_table(tb, reply, err);
 	if (fake.status.state != KPROF_STATE_RUNNING)
 		return fake_error(ENOENT, "no session is running", err);
 	fake.status.state = KPROF_STATE_STOPPED;
@@ -683,6 +713,7 @@ static int fake_agg_dump(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_rep
 static const struct nla_policy fake_policy[KPROF_A_MAX + 1] = {
 	[KPROF_A_VERSION_ABI]		= { .type = NLA_U32 },
 	[KPROF_A_VERSION_CLIENT]	= { .type = NLA_STRING, .maxlen = KPROF_CLIENT_NAME_MAX },
+	[KPROF_A_SESSION_ID]		= { .type = NLA_U64 },
 	[KPROF_A_SESSION_FLAGS]		= { .type = NLA_U32 },
 	[KPROF_A_SESSION_FREQ]		= { .type = NLA_U32 },
 	[KPROF_A_SESSION_PERIOD]	= { .type = NLA_U64 },
@@ -735,7 +766,7 @@ int kp_nl__request(struct kp_nl *nl, struct nl_msg *msg, kp_nl_reply_fn fn,
 		ret = fake_start(nlh, tb, reply, err);
 		break;
 	case KPROF_CMD_STOP:
-		ret = fake_stop(reply, err);
+		ret = fake_stop(tb, reply, err);
 		break;
 	case KPROF_CMD_STATS:
 		ret = fake_stats(nl, nlh, fn, arg, err);

@@ -811,6 +811,47 @@ static void test_start_stop(void)
 	   "stop without a drainer: the totals");
 	run_free(&r);
 
+	/* ABI 1.10: several run; stop without --id names them, --all stops them all */
+	fake_setup();
+	fake.status.state = KPROF_STATE_RUNNING;
+	fake.session_id = 5;
+	fake.nr_table = 3;
+	fake.table[0] = (struct kp_session_row){ .id = 3, .state = KPROF_STATE_RUNNING,
+		.flags = KPROF_SESSION_F_AGGREGATE | KPROF_SESSION_F_SYSTEM_WIDE };
+	fake.table[0].stats.has_agg = true;
+	fake.table[0].stats.v[KP_STAT_INVOCATIONS] = 4;
+	fake.table[0].stats.agg[KP_AGG_STAT_SAMPLES] = 4;
+	fake.table[1] = (struct kp_session_row){ .id = 4, .state = KPROF_STATE_STOPPED };
+	fake.table[2] = (struct kp_session_row){ .id = 5, .state = KPROF_STATE_RUNNING,
+		.flags = KPROF_SESSION_F_STREAM, .owner_pid = 777, .uid = 1000 };
+	fake.table[2].stats.v[KP_STAT_INVOCATIONS] = 2;
+	fake.table[2].stats.v[KP_STAT_SAMPLES] = 2;
+	kprofctl(&r, "stop", NULL);
+	is_str(r.err, "kprofctl: stop: 2 sessions run: 3 (aggregate, detached, uid 0), "
+		      "5 (stream, pid 777, uid 1000); name one with --id N, or stop them all with --all\n",
+	       "stop while two run, no --id: one line naming both");
+	is_int(r.rc, 1, "stop while two run, no --id: exit 1");
+	run_free(&r);
+	kprofctl(&r, "stop", "--all", "-o", out, NULL);
+	ok(r.rc == 2 || (r.rc == 1 && strstr(r.err, "--all stops every session: not with -o/--output")),
+	   "stop --all -o: refused");
+	run_free(&r);
+	kprofctl(&r, "stop", "--all", NULL);
+	is_int(r.rc, 0, "stop --all: exit 0");
+	ok(strstr(r.err, "[ kprof stop: session 3 stopped: 4 samples aggregated") &&
+	   strstr(r.err, "[ kprof stop: session 5 stopped: 2 samples, 0 lost") &&
+	   !strstr(r.err, "session 4") && fake.table[0].state == KPROF_STATE_STOPPED &&
+	   fake.table[2].state == KPROF_STATE_STOPPED,
+	   "stop --all: both running sessions stopped, each its totals; the stopped one left alone");
+	if (!strstr(r.err, "session 3 stopped"))
+		diag("%s", r.err);
+	run_free(&r);
+	kprofctl(&r, "stop", "--all", NULL);
+	ok(r.rc == 1 && !strcmp(r.err, "kprofctl: stop: no session is running\n"),
+	   "stop --all with none running: one line, exit 1");
+	run_free(&r);
+	fake.nr_table = 0;
+
 	/* start, then stop. */
 	fake_setup();
 	kprofctl(&r, "start", "-o", out, "--buffer-size", "8K", "-a", NULL);
