@@ -323,12 +323,12 @@ enum {
 	 * SESSION_BUFFER_SIZE, SESSION_MEMORY, STATS (its totals)
 	 */
 	KPROF_A_SESSION,
-	KPROF_A_SESSION_UID,		/* u32 (1.10): the user that started it, in the reader's userns */
+	KPROF_A_SESSION_UID,		/* u32 (1.10): its user, in the reader's userns */
 	KPROF_A_SESSION_START_NS,	/* u64 (1.10): CLOCK_MONOTONIC ns at its start */
 	KPROF_A_SESSION_NR_EVENTS,	/* u32 (1.10): its events */
 	KPROF_A_SESSION_MEMORY,		/* u64 (1.10): bytes it counts against the budget */
 	KPROF_A_STATUS_MEMORY,		/* u64 (1.10): bytes all sessions count */
-	KPROF_A_STATUS_BUDGET,		/* u64 (1.10): the budget (module parameter max_memory_mb) */
+	KPROF_A_STATUS_BUDGET,		/* u64 (1.10): the budget (max_memory_mb) */
 
 	/* private: non-ABI */
 	__KPROF_A_MAX,
