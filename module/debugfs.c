@@ -18,7 +18,7 @@
  *	runqlat	the session's run-queue latency histograms, as BCC prints them (0400)
  *	counters the counting session's counts, per event and CPU (0400)
  *	netlink	requests past policy validation per command: handled, refused
- *		(0400; genl.c's, through kprof_debugfs_file())
+ *		(0400; genl.c's, through kprof_debugfs_show_file())
  *	stages	make bench's stage build only: the sampling path's stages (0400)
  *	sessions/N/	(ABI 1.10) session N's stats, session, report, folded,
  *		offcpu, lock, wakers, reset, probes and runqlat
@@ -441,17 +441,33 @@ void kprof_debugfs_sessions_sync(void)
 	kfree(ids);
 }
 
+/* A show_file's open: the kprof privilege, then its show function (i_private). */
+static int kprof_show_file_open(struct inode *inode, struct file *file)
+{
+	if (!kprof_privileged())
+		return -EPERM;
+	return single_open(file, inode->i_private, NULL);
+}
+
+static const struct file_operations kprof_show_file_fops = {
+	.owner		= THIS_MODULE,
+	.open		= kprof_show_file_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 /**
- * kprof_debugfs_file() - a file of another layer in /sys/kernel/debug/kprof/
+ * kprof_debugfs_show_file() - a file of another layer in /sys/kernel/debug/kprof/
  * @name: its name
- * @fops: its operations; open checks the kprof privilege
+ * @show: its seq_file show function; opening it checks the kprof privilege
  *
  * Context: process context, after kprof_debugfs_init().
  */
-void kprof_debugfs_file(const char *name, const struct file_operations *fops)
+void kprof_debugfs_show_file(const char *name, int (*show)(struct seq_file *m, void *v))
 {
 	if (kprof_debugfs_root)
-		debugfs_create_file(name, 0400, kprof_debugfs_root, NULL, fops);
+		debugfs_create_file(name, 0400, kprof_debugfs_root, show, &kprof_show_file_fops);
 }
 
 /**

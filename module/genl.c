@@ -208,21 +208,6 @@ static int kprof_netlink_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int kprof_netlink_open(struct inode *inode, struct file *file)
-{
-	if (!kprof_privileged())
-		return -EPERM;
-	return single_open(file, kprof_netlink_show, NULL);
-}
-
-static const struct file_operations kprof_netlink_fops = {
-	.owner		= THIS_MODULE,
-	.open		= kprof_netlink_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
-
 static int kprof_nl_pre_doit(const struct kprof_genl_pre_op *ops, struct sk_buff *skb,
 			     struct genl_info *info)
 {
@@ -1804,8 +1789,8 @@ static int kprof_nl_release_notify(struct notifier_block *nb, unsigned long acti
 
 	if (action != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
 		return NOTIFY_DONE;
-	kprof_session_release(n->net, n->portid);
-	kprof_debugfs_sessions_sync();
+	if (kprof_session_release(n->net, n->portid))
+		kprof_debugfs_sessions_sync();
 	kprof_count_release(n->net, n->portid);
 	return NOTIFY_DONE;
 }
@@ -1818,7 +1803,7 @@ int __init kprof_nl_init(void)
 {
 	int ret;
 
-	kprof_debugfs_file("netlink", &kprof_netlink_fops);
+	kprof_debugfs_show_file("netlink", kprof_netlink_show);
 	ret = netlink_register_notifier(&kprof_nl_release_notifier);
 	if (ret)
 		return ret;

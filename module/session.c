@@ -797,8 +797,9 @@ out_unlock:
  * for debugfs and STATUS, the others are freed.
  *
  * Context: process context (the NETLINK_URELEASE notifier).
+ * Return: true when the socket held a session (the table may have changed).
  */
-void kprof_session_release(struct net *net, u32 portid)
+bool kprof_session_release(struct net *net, u32 portid)
 {
 	struct kprof_session *s, *tmp;
 	LIST_HEAD(owned);
@@ -819,7 +820,7 @@ void kprof_session_release(struct net *net, u32 portid)
 	}
 	mutex_unlock(&kprof_sessions_lock);
 	if (!any)
-		return;
+		return false;
 
 	list_for_each_entry_safe(s, tmp, &owned, release) {
 		list_del(&s->release);
@@ -838,6 +839,7 @@ void kprof_session_release(struct net *net, u32 portid)
 	kprof_sessions_reap(&gone, true);
 	mutex_unlock(&kprof_sessions_lock);
 	kprof_sessions_put_list(&gone);
+	return true;
 }
 
 /**

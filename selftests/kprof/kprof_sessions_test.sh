@@ -129,11 +129,15 @@ check "the saved profile's folded counts add up to its aggregated samples ($sum 
 	"[ -n '$agg' ] && [ '$sum' = '$agg' ] && [ '$sum' -gt 0 ]"
 
 # --- kill -9 of one of two owners: only its session ends ------------------------
-"$kprofctl" record -F 99 -o "$tmp/k1.data" -- "$hot" 600000 >/dev/null 2>&1 &
+# (each follows a program of its own with -p: a command would outlive its
+# killed recorder and spin on through the next tests)
+"$hot" 600000 >/dev/null & h3=$!
+"$hot" 600000 >/dev/null & h4=$!
+"$kprofctl" record -e cpu-clock -F 99 -o "$tmp/k1.data" -p "$h3" >/dev/null 2>&1 &
 k1=$!
-"$kprofctl" record -F 99 -o "$tmp/k2.data" -- "$hot" 600000 >/dev/null 2>&1 &
+"$kprofctl" record -e cpu-clock -F 99 -o "$tmp/k2.data" -p "$h4" >/dev/null 2>&1 &
 k2=$!
-victims="$k1 $k2"
+victims="$k1 $k2 $h3 $h4"
 until_true 30 '[ "$(ids_in running | wc -l)" = 2 ]'
 before=$(ids_in running | tr '\n' ' ')
 kill -9 "$k1"
@@ -160,8 +164,8 @@ else
 	skip "another user's stop --id" "setpriv cannot grant CAP_PERFMON here"
 	skip "another user's status --id" "setpriv cannot grant CAP_PERFMON here"
 fi
-kill -9 "$k2" 2>/dev/null
-wait "$k2" 2>/dev/null
+kill -9 $victims 2>/dev/null
+wait $victims 2>/dev/null
 victims=
 
 # --- max_sessions: one line that names who holds them ----------------------------
