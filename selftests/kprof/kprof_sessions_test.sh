@@ -30,9 +30,7 @@ check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 diag() { sed 's/^/# /' "$@"; }
 # until_true SECONDS EXPR: until the shell expression EXPR holds (every 0.5 s)
 until_true() {
-	local i
-
-	for i in $(seq $(($1 * 2))); do
+	for _ in $(seq $(($1 * 2))); do
 		eval "$2" && return 0
 		sleep 0.5
 	done
