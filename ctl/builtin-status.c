@@ -86,17 +86,14 @@ static void status__print_sessions(const struct kp_session_row *rows, unsigned i
 		uint64_t ago;
 		bool agg = !streams(r->flags);
 
-		if (r->owner_pid)
-			snprintf(owner, sizeof(owner), "pid %u", r->owner_pid);
-		else
-			snprintf(owner, sizeof(owner), "detached");
 		if (kp_uptime_ns(r->start_ns, now_ns, &ago))
 			snprintf(age, sizeof(age), "?");
 		else
 			kp_fmt_duration(age, sizeof(age), ago);
 		printf("%6" PRIu64 "  %-8s %-17s %-14s %6u %6u %12s %9s %12" PRIu64 " %10" PRIu64 "\n",
 		       r->id, kp_state__name(r->state) ? kp_state__name(r->state) : "unknown",
-		       kp_session_mode__name(r->flags), owner, r->uid, r->nr_events, age,
+		       kp_session_mode__name(r->flags), kp_session_row__owner(r, owner, sizeof(owner)),
+		       r->uid, r->nr_events, age,
 		       status__mib(mem, sizeof(mem), r->mem),
 		       agg ? t->agg[KP_AGG_STAT_SAMPLES] : t->v[KP_STAT_SAMPLES],
 		       agg ? kp_stats__agg_lost(t) : kp_stats__lost(t));

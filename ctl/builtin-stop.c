@@ -137,29 +137,18 @@ static int save_profile(struct kp_nl *nl, const char *cmd, const char *output,
 /* The running sessions, in @err's message: a STOP without --id was ambiguous. */
 static void name_running(struct kp_nl *nl, struct kp_err *err)
 {
-	char list[KP_ERR_MSG_MAX - 96], owner[32];
+	char list[KP_ERR_MSG_MAX - 96];
 	struct kp_session_row *rows;
 	struct kp_err list_err;
-	unsigned int nr, i, n = 0;
-	size_t pos = 0;
+	unsigned int nr, n;
 
 	rows = calloc(STOP_SESSIONS_MAX, sizeof(*rows));
 	if (!rows || kp_nl__sessions(nl, rows, STOP_SESSIONS_MAX, &nr, &list_err)) {
 		free(rows);
 		return;
 	}
-	list[0] = '\0';
-	for (i = 0; i < nr && i < STOP_SESSIONS_MAX && pos < sizeof(list); i++) {
-		if (rows[i].state != KPROF_STATE_RUNNING)
-			continue;
-		if (rows[i].owner_pid)
-			snprintf(owner, sizeof(owner), "pid %u", rows[i].owner_pid);
-		else
-			snprintf(owner, sizeof(owner), "detached");
-		pos += snprintf(list + pos, sizeof(list) - pos, "%s%" PRIu64 " (%s, %s, uid %u)",
-				n++ ? ", " : "", rows[i].id, kp_session_mode__name(rows[i].flags),
-				owner, rows[i].uid);
-	}
+	n = kp_session_rows__list(rows, nr < STOP_SESSIONS_MAX ? nr : STOP_SESSIONS_MAX, true,
+				  true, list, sizeof(list));
 	free(rows);
 	if (n > 1)
 		kp_err__set(err, EINVAL,

@@ -863,29 +863,47 @@ int kp_nl__sessions(struct kp_nl *nl, struct kp_session_row *rows, unsigned int 
 	return kp_nl__status_sessions(nl, NULL, rows, max, nr, err);
 }
 
+const char *kp_session_row__owner(const struct kp_session_row *r, char *buf, size_t len)
+{
+	if (r->owner_pid)
+		snprintf(buf, len, "pid %u", r->owner_pid);
+	else
+		snprintf(buf, len, "detached");
+	return buf;
+}
+
+unsigned int kp_session_rows__list(const struct kp_session_row *rows, unsigned int nr,
+				   bool running_only, bool mode, char *buf, size_t len)
+{
+	unsigned int i, n = 0;
+	size_t pos = 0;
+	char owner[32];
+
+	buf[0] = '\0';
+	for (i = 0; i < nr && pos < len; i++) {
+		if (running_only && rows[i].state != KPROF_STATE_RUNNING)
+			continue;
+		pos += snprintf(buf + pos, len - pos, "%s%" PRIu64 " (%s, %s, uid %u)",
+				n++ ? ", " : "", rows[i].id,
+				mode ? kp_session_mode__name(rows[i].flags) :
+				       kp_state__name(rows[i].state),
+				kp_session_row__owner(&rows[i], owner, sizeof(owner)), rows[i].uid);
+	}
+	return n;
+}
+
 /* The start was refused at the module's limit (ENOSPC): say who holds what. */
 static void kp_start__name_sessions(struct kp_nl *nl, struct kp_err *err)
 {
 	struct kp_session_row rows[16];
 	char list[KP_ERR_MSG_MAX - 128];
 	struct kp_err list_err;
-	unsigned int nr, i;
-	size_t pos = 0;
+	unsigned int nr;
 
 	if (kp_nl__sessions(nl, rows, KP_ARRAY_SIZE(rows), &nr, &list_err) || !nr)
 		return;
-	list[0] = '\0';
-	for (i = 0; i < nr && i < KP_ARRAY_SIZE(rows) && pos < sizeof(list); i++) {
-		char owner[32];
-
-		if (rows[i].owner_pid)
-			snprintf(owner, sizeof(owner), "pid %u", rows[i].owner_pid);
-		else
-			snprintf(owner, sizeof(owner), "detached");
-		pos += snprintf(list + pos, sizeof(list) - pos, "%s%" PRIu64 " (%s, %s, uid %u)",
-				i ? ", " : "", rows[i].id, kp_state__name(rows[i].state), owner,
-				rows[i].uid);
-	}
+	kp_session_rows__list(rows, nr < KP_ARRAY_SIZE(rows) ? nr : KP_ARRAY_SIZE(rows), false,
+			      false, list, sizeof(list));
 	kp_err__set(err, ENOSPC,
 		    "kprof.ko holds as many sessions as its max_sessions parameter allows (%u): %s%s; stop one with 'kprofctl stop --id N'",
 		    nr, list, nr > KP_ARRAY_SIZE(rows) ? ", ..." : "");

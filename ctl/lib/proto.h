@@ -285,6 +285,17 @@ int kp_nl__status(struct kp_nl *nl, struct kp_status_info *st, struct kp_err *er
  */
 int kp_nl__sessions(struct kp_nl *nl, struct kp_session_row *rows, unsigned int max,
 		    unsigned int *nr, struct kp_err *err);
+/* "pid N" for a session its owner's socket holds, else "detached"; @buf. */
+const char *kp_session_row__owner(const struct kp_session_row *r, char *buf, size_t len);
+
+/*
+ * "ID (WHAT, OWNER, uid U), ..." of @rows into @buf: every one, or the
+ * running ones with @running_only; WHAT is the state, or the mode with
+ * @mode.  Returns the number listed.
+ */
+unsigned int kp_session_rows__list(const struct kp_session_row *rows, unsigned int nr,
+				   bool running_only, bool mode, char *buf, size_t len);
+
 /* kp_nl__status() and kp_nl__sessions() in one STATUS request. */
 int kp_nl__status_sessions(struct kp_nl *nl, struct kp_status_info *st,
 			   struct kp_session_row *rows, unsigned int max, unsigned int *nr,
