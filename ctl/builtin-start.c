@@ -7,15 +7,17 @@
  * Aggregate mode, the default without --mode and -o: START with
  * KPROF_SESSION_F_AGGREGATE and return; the module counts stacks in its
  * tables with nobody attached (Documentation/aggregation.rst).  The
- * session's configuration is left in /run/kprof/aggregate.data for 'stop
- * -o' and the --live reports, which name its events from it.
+ * session's configuration is left in /run/kprof/ID/aggregate.data for
+ * 'stop -o' and the --live reports, which name its events from it.
  *
  * Stream mode (--mode stream or both, or -o): START, map the buffers,
  * create the file and synthesize the side-band here, so that every error
  * is reported to the caller; then hand everything to a detached drainer
  * (double fork, setsid, stdio on /dev/null) that writes the file like
  * 'kprofctl record' until the session stops ('kprofctl stop', or SIGTERM,
- * which stops it too).  The drainer's PID is in /run/kprof/drainer.pid.
+ * which stops it too).  The drainer's PID is in /run/kprof/ID/drainer.pid
+ * (lib/rundir.h: one directory per session; those of sessions the module
+ * no longer has are removed here first).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -86,6 +88,33 @@ static void agg_tables(char *buf, size_t len, const struct kp_session *s,
 	fmt_memory(mem, sizeof(mem), (uint64_t)s->agg_entries * KP_AGG_ENTRY_BYTES * nr);
 	snprintf(buf, len, "%u entries per CPU on %u CPU%s: %s", s->agg_entries, nr,
 		 nr == 1 ? "" : "s", mem);
+}
+
+/*
+ * The run directory keeps what the module's sessions need: remove what
+ * sessions it no longer has left (a module reloaded, a drainer killed).
+ * Quietly: it is housekeeping.
+ */
+static void prune_rundir(struct kp_recorder *r)
+{
+	struct kp_session_row *rows;
+	uint64_t *ids;
+	unsigned int nr = 0, i;
+	struct kp_err err;
+
+	/* a module before ABI 1.10 cannot list its sessions: keep all */
+	if (KPROF_ABI_VERSION_MINOR(r->ver.abi) < 10)
+		return;
+	rows = calloc(KP_STATUS_SESSIONS_MAX, sizeof(*rows));
+	ids = calloc(KP_STATUS_SESSIONS_MAX, sizeof(*ids));
+	if (rows && ids && !kp_nl__sessions(r->nl, rows, KP_STATUS_SESSIONS_MAX, &nr, &err)) {
+		for (i = 0; i < nr && i < KP_STATUS_SESSIONS_MAX; i++)
+			ids[i] = rows[i].id;
+		if (nr <= KP_STATUS_SESSIONS_MAX)
+			kp_rundir__prune(ids, nr);
+	}
+	free(ids);
+	free(rows);
 }
 
 /* Aggregate mode: START, leave the configuration, no drainer. */
@@ -203,7 +232,7 @@ static void __noreturn drainer__run(struct kp_recorder *r, int ready_fd)
 		status = 1;
 	kp_recorder__exit(r);
 	kp_nl__delete(r->nl);
-	kp_rundir__remove(d.pid);
+	kp_rundir__remove(d.session_id, d.pid);
 	_exit(status);
 }
 
@@ -260,7 +289,7 @@ static pid_t drainer__spawn(struct kp_recorder *r, struct kp_err *err)
 		}
 		return -EIO;
 	}
-	if (kp_rundir__read(&d, err)) {
+	if (kp_rundir__read(r->start.session_id, &d, err)) {
 		kp_err__set(err, EIO, "the drainer did not record its PID in %s", kp_rundir__dir());
 		return -EIO;
 	}
@@ -297,7 +326,10 @@ int cmd_start(int argc, const char **argv)
 	if (!(r.session.flags & KPROF_SESSION_F_STREAM) &&
 	    (r.session.flags & KPROF_SESSION_F_AGGREGATE)) {
 		r.nl = kp_nl__open(&err);
-		if (!r.nl || kp_nl__hello(r.nl, &r.ver, &err) || start_aggregate(&r, &err))
+		if (!r.nl || kp_nl__hello(r.nl, &r.ver, &err))
+			goto out_err;
+		prune_rundir(&r);
+		if (start_aggregate(&r, &err))
 			goto out_err;
 		ret = KP_EXIT_OK;
 		goto out;
@@ -311,6 +343,7 @@ int cmd_start(int argc, const char **argv)
 	r.nl = kp_nl__open(&err);
 	if (!r.nl || kp_nl__hello(r.nl, &r.ver, &err))
 		goto out_err;
+	prune_rundir(&r);
 	if (kp_recorder__start(&r, &err))
 		goto out_err;
 	pid = drainer__spawn(&r, &err);

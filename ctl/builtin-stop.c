@@ -157,6 +157,20 @@ static void name_running(struct kp_nl *nl, struct kp_err *err)
 }
 
 /* --all: stop every running session, each with its totals.  An exit code. */
+/* The live drainer of session @id, from the run directory: true with @d set. */
+static bool find_drainer(uint64_t id, struct kp_drainer_info *d)
+{
+	struct kp_err err;
+
+	if (kp_rundir__read(id, d, &err))
+		return false;
+	if (kp_pid_alive(d->pid))
+		return true;
+	/* Left by a drainer that died: forget it. */
+	kp_rundir__remove(id, d->pid);
+	return false;
+}
+
 static int stop_all(const char *cmd, struct kp_nl *nl, const struct kp_version_info *ver,
 		    struct kp_err *err)
 {
@@ -265,15 +279,9 @@ int cmd_stop(int argc, const char **argv)
 		goto out;
 	}
 	kp_nl__set_session(nl, id);	/* status, stop and the save name it */
-	drainer = !kp_rundir__read(&d, &err);
-	if (drainer && !kp_pid_alive(d.pid)) {
-		/* Left by a drainer that died: forget it. */
-		kp_rundir__remove(d.pid);
-		drainer = false;
-	}
-
 	if (kp_nl__status(nl, &st, &err))
 		goto out_err;
+	drainer = st.has_session && find_drainer(st.session_id, &d);
 	agg = st.has_session && (st.session_flags & KPROF_SESSION_F_AGGREGATE);
 	stream = !agg || (st.session_flags & KPROF_SESSION_F_STREAM);
 	if (output && st.has_session && st.state != KPROF_STATE_IDLE && !agg) {
@@ -303,7 +311,9 @@ int cmd_stop(int argc, const char **argv)
 		ret = KP_EXIT_OK;
 		goto out;
 	}
-	if (!drainer || d.session_id != stop.session_id) {
+	if (stop.session_id != st.session_id)	/* another one ran by then */
+		drainer = find_drainer(stop.session_id, &d);
+	if (!drainer) {
 		if (stream) {
 			print_totals(&stop);
 			ok = kp_stats__balanced(&stop.stats);

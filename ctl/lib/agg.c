@@ -387,10 +387,10 @@ int kp_agg__pids(const struct kp_agg *a, uint32_t **pids, size_t *nr, struct kp_
 
 /* ---- the session's configuration, left by 'kprofctl start' ---- */
 
-int kp_agg__session_path(char *buf, size_t len)
+int kp_agg__session_path(uint64_t id, char *buf, size_t len)
 {
-	return (size_t)snprintf(buf, len, "%s/aggregate.data", kp_rundir__dir()) < len ? 0 :
-		-ENAMETOOLONG;
+	return (size_t)snprintf(buf, len, "%s/%" PRIu64 "/aggregate.data", kp_rundir__dir(),
+				id) < len ? 0 : -ENAMETOOLONG;
 }
 
 int kp_agg__save_session(const struct kp_data_info *info, struct kp_err *err)
@@ -398,12 +398,12 @@ int kp_agg__save_session(const struct kp_data_info *info, struct kp_err *err)
 	struct kp_data_writer *w;
 	char path[4096], tmp[4200];
 
-	if (kp_agg__session_path(path, sizeof(path))) {
+	if (kp_agg__session_path(info->session_id, path, sizeof(path))) {
 		kp_err__set(err, ENAMETOOLONG, "run directory '%s' is too long (KPROF_RUNDIR)",
 			    kp_rundir__dir());
 		return -ENAMETOOLONG;
 	}
-	if (kp_rundir__ensure(err))
+	if (kp_rundir__ensure_session(info->session_id, err))
 		return -err->errnum;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	unlink(tmp);
@@ -433,7 +433,7 @@ bool kp_agg__session_info(struct kp_data_info *info, const struct kp_status_info
 	struct kp_err err;
 	uint32_t i;
 
-	if (!known && !kp_agg__session_path(path, sizeof(path)))
+	if (!known && !kp_agg__session_path(st->session_id, path, sizeof(path)))
 		d = kp_data__open(path, &err);
 	if (known || d) {
 		*info = known ? *known : *kp_data__info(d);

@@ -22,7 +22,7 @@
  * 'kprofctl stop -o FILE' saves one (kp_agg__save_profile()); 'report',
  * 'folded' and 'flamegraph' --live write one to a temporary file and read
  * it like any kprof.data.  The module does not report a session's events:
- * 'kprofctl start' leaves its configuration in the run directory's aggregate.data (rundir.h)
+ * 'kprofctl start' leaves its configuration in the run directory's ID/aggregate.data (rundir.h)
  * (kp_agg__save_session()); for a session started otherwise the events are
  * named event0, event1, ...
  */
@@ -78,12 +78,13 @@ const struct kp_rec_agg * const *kp_agg__records(const struct kp_agg *a, size_t 
  */
 int kp_agg__pids(const struct kp_agg *a, uint32_t **pids, size_t *nr, struct kp_err *err);
 
-/* the run directory's aggregate.data (rundir.h) */
-int kp_agg__session_path(char *buf, size_t len);
+/* session @id's aggregate.data in the run directory (rundir.h) */
+int kp_agg__session_path(uint64_t id, char *buf, size_t len);
 
 /*
  * Leave the configuration of the aggregating session @info describes for
- * 'stop -o' and --live: a header-only kprof.data at kp_agg__session_path().
+ * 'stop -o' and --live: a header-only kprof.data at kp_agg__session_path()
+ * of its id.
  */
 int kp_agg__save_session(const struct kp_data_info *info, struct kp_err *err);
 

@@ -2,6 +2,7 @@
 /*
  * /run/kprof; see rundir.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -56,14 +57,51 @@ int kp_rundir__ensure(struct kp_err *err)
 	return 0;
 }
 
-/* One state file, complete or not at all (the temporary-name rule of outfile.h). */
-static int write_file(const char *name, const char *text, struct kp_err *err)
+int kp_rundir__session_dir(uint64_t id, char *buf, size_t len, struct kp_err *err)
 {
-	struct kp_outfile o;
+	const char *dir = kp_rundir__dir();
+
+	if ((size_t)snprintf(buf, len, "%s/%" PRIu64, dir, id) < len)
+		return 0;
+	if (err)
+		kp_err__set(err, ENAMETOOLONG, "run directory '%.64s...' is too long (KPROF_RUNDIR)",
+			    dir);
+	return -ENAMETOOLONG;
+}
+
+int kp_rundir__ensure_session(uint64_t id, struct kp_err *err)
+{
 	char path[4096];
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/%s", kp_rundir__dir(), name);
+	ret = kp_rundir__ensure(err);
+	if (!ret)
+		ret = kp_rundir__session_dir(id, path, sizeof(path), err);
+	if (ret)
+		return ret;
+	if (mkdir(path, 0755) && errno != EEXIST) {
+		ret = errno;
+		kp_err__set(err, ret, "cannot create '%s': %s (set KPROF_RUNDIR to a writable directory)",
+			    path, strerror(ret));
+		return -ret;
+	}
+	return 0;
+}
+
+/* Session @id's state file @name in @buf (a path that fits: the directory's does). */
+static void state_path(uint64_t id, const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%" PRIu64 "/%s", kp_rundir__dir(), id, name);
+}
+
+/* One state file, complete or not at all (the temporary-name rule of outfile.h). */
+static int write_file(uint64_t id, const char *name, const char *text, struct kp_err *err)
+{
+	struct kp_outfile o;
+	char path[4200];
+	int ret;
+
+	state_path(id, name, path, sizeof(path));
 	ret = kp_outfile__open(&o, path, false, err);
 	if (ret)
 		return ret;
@@ -76,31 +114,31 @@ int kp_rundir__write(const struct kp_drainer_info *d, struct kp_err *err)
 	char text[4300];
 	int ret;
 
-	ret = kp_rundir__ensure(err);
+	ret = kp_rundir__ensure_session(d->session_id, err);
 	if (ret)
 		return ret;
 	snprintf(text, sizeof(text), "id %" PRIu64 "\npid %d\noutput %s\n", d->session_id,
 		 (int)d->pid, d->output);
-	ret = write_file("session", text, err);
+	ret = write_file(d->session_id, "session", text, err);
 	if (ret)
 		return ret;
 	snprintf(text, sizeof(text), "%d\n", (int)d->pid);
-	return write_file("drainer.pid", text, err);
+	return write_file(d->session_id, "drainer.pid", text, err);
 }
 
-int kp_rundir__read(struct kp_drainer_info *d, struct kp_err *err)
+int kp_rundir__read(uint64_t id, struct kp_drainer_info *d, struct kp_err *err)
 {
-	char path[4096], line[4200];
+	char path[4200], line[4200];
 	bool has_id = false, has_pid = false, has_out = false;
 	unsigned int pid;
 	FILE *fp;
 	size_t len;
 
 	memset(d, 0, sizeof(*d));
-	snprintf(path, sizeof(path), "%s/session", kp_rundir__dir());
+	state_path(id, "session", path, sizeof(path));
 	fp = fopen(path, "re");
 	if (!fp) {
-		if (errno == ENOENT)
+		if (errno == ENOENT || errno == ENOTDIR || errno == ENAMETOOLONG)
 			return -ENOENT;
 		kp_err__set(err, errno, "cannot read '%s': %s", path, strerror(errno));
 		return -EIO;
@@ -116,7 +154,7 @@ int kp_rundir__read(struct kp_drainer_info *d, struct kp_err *err)
 			has_out = snprintf(d->output, sizeof(d->output), "%s", line + 7) > 0;
 	}
 	fclose(fp);
-	if (!has_id || !has_pid || !has_out) {
+	if (!has_id || !has_pid || !has_out || d->session_id != id) {
 		kp_err__set(err, EBADMSG, "'%s' is garbled; remove it", path);
 		return -EBADMSG;
 	}
@@ -124,18 +162,55 @@ int kp_rundir__read(struct kp_drainer_info *d, struct kp_err *err)
 	return 0;
 }
 
-void kp_rundir__remove(pid_t pid)
+/* Remove session @id's state files and its directory, when empty. */
+static void remove_state(uint64_t id, bool all)
+{
+	static const char * const names[] = {
+		"drainer.pid", "session", "aggregate.data", "aggregate.data.tmp",
+	};
+	char path[4200];
+	size_t i;
+
+	for (i = 0; i < (all ? KP_ARRAY_SIZE(names) : 2); i++) {
+		state_path(id, names[i], path, sizeof(path));
+		unlink(path);
+	}
+	if (!kp_rundir__session_dir(id, path, sizeof(path), NULL))
+		rmdir(path);
+}
+
+void kp_rundir__remove(uint64_t id, pid_t pid)
 {
 	struct kp_drainer_info d;
 	struct kp_err err;
-	char path[4096];
 
-	if (kp_rundir__read(&d, &err) || d.pid != pid)
+	if (kp_rundir__read(id, &d, &err) || d.pid != pid)
 		return;
-	snprintf(path, sizeof(path), "%s/drainer.pid", kp_rundir__dir());
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/session", kp_rundir__dir());
-	unlink(path);
+	remove_state(id, false);
+}
+
+void kp_rundir__prune(const uint64_t *live, unsigned int nr)
+{
+	struct kp_drainer_info d;
+	struct dirent *de;
+	struct kp_err err;
+	unsigned int i;
+	uint64_t id;
+	DIR *dir;
+
+	dir = opendir(kp_rundir__dir());
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || kp_parse_u64(de->d_name, &id))
+			continue;
+		for (i = 0; i < nr && live[i] != id; i++)
+			;
+		/* a drainer still finishing its file keeps its directory */
+		if (i == nr && (kp_rundir__read(id, &d, &err) || !kp_pid_alive(d.pid)))
+			remove_state(id, true);
+	}
+	closedir(dir);
 }
 
 bool kp_pid_alive(pid_t pid)

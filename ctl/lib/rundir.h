@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The state 'kprofctl start' leaves for 'kprofctl stop' in the run
- * directory ($KPROF_RUNDIR, else /run/kprof), the one owner of it:
+ * directory ($KPROF_RUNDIR, else /run/kprof), the one owner of it, one
+ * directory per session (sessions run side by side, ABI 1.10):
  *
- *	drainer.pid	the drainer's PID, one line
- *	session		"id N", "pid P" and "output PATH" lines
- *	aggregate.data	the configuration of an aggregating session (lib/agg.c)
+ *	ID/drainer.pid		the drainer's PID, one line
+ *	ID/session		"id N", "pid P" and "output PATH" lines
+ *	ID/aggregate.data	the configuration of an aggregating session
+ *				(lib/agg.c)
  *
  * Commands that start, read and stop their own session (offcpu, lock,
- * latency, sched) write nothing here.
+ * latency, sched) write nothing here.  The directories of sessions the
+ * module no longer has go at the next 'kprofctl start' (kp_rundir__prune()).
  */
 #ifndef KPROFCTL_RUNDIR_H
 #define KPROFCTL_RUNDIR_H
@@ -38,12 +41,30 @@ struct kp_drainer_info {
 	char		output[4096];	/* absolute path of the file */
 };
 
-/* Create the run directory (kp_rundir__ensure()) and write both files for @d. */
+/*
+ * The directory of session @id's state in @buf: 0, or -ENAMETOOLONG with
+ * @err set when @err is not NULL.
+ */
+int kp_rundir__session_dir(uint64_t id, char *buf, size_t len, struct kp_err *err);
+
+/* Create session @id's directory (and the run directory): 0 or a negative errno. */
+int kp_rundir__ensure_session(uint64_t id, struct kp_err *err);
+
+/* Create @d's session directory and write both files for @d. */
 int kp_rundir__write(const struct kp_drainer_info *d, struct kp_err *err);
-/* Read them: 0, -ENOENT when there is no drainer, -EBADMSG when they are garbled. */
-int kp_rundir__read(struct kp_drainer_info *d, struct kp_err *err);
-/* Remove both files if they still describe @pid. */
-void kp_rundir__remove(pid_t pid);
+/*
+ * Read session @id's: 0, -ENOENT when it has no drainer, -EBADMSG when they
+ * are garbled.
+ */
+int kp_rundir__read(uint64_t id, struct kp_drainer_info *d, struct kp_err *err);
+/* Remove session @id's drainer files if they still describe @pid. */
+void kp_rundir__remove(uint64_t id, pid_t pid);
+
+/*
+ * Remove the state of every session but the @nr in @live (the module's
+ * table): what sessions of an earlier load or a killed drainer left.
+ */
+void kp_rundir__prune(const uint64_t *live, unsigned int nr);
 
 /* Is @pid alive (and not a zombie)? */
 bool kp_pid_alive(pid_t pid);

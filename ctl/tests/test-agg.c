@@ -554,7 +554,7 @@ static void test_start_status(void)
 	ok((fake.start_req.flags & MODES) == KPROF_SESSION_F_AGGREGATE &&
 	   fake.start_req.agg_entries == 16384 && fake.status.state == KPROF_STATE_RUNNING,
 	   "start: F_AGGREGATE and AGG_ENTRIES sent, the session left running");
-	kp_agg__session_path(path, sizeof(path));
+	kp_agg__session_path(1, path, sizeof(path));
 	ok(!stat(path, &st), "start: the configuration is left in the run directory");
 	ok(!strstr(r.err, "drainer"), "start: no drainer");
 	run_free(&r);

@@ -401,7 +401,7 @@ static void test_top(void)
 	run_free(&r);
 	ok(!tmpdir__count(root, "kprof-exporter."), "--top: no temporary file left");
 	fake_kprof__reset();
-	kp_agg__session_path(path, sizeof(path));
+	kp_agg__session_path(7, path, sizeof(path));
 	unlink(path);
 }
 

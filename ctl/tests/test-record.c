@@ -23,6 +23,7 @@
 #include "lib/data.h"
 #include "lib/record.h"
 #include "lib/ring.h"
+#include "lib/agg.h"
 #include "lib/rundir.h"
 #include "lib/sys.h"
 #include "lib/util.h"
@@ -856,7 +857,7 @@ static void test_start_stop(void)
 	fake_setup();
 	kprofctl(&r, "start", "-o", out, "--buffer-size", "8K", "-a", NULL);
 	is_int(r.rc, 0, "start: exit 0");
-	ok(kp_rundir__read(&d, &err) == 0 && d.session_id == 1 && !strcmp(d.output, out) &&
+	ok(kp_rundir__read(1, &d, &err) == 0 && d.session_id == 1 && !strcmp(d.output, out) &&
 	   kp_pid_alive(d.pid), "start: the drainer runs and is recorded in the run directory");
 	snprintf(line, sizeof(line),
 		 "kprof session 1 started: writing %s (drainer pid %d); 'kprofctl stop' ends it\n",
@@ -877,7 +878,7 @@ static void test_start_stop(void)
 	   strstr(r.err, "(2 samples) ]\n") &&
 	   strstr(r.err, "[ kprof record: Balance: 3 invocations = 2 stored + 1 lost: ok ]\n"),
 	   "stop: the summary of the file");
-	ok(!kp_pid_alive(d.pid) && kp_rundir__read(&d, &err) == -ENOENT,
+	ok(!kp_pid_alive(d.pid) && kp_rundir__read(1, &d, &err) == -ENOENT,
 	   "stop: the drainer is gone and so is its run directory entry");
 	run_free(&r);
 	kprofctl(&r, "dump", "-i", out, NULL);
@@ -1075,7 +1076,7 @@ static void test_offcpu(void)
 		snprintf(blocked, sizeof(blocked), "%s/not-a-dir", root);
 		tmpdir__write(root, "not-a-dir", "x\n");
 		strcat(blocked, "/run/kprof");
-		snprintf(agg, sizeof(agg), "%s/aggregate.data", saved);
+		snprintf(agg, sizeof(agg), "%s/1/aggregate.data", saved);
 		unlink(agg);
 		kp_rundir = blocked;
 		fake_setup();
@@ -1102,6 +1103,39 @@ static void test_offcpu(void)
 		unsetenv("KPROF_RUNDIR");
 		ok(!strcmp(kp_rundir__dir(), "/run/kprof"), "else /run/kprof");
 		kp_rundir = saved;
+	}
+
+	/* one directory per session: two drainers side by side, pruned by the table */
+	{
+		struct kp_drainer_info d1 = { .pid = getpid(), .session_id = 4 };
+		struct kp_drainer_info d2 = { .pid = 999999, .session_id = 5 }, got;
+		struct kp_data_info info;
+		const uint64_t live[] = { 4 };
+		char path[4200];
+
+		snprintf(d1.output, sizeof(d1.output), "/tmp/one.data");
+		snprintf(d2.output, sizeof(d2.output), "/tmp/two.data");
+		kp_data_info__init(&info);
+		info.session_id = 5;
+		ok(!kp_rundir__write(&d1, &err) && !kp_rundir__write(&d2, &err) &&
+		   !kp_agg__save_session(&info, &err), "run directory: two sessions' state written");
+		ok(!kp_rundir__read(4, &got, &err) && got.pid == getpid() &&
+		   !strcmp(got.output, "/tmp/one.data") && !kp_rundir__read(5, &got, &err) &&
+		   got.pid == 999999 && !strcmp(got.output, "/tmp/two.data") &&
+		   kp_rundir__read(6, &got, &err) == -ENOENT,
+		   "run directory: each session reads back its own drainer, none for a third");
+		kp_agg__session_path(5, path, sizeof(path));
+		ok(!access(path, F_OK) && strstr(path, "/5/aggregate.data"),
+		   "run directory: the aggregating configuration under the session's id");
+		kp_rundir__prune(live, 1);
+		ok(!kp_rundir__read(4, &got, &err) && kp_rundir__read(5, &got, &err) == -ENOENT &&
+		   access(path, F_OK), "prune: a session the module no longer has goes, all of it");
+		kp_rundir__prune(NULL, 0);
+		ok(!kp_rundir__read(4, &got, &err),
+		   "prune: a live drainer keeps its directory whatever the table says");
+		kp_rundir__remove(4, getpid());
+		kp_rundir__session_dir(4, path, sizeof(path), NULL);
+		ok(access(path, F_OK), "remove: the drainer's files and its directory go");
 	}
 
 	fake_setup();
