@@ -183,7 +183,7 @@ if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
 			echo kasan > /sys/module/kprof_testmod/parameters/plant_bug;
 			rmmod kprof_testmod; rmmod kprof"
 		tools/kprof-vm --kernel debug --smp 2 --timeout 1500 --log "$logs/console-debug.log" \
-			-- sh -c "env KPROF_FUZZ_SESSIONS=15 KPROF_FUZZ_MIN=2000 KPROF_STRESS_CYCLES=50 KPROF_STRESS_GROWTH=0 \
+			-- sh -c "env KPROF_FUZZ_SESSIONS=15 KPROF_FUZZ_MIN=2000 KPROF_STRESS_CYCLES=200 KPROF_STRESS_GROWTH=0 \
 				tools/guest-selftests.sh $ko --tests '$(echo $debug_tests)'; $plant" \
 			> "$logs/guest-debug.log" 2>&1 &
 		debug_pid=$!

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Stress: every kind of session (stream, aggregate, probes, latency, runqlat,
- * counting) through CPU hotplug and rmmod, and 500 start/stop cycles over
- * all kinds with the kernel's unreclaimable slab plus vmalloc growth held
- * under 256 KiB.
+ * counting) through CPU hotplug and rmmod, and 1000 start/stop cycles over
+ * all kinds from four processes at once, with the kernel's unreclaimable
+ * slab plus vmalloc growth held under 256 KiB.
  */
 #include <sched.h>
 #include <sys/mount.h>
@@ -67,6 +67,76 @@ static int ks_stop(int fd, int family, enum ks_kind kind, struct kt_msg *m)
 	kt_msg_init(m, family, kind == KS_COUNTING ? KPROF_CMD_COUNT_STOP : KPROF_CMD_STOP,
 		    KPROF_FAMILY_VERSION);
 	return kt_transact(fd, m);
+}
+
+/*
+ * Every sample of the STOP reply @m of a @kind session stored or counted
+ * as lost, by cause: 0, or -1 with what differs in @why.
+ */
+static int ks_balanced(enum ks_kind kind, struct kt_msg *m, char *why, size_t len)
+{
+	uint64_t in = kt_stat(m, KPROF_STATS_A_INVOCATIONS), out;
+
+	if (kind == KS_STREAM)
+		out = kt_stat(m, KPROF_STATS_A_SAMPLES) + kt_stat(m, KPROF_STATS_A_LOST_FULL) +
+		      kt_stat(m, KPROF_STATS_A_LOST_TOO_BIG) +
+		      kt_stat(m, KPROF_STATS_A_LOST_RECURSION);
+	else if (kind == KS_AGGREGATE)
+		out = kt_stat(m, KPROF_STATS_A_AGG_SAMPLES) +
+		      kt_stat(m, KPROF_STATS_A_LOST_AGG_FULL) +
+		      kt_stat(m, KPROF_STATS_A_LOST_AGG_RESET) +
+		      kt_stat(m, KPROF_STATS_A_LOST_RECURSION);
+	else
+		return 0;
+	if (in == out)
+		return 0;
+	snprintf(why, len, "%s: %llu invocations, %llu stored or lost", ks_kind_names[kind],
+		 (unsigned long long)in, (unsigned long long)out);
+	return -1;
+}
+
+/*
+ * Worker @w of the cycles test, in its own process with its own socket:
+ * @n START/STOP pairs, the kinds in turn (counting, one session at a time,
+ * only in worker 0), each stopped by its id while the other workers'
+ * sessions run.  Exits 0, or 1 after a line on stderr.
+ */
+static void __attribute__((noreturn)) ks_worker(unsigned int w, unsigned int n)
+{
+	int fd = kt_nl_open(), family = fd < 0 ? -1 : kt_family(fd, KPROF_FAMILY_NAME);
+	char why[160];
+	struct kt_msg m;
+	unsigned int i;
+
+	if (family <= 0) {
+		fprintf(stderr, "# worker %u: no kprof family\n", w);
+		_exit(1);
+	}
+	for (i = 0; i < n; i++) {
+		enum ks_kind kind = (i + w) % KS_NR_KINDS;
+		uint64_t id = 0;
+		int ret;
+
+		if (kind == KS_COUNTING && w)
+			kind = KS_STREAM;
+		ret = ks_start(fd, family, kind, &m);
+		if (!ret && kind != KS_COUNTING)
+			id = m.tb[KPROF_A_SESSION_ID] ? kt_u64(m.tb[KPROF_A_SESSION_ID]) : 0;
+		if (ret || (kind != KS_COUNTING && !id)) {
+			fprintf(stderr, "# worker %u, cycle %u, %s START: %d %s\n", w, i,
+				ks_kind_names[kind], ret, m.extack);
+			_exit(1);
+		}
+		ret = kind == KS_COUNTING ? ks_stop(fd, family, kind, &m) :
+					    kt_stop_id(fd, family, id, &m);
+		if (ret || ks_balanced(kind, &m, why, sizeof(why))) {
+			fprintf(stderr, "# worker %u, cycle %u, session %llu STOP: %d %s\n", w, i,
+				(unsigned long long)id, ret, ret ? m.extack : why);
+			_exit(1);
+		}
+	}
+	close(fd);
+	_exit(0);
 }
 
 /*
@@ -291,46 +361,48 @@ FIXTURE_TEARDOWN(cycles)
 }
 
 /*
- * 500 start/stop cycles, the six kinds in turn.  Each stop waits for RCU
- * grace periods and probes patch kernel text: minutes under TCG.
+ * Start/stop cycles, the six kinds in turn, from KS_WORKERS processes at
+ * once, each with its own socket and its sessions beside the others' (1000
+ * in all by default, KPROF_STRESS_CYCLES otherwise).  Each stop waits for
+ * RCU grace periods and probes patch kernel text: minutes under TCG.
  */
-TEST_F_TIMEOUT(cycles, start_stop_500_cycles_no_growth, 500)
+#define KS_WORKERS	4
+
+TEST_F_TIMEOUT(cycles, start_stop_cycles_four_processes_no_growth, 500)
 {
 	const char *env = getenv("KPROF_STRESS_CYCLES");
-	unsigned int cycles = env && *env ? strtoul(env, NULL, 0) : 500;
+	unsigned int cycles = env && *env ? strtoul(env, NULL, 0) : 1000;
+	pid_t workers[KS_WORKERS];
 	long base = 0, end, during;
+	unsigned int i, failed = 0;
 	struct kt_msg m;
-	unsigned int i;
+	int status;
 
-	for (i = 0; i < cycles + 25; i++) {
-		enum ks_kind kind = i % KS_NR_KINDS;
-
-		if (i == 25) {	/* caches and per-CPU pools warmed up */
-			/* measured, as the end, with a stopped stream session held */
-			ASSERT_EQ(0, ks_start(self->fd, self->family, KS_STREAM, &m));
-			ASSERT_EQ(0, ks_stop(self->fd, self->family, KS_STREAM, &m));
-			base = ks_kernel_kib();
+	/* caches and per-CPU pools warmed up by a round of each kind */
+	for (i = 0; i < 2 * KS_NR_KINDS; i++) {
+		ASSERT_EQ(0, ks_start(self->fd, self->family, i % KS_NR_KINDS, &m)) {
+			TH_LOG("warm-up, %s: %s", ks_kind_names[i % KS_NR_KINDS], m.extack);
 		}
-		ASSERT_EQ(0, ks_start(self->fd, self->family, kind, &m)) {
-			TH_LOG("cycle %u, %s: %s", i, ks_kind_names[kind], m.extack);
-		}
-		ASSERT_EQ(0, ks_stop(self->fd, self->family, kind, &m)) {
-			TH_LOG("cycle %u, %s: %s", i, ks_kind_names[kind], m.extack);
-		}
-		/* every sample stored or counted as lost, by cause */
-		if (kind == KS_STREAM)
-			ASSERT_EQ(kt_stat(&m, KPROF_STATS_A_INVOCATIONS),
-				  kt_stat(&m, KPROF_STATS_A_SAMPLES) +
-				  kt_stat(&m, KPROF_STATS_A_LOST_FULL) +
-				  kt_stat(&m, KPROF_STATS_A_LOST_TOO_BIG) +
-				  kt_stat(&m, KPROF_STATS_A_LOST_RECURSION));
-		if (kind == KS_AGGREGATE)
-			ASSERT_EQ(kt_stat(&m, KPROF_STATS_A_INVOCATIONS),
-				  kt_stat(&m, KPROF_STATS_A_AGG_SAMPLES) +
-				  kt_stat(&m, KPROF_STATS_A_LOST_AGG_FULL) +
-				  kt_stat(&m, KPROF_STATS_A_LOST_AGG_RESET) +
-				  kt_stat(&m, KPROF_STATS_A_LOST_RECURSION));
+		ASSERT_EQ(0, ks_stop(self->fd, self->family, i % KS_NR_KINDS, &m));
 	}
+	/* measured, as the end, with a stopped stream session held */
+	ASSERT_EQ(0, ks_start(self->fd, self->family, KS_STREAM, &m));
+	ASSERT_EQ(0, ks_stop(self->fd, self->family, KS_STREAM, &m));
+	base = ks_kernel_kib();
+
+	for (i = 0; i < KS_WORKERS; i++) {
+		workers[i] = fork();
+		ASSERT_LE(0, workers[i]);
+		if (!workers[i])
+			ks_worker(i, cycles / KS_WORKERS + (i < cycles % KS_WORKERS));
+	}
+	for (i = 0; i < KS_WORKERS; i++) {
+		ASSERT_EQ(workers[i], waitpid(workers[i], &status, 0));
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			failed++;
+	}
+	EXPECT_EQ(0, failed) TH_LOG("%u of %u workers failed (their lines above)", failed,
+				    KS_WORKERS);
 	/*
 	 * A stopped session stays readable (stats, histograms) until the next
 	 * START: end, like the base, with a stopped stream session held.
@@ -348,8 +420,9 @@ TEST_F_TIMEOUT(cycles, start_stop_500_cycles_no_growth, 500)
 	ASSERT_EQ(0, kt_transact(self->fd, &m));
 	during = ks_kernel_kib();
 	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
-	TH_LOG("%u cycles: SUnreclaim + VmallocUsed %ld KiB -> %ld KiB (%+ld KiB); "
-	       "%ld KiB with a stream session running", cycles, base, end, end - base, during);
+	TH_LOG("%u cycles from %u processes: SUnreclaim + VmallocUsed %ld KiB -> %ld KiB "
+	       "(%+ld KiB); %ld KiB with a stream session running", cycles, KS_WORKERS, base, end,
+	       end - base, during);
 	ASSERT_LT(0, base);
 	/*
 	 * KPROF_STRESS_GROWTH=0 on the debug kernel: KASAN's quarantine keeps
