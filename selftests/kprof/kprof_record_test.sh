@@ -110,17 +110,23 @@ fi
 # perf's own recording of the same program (or its neighbour: skid), with a
 # share within 5 points; both tools on the same run (under TCG an interrupt
 # lands at a translation block's end, and which ones depends on the host's
-# load, so two runs may differ): perf starts hot, kprofctl attaches to it
-# once it runs (perf takes seconds to start under TCG); 3 s at 999 Hz
-# without call chains (about 3000 samples: a share's sampling error is
+# load, so two runs may differ): both attach to one long hot, perf first;
+# once perf records (kt_perf_ready: it takes seconds to start under TCG,
+# more on a busy host, where a hot of 3 s started by perf had ended before
+# kprofctl attached), kprofctl records 6 s inside perf's window; 999 Hz
+# without call chains (thousands of samples: a share's sampling error is
 # about 1 point)
-HOME=$tmp perf record -e cpu-clock -F 999 -o "$tmp/hot.pdata" -- "$here/progs/hot" 3000 \
-	>/dev/null 2>&1 &
+"$here/progs/hot" 120000 >/dev/null &
+hot_pid=$!
+HOME=$tmp perf record -e cpu-clock -F 999 -p "$hot_pid" -o "$tmp/hot.pdata" >/dev/null 2>&1 &
 perf_pid=$!
-wait_for 60 sh -c "pgrep -x -P $perf_pid hot >/dev/null"
-hot_pid=$(pgrep -x -P $perf_pid hot)
-"$kprofctl" record -e cpu-clock -F 999 -p "${hot_pid:-0}" -o "$tmp/hotann.data" >/dev/null 2>&1
+wait_for 90 kt_perf_ready $perf_pid
+timeout --preserve-status -s INT 6 "$kprofctl" record -e cpu-clock -F 999 -p "$hot_pid" \
+	-o "$tmp/hotann.data" >/dev/null 2>&1
+kill -INT $perf_pid
 wait $perf_pid
+kill $hot_pid 2>/dev/null
+wait $hot_pid 2>/dev/null
 HOME=$tmp perf annotate -i "$tmp/hot.pdata" --stdio --no-source hot_leaf >"$tmp/hot.pann" 2>/dev/null
 "$kprofctl" annotate -i "$tmp/hotann.data" --stdio --no-source hot_leaf >"$tmp/hot.kann" 2>&1
 result "annotate hot_leaf: the hottest instruction and its share as perf annotate's" \
