@@ -147,7 +147,8 @@ static void dump_header_text(const struct kp_data_info *info, const struct kp_tp
 	buf[0] = '\0';
 	for (i = 0; i < s->nr_pids && pos < sizeof(buf); i++)
 		pos += snprintf(buf + pos, sizeof(buf) - pos, "%s%u", i ? "," : "", s->pids[i]);
-	printf("# pids: %s\n", s->nr_pids ? buf : "none");
+	printf("# %s: %s\n", s->flags & KPROF_SESSION_F_THREADS ? "tids" : "pids",
+	       s->nr_pids ? buf : "none");
 	cpu_list(info, buf, sizeof(buf));
 	printf("# cpus: %s\n", buf);
 	printf("# start_time: %" PRIu64 "\n", info->start_time);

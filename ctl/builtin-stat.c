@@ -408,6 +408,9 @@ int cmd_stat(int argc, const char **argv)
 			   "system-wide on these CPUs only, e.g. 0,2-3"),
 		OPT_CALLBACK('p', "pid", &o.s, "pid[,pid]", "count these existing processes",
 			     kp_session_opts__pid_cb),
+		OPT_CALLBACK('t', "tid", &o.s, "tid[,tid]",
+			     "count these existing threads only (no children, as perf's -t)",
+			     kp_session_opts__tid_cb),
 		OPT_BOOLEAN('A', "no-aggr", &o.per_cpu, "one count per CPU (with -a or -C)"),
 		OPT_BOOLEAN('d', "detailed", &o.detailed,
 			    "add the L1 data and last-level cache events"),
@@ -459,7 +462,8 @@ int cmd_stat(int argc, const char **argv)
 	}
 
 	ctx.nl = kp_nl__open(&err);
-	if (!ctx.nl || kp_nl__hello(ctx.nl, &ver, &err))
+	if (!ctx.nl || kp_nl__hello(ctx.nl, &ver, &err) ||
+	    kp_session__check_abi(&ctx.cfg.session, ver.abi, &err))
 		goto out_err;
 
 	stat_signal = 0;

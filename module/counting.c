@@ -92,7 +92,7 @@ struct kprof_count_event {
 /**
  * struct kprof_count_session - the counting session
  * @id: its id, from 1, counted apart from the sampling sessions'
- * @flags: KPROF_SESSION_F_SYSTEM_WIDE, KPROF_SESSION_F_INHERIT
+ * @flags: KPROF_SESSION_F_SYSTEM_WIDE, _F_INHERIT, _F_THREADS
  * @count_flags: KPROF_COUNT_F_*
  * @running: counting, not stopped yet
  * @cpus: the requested CPUs (system-wide)
@@ -305,13 +305,14 @@ static int kprof_count_per_task_start(struct kprof_count_session *s,
 				      struct netlink_ext_ack *extack)
 {
 	unsigned int i, countable = 0;
-	pid_t tgid;
+	struct kprof_target_id id;
 	int ret;
 
 	ret = kprof_counters_init(&s->pc, &kprof_count_counter_ops, s, s->nr_events, NULL);
 	for (i = 0; !ret && i < s->nr_pids; i++)
-		ret = kprof_counters_add_process(&s->pc, req->pids[i], req->pid_attrs[i], &tgid,
-						 extack);
+		ret = kprof_counters_add_process(&s->pc, req->pids[i],
+						 s->flags & KPROF_SESSION_F_THREADS,
+						 req->pid_attrs[i], &id, extack);
 	if (!ret)
 		ret = kprof_count_alloc_ctrs(s, s->pc.nr_tasks);
 	/* with F_ENABLE_ON_EXEC, perf enables them at the target's exec */
@@ -670,7 +671,9 @@ int kprof_counters_show(struct seq_file *m, void *v)
 	if (kprof_count_system_wide(s))
 		seq_printf(m, " cpus %*pbl\n", cpumask_pr_args(s->cpus));
 	else
-		seq_printf(m, " pids %u threads %u%s\n", s->nr_pids, s->pc.nr_tasks,
+		seq_printf(m, " %s %u threads %u%s\n",
+			   s->flags & KPROF_SESSION_F_THREADS ? "tids" : "pids", s->nr_pids,
+			   s->pc.nr_tasks,
 			   s->flags & KPROF_SESSION_F_INHERIT ? " inherit" : "");
 	seq_printf(m, "%-32s %5s %20s %20s %20s\n", "event", "cpu", "value", "enabled_ns",
 		   "running_ns");

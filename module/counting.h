@@ -34,11 +34,11 @@ struct kprof_count_event_request {
 
 /**
  * struct kprof_count_request - a validated COUNT_START request
- * @flags: KPROF_SESSION_F_SYSTEM_WIDE, KPROF_SESSION_F_INHERIT
+ * @flags: KPROF_SESSION_F_SYSTEM_WIDE, _F_INHERIT, _F_THREADS
  * @count_flags: KPROF_COUNT_F_*
  * @cpus: system-wide: the CPUs to count on
  * @nr_pids: per task: entries of @pids
- * @pids: the processes counted
+ * @pids: the processes counted (the threads, with F_THREADS)
  * @pid_attrs: the attribute of each, for error messages
  * @owner_net: the network namespace of the socket that owns the session
  * @owner_portid: its netlink port

@@ -595,23 +595,29 @@ static int kprof_nl_parse_cpumask(const struct nlattr *attr, struct cpumask *mas
 /**
  * kprof_nl_parse_target() - check a request's target; collect its PIDs
  * @info: the START or COUNT_START request
- * @system_wide: KPROF_SESSION_F_SYSTEM_WIDE was given
+ * @flags: its KPROF_A_SESSION_FLAGS
  * @pids: room for KPROF_MAX_PIDS PIDs
  * @pid_attrs: the attribute of each PID, for later error messages
  * @nr_pids: set to the number of PIDs
  *
  * A system-wide session takes CPUs and no PIDs; a per-task one at least
- * one PID and no CPUs.
+ * one PID (or TID, with KPROF_SESSION_F_THREADS) and no CPUs.
  *
  * Return: 0, or -EINVAL / -E2BIG with an extack message.
  */
-static int kprof_nl_parse_target(struct genl_info *info, bool system_wide, pid_t *pids,
+static int kprof_nl_parse_target(struct genl_info *info, u32 flags, pid_t *pids,
 				 const struct nlattr **pid_attrs, unsigned int *nr_pids)
 {
+	bool system_wide = flags & KPROF_SESSION_F_SYSTEM_WIDE;
 	struct nlattr **tb = info->attrs;
 	struct nlattr *attr;
 	int rem;
 
+	if (system_wide && (flags & KPROF_SESSION_F_THREADS)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_FLAGS],
+				    "kprof: threads given to a system-wide session");
+		return -EINVAL;
+	}
 	if (system_wide && tb[KPROF_A_SESSION_PID]) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KPROF_A_SESSION_PID],
 				    "kprof: PIDs given to a system-wide session");
@@ -695,11 +701,9 @@ static int kprof_nl_start_event(struct genl_info *info, const struct nlattr *nes
 static int kprof_nl_parse_start(struct genl_info *info, struct kprof_session_config *cfg)
 {
 	struct nlattr **tb = info->attrs;
-	bool system_wide;
 	int ret;
 
 	cfg->flags = tb[KPROF_A_SESSION_FLAGS] ? nla_get_u32(tb[KPROF_A_SESSION_FLAGS]) : 0;
-	system_wide = cfg->flags & KPROF_SESSION_F_SYSTEM_WIDE;
 	if (!(cfg->flags & (KPROF_SESSION_F_STREAM | KPROF_SESSION_F_AGGREGATE)))
 		cfg->flags |= KPROF_SESSION_F_STREAM;	/* the default mode */
 
@@ -751,7 +755,7 @@ static int kprof_nl_parse_start(struct genl_info *info, struct kprof_session_con
 		return -EINVAL;
 	}
 
-	ret = kprof_nl_parse_target(info, system_wide, cfg->pids, cfg->pid_attrs, &cfg->nr_pids);
+	ret = kprof_nl_parse_target(info, cfg->flags, cfg->pids, cfg->pid_attrs, &cfg->nr_pids);
 	if (ret)
 		return ret;
 	ret = kprof_nl_parse_cpumask(info->attrs[KPROF_A_SESSION_CPUS], cfg->cpus, info->extack);
@@ -1442,7 +1446,7 @@ static int kprof_nl_parse_count(struct genl_info *info, struct kprof_count_reque
 				    "kprof: enable-on-exec needs a per-task session");
 		return -EINVAL;
 	}
-	ret = kprof_nl_parse_target(info, system_wide, req->pids, req->pid_attrs, &req->nr_pids);
+	ret = kprof_nl_parse_target(info, req->flags, req->pids, req->pid_attrs, &req->nr_pids);
 	if (ret)
 		return ret;
 	if (system_wide) {

@@ -17,6 +17,7 @@
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/uidgid.h>
 #include <linux/refcount.h>
 #include <linux/workqueue.h>
@@ -210,6 +211,7 @@ struct kprof_mmap_queue {
  * @events: its events
  * @pidset: processes whose side-band is recorded (per-task sessions)
  * @pidset_full: a process could not be added to @pidset
+ * @tidset: with KPROF_SESSION_F_THREADS, the threads followed
  * @mmap_queues: per-CPU MMAP notes
  * @mmap_work: turns MMAP notes into records
  * @sideband_on: the side-band hooks are registered
@@ -241,6 +243,7 @@ struct kprof_session {
 	struct kprof_event events[KPROF_MAX_EVENTS];
 	u32 pidset[KPROF_PIDSET_SLOTS];
 	bool pidset_full;
+	u32 tidset[KPROF_PIDSET_SLOTS];
 	struct kprof_mmap_queue **mmap_queues;
 	struct work_struct mmap_work;
 	bool sideband_on;
@@ -294,6 +297,38 @@ static inline bool kprof_pidset_add(struct kprof_session *s, u32 tgid)
 static inline bool kprof_pidset_has(struct kprof_session *s, u32 tgid)
 {
 	return kprof_pidset_lookup(s->pidset, KPROF_PIDSET_SLOTS, tgid);
+}
+
+/**
+ * kprof_tidset_add() - follow one thread (KPROF_SESSION_F_THREADS)
+ * @s: the session
+ * @tid: the thread
+ *
+ * Lock-free; safe in any context.
+ * Return: false when the set is full (and @s->pidset_full is set).
+ */
+static inline bool kprof_tidset_add(struct kprof_session *s, u32 tid)
+{
+	if (kprof_pidset_insert(s->tidset, KPROF_PIDSET_SLOTS, tid))
+		return true;
+	WRITE_ONCE(s->pidset_full, true);
+	return false;
+}
+
+/**
+ * kprof_task_followed() - does a per-task session follow this task?
+ * @s: a per-task session
+ * @task: the task
+ *
+ * Its process with the PIDs of processes, the thread itself with
+ * KPROF_SESSION_F_THREADS.  Lock-free; safe in any context.
+ * Return: true when it does.
+ */
+static inline bool kprof_task_followed(struct kprof_session *s, struct task_struct *task)
+{
+	if (s->cfg.flags & KPROF_SESSION_F_THREADS)
+		return kprof_pidset_lookup(s->tidset, KPROF_PIDSET_SLOTS, task_pid_nr(task));
+	return kprof_pidset_has(s, task_tgid_nr(task));
 }
 
 #endif /* _KPROF_INTERNAL_H */

@@ -63,7 +63,7 @@ struct kprof_lock {
 static __always_inline bool kprof_lock_wanted(struct kprof_session *s, struct task_struct *task)
 {
 	return task->pid && ((s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) ||
-			     kprof_pidset_has(s, task_tgid_nr(task)));
+			     kprof_task_followed(s, task));
 }
 
 static notrace void kprof_lock_begin(void *data, void *lock, unsigned int flags)

@@ -214,7 +214,7 @@ static notrace void kprof_offcpu_switch(void *data, bool preempt, struct task_st
 		kprof_wait_end(&off->waits, &ring->stats, next->pid, 0, true, now);
 	if (prev->pid && (kprof_offcpu_class(preempt, prev_state) & off->kev->cfg.config) &&
 	    ((s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) ||
-	     kprof_pidset_has(s, task_tgid_nr(prev))))
+	     kprof_task_followed(s, prev)))
 		kprof_offcpu_begin(off, ring, prev, now, level);
 out:
 	kprof_guard_exit(level);

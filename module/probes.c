@@ -115,7 +115,7 @@ static notrace bool kprof_probe_wanted(struct kprof_event *kev)
 
 	return (s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) ?
 		cpumask_test_cpu(smp_processor_id(), s->cfg.cpus) :
-		kprof_pidset_has(s, task_tgid_nr(current));
+		kprof_task_followed(s, current);
 }
 
 NOKPROBE_SYMBOL(kprof_probe_wanted);
@@ -244,7 +244,7 @@ static notrace void kprof_rq_enqueue(struct kprof_probe *p, struct task_struct *
 	if (!t->pid)
 		return;		/* the idle task never waits */
 	if (!(s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) &&
-	    !kprof_pidset_has(s, task_tgid_nr(t)))
+	    !kprof_task_followed(s, t))
 		return;
 	if (kprof_taskstate_set(&p->wait, t->pid, ktime_get_mono_fast_ns()))
 		local64_inc(&this_cpu_ptr(p->hist)->missed);

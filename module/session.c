@@ -147,13 +147,15 @@ static bool kprof_session_has_probes(const struct kprof_session *s)
 
 /*
  * The counters of every event on the session's CPUs, or on every thread of
- * its processes, which join its pidset.
+ * its processes, which join its pidset (with F_THREADS, on the threads
+ * named, which join its tidset, and their processes the pidset).
  */
 static int kprof_session_counters_start(struct kprof_session *s, struct netlink_ext_ack *extack)
 {
 	bool system_wide = s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE;
+	bool threads = s->cfg.flags & KPROF_SESSION_F_THREADS;
+	struct kprof_target_id id;
 	unsigned int i;
-	pid_t tgid;
 	int ret;
 
 	ret = kprof_counters_init(&s->ctrs, &kprof_session_counter_ops, s, s->nr_events,
@@ -161,11 +163,11 @@ static int kprof_session_counters_start(struct kprof_session *s, struct netlink_
 	if (ret)
 		return ret;
 	for (i = 0; !system_wide && i < s->cfg.nr_pids; i++) {
-		ret = kprof_counters_add_process(&s->ctrs, s->cfg.pids[i], s->cfg.pid_attrs[i],
-						 &tgid, extack);
+		ret = kprof_counters_add_process(&s->ctrs, s->cfg.pids[i], threads,
+						 s->cfg.pid_attrs[i], &id, extack);
 		if (ret)
 			return ret;
-		if (!kprof_pidset_add(s, tgid)) {
+		if (!kprof_pidset_add(s, id.tgid) || (threads && !kprof_tidset_add(s, id.tid))) {
 			NL_SET_ERR_MSG_ATTR(extack, s->cfg.pid_attrs[i],
 					    "kprof: too many processes to follow");
 			return -E2BIG;

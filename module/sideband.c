@@ -158,9 +158,15 @@ static void kprof_tp_fork(void *data, struct task_struct *parent, struct task_st
 		if (!kprof_sideband_wanted(s, rec.ppid))
 			continue;
 		if (!(s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE)) {
+			bool threads = s->cfg.flags & KPROF_SESSION_F_THREADS;
+
 			if (!(s->cfg.flags & KPROF_SESSION_F_INHERIT))
 				continue;
-			if (!kprof_pidset_add(s, rec.pid)) {
+			/* per thread: a child of a followed thread only */
+			if (threads && !kprof_task_followed(s, parent))
+				continue;
+			if (!kprof_pidset_add(s, rec.pid) ||
+			    (threads && !kprof_tidset_add(s, rec.tid))) {
 				struct kprof_ring *ring = s->bufs->rings[smp_processor_id()];
 
 				if (ring)

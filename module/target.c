@@ -230,21 +230,26 @@ static void kprof_cpu_target_destroy(struct kprof_cpu_target *t)
 /* --- per-task targets ------------------------------------------------- */
 
 /**
- * kprof_threads_get() - take a reference on every thread of a process
+ * kprof_threads_get() - take a reference on every thread of a process, or
+ * on one thread
  * @nr: a PID (or TID) in the caller's namespace
+ * @one: take only the thread @nr names
  * @attr: the attribute that named it, for error messages
  * @tasks: where to append the threads
  * @nr_tasks: entries of @tasks in use, updated
  * @max: room in @tasks
- * @tgid: set to the process's TGID
+ * @id: set to the process's TGID and, with @one, the thread's TID
+ *	(init namespace, as the probes compare them)
  * @extack: for error messages
  *
  * On -E2BIG the threads taken so far stay in @tasks for the caller to put.
  *
- * Return: 0, -ESRCH when there is no such process, -E2BIG past @max.
+ * Return: 0, -ESRCH when there is no such process or thread, -E2BIG past
+ * @max.
  */
-static int kprof_threads_get(pid_t nr, const struct nlattr *attr, struct task_struct **tasks,
-			     unsigned int *nr_tasks, unsigned int max, pid_t *tgid,
+static int kprof_threads_get(pid_t nr, bool one, const struct nlattr *attr,
+			     struct task_struct **tasks, unsigned int *nr_tasks,
+			     unsigned int max, struct kprof_target_id *id,
 			     struct netlink_ext_ack *extack)
 {
 	struct task_struct *leader, *t;
@@ -252,11 +257,25 @@ static int kprof_threads_get(pid_t nr, const struct nlattr *attr, struct task_st
 	int ret = 0;
 
 	pid = find_get_pid(nr);
-	leader = pid ? get_pid_task(pid, PIDTYPE_TGID) : NULL;
+	leader = pid ? get_pid_task(pid, one ? PIDTYPE_PID : PIDTYPE_TGID) : NULL;
 	put_pid(pid);
 	if (!leader) {
-		NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: no such process");
+		if (one)
+			NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: no such thread");
+		else
+			NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: no such process");
 		return -ESRCH;
+	}
+	id->tgid = task_tgid_nr(leader);
+	id->tid = one ? task_pid_nr(leader) : 0;
+	if (one) {
+		if (*nr_tasks == max) {
+			NL_SET_ERR_MSG_ATTR(extack, attr, "kprof: too many threads to follow");
+			put_task_struct(leader);
+			return -E2BIG;
+		}
+		tasks[(*nr_tasks)++] = leader;	/* its reference moves there */
+		return 0;
 	}
 
 	rcu_read_lock();
@@ -270,7 +289,6 @@ static int kprof_threads_get(pid_t nr, const struct nlattr *attr, struct task_st
 		tasks[(*nr_tasks)++] = t;
 	}
 	rcu_read_unlock();
-	*tgid = task_tgid_nr(leader);
 	put_task_struct(leader);
 	return ret;
 }
@@ -408,20 +426,23 @@ int kprof_counters_init(struct kprof_counters *c, const struct kprof_counter_ops
 }
 
 /**
- * kprof_counters_add_process() - follow every thread of a process
+ * kprof_counters_add_process() - follow every thread of a process, or one
+ * thread
  * @c: a per-task set, not started
  * @nr: a PID (or TID) in the caller's namespace
+ * @one: follow only the thread @nr names (KPROF_SESSION_F_THREADS)
  * @attr: the attribute that named it, for error messages
- * @tgid: set to the process's TGID
+ * @id: set to the process's TGID and, with @one, the thread's TID
  * @extack: for error messages
  *
- * Return: 0, -ESRCH when there is no such process, -E2BIG past
+ * Return: 0, -ESRCH when there is no such process or thread, -E2BIG past
  * KPROF_MAX_TASKS threads.
  */
-int kprof_counters_add_process(struct kprof_counters *c, pid_t nr, const struct nlattr *attr,
-			       pid_t *tgid, struct netlink_ext_ack *extack)
+int kprof_counters_add_process(struct kprof_counters *c, pid_t nr, bool one,
+			       const struct nlattr *attr, struct kprof_target_id *id,
+			       struct netlink_ext_ack *extack)
 {
-	return kprof_threads_get(nr, attr, c->tasks, &c->nr_tasks, KPROF_MAX_TASKS, tgid,
+	return kprof_threads_get(nr, one, attr, c->tasks, &c->nr_tasks, KPROF_MAX_TASKS, id,
 				 extack);
 }
 

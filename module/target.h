@@ -130,8 +130,19 @@ struct kprof_counters {
 
 int kprof_counters_init(struct kprof_counters *c, const struct kprof_counter_ops *ops,
 			void *priv, unsigned int nr_events, const struct cpumask *cpus);
-int kprof_counters_add_process(struct kprof_counters *c, pid_t nr, const struct nlattr *attr,
-			       pid_t *tgid, struct netlink_ext_ack *extack);
+/**
+ * struct kprof_target_id - what a followed PID or TID resolved to
+ * @tgid: the process, in the init namespace
+ * @tid: the thread when one thread was named, else 0
+ */
+struct kprof_target_id {
+	pid_t tgid;
+	pid_t tid;
+};
+
+int kprof_counters_add_process(struct kprof_counters *c, pid_t nr, bool one,
+			       const struct nlattr *attr, struct kprof_target_id *id,
+			       struct netlink_ext_ack *extack);
 int kprof_counters_start(struct kprof_counters *c, bool enable, struct netlink_ext_ack *extack);
 void kprof_counters_disable(struct kprof_counters *c);
 void kprof_counters_stop(struct kprof_counters *c);

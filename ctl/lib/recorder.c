@@ -19,6 +19,7 @@
 #include "buildid.h"
 #include "recorder.h"
 #include "synth.h"
+#include "sys.h"
 #include "tracefs.h"
 #include "util.h"
 
@@ -355,6 +356,7 @@ static int synthesize(struct kp_recorder *r, struct kp_err *err)
 		.header = { .type = KP_DATA_REC_SYNTH_DONE, .size = sizeof(done) },
 		.time = r->info.start_time,
 	};
+	uint32_t tgids[KPROF_MAX_PIDS] = { 0 };
 	struct kp_synth_stats st = { 0 };
 	uint32_t i;
 	int ret = 0;
@@ -367,9 +369,24 @@ static int synthesize(struct kp_recorder *r, struct kp_err *err)
 	    (r->sum.seq && (r->session.flags & KPROF_SESSION_F_INHERIT)))
 		ret = kp_synth__all(done.time, synth_record, r, &st, err);
 	else
-		for (i = 0; !ret && i < r->session.nr_pids; i++)
-			ret = kp_synth__process(r->session.pids[i], done.time, synth_record, r,
-						&st, err);
+		for (i = 0; !ret && i < r->session.nr_pids; i++) {
+			uint32_t pid = r->session.pids[i], j, tgid;
+
+			/* -t: each thread's process, once */
+			if (r->session.flags & KPROF_SESSION_F_THREADS) {
+				if (kp_sys__tgid(pid, &tgid)) {
+					st.nr_vanished++;
+					continue;
+				}
+				for (j = 0; j < i && tgids[j] != tgid; j++)
+					;
+				tgids[i] = tgid;
+				if (j < i)
+					continue;
+				pid = tgid;
+			}
+			ret = kp_synth__process(pid, done.time, synth_record, r, &st, err);
+		}
 	if (ret)
 		return ret;
 	done.nr_processes = st.nr_processes;
@@ -451,6 +468,9 @@ int kp_recorder__start(struct kp_recorder *r, struct kp_err *err)
 	}
 	if (r->owned)
 		kp_session__own(&r->session, r->ver.abi);
+	ret = kp_session__check_abi(&r->session, r->ver.abi, err);
+	if (ret)
+		return ret;
 	ret = kp_nl__start(r->nl, &r->session, &r->start, err);
 	if (ret)
 		return ret;

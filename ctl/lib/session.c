@@ -13,16 +13,22 @@
 #include "sys.h"
 #include "util.h"
 
+/* Keep one more argument of a repeatable option in @args (room for @max). */
+static void opts_push(struct kp_session_opts *o, const char **args, unsigned int *nr,
+		      unsigned int max, const char *arg)
+{
+	if (*nr >= max)
+		o->too_many_args = true;
+	else
+		args[(*nr)++] = arg;
+}
+
 int kp_session_opts__event_cb(const struct option *opt, const char *arg, bool unset)
 {
 	struct kp_session_opts *o = opt->value;
 
-	if (unset)
-		return 0;
-	if (o->nr_event_args >= KP_MAX_EVENT_ARGS)
-		o->too_many_args = true;
-	else
-		o->events[o->nr_event_args++] = arg;
+	if (!unset)
+		opts_push(o, o->events, &o->nr_event_args, KP_MAX_EVENT_ARGS, arg);
 	return 0;
 }
 
@@ -44,12 +50,17 @@ int kp_session_opts__pid_cb(const struct option *opt, const char *arg, bool unse
 {
 	struct kp_session_opts *o = opt->value;
 
-	if (unset)
-		return 0;
-	if (o->nr_pid_args >= KP_MAX_PID_ARGS)
-		o->too_many_args = true;
-	else
-		o->pids[o->nr_pid_args++] = arg;
+	if (!unset)
+		opts_push(o, o->pids, &o->nr_pid_args, KP_MAX_PID_ARGS, arg);
+	return 0;
+}
+
+int kp_session_opts__tid_cb(const struct option *opt, const char *arg, bool unset)
+{
+	struct kp_session_opts *o = opt->value;
+
+	if (!unset)
+		opts_push(o, o->tids, &o->nr_tid_args, KP_MAX_PID_ARGS, arg);
 	return 0;
 }
 
@@ -224,11 +235,23 @@ void kp_session__own(struct kp_session *s, uint32_t module_abi)
 		s->flags |= KPROF_SESSION_F_OWNED;
 }
 
+int kp_session__check_abi(const struct kp_session *s, uint32_t module_abi,
+			  struct kp_err *err)
+{
+	if ((s->flags & KPROF_SESSION_F_THREADS) && KPROF_ABI_VERSION_MINOR(module_abi) < 11) {
+		kp_err__set(err, EOPNOTSUPP,
+			    "-t/--tid needs kprof.ko ABI 1.11; the loaded module has %u.%u (load the new one)",
+			    KPROF_ABI_VERSION_MAJOR(module_abi), KPROF_ABI_VERSION_MINOR(module_abi));
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 char *kp_session_flags__format(uint32_t flags, char *buf, size_t len)
 {
 	static const char * const names[] = {
 		"kernel-stack", "user-stack", "inherit", "system-wide", "stream", "aggregate",
-		"owned",
+		"owned", "threads",
 	};
 	size_t pos = 0, i;
 	int n;
@@ -333,7 +356,8 @@ static int parse_count(struct kp_session *s, const char *arg, struct kp_err *err
 	return 0;
 }
 
-static int add_pids(struct kp_session *s, const char *arg, struct kp_err *err)
+/* -p's processes or -t's threads (@threads) in @arg, a comma list, into @s. */
+static int add_pids(struct kp_session *s, const char *arg, bool threads, struct kp_err *err)
 {
 	const char *p = arg, *comma;
 	char item[32];
@@ -349,11 +373,12 @@ static int add_pids(struct kp_session *s, const char *arg, struct kp_err *err)
 		memcpy(item, p, len);
 		item[len] = '\0';
 		if (kp_parse_uint(item, &pid) || !pid || pid > INT32_MAX) {
-			kp_err__set(err, EINVAL, "invalid PID '%s'", item);
+			kp_err__set(err, EINVAL, "invalid %s '%s'", threads ? "TID" : "PID", item);
 			return -EINVAL;
 		}
 		if (!kp_sys__pid_exists(pid)) {
-			kp_err__set(err, ESRCH, "process %u does not exist", pid);
+			kp_err__set(err, ESRCH, "%s %u does not exist", threads ? "thread" : "process",
+				    pid);
 			return -ESRCH;
 		}
 		for (i = 0; i < s->nr_pids && s->pids[i] != pid; i++)
@@ -481,7 +506,7 @@ int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
 	s->stack_depth = KPROF_DEFAULT_STACK_DEPTH;
 
 	if (o->too_many_args) {
-		kp_err__set(err, E2BIG, "too many -e or -p options: at most %d each",
+		kp_err__set(err, E2BIG, "too many -e, -p or -t options: at most %d each",
 			    KP_MAX_EVENT_ARGS);
 		return -E2BIG;
 	}
@@ -496,6 +521,15 @@ int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
 	}
 	if (o->nr_pid_args && (o->all_cpus || o->cpus)) {
 		kp_err__set(err, EINVAL, "options -p/--pid and -a/-C are mutually exclusive");
+		return -EINVAL;
+	}
+	if (o->nr_tid_args && (o->all_cpus || o->cpus)) {
+		kp_err__set(err, EINVAL, "options -t/--tid and -a/-C are mutually exclusive");
+		return -EINVAL;
+	}
+	if (o->nr_pid_args && o->nr_tid_args) {
+		kp_err__set(err, EINVAL,
+			    "options -p/--pid and -t/--tid are mutually exclusive: a session follows processes or threads");
 		return -EINVAL;
 	}
 
@@ -596,9 +630,15 @@ int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
 	}
 
 	for (i = 0; i < o->nr_pid_args; i++) {
-		ret = add_pids(s, o->pids[i], err);
+		ret = add_pids(s, o->pids[i], false, err);
 		if (ret)
 			return ret;
+	}
+	for (i = 0; i < o->nr_tid_args; i++) {
+		ret = add_pids(s, o->tids[i], true, err);
+		if (ret)
+			return ret;
+		s->flags |= KPROF_SESSION_F_THREADS;
 	}
 	if (o->cpus) {
 		ret = parse_cpus(s, o->cpus, err);
@@ -614,7 +654,8 @@ int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
 	} else {
 		*target = KP_TARGET_COMMAND;
 	}
-	if (*target != KP_TARGET_SYSTEM && !o->no_inherit)
+	/* perf's -t does not follow children either (its no_inherit for --tid) */
+	if (*target != KP_TARGET_SYSTEM && !o->no_inherit && !o->nr_tid_args)
 		s->flags |= KPROF_SESSION_F_INHERIT;
 	/* Like perf's, the notice comes once the options are known to be good. */
 	if (notice[0])

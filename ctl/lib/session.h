@@ -52,6 +52,8 @@ struct kp_session_opts {
 	unsigned int	nr_event_args;
 	const char	*pids[KP_MAX_PID_ARGS];
 	unsigned int	nr_pid_args;
+	const char	*tids[KP_MAX_PID_ARGS];	/* -t: threads, not processes */
+	unsigned int	nr_tid_args;
 	bool		too_many_args;		/* more -e or -p than the arrays hold */
 	const char	*freq;
 	const char	*count;
@@ -77,6 +79,7 @@ struct kp_session_opts {
 
 parse_opt_cb kp_session_opts__event_cb;
 parse_opt_cb kp_session_opts__pid_cb;
+parse_opt_cb kp_session_opts__tid_cb;
 parse_opt_cb kp_session_opts__filter_cb;
 
 /* The option table entries of 'record' and 'start', for @o. */
@@ -95,6 +98,9 @@ parse_opt_cb kp_session_opts__filter_cb;
 	OPT_BOOLEAN('a', "all-cpus", &(o)->all_cpus, "system-wide, on all CPUs"), \
 	OPT_CALLBACK('p', "pid", (o), "pid[,pid]",				\
 		     "profile these existing processes", kp_session_opts__pid_cb), \
+	OPT_CALLBACK('t', "tid", (o), "tid[,tid]",				\
+		     "profile these existing threads only (no children, as perf's -t)", \
+		     kp_session_opts__tid_cb),					\
 	OPT_STRING('C', "cpu", &(o)->cpus, "cpu-list",				\
 		   "system-wide on these CPUs only, e.g. 0,2-3"),		\
 	OPT_BOOLEAN('g', NULL, &(o)->callchain,				\
@@ -129,7 +135,7 @@ bool kp_session__has_offcpu(const struct kp_session *s);
 /* How the session's target is chosen. */
 enum kp_target {
 	KP_TARGET_SYSTEM,	/* -a, -C, or nothing: per-CPU counters */
-	KP_TARGET_PIDS,		/* -p */
+	KP_TARGET_PIDS,		/* -p, or -t with KPROF_SESSION_F_THREADS */
 	KP_TARGET_COMMAND,	/* the command to run, with F_INHERIT */
 };
 
@@ -171,6 +177,13 @@ const char *kp_session_mode__name(uint32_t flags);
  * sessions: 1.1 and later.
  */
 void kp_session__own(struct kp_session *s, uint32_t module_abi);
+
+/*
+ * Can the module (ABI @module_abi) run @s?  -t/--tid (KPROF_SESSION_F_THREADS)
+ * needs 1.11.  Returns 0, or -EOPNOTSUPP with @err naming the option.
+ */
+int kp_session__check_abi(const struct kp_session *s, uint32_t module_abi,
+			  struct kp_err *err);
 
 /* "4M", "8K", "12345": the shortest exact spelling of @bytes. */
 char *kp_fmt_size(char *buf, size_t len, uint64_t bytes);

@@ -227,7 +227,8 @@ int kp_stat_start__put(struct nl_msg *msg, const struct kp_session *s, uint32_t 
 	uint32_t i;
 
 	if (nla_put_u32(msg, KPROF_A_SESSION_FLAGS,
-			s->flags & (KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_INHERIT)) < 0)
+			s->flags & (KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_INHERIT |
+				    KPROF_SESSION_F_THREADS)) < 0)
 		return -EMSGSIZE;
 	if (count_flags && nla_put_u32(msg, KPROF_A_COUNT_FLAGS, count_flags) < 0)
 		return -EMSGSIZE;

@@ -122,9 +122,9 @@ int kp_stat__from_opts(struct kp_stat_config *c, const struct kp_stat_opts *o,
 		kp_err__set(err, EINVAL, "option -r/--repeat needs a command to run");
 		return -EINVAL;
 	}
-	if (!has_command && !system_wide && !o->s.nr_pid_args) {
+	if (!has_command && !system_wide && !o->s.nr_pid_args && !o->s.nr_tid_args) {
 		kp_err__set(err, EINVAL,
-			    "nothing to count: give a command, or -a, -C or -p (see 'kprofctl stat --help')");
+			    "nothing to count: give a command, or -a, -C, -p or -t (see 'kprofctl stat --help')");
 		return -EINVAL;
 	}
 	if (o->per_cpu && !system_wide) {
@@ -153,7 +153,8 @@ int kp_stat__from_opts(struct kp_stat_config *c, const struct kp_stat_opts *o,
 	ret = kp_session__from_opts(&c->session, &c->target, &so, has_command, true, cmd, err);
 	if (ret)
 		return ret;
-	c->session.flags &= KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_INHERIT;
+	c->session.flags &= KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_INHERIT |
+			    KPROF_SESSION_F_THREADS;
 	return 0;
 }
 
@@ -436,7 +437,8 @@ void kp_stat__target_name(char *buf, size_t len, const struct kp_stat_config *c,
 	} else if (c->target == KP_TARGET_SYSTEM) {
 		snprintf(buf, len, "'system wide'");
 	} else if (c->target == KP_TARGET_PIDS) {
-		snprintf(buf, len, "process id '");
+		snprintf(buf, len, "%s id '",
+			 c->session.flags & KPROF_SESSION_F_THREADS ? "thread" : "process");
 		for (i = 0, pos = strlen(buf); i < (int)c->session.nr_pids && pos < len; i++) {
 			snprintf(buf + pos, len - pos, "%s%u", i ? "," : "", c->session.pids[i]);
 			pos = strlen(buf);

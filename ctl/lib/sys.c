@@ -92,6 +92,22 @@ bool kp_sys__pid_exists(uint32_t pid)
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
+int kp_sys__tgid(uint32_t tid, uint32_t *tgid)
+{
+	char path[64], buf[4096];
+	const char *line;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", tid);
+	ret = kp_read_file(path, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	line = strstr(buf, "\nTgid:");
+	if (!line || sscanf(line + 6, "%u", tgid) != 1 || !*tgid)
+		return -EINVAL;
+	return 0;
+}
+
 bool kp_sys__any_pid_exists(const uint32_t *pids, unsigned int nr)
 {
 	unsigned int i;

@@ -42,6 +42,12 @@ bool kp_sys__pid_exists(uint32_t pid);
 bool kp_sys__any_pid_exists(const uint32_t *pids, unsigned int nr);
 
 /*
+ * The process of thread @tid: the Tgid line of kp_sysroot/proc/TID/status.
+ * Returns 0, or a negative errno (the thread is gone, or no such line).
+ */
+int kp_sys__tgid(uint32_t tid, uint32_t *tgid);
+
+/*
  * Is there a hardware PMU: /sys/bus/event_source/devices/cpu, or cpu_core
  * or cpu_atom on hybrid machines?  There is none in most virtual machines.
  */

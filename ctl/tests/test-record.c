@@ -733,6 +733,46 @@ static void test_record_targets(void)
 	   fake.nr_stops == 1, "record -p: the PID, inherit, stopped");
 	run_free(&r);
 
+	/*
+	 * -t: threads 57 and 58 of process 55 only, no children (perf's -t);
+	 * their process's COMM and MMAP synthesized once.
+	 */
+	tmpdir__write(root, "proc/55/task/55/comm", "server\n");
+	tmpdir__write(root, "proc/55/task/57/comm", "worker\n");
+	tmpdir__write(root, "proc/55/maps", "00400000-00500000 r-xp 00000000 fd:01 7 /usr/sbin/server\n");
+	tmpdir__write(root, "proc/57/status", "Name:\tworker\nUmask:\t0022\nState:\tR (running)\nTgid:\t55\nNgid:\t0\nPid:\t57\n");
+	tmpdir__write(root, "proc/58/status", "Name:\tworker\nTgid:\t55\nPid:\t58\n");
+	fake_setup();
+	fake.on_start = raise_sigint;
+	kprofctl(&r, "record", "-t", "57,58", "-o", out, "--buffer-size", "8K", NULL);
+	ok(r.rc == 0 && strstr(r.err, "Balance: 3 invocations"), "record -t: recorded (%d: %s)",
+	   r.rc, r.err);
+	ok(fake.start_req.nr_pids == 2 && fake.start_req.pids[0] == 57 &&
+	   fake.start_req.pids[1] == 58 &&
+	   fake.start_req.flags == (KPROF_SESSION_F_THREADS | KPROF_SESSION_F_OWNED),
+	   "record -t: the TIDs, F_THREADS, no inherit (flags 0x%x)", fake.start_req.flags);
+	run_free(&r);
+	kprofctl(&r, "dump", "-i", out, NULL);
+	ok(strstr(r.out, "comm=\"worker\"") && strstr(r.out, "# tids: 57,58\n") &&
+	   strstr(r.out, "SYNTH_DONE misc=0x0 time=864000000000000 nr_processes=1 nr_threads=2 nr_mmaps=1 nr_vanished=0\n"),
+	   "record -t: the thread's process synthesized once, the header says tids");
+	run_free(&r);
+	tmpdir__remove_path(root, "proc/55");
+	tmpdir__remove_path(root, "proc/57");
+	tmpdir__remove_path(root, "proc/58");
+
+	/* -t on a module before ABI 1.11: refused before START, in one line. */
+	tmpdir__write(root, "proc/57/status", "Tgid:\t55\n");
+	fake_setup();
+	fake.abi = (KPROF_ABI_MAJOR << 16) | 10;
+	fake.no_abi_check = true;
+	kprofctl(&r, "record", "-t", "57", "-e", "cpu-clock", "-o", out, "--buffer-size", "8K", NULL);
+	ok(r.rc != 0 && !fake.start_req.nr_pids &&
+	   !strcmp(r.err, "kprofctl: record: -t/--tid needs kprof.ko ABI 1.11; the loaded module has 1.10 (load the new one)\n"),
+	   "record -t, ABI 1.10 module: refused naming the option (%s)", r.err);
+	run_free(&r);
+	tmpdir__remove_path(root, "proc/57");
+
 	/* ABI 1.1 and 1.3 counters: recursion and cost losses balance, the file keeps them. */
 	fake_setup();
 	fake.stats.v[KP_STAT_INVOCATIONS] = 6;

@@ -194,6 +194,12 @@ static void test_values(void)
 	   "-p: PIDs, duplicates merged, inherit, not system-wide");
 	done(&r);
 
+	run(&r, true, "-t", "1234", "--tid", "1", NULL);
+	ok(!r.ret && r.target == KP_TARGET_PIDS && r.s.nr_pids == 2 && r.s.pids[0] == 1234 &&
+	   r.s.pids[1] == 1 && r.s.flags == KPROF_SESSION_F_THREADS,
+	   "-t: TIDs, F_THREADS, no inherit (perf's -t), not system-wide");
+	done(&r);
+
 	run(&r, true, "-C", "0,2-3", NULL);
 	ok(!r.ret && r.target == KP_TARGET_SYSTEM && (r.s.flags & KPROF_SESSION_F_SYSTEM_WIDE) &&
 	   r.s.cpus_bytes == 8 && r.s.cpus[0] == 0xd, "-C 0,2-3: system-wide, bitmap 0xd");
@@ -228,6 +234,11 @@ static void test_bad(void)
 	BAD("invalid PID '0'", "-p", "0");
 	BAD("invalid PID ''", "-p", "1234,");
 	BAD("process 4321 does not exist", "-p", "1234,4321");
+	BAD("invalid TID 'x'", "-t", "x");
+	BAD("thread 4321 does not exist", "-t", "1,4321");
+	BAD("options -p/--pid and -t/--tid are mutually exclusive: a session follows processes or threads",
+	    "-p", "1", "-t", "1234");
+	BAD("options -t/--tid and -a/-C are mutually exclusive", "-t", "1", "-a");
 	BAD("options -p/--pid and -a/-C are mutually exclusive", "-p", "1234", "-a");
 	BAD("options -p/--pid and -a/-C are mutually exclusive", "-p", "1234", "-C", "0");
 	BAD("CPU 4 is out of range (possible CPUs: 0-3)", "-C", "4");
@@ -277,7 +288,7 @@ static void test_too_many(void)
 	ok(parse_options(argc, argv, options, usage, 0) == 0, "65 -e options parse");
 	is_int(kp_session__from_opts(&s, &t, &o, false, true, "record", &err), -E2BIG,
 	       "65 -e options refused");
-	is_str(err.msg, "too many -e or -p options: at most 64 each", "too many options message");
+	is_str(err.msg, "too many -e, -p or -t options: at most 64 each", "too many options message");
 
 	memset(&o, 0, sizeof(o));
 	argc = 1;
@@ -346,8 +357,9 @@ static void test_helpers(void)
 	is_str(kp_session_flags__format(0, buf, sizeof(buf)), "0", "flags: none");
 	is_str(kp_session_flags__format(0x30, buf, sizeof(buf)), "stream|aggregate",
 	       "flags: the modes");
-	is_str(kp_session_flags__format(0x88, buf, sizeof(buf)), "system-wide|0x80",
+	is_str(kp_session_flags__format(0x108, buf, sizeof(buf)), "system-wide|0x100",
 	       "flags: unknown bit in hex");
+	is_str(kp_session_flags__format(0x80, buf, sizeof(buf)), "threads", "flags: -t's threads");
 
 	ok(!kp_sys__possible_cpus(&n, buf, sizeof(buf)) && n == 4 && !strcmp(buf, "0-3"),
 	   "possible CPUs from the fake sysfs");

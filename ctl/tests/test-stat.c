@@ -62,6 +62,10 @@ static void set_bad_event(struct kp_stat_opts *o)
 {
 	o->s.events[o->s.nr_event_args++] = "cycles,cyclez";
 }
+static void set_t(struct kp_stat_opts *o)
+{
+	o->s.tids[o->s.nr_tid_args++] = "1";
+}
 static void set_pa(struct kp_stat_opts *o)
 {
 	o->s.all_cpus = true;
@@ -82,6 +86,10 @@ static void test_options(void)
 	is_int(c.session.flags, KPROF_SESSION_F_INHERIT, "a command: with its children");
 	ok(c.runs == 1 && !c.interval_ms && c.format == KP_STAT_FMT_TABLE && c.big_num,
 	   "defaults: one run, no interval, the table with grouping");
+
+	ok(!opts(&c, &err, false, set_t), "-t without a command: accepted");
+	is_int(c.target, KP_TARGET_PIDS, "-t: counted per task");
+	is_int(c.session.flags, KPROF_SESSION_F_THREADS, "-t: the thread only, no children");
 
 	ok(!opts(&c, &err, true, set_a), "-a: accepted");
 	is_str(c.session.events[0].name, "cpu-clock", "-a: cpu-clock for task-clock");
@@ -109,7 +117,7 @@ static void test_options(void)
 	opts(&c, &err, false, set_r3);
 	is_str(err.msg, "option -r/--repeat needs a command to run", "-r without a command: refused");
 	opts(&c, &err, false, set_none);
-	is_str(err.msg, "nothing to count: give a command, or -a, -C or -p (see 'kprofctl stat --help')",
+	is_str(err.msg, "nothing to count: give a command, or -a, -C, -p or -t (see 'kprofctl stat --help')",
 	       "no command, no target: refused");
 	opts(&c, &err, true, set_r3i);
 	is_str(err.msg, "options -I/--interval-print and -r/--repeat are mutually exclusive",
@@ -515,7 +523,7 @@ static void test_proto(void)
 	nl = nl_open();
 	kp_events__parse(s.events, &nr, "task-clock,cycles", true, NULL, 0, &err);
 	s.nr_events = nr;
-	s.flags = KPROF_SESSION_F_INHERIT;
+	s.flags = KPROF_SESSION_F_INHERIT | KPROF_SESSION_F_THREADS;
 	s.pids[s.nr_pids++] = 4242;
 	fake_count.error[1] = ENOENT;
 	fake_count.value[0][0] = 123;
@@ -526,10 +534,11 @@ static void test_proto(void)
 	   "COUNT_START: accepted");
 	ok(info.session_id == 1 && !info.error[0] && info.error[1] == ENOENT,
 	   "COUNT_START: the id and the unsupported event");
-	ok(fake_count.req.flags == KPROF_SESSION_F_INHERIT && fake_count.req.nr_pids == 1 &&
+	ok(fake_count.req.flags == (KPROF_SESSION_F_INHERIT | KPROF_SESSION_F_THREADS) &&
+	   fake_count.req.nr_pids == 1 &&
 	   fake_count.req.pids[0] == 4242 && fake_count.count_flags == KPROF_COUNT_F_ENABLE_ON_EXEC &&
 	   fake_count.req.nr_events == 2 && fake_count.req.events[1].type == PERF_TYPE_HARDWARE &&
-	   !strcmp(fake_count.req.events[1].name, "cycles"), "COUNT_START: the request, parsed back");
+	   !strcmp(fake_count.req.events[1].name, "cycles"), "COUNT_START: the request, parsed back (-t's threads flag too)");
 	is_int(kp_nl__count_start(nl, &s, 0, &info, &err), -EBUSY, "COUNT_START again: EBUSY");
 	is_str(err.msg, "a counting session is running (another 'kprofctl stat'?); one at a time",
 	       "COUNT_START again: one clear line");

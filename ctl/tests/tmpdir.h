@@ -119,4 +119,13 @@ static inline void tmpdir__remove(const char *root)
 	nftw(root, tmpdir__rm, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Remove @rel under @root, a file or a whole directory. */
+static inline void tmpdir__remove_path(const char *root, const char *rel)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	tmpdir__remove(path);
+}
+
 #endif /* KPROFCTL_TMPDIR_H */

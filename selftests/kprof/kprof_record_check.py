@@ -10,6 +10,7 @@ kprof_record_test.sh until kprofctl decodes symbols itself.
   kprof_record_check.py kernel-path DATA COMM SYMBOL... : kernel chains of
       COMM's samples contain every SYMBOL (resolved with /proc/kallsyms).
   kprof_record_check.py only-pid DATA PID : every sample is PID's.
+  kprof_record_check.py only-tid DATA TID : every sample is thread TID's.
   kprof_record_check.py modes DATA kernel|user : every sample is in that
       mode and has no chain of the other.
   kprof_record_check.py annotate DATA OUT : OUT is `kprofctl annotate
@@ -149,6 +150,13 @@ def only_pid(data, pid):
     return 0 if len(samples) >= 20 and not other else 1
 
 
+def only_tid(data, tid):
+    samples = [r for r in records(data) if r["type"] == "SAMPLE"]
+    other = [r for r in samples if r["tid"] != tid]
+    print(f"{len(samples)} samples, {len(other)} not of thread {tid}")
+    return 0 if len(samples) >= 20 and not other else 1
+
+
 def modes(data, mode):
     samples = [r for r in records(data) if r["type"] == "SAMPLE"]
     if mode == "kernel":
@@ -240,6 +248,8 @@ def main(argv):
         return kernel_path(data, argv[3], argv[4:])
     if cmd == "only-pid":
         return only_pid(data, int(argv[3]))
+    if cmd == "only-tid":
+        return only_tid(data, int(argv[3]))
     if cmd == "modes":
         return modes(data, argv[3])
     if cmd == "annotate":

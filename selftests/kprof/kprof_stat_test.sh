@@ -35,7 +35,7 @@ has_pmu() { [ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_sour
 try3() { "$@" || "$@" || "$@"; }
 
 echo "TAP version 13"
-echo "1..27"
+echo "1..29"
 
 kt_load
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
@@ -237,6 +237,36 @@ tc=$(value "$tmp/pid.txt" task-clock)
 check "stat -p PID: ends with the process (exit $rc), counts it ($tc msec), 'process id'" \
 	eval '[ $rc = 0 ] && within "$tc" 500 6000 && grep -q "for process id .$victim.:" "$tmp/pid.txt"'
 diag "$tmp/pid.err"
+
+# -t TID: a spinning thread and a napping one of one process, each counted
+# alone, kprofctl on one while perf stat -t counts the other, then swapped
+"$progs/threads" 20000 nap >"$tmp/threads.tids" &
+tprog=$!
+wait_for 60 test -s "$tmp/threads.tids"
+read -r tid_a tid_b <"$tmp/threads.tids"
+# stat_tids KPROF_TID PERF_TID: 3 s of task-clock of each, at once
+stat_tids() {
+	HOME=$tmp timeout --preserve-status -s INT 3 perf stat -e task-clock -x, -t "${2:-0}" \
+		-o "$tmp/perf-$2.csv" 2>/dev/null &
+	timeout --preserve-status -s INT 3 "$kprofctl" stat -e task-clock -x, -t "${1:-0}" \
+		-o "$tmp/kprof-$1.csv" 2>"$tmp/kprof-$1.err"
+	wait $!
+}
+stat_tids "$tid_a" "$tid_b"
+stat_tids "$tid_b" "$tid_a"
+sed -i '/^#/d; /^$/d' "$tmp/perf-$tid_a.csv" "$tmp/perf-$tid_b.csv"	# perf's "# started on"
+kill $tprog 2>/dev/null
+wait $tprog 2>/dev/null
+ka=$(value "$tmp/kprof-$tid_a.csv" task-clock csv)
+kb=$(value "$tmp/kprof-$tid_b.csv" task-clock csv)
+pa=$(value "$tmp/perf-$tid_a.csv" task-clock csv)
+pb=$(value "$tmp/perf-$tid_b.csv" task-clock csv)
+check "stat -t: the spinning thread ($ka msec) counted alone, not its napping sibling ($kb msec)" \
+	eval 'within "$ka" 200 3500 && within "$kb" 0 "$(awk -v a="$ka" "BEGIN { print a / 10 }")"'
+check "stat -t: as perf stat -t counts the same threads ($pa and $pb msec)" \
+	eval 'within "$pa" 200 3500 && within "$pb" 0 "$(awk -v a="$pa" "BEGIN { print a / 10 }")"'
+diag "$tmp/kprof-$tid_a.csv" "$tmp/kprof-$tid_a.err" "$tmp/kprof-$tid_b.csv" "$tmp/perf-$tid_a.csv" \
+	"$tmp/perf-$tid_b.csv"
 
 "$kprofctl" stat -a -e cpu-clock -o "$tmp/sigint.txt" &
 pid=$!

@@ -26,7 +26,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		10
+#define KPROF_ABI_MINOR		11
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -100,7 +100,14 @@ enum {
  * it).  Without it the session is detached: it runs until STOP.
  */
 #define KPROF_SESSION_F_OWNED		(1U << 6)
-#define KPROF_SESSION_F_ALL		0x7fU	/* non-ABI: the flags this ABI knows */
+/*
+ * (ABI 1.11) The KPROF_A_SESSION_PIDs name threads, not processes: only
+ * those threads are sampled or counted (perf's -t/--tid), with
+ * F_INHERIT also the threads and processes they create later.  Their
+ * processes' side-band is recorded.  A sampling or counting session.
+ */
+#define KPROF_SESSION_F_THREADS		(1U << 7)
+#define KPROF_SESSION_F_ALL		0xffU	/* non-ABI: the flags this ABI knows */
 
 /* KPROF_A_SESSION_AGG_ENTRIES: entries per CPU, a power of two. */
 #define KPROF_AGG_MIN_ENTRIES		64
@@ -302,7 +309,7 @@ enum {
 	KPROF_A_SESSION_FREQ,		/* u32: samples per second per event */
 	KPROF_A_SESSION_PERIOD,		/* u64: events per sample */
 	KPROF_A_SESSION_CPUS,		/* binary: CPU bitmap, __u64 words, LE bit order */
-	KPROF_A_SESSION_PID,		/* u32, repeated: processes to profile */
+	KPROF_A_SESSION_PID,		/* u32, repeated: processes (threads: F_THREADS) */
 	KPROF_A_SESSION_BUFFER_SIZE,	/* u32: per-CPU data bytes, power of two */
 	KPROF_A_SESSION_STACK_DEPTH,	/* u32: frames per chain */
 	KPROF_A_SESSION_WATERMARK,	/* u32: bytes that wake a reader */
