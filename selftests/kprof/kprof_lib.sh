@@ -29,14 +29,6 @@ wait_for() {
 	return 1
 }
 
-# kt_perf_ready PID: perf (record or stat, run in the background as PID)
-# holds its events and sleeps in its loop: it counts from now on (it takes
-# seconds to start under TCG, more on a busy host)
-kt_perf_ready() {
-	ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'perf_event' &&
-		[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = S ]
-}
-
 # kt_top_user REPORT COMM: COMM's hottest user symbol in REPORT, the output of
 # 'kprofctl report --stdio' (its first "[.]" row of that command)
 kt_top_user() { awk -v c="$2" '$2 == c && $4 == "[.]" { print $5; exit }' "$1"; }

@@ -110,23 +110,20 @@ fi
 # perf's own recording of the same program (or its neighbour: skid), with a
 # share within 5 points; both tools on the same run (under TCG an interrupt
 # lands at a translation block's end, and which ones depends on the host's
-# load, so two runs may differ): both attach to one long hot, perf first;
-# once perf records (kt_perf_ready: it takes seconds to start under TCG,
-# more on a busy host, where a hot of 3 s started by perf had ended before
-# kprofctl attached), kprofctl records 6 s inside perf's window; 999 Hz
-# without call chains (thousands of samples: a share's sampling error is
-# about 1 point)
-"$here/progs/hot" 120000 >/dev/null &
-hot_pid=$!
-HOME=$tmp perf record -e cpu-clock -F 999 -p "$hot_pid" -o "$tmp/hot.pdata" >/dev/null 2>&1 &
+# load, so two runs may differ): perf starts hot (it execs hot once it
+# records), kprofctl attaches to it once it runs and records 8 s of its
+# 15 (a hot of 3 s had ended before kprofctl attached on a busy host;
+# perf record -p instead takes over a minute to start in this guest);
+# 999 Hz without call chains (thousands of samples: a share's sampling
+# error is about 1 point)
+HOME=$tmp perf record -e cpu-clock -F 999 -o "$tmp/hot.pdata" -- "$here/progs/hot" 15000 \
+	>/dev/null 2>&1 &
 perf_pid=$!
-wait_for 90 kt_perf_ready $perf_pid
-timeout --preserve-status -s INT 6 "$kprofctl" record -e cpu-clock -F 999 -p "$hot_pid" \
+wait_for 90 sh -c "pgrep -x -P $perf_pid hot >/dev/null"
+hot_pid=$(pgrep -x -P $perf_pid hot)
+timeout --preserve-status -s INT 8 "$kprofctl" record -e cpu-clock -F 999 -p "${hot_pid:-0}" \
 	-o "$tmp/hotann.data" >/dev/null 2>&1
-kill -INT $perf_pid
 wait $perf_pid
-kill $hot_pid 2>/dev/null
-wait $hot_pid 2>/dev/null
 HOME=$tmp perf annotate -i "$tmp/hot.pdata" --stdio --no-source hot_leaf >"$tmp/hot.pann" 2>/dev/null
 "$kprofctl" annotate -i "$tmp/hotann.data" --stdio --no-source hot_leaf >"$tmp/hot.kann" 2>&1
 result "annotate hot_leaf: the hottest instruction and its share as perf annotate's" \
