@@ -107,11 +107,12 @@ static void prune_rundir(struct kp_recorder *r)
 		return;
 	rows = calloc(KP_STATUS_SESSIONS_MAX, sizeof(*rows));
 	ids = calloc(KP_STATUS_SESSIONS_MAX, sizeof(*ids));
-	if (rows && ids && !kp_nl__sessions(r->nl, rows, KP_STATUS_SESSIONS_MAX, &nr, &err)) {
-		for (i = 0; i < nr && i < KP_STATUS_SESSIONS_MAX; i++)
+	/* more sessions than rows: some unknown, prune nothing */
+	if (rows && ids && !kp_nl__sessions(r->nl, rows, KP_STATUS_SESSIONS_MAX, &nr, &err) &&
+	    nr <= KP_STATUS_SESSIONS_MAX) {
+		for (i = 0; i < nr; i++)
 			ids[i] = rows[i].id;
-		if (nr <= KP_STATUS_SESSIONS_MAX)
-			kp_rundir__prune(ids, nr);
+		kp_rundir__prune(ids, nr);
 	}
 	free(ids);
 	free(rows);

@@ -156,7 +156,6 @@ static void name_running(struct kp_nl *nl, struct kp_err *err)
 			    n, list);
 }
 
-/* --all: stop every running session, each with its totals.  An exit code. */
 /* The live drainer of session @id, from the run directory: true with @d set. */
 static bool find_drainer(uint64_t id, struct kp_drainer_info *d)
 {
@@ -171,6 +170,7 @@ static bool find_drainer(uint64_t id, struct kp_drainer_info *d)
 	return false;
 }
 
+/* --all: stop every running session, each with its totals.  An exit code. */
 static int stop_all(const char *cmd, struct kp_nl *nl, const struct kp_version_info *ver,
 		    struct kp_err *err)
 {

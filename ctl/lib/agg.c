@@ -389,8 +389,7 @@ int kp_agg__pids(const struct kp_agg *a, uint32_t **pids, size_t *nr, struct kp_
 
 int kp_agg__session_path(uint64_t id, char *buf, size_t len)
 {
-	return (size_t)snprintf(buf, len, "%s/%" PRIu64 "/aggregate.data", kp_rundir__dir(),
-				id) < len ? 0 : -ENAMETOOLONG;
+	return kp_rundir__state_path(id, "aggregate.data", buf, len);
 }
 
 int kp_agg__save_session(const struct kp_data_info *info, struct kp_err *err)

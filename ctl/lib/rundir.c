@@ -88,10 +88,10 @@ int kp_rundir__ensure_session(uint64_t id, struct kp_err *err)
 	return 0;
 }
 
-/* Session @id's state file @name in @buf (a path that fits: the directory's does). */
-static void state_path(uint64_t id, const char *name, char *buf, size_t len)
+int kp_rundir__state_path(uint64_t id, const char *name, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%" PRIu64 "/%s", kp_rundir__dir(), id, name);
+	return (size_t)snprintf(buf, len, "%s/%" PRIu64 "/%s", kp_rundir__dir(), id, name) < len ?
+		0 : -ENAMETOOLONG;
 }
 
 /* One state file, complete or not at all (the temporary-name rule of outfile.h). */
@@ -101,7 +101,7 @@ static int write_file(uint64_t id, const char *name, const char *text, struct kp
 	char path[4200];
 	int ret;
 
-	state_path(id, name, path, sizeof(path));
+	kp_rundir__state_path(id, name, path, sizeof(path));
 	ret = kp_outfile__open(&o, path, false, err);
 	if (ret)
 		return ret;
@@ -135,7 +135,7 @@ int kp_rundir__read(uint64_t id, struct kp_drainer_info *d, struct kp_err *err)
 	size_t len;
 
 	memset(d, 0, sizeof(*d));
-	state_path(id, "session", path, sizeof(path));
+	kp_rundir__state_path(id, "session", path, sizeof(path));
 	fp = fopen(path, "re");
 	if (!fp) {
 		if (errno == ENOENT || errno == ENOTDIR || errno == ENAMETOOLONG)
@@ -172,8 +172,8 @@ static void remove_state(uint64_t id, bool all)
 	size_t i;
 
 	for (i = 0; i < (all ? KP_ARRAY_SIZE(names) : 2); i++) {
-		state_path(id, names[i], path, sizeof(path));
-		unlink(path);
+		if (!kp_rundir__state_path(id, names[i], path, sizeof(path)))
+			unlink(path);
 	}
 	if (!kp_rundir__session_dir(id, path, sizeof(path), NULL))
 		rmdir(path);

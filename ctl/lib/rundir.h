@@ -47,6 +47,9 @@ struct kp_drainer_info {
  */
 int kp_rundir__session_dir(uint64_t id, char *buf, size_t len, struct kp_err *err);
 
+/* Session @id's state file @name in @buf: 0, or -ENAMETOOLONG. */
+int kp_rundir__state_path(uint64_t id, const char *name, char *buf, size_t len);
+
 /* Create session @id's directory (and the run directory): 0 or a negative errno. */
 int kp_rundir__ensure_session(uint64_t id, struct kp_err *err);
 
