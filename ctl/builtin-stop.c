@@ -6,7 +6,8 @@
  * and wait, bounded, for it to finish the file, then print the summary of
  * the file, as 'kprofctl record' does.  For an aggregating session, print
  * the aggregate balance and, with -o, read its tables (they stay readable
- * after STOP until the next START) into an aggregated kprof.data (agg.h).
+ * after STOP until saved or the next START) into an aggregated kprof.data
+ * (agg.h), then tell the module it may free them (FREE, ABI 1.12).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,8 +37,10 @@ static const char * const stop_usage[] = {
 	"finish the file (at most --timeout seconds, default 30) and print the",
 	"summary.  For an aggregating session, print its balance; with -o, save",
 	"its aggregated profile to <file> for 'kprofctl report -i <file>' and the",
-	"other offline commands (a session already stopped is saved too).  Needs",
-	"CAP_PERFMON or CAP_SYS_ADMIN; another user's session, CAP_SYS_ADMIN.",
+	"other offline commands (a session already stopped is saved too), then",
+	"free its tables; without -o they stay in the kernel until saved or the",
+	"next session starts.  Needs CAP_PERFMON or CAP_SYS_ADMIN; another user's",
+	"session, CAP_SYS_ADMIN.",
 	NULL
 };
 
@@ -86,8 +89,11 @@ static void print_totals(const struct kp_stop_info *stop)
 		kp_stats__lost(t), kp_stats__balanced(t) ? "ok" : "MISMATCH");
 }
 
-/* The aggregate counters of @stop: "[ kprof stop: ... ]" lines. */
-static bool print_agg_totals(const struct kp_stop_info *stop)
+/*
+ * The aggregate counters of @stop: "[ kprof stop: ... ]" lines; with @kept,
+ * where its unsaved tables stay.
+ */
+static bool print_agg_totals(const struct kp_stop_info *stop, bool kept)
 {
 	const struct kp_stats *t = &stop->stats;
 	bool ok = kp_stats__agg_balanced(t);
@@ -108,20 +114,31 @@ static bool print_agg_totals(const struct kp_stop_info *stop)
 	fprintf(stderr, "[ kprof stop: Aggregate balance: %" PRIu64 " invocations = %" PRIu64
 		" aggregated + %" PRIu64 " lost: %s ]\n", t->v[KP_STAT_INVOCATIONS],
 		t->agg[KP_AGG_STAT_SAMPLES], kp_stats__agg_lost(t), ok ? "ok" : "MISMATCH");
+	if (kept)
+		fprintf(stderr, "[ kprof stop: its tables stay in the kernel until 'kprofctl stop --id %" PRIu64
+			" -o FILE' saves them or the next session starts ]\n", stop->session_id);
 	return ok;
 }
 
-/* Save the tables of the stopped session to @output. */
-static int save_profile(struct kp_nl *nl, const char *cmd, const char *output,
-			const struct kp_stats *totals, struct kp_err *err)
+/*
+ * Save the tables of the socket's session (kp_nl__set_session()) to
+ * @output; once the file is in place, a module of ABI 1.12 or later may
+ * free the stopped session: its memory goes back to the kernel.
+ */
+static int save_profile(struct kp_nl *nl, const struct kp_version_info *ver, const char *cmd,
+			const char *output, const struct kp_stats *totals, struct kp_err *err)
 {
 	struct kp_agg_save_opts o = { .cmd = cmd, .totals = totals };
 	struct kp_agg_summary sum;
+	struct kp_err free_err;
 	int ret;
 
 	ret = kp_agg__save_profile(nl, output, &o, &sum, err);
 	if (ret)
 		return ret;
+	if (KPROF_ABI_VERSION_MINOR(ver->abi) >= 12 && kp_nl__free(nl, &free_err))
+		kp_error(cmd, "warning: session %" PRIu64 " was saved but not freed: %s",
+			 kp_nl__session(nl), free_err.msg);
 	fprintf(stderr, "[ kprof stop: Wrote %.3f MB %s (%zu stacks, %" PRIu64 " samples, ",
 		sum.file_bytes / 1048576.0, output, sum.nr_keys, sum.samples);
 	if (sum.offcpu_ns)
@@ -216,7 +233,7 @@ static int stop_all(const char *cmd, struct kp_nl *nl, const struct kp_version_i
 			if (!kp_stats__balanced(&stop.stats))
 				ret = KP_EXIT_FAILURE;
 		}
-		if ((rows[i].flags & KPROF_SESSION_F_AGGREGATE) && !print_agg_totals(&stop))
+		if ((rows[i].flags & KPROF_SESSION_F_AGGREGATE) && !print_agg_totals(&stop, !(rows[i].flags & KPROF_SESSION_F_OWNED)))
 			ret = KP_EXIT_FAILURE;
 	}
 	free(rows);
@@ -249,7 +266,7 @@ int cmd_stop(int argc, const char **argv)
 	struct kp_summary sum;
 	struct kp_err err;
 	struct kp_nl *nl;
-	bool drainer, agg, stream, ok = true;
+	bool drainer, agg, stream, kept, ok = true;
 	int ret = KP_EXIT_FAILURE;
 
 	argc = parse_options(argc, argv, options, stop_usage, 0);
@@ -284,6 +301,8 @@ int cmd_stop(int argc, const char **argv)
 	drainer = st.has_session && find_drainer(st.session_id, &d);
 	agg = st.has_session && (st.session_flags & KPROF_SESSION_F_AGGREGATE);
 	stream = !agg || (st.session_flags & KPROF_SESSION_F_STREAM);
+	/* a detached session's tables, unsaved, stay in the kernel */
+	kept = agg && !output && !(st.session_flags & KPROF_SESSION_F_OWNED);
 	if (output && st.has_session && st.state != KPROF_STATE_IDLE && !agg) {
 		kp_err__set(&err, EINVAL,
 			    "-o/--output '%s': session %" PRIu64 " does not aggregate (mode stream)%s",
@@ -306,7 +325,8 @@ int cmd_stop(int argc, const char **argv)
 			kp_err__set(&err, ENOENT, "no session is running");
 			goto out_err;
 		}
-		if (save_profile(nl, cmd, output, NULL, &err))
+		kp_nl__set_session(nl, st.session_id);
+		if (save_profile(nl, &ver, cmd, output, NULL, &err))
 			goto out_err;
 		ret = KP_EXIT_OK;
 		goto out;
@@ -318,9 +338,9 @@ int cmd_stop(int argc, const char **argv)
 			print_totals(&stop);
 			ok = kp_stats__balanced(&stop.stats);
 		}
-		if (agg && !print_agg_totals(&stop))
+		if (agg && !print_agg_totals(&stop, kept))
 			ok = false;
-		if (output && agg && save_profile(nl, cmd, output, &stop.stats, &err))
+		if (output && agg && save_profile(nl, &ver, cmd, output, &stop.stats, &err))
 			goto out_err;
 		ret = ok ? KP_EXIT_OK : KP_EXIT_FAILURE;
 		goto out;
@@ -341,9 +361,9 @@ int cmd_stop(int argc, const char **argv)
 		goto out_err;
 	}
 	ok = kp_summary__print(&sum, stderr);
-	if (agg && !print_agg_totals(&stop))
+	if (agg && !print_agg_totals(&stop, kept))
 		ok = false;
-	if (output && agg && save_profile(nl, cmd, output, &stop.stats, &err))
+	if (output && agg && save_profile(nl, &ver, cmd, output, &stop.stats, &err))
 		goto out_err;
 	ret = ok ? KP_EXIT_OK : KP_EXIT_FAILURE;
 	goto out;

@@ -518,7 +518,8 @@ static bool kprof_agg_cursor_session(struct kprof_agg_cursor *cur, struct kprof_
 			if (s)
 				NL_SET_ERR_MSG(extack, "kprof: the session does not aggregate");
 			else
-				NL_SET_ERR_MSG(extack, "kprof: no session");
+				NL_SET_ERR_MSG(extack,
+					       "kprof: no session (a stopped session's tables go when no socket holds them)");
 			*ret = s ? -EOPNOTSUPP : -ENOENT;
 		} else {
 			cur->stale = true;	/* freed between two parts */

@@ -1376,6 +1376,23 @@ static int kprof_nl_agg_reset_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret ? ret : kprof_session_agg_reset(id, info->extack);
 }
 
+/* FREE: a stopped session's data was saved; the session it names goes. */
+static int kprof_nl_free_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	u64 id;
+	int ret;
+
+	if (!info->attrs[KPROF_A_SESSION_ID]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "kprof: FREE needs the session's id (KPROF_A_SESSION_ID)");
+		return -EINVAL;
+	}
+	ret = kprof_nl_session(info->attrs, genl_info_net(info), info->snd_portid, &id,
+			       info->extack);
+	return ret ? ret : kprof_session_free_saved(id, genl_info_net(info), info->snd_portid,
+						     info->extack);
+}
+
 /*
  * STATUS, STOP and STATS take no attributes: with no .policy the genetlink
  * core installs a reject-all policy for them (resv_start_op is 0).  The
@@ -1762,6 +1779,13 @@ static const struct genl_ops kprof_nl_ops[] = {
 		.cmd		= KPROF_CMD_AGG_MAPS,
 		.start		= kprof_nl_dump_start,
 		.dumpit		= kprof_nl_agg_maps_dumpit,
+		.policy		= kprof_session_id_nl_policy,
+		.maxattr	= ARRAY_SIZE(kprof_session_id_nl_policy) - 1,
+		.internal_flags	= KPROF_NL_PERFMON,
+	},
+	{
+		.cmd		= KPROF_CMD_FREE,
+		.doit		= kprof_nl_free_doit,
 		.policy		= kprof_session_id_nl_policy,
 		.maxattr	= ARRAY_SIZE(kprof_session_id_nl_policy) - 1,
 		.internal_flags	= KPROF_NL_PERFMON,

@@ -232,6 +232,9 @@ struct kprof_mmap_queue {
  *	owner, or the socket that stopped it (under the table's lock)
  * @holder_net: that socket's network namespace
  * @holder_portid: that socket's port
+ * @unsaved: a detached aggregating session's tables, stopped and not yet
+ *	saved (KPROF_CMD_FREE): kept when no socket holds it, until saved or
+ *	the next START (under the table's lock)
  * @mem: the bytes it counts against the sessions' budget (session.c)
  */
 struct kprof_session {
@@ -260,6 +263,7 @@ struct kprof_session {
 	bool held;
 	struct net *holder_net;
 	u32 holder_portid;
+	bool unsaved;
 	u64 mem;
 };
 

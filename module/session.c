@@ -8,10 +8,15 @@
  * the side-band hooks, then the counters (created disabled and enabled
  * together).  STOP undoes it in reverse; the session then stays, rings and
  * statistics included, while a netlink socket holds it (its owner, or the
- * socket that stopped it, until it closes or stops or starts another), and
- * after that until the next START, so that readers can drain it and STATUS can report its final
- * statistics.  Each session has its own mutex, which its stop, reset and
- * readers take, and a reference count; it is freed with the last one.
+ * socket that stopped it, until it closes or stops or starts another), so
+ * that readers can drain it.  When no socket holds it, it goes: its
+ * memory is given back (rings a reader still maps stay until unmapped),
+ * and a small record of its final counters (struct kprof_session_ended)
+ * answers STATUS and debugfs for the most recently freed session.  Only a
+ * detached aggregating session's tables that nobody saved stay unheld,
+ * until KPROF_CMD_FREE says they were saved or the next START.  Each
+ * session has its own mutex, which its stop, reset and readers take, and
+ * a reference count; it is freed with the last one.
  *
  * Targets:
  *  - system-wide: one counter per (event, CPU) on the session's CPUs,
@@ -209,6 +214,27 @@ MODULE_PARM_DESC(max_memory_mb,
 /* The memory of the sessions on the table and starting, in bytes. */
 static u64 kprof_sessions_mem;
 
+/**
+ * struct kprof_session_ended - what is left of the most recently freed
+ * session: what STATUS and debugfs report of it
+ * @info: its report when it was freed (@info.uid and @info.mem unused)
+ * @uid: the user that started it
+ * @nr_cpus: entries in @cpus
+ * @cpus: each CPU that had a ring, with its final counters
+ */
+struct kprof_session_ended {
+	struct kprof_session_info info;
+	kuid_t uid;
+	unsigned int nr_cpus;
+	struct kprof_session_ended_cpu {
+		unsigned int cpu;
+		struct kprof_stats_snapshot st;
+	} cpus[];
+};
+
+/* The most recently freed session, or NULL.  kprof_sessions_lock. */
+static struct kprof_session_ended *kprof_ended;
+
 /* The sessions' memory budget, in bytes. */
 static u64 kprof_sessions_budget(void)
 {
@@ -238,11 +264,14 @@ static bool kprof_session_may_access(const struct kprof_session *s)
 	return uid_eq(s->uid, current_uid()) || has_capability_noaudit(current, CAP_SYS_ADMIN);
 }
 
-/* The core state: running when a session runs.  kprof_sessions_lock held. */
+/*
+ * The core state: running when a session runs, else stopped when a
+ * session was (its record at least).  kprof_sessions_lock held.
+ */
 static void kprof_sessions_state_update(void)
 {
 	struct kprof_session *s;
-	int state = KPROF_STATE_IDLE;
+	int state = kprof_ended ? KPROF_STATE_STOPPED : KPROF_STATE_IDLE;
 
 	lockdep_assert_held(&kprof_sessions_lock);
 	list_for_each_entry(s, &kprof_sessions, node) {
@@ -303,25 +332,20 @@ static void kprof_session_put(struct kprof_session *s)
 }
 
 /*
- * Take stopped sessions that no socket holds off the table, onto @gone
- * (their table references go with them): all of them, or all but the
- * most recently started with @keep_last.  kprof_sessions_lock held.
+ * Take stopped sessions that no socket holds off the table, onto @gone,
+ * oldest first (their table references go with them); unsaved tables
+ * (@unsaved) too with @all.  kprof_sessions_lock held.
  */
-static void kprof_sessions_reap(struct list_head *gone, bool keep_last)
+static void kprof_sessions_reap(struct list_head *gone, bool all)
 {
 	struct kprof_session *s, *tmp;
 
 	lockdep_assert_held(&kprof_sessions_lock);
-	list_for_each_entry_safe_reverse(s, tmp, &kprof_sessions, node) {
-		if (s->state != KPROF_STATE_STOPPED || s->held)
+	list_for_each_entry_safe(s, tmp, &kprof_sessions, node) {
+		if (s->state != KPROF_STATE_STOPPED || s->held || (s->unsaved && !all))
 			continue;
-		if (keep_last) {
-			keep_last = false;
-			continue;
-		}
-		list_move(&s->node, gone);
+		list_move_tail(&s->node, gone);
 	}
-	kprof_sessions_state_update();
 }
 
 /*
@@ -339,15 +363,75 @@ static void kprof_sessions_unhold(struct net *net, u32 portid)
 			s->held = false;
 }
 
-/* Put the sessions kprof_sessions_reap() took.  Process context, no lock. */
+static void kprof_session_info_locked(struct kprof_session *s, struct kprof_session_info *info);
+static void kprof_session_cpu_stats_locked(struct kprof_session *s, unsigned int cpu,
+					   struct kprof_stats_snapshot *st);
+
+/*
+ * The record of @s, stopped and off the table, for kprof_ended; NULL
+ * when it cannot be allocated (STATUS then forgets it).
+ */
+static struct kprof_session_ended *kprof_session_ended_new(struct kprof_session *s)
+{
+	struct kprof_session_ended *e;
+	unsigned int cpu, n = 0;
+
+	mutex_lock(&s->lock);
+	for (cpu = 0; cpu < s->bufs->nr_rings; cpu++)
+		n += !!s->bufs->rings[cpu];
+	e = kzalloc(struct_size(e, cpus, n), KPROF_GFP);
+	if (e) {
+		kprof_session_info_locked(s, &e->info);
+		e->info.mem = 0;
+		e->uid = s->uid;
+		for (cpu = 0; cpu < s->bufs->nr_rings; cpu++) {
+			if (!s->bufs->rings[cpu])
+				continue;
+			e->cpus[e->nr_cpus].cpu = cpu;
+			kprof_session_cpu_stats_locked(s, cpu, &e->cpus[e->nr_cpus].st);
+			e->nr_cpus++;
+		}
+	}
+	mutex_unlock(&s->lock);
+	return e;
+}
+
+/*
+ * Put the sessions kprof_sessions_reap() took, the most recent one's
+ * record kept first.  Process context, no lock.
+ */
 static void kprof_sessions_put_list(struct list_head *gone)
 {
+	struct kprof_session_ended *e = NULL;
 	struct kprof_session *s, *tmp;
+
+	if (!list_empty(gone))
+		e = kprof_session_ended_new(list_last_entry(gone, struct kprof_session, node));
+	mutex_lock(&kprof_sessions_lock);
+	if (e && (!kprof_ended || kprof_ended->info.id < e->info.id))
+		swap(e, kprof_ended);
+	kprof_sessions_state_update();
+	mutex_unlock(&kprof_sessions_lock);
+	kfree(e);
 
 	list_for_each_entry_safe(s, tmp, gone, node) {
 		list_del(&s->node);
 		kprof_session_put(s);
 	}
+}
+
+/*
+ * The record of the freed session @id (0: the default one, when the table
+ * is empty), or NULL.  kprof_sessions_lock held.
+ */
+static struct kprof_session_ended *kprof_sessions_ended(u64 id)
+{
+	lockdep_assert_held(&kprof_sessions_lock);
+	if (!kprof_ended)
+		return NULL;
+	if (id ? kprof_ended->info.id != id : !list_empty(&kprof_sessions))
+		return NULL;
+	return kprof_ended;
 }
 
 /* --- the session ---------------------------------------------------------- */
@@ -514,10 +598,10 @@ int kprof_session_start(struct kprof_session_config *cfg, struct net *net, u32 p
 	if (!s)
 		return -ENOMEM;
 
-	/* the stopped sessions no socket holds go; their mapped rings stay */
+	/* the stopped sessions no socket holds go, unsaved tables too; mapped rings stay */
 	mutex_lock(&kprof_sessions_lock);
 	kprof_sessions_unhold(net, portid);
-	kprof_sessions_reap(&gone, false);
+	kprof_sessions_reap(&gone, true);
 	if (kprof_sessions_count() >= clamp(READ_ONCE(max_sessions), 1U, KPROF_SESSIONS_LIMIT)) {
 		mutex_unlock(&kprof_sessions_lock);
 		kprof_sessions_put_list(&gone);
@@ -594,6 +678,8 @@ static void kprof_session_end_locked(struct kprof_session *s)
 	kprof_procmap_keep_live(s->procmap);
 	mutex_lock(&kprof_sessions_lock);
 	s->state = KPROF_STATE_STOPPED;
+	/* nobody is there to read a detached session's tables: keep them */
+	s->unsaved = s->agg && !(s->cfg.flags & KPROF_SESSION_F_OWNED);
 	kprof_sessions_state_update();
 	mutex_unlock(&kprof_sessions_lock);
 }
@@ -703,7 +789,16 @@ int kprof_session_resolve(u64 id, struct net *net, u32 portid, bool running_only
 		else
 			s = ERR_PTR(-EINVAL);
 	}
-	if (IS_ERR(s)) {
+	if (!s && !running_only && kprof_sessions_ended(id)) {
+		/* freed: STATUS and STATS still report its counters */
+		if (uid_eq(kprof_ended->uid, current_uid()) ||
+		    has_capability_noaudit(current, CAP_SYS_ADMIN)) {
+			*out = kprof_ended->info.id;
+		} else {
+			NL_SET_ERR_MSG(extack, "kprof: the session belongs to another user");
+			ret = -EACCES;
+		}
+	} else if (IS_ERR(s)) {
 		NL_SET_ERR_MSG(extack,
 			       "kprof: several sessions run: name one (KPROF_A_SESSION_ID; kprofctl status lists them)");
 		ret = PTR_ERR(s);
@@ -764,6 +859,7 @@ int kprof_session_stop(u64 id, struct net *net, u32 portid, u64 *stopped,
 		       struct netlink_ext_ack *extack)
 {
 	struct kprof_session *s;
+	LIST_HEAD(gone);
 	int ret = 0;
 
 	s = kprof_session_lock_id(id);
@@ -774,16 +870,62 @@ int kprof_session_stop(u64 id, struct net *net, u32 portid, u64 *stopped,
 	}
 	kprof_session_end_locked(s);
 	*stopped = s->id;
+	mutex_lock(&kprof_sessions_lock);
 	if (net) {
-		mutex_lock(&kprof_sessions_lock);
+		/* the session it held before goes, unless unsaved */
 		kprof_sessions_unhold(net, portid);
 		s->held = true;
 		s->holder_net = net;
 		s->holder_portid = portid;
-		mutex_unlock(&kprof_sessions_lock);
 	}
+	kprof_sessions_reap(&gone, false);
+	mutex_unlock(&kprof_sessions_lock);
 out_unlock:
 	kprof_session_unlock_put(s);
+	kprof_sessions_put_list(&gone);
+	return ret;
+}
+
+/**
+ * kprof_session_free_saved() - a stopped session's data was saved: free it
+ * @id: its id (kprof_session_resolve())
+ * @net: the network namespace of the socket that asks
+ * @portid: its port, which lets go of the session if it held it
+ * @extack: for error messages
+ *
+ * Its tables are no longer unsaved: the session is freed now unless
+ * another socket holds it, and then when that socket lets go.  Rings a
+ * reader maps stay until unmapped.
+ *
+ * Context: process context.
+ * Return: 0 (also for a session freed already), -ENOENT without it,
+ * -EBUSY while it runs.
+ */
+int kprof_session_free_saved(u64 id, struct net *net, u32 portid,
+			     struct netlink_ext_ack *extack)
+{
+	struct kprof_session *s;
+	LIST_HEAD(gone);
+	int ret = 0;
+
+	mutex_lock(&kprof_sessions_lock);
+	s = kprof_sessions_find(id);
+	if (!s) {
+		if (!kprof_sessions_ended(id)) {
+			NL_SET_ERR_MSG(extack, "kprof: no session with this id");
+			ret = -ENOENT;
+		}
+	} else if (s->state == KPROF_STATE_RUNNING) {
+		NL_SET_ERR_MSG(extack, "kprof: the session is running: stop it first");
+		ret = -EBUSY;
+	} else {
+		s->unsaved = false;
+		if (s->held && s->holder_portid == portid && net_eq(s->holder_net, net))
+			s->held = false;
+		kprof_sessions_reap(&gone, false);
+	}
+	mutex_unlock(&kprof_sessions_lock);
+	kprof_sessions_put_list(&gone);
 	return ret;
 }
 
@@ -795,8 +937,8 @@ out_unlock:
  * A running session started with KPROF_SESSION_F_OWNED ends with its
  * owner's socket, as perf's events end with their file descriptors: a
  * killed `kprofctl record` leaves nothing sampling.  Stopped sessions the
- * socket held are no longer held: the most recent of the unheld stays
- * for debugfs and STATUS, the others are freed.
+ * socket held are no longer held, and are freed unless their tables are
+ * unsaved (@unsaved); STATUS and debugfs keep the last one's counters.
  *
  * Context: process context (the NETLINK_URELEASE notifier).
  * Return: true when the socket held a session (the table may have changed).
@@ -838,7 +980,7 @@ bool kprof_session_release(struct net *net, u32 portid)
 	}
 
 	mutex_lock(&kprof_sessions_lock);
-	kprof_sessions_reap(&gone, true);
+	kprof_sessions_reap(&gone, false);
 	mutex_unlock(&kprof_sessions_lock);
 	kprof_sessions_put_list(&gone);
 	return true;
@@ -919,6 +1061,8 @@ void kprof_session_exit(void)
 		list_del(&s->node);
 		kprof_session_put(s);
 	}
+	kfree(kprof_ended);
+	kprof_ended = NULL;
 	WRITE_ONCE(kprof_core.state, KPROF_STATE_IDLE);
 }
 
@@ -933,30 +1077,48 @@ void kprof_session_exit(void)
 bool kprof_session_info(u64 id, struct kprof_session_info *info)
 {
 	struct kprof_session *s = kprof_session_lock_id(id);
+	struct kprof_session_ended *e;
+	bool found = s;
 
 	if (s) {
-		info->id = s->id;
-		info->state = s->state;
-		info->flags = s->cfg.flags;
-		info->freq = s->cfg.freq;
-		info->period = s->cfg.period;
-		info->buffer_size = s->cfg.buffer_size;
-		info->stride = s->bufs->stride;
-		info->watermark = s->bufs->watermark;
-		info->stack_depth = s->cfg.stack_depth;
-		info->nr_events = s->nr_events;
-		info->nr_tasks = s->ctrs.nr_tasks;
-		info->start_ns = s->start_ns;
-		info->agg_entries = s->agg ? s->cfg.agg_entries : 0;
-		info->owner_pid = (s->cfg.flags & KPROF_SESSION_F_OWNED) ? s->cfg.owner_pid : 0;
-		info->uid = from_kuid_munged(current_user_ns(), s->uid);
-		info->mem = s->mem;
-		kprof_session_totals(s, &info->totals);
-		info->has_maps = s->procmap;
-		kprof_procmap_stats(s->procmap, &info->maps);
+		kprof_session_info_locked(s, info);
+		kprof_session_unlock_put(s);
+		return true;
 	}
-	kprof_session_unlock_put(s);
-	return s;
+	mutex_lock(&kprof_sessions_lock);
+	e = kprof_sessions_ended(id);
+	if (e) {
+		*info = e->info;
+		info->uid = from_kuid_munged(current_user_ns(), e->uid);
+		found = true;
+	}
+	mutex_unlock(&kprof_sessions_lock);
+	return found;
+}
+
+/* kprof_session_info() of @s, its lock held. */
+static void kprof_session_info_locked(struct kprof_session *s, struct kprof_session_info *info)
+{
+	lockdep_assert_held(&s->lock);
+	info->id = s->id;
+	info->state = s->state;
+	info->flags = s->cfg.flags;
+	info->freq = s->cfg.freq;
+	info->period = s->cfg.period;
+	info->buffer_size = s->cfg.buffer_size;
+	info->stride = s->bufs->stride;
+	info->watermark = s->bufs->watermark;
+	info->stack_depth = s->cfg.stack_depth;
+	info->nr_events = s->nr_events;
+	info->nr_tasks = s->ctrs.nr_tasks;
+	info->start_ns = s->start_ns;
+	info->agg_entries = s->agg ? s->cfg.agg_entries : 0;
+	info->owner_pid = (s->cfg.flags & KPROF_SESSION_F_OWNED) ? s->cfg.owner_pid : 0;
+	info->uid = from_kuid_munged(current_user_ns(), s->uid);
+	info->mem = s->mem;
+	kprof_session_totals(s, &info->totals);
+	info->has_maps = s->procmap;
+	kprof_procmap_stats(s->procmap, &info->maps);
 }
 
 /**
@@ -971,17 +1133,36 @@ bool kprof_session_info(u64 id, struct kprof_session_info *info)
 int kprof_session_cpu_stats(u64 *id, unsigned int cpu, struct kprof_stats_snapshot *st)
 {
 	struct kprof_session *s = kprof_session_lock_id(*id);
+	struct kprof_session_ended *e;
+	unsigned int i;
 	int ret = 0;
 
-	if (!s)
-		ret = -ENOENT;
-	else if (cpu >= s->bufs->nr_rings || !s->bufs->rings[cpu])
-		ret = -ENODEV;
-	else
-		kprof_session_cpu_stats_locked(s, cpu, st);
-	if (s)
+	if (s) {
+		if (cpu >= s->bufs->nr_rings || !s->bufs->rings[cpu])
+			ret = -ENODEV;
+		else
+			kprof_session_cpu_stats_locked(s, cpu, st);
 		*id = s->id;
-	kprof_session_unlock_put(s);
+		kprof_session_unlock_put(s);
+		return ret;
+	}
+	/* freed: its final counters */
+	mutex_lock(&kprof_sessions_lock);
+	e = kprof_sessions_ended(*id);
+	if (e) {
+		*id = e->info.id;
+		ret = -ENODEV;
+		for (i = 0; i < e->nr_cpus; i++) {
+			if (e->cpus[i].cpu == cpu) {
+				*st = e->cpus[i].st;
+				ret = 0;
+				break;
+			}
+		}
+	} else {
+		ret = -ENOENT;
+	}
+	mutex_unlock(&kprof_sessions_lock);
 	return ret;
 }
 

@@ -68,6 +68,8 @@ int kprof_session_start(struct kprof_session_config *cfg, struct net *net, u32 p
 int kprof_session_stop(u64 id, struct net *net, u32 portid, u64 *stopped,
 		       struct netlink_ext_ack *extack);
 bool kprof_session_release(struct net *net, u32 portid);
+int kprof_session_free_saved(u64 id, struct net *net, u32 portid,
+			     struct netlink_ext_ack *extack);
 int kprof_session_resolve(u64 id, struct net *net, u32 portid, bool running_only, u64 *out,
 			  struct netlink_ext_ack *extack);
 unsigned int kprof_session_ids(u64 *ids, unsigned int max);

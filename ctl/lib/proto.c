@@ -627,6 +627,7 @@ static bool kp_cmd__names_session(uint8_t cmd)
 	case KPROF_CMD_AGG_RESET:
 	case KPROF_CMD_HIST_DUMP:
 	case KPROF_CMD_AGG_MAPS:
+	case KPROF_CMD_FREE:
 		return true;
 	default:
 		return false;
@@ -1071,6 +1072,20 @@ int kp_nl__stop(struct kp_nl *nl, struct kp_stop_info *info, struct kp_err *err)
 	if (!ret && info->session_id)
 		kp_nl__set_session(nl, info->session_id);
 	return ret;
+}
+
+int kp_nl__free(struct kp_nl *nl, struct kp_err *err)
+{
+	struct nl_msg *msg;
+
+	if (!kp_nl__session(nl)) {
+		kp_err__set(err, EINVAL, "freeing a session needs its id");
+		return -EINVAL;
+	}
+	msg = kp_request__new(nl, KPROF_CMD_FREE, err);
+	if (!msg)
+		return -ENOMEM;
+	return kp_nl__request(nl, msg, NULL, NULL, err);
 }
 
 struct kp_stats_dump {

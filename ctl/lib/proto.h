@@ -312,6 +312,13 @@ int kp_nl__start(struct kp_nl *nl, const struct kp_session *s,
 int kp_nl__stop(struct kp_nl *nl, struct kp_stop_info *info, struct kp_err *err);
 
 /*
+ * KPROF_CMD_FREE (ABI 1.12) of the socket's session (kp_nl__set_session(),
+ * which kp_nl__stop() sets): its data was saved, the module may free it.
+ * -EBUSY while it runs.
+ */
+int kp_nl__free(struct kp_nl *nl, struct kp_err *err);
+
+/*
  * KPROF_CMD_STATS dump: *@stats (malloc'ed, to be freed) gets one entry per
  * message, *@nr of them, in the order received.
  */

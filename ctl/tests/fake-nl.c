@@ -495,6 +495,26 @@ static int fake_stop(struct nlattr **tb, struct nl_msg *reply, struct kp_err *er
 	return 0;
 }
 
+/* FREE (ABI 1.12): the session it names, stopped, its data saved. */
+static int fake_free(struct nlattr **tb, struct kp_err *err)
+{
+	uint64_t id = tb[KPROF_A_SESSION_ID] ? nla_get_u64(tb[KPROF_A_SESSION_ID]) : 0;
+	unsigned int i;
+
+	if (!fake.privileged)
+		return fake_error(EPERM, "kprof: CAP_PERFMON or CAP_SYS_ADMIN required", err);
+	if (!id)
+		return fake_error(EINVAL, "kprof: FREE needs the session's id (KPROF_A_SESSION_ID)", err);
+	fake.nr_frees++;
+	fake.freed_id = id;
+	for (i = 0; i < fake.nr_table; i++)
+		if (fake.table[i].id == id && fake.table[i].state == KPROF_STATE_RUNNING)
+			return fake_error(EBUSY, "kprof: the session is running: stop it first", err);
+	if (!fake.nr_table && id == fake.session_id && fake.status.state == KPROF_STATE_RUNNING)
+		return fake_error(EBUSY, "kprof: the session is running: stop it first", err);
+	return 0;
+}
+
 /* The STATS dump: one message per CPU, each passed to @fn. */
 static int fake_stats(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_reply_fn fn,
 		      void *arg, struct kp_err *err)
@@ -767,6 +787,9 @@ int kp_nl__request(struct kp_nl *nl, struct nl_msg *msg, kp_nl_reply_fn fn,
 		break;
 	case KPROF_CMD_STOP:
 		ret = fake_stop(tb, reply, err);
+		break;
+	case KPROF_CMD_FREE:
+		ret = fake_free(tb, err);
 		break;
 	case KPROF_CMD_STATS:
 		ret = fake_stats(nl, nlh, fn, arg, err);

@@ -97,6 +97,8 @@ struct fake_kprof {
 	struct kp_stats		cpu_stats[8];
 	int			stop_errno;	/* != 0: STOP fails with it */
 	int			nr_stops;
+	int			nr_frees;	/* KPROF_CMD_FREE requests */
+	uint64_t		freed_id;	/* the last one's session */
 	int			omit_stat;	/* leave this KPROF_STATS_A_* out */
 
 	/*

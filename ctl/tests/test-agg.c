@@ -626,6 +626,8 @@ static void test_stop_save(void)
 		diag("%s", r.err);
 	ok(fake.status.state == KPROF_STATE_STOPPED && fake.nr_agg_dumps == 1,
 	   "stop -o: stopped first, then the tables read");
+	ok(fake.nr_frees == 1 && fake.freed_id == 1 && fake.last_cmd == KPROF_CMD_FREE,
+	   "stop -o: the file in place, session 1 freed last (FREE, ABI 1.12)");
 	run_free(&r);
 
 	kprofctl(&r, "dump", "-i", out, NULL);
@@ -675,6 +677,24 @@ static void test_stop_save(void)
 	kprofctl(&r, "stop", "-o", out, NULL);
 	ok(r.rc == 0 && strstr(r.err, "[ kprof stop: Wrote ") && !strstr(r.err, "Aggregate balance") &&
 	   access(out, R_OK) == 0, "stop -o a stopped session: its tables are saved");
+	ok(fake.nr_frees == 2 && fake.freed_id == 1, "... and then freed, by its id");
+	run_free(&r);
+
+	/* A save that fails frees nothing: the tables stay for another try. */
+	fake_agg_session();
+	fake.agg_done_errno = EIO;
+	unlink(out);
+	kprofctl(&r, "stop", "-o", out, NULL);
+	ok(r.rc == 1 && !fake.nr_frees && access(out, F_OK) != 0,
+	   "stop -o whose read fails: no file, nothing freed");
+	run_free(&r);
+
+	/* A module of ABI 1.11 has no FREE: the save alone. */
+	fake_agg_session();
+	fake.abi = (KPROF_ABI_MAJOR << 16) | 11;
+	kprofctl(&r, "stop", "-o", out, NULL);
+	ok(r.rc == 0 && !fake.nr_frees && strstr(r.err, "[ kprof stop: Wrote "),
+	   "stop -o with an ABI 1.11 module: saved, no FREE sent");
 	run_free(&r);
 
 	/* A session not started by 'kprofctl start' here: generic events. */
@@ -705,6 +725,8 @@ static void test_stop_save(void)
 	kprofctl(&r, "stop", NULL);
 	ok(r.rc == 1 && strstr(r.err, "[ kprof stop: Aggregate balance: 30 invocations = 25 aggregated + 4 lost: MISMATCH ]\n") &&
 	   !fake.nr_agg_dumps, "stop: a broken balance fails; no -o, no dump");
+	ok(strstr(r.err, "[ kprof stop: its tables stay in the kernel until 'kprofctl stop --id 7 -o FILE' saves them or the next session starts ]\n") &&
+	   !fake.nr_frees, "stop without -o: says where the unsaved tables are, frees nothing");
 	run_free(&r);
 }
 

@@ -51,7 +51,7 @@ refused() {
 }
 
 echo "TAP version 13"
-echo "1..29"
+echo "1..30"
 
 # A freshly loaded module: an earlier test may have left a stopped session.
 if grep -q '^kprof ' /proc/modules; then
@@ -182,12 +182,17 @@ check "report -i the saved profile: the process gone before stop is named too ($
 check "stop -o: the gone process was written with its kept mappings" \
 	"grep -qE 'gone, [1-9][0-9]* of them with kept mappings' '$tmp/stop.out'"
 
-# --- the counts: the stopped session's tables stay readable ---------------------
+# --- the counts: saved, the session is freed; its counters still answer ----------
 "$kprofctl" folded --live >"$tmp/folded2.out" 2>"$tmp/folded2.err"
-folded_sum=$(awk '{ s += $NF } END { print s + 0 }' "$tmp/folded2.out")
-agg_samples=$("$kprofctl" status --json | sed -n 's/.*"stats":{[^}]*"agg_samples":\([0-9]*\).*/\1/p')
-check "folded --live counts add up to status's agg_samples ($folded_sum = $agg_samples)" \
-	"[ -n '$agg_samples' ] && [ '$folded_sum' = '$agg_samples' ] && [ '$agg_samples' -gt 0 ]"
+rc=$?
+"$kprofctl" status --json >"$tmp/st-freed.json" 2>&1
+agg_samples=$(sed -n 's/.*"stats":{[^}]*"agg_samples":\([0-9]*\).*/\1/p' "$tmp/st-freed.json")
+mem=$(sed -n 's/.*"memory":\([0-9]*\),"memory_budget".*/\1/p' "$tmp/st-freed.json")
+check "stop -o freed the saved tables: folded --live finds no session (rc=$rc), status counts no memory (${mem:-?} B)" \
+	"[ $rc != 0 ] && grep -q 'no session' '$tmp/folded2.err' && [ '${mem:-x}' = 0 ]"
+diag "$tmp/folded2.err"
+check "status still reports the freed session's aggregated samples (${agg_samples:-none})" \
+	"[ -n '$agg_samples' ] && [ '$agg_samples' -gt 0 ]"
 file_sum=$("$kprofctl" dump --json -i "$tmp/agg.data" |
 	sed -n 's/.*"type":"AGG".*"count":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
 check "the AGG counts of the file add up to agg_samples too ($file_sum)" \

@@ -947,6 +947,91 @@ TEST_F(session, second_session_side_by_side)
 		EXPECT_EQ(KPROF_STATE_STOPPED, states[i]);
 }
 
+/* A request naming session @id (0: none) on @fd. */
+static int id_request(int fd, int family, uint8_t cmd, uint64_t id, struct kt_msg *m)
+{
+	kt_msg_init(m, family, cmd, KPROF_FAMILY_VERSION);
+	if (id)
+		kt_put(m, KPROF_A_SESSION_ID, &id, sizeof(id));
+	return kt_transact(fd, m);
+}
+
+/* Is @id among the sessions STATUS lists? */
+static bool listed(int fd, int family, uint64_t id)
+{
+	uint64_t ids[64];
+	int i, n = kt_session_ids(fd, family, ids, NULL, 64);
+
+	for (i = 0; i < n && i < 64; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * A stopped session goes when no socket holds it: STATUS then reports its
+ * final counters from what is kept of it, and counts no memory.  A
+ * detached aggregating session's tables stay unheld until FREE (ABI 1.12)
+ * says they were saved; FREE needs an id and a stopped session.
+ */
+TEST_F(session, stopped_session_freed_when_let_go)
+{
+	uint64_t a, b;
+	struct kt_msg m;
+	int fd;
+
+	/* a stream session, stopped by a socket that then closes */
+	fd = kt_nl_open();
+	ASSERT_LE(0, fd);
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 999, 0);
+	kt_put_event(&m, &kt_cpu_clock);
+	ASSERT_EQ(0, kt_transact(fd, &m)) TH_LOG("%s", m.extack);
+	a = kt_u64(m.tb[KPROF_A_SESSION_ID]);
+	usleep(100000);
+	ASSERT_EQ(0, id_request(fd, self->family, KPROF_CMD_STOP, a, &m)) TH_LOG("%s", m.extack);
+	EXPECT_TRUE(listed(self->fd, self->family, a)) TH_LOG("held by the socket that stopped it");
+	close(fd);
+	EXPECT_FALSE(listed(self->fd, self->family, a)) TH_LOG("freed when that socket closed");
+	ASSERT_EQ(0, id_request(self->fd, self->family, KPROF_CMD_STATUS, a, &m)) TH_LOG("%s", m.extack);
+	ASSERT_NE(NULL, m.tb[KPROF_A_SESSION_ID]);
+	EXPECT_EQ(a, kt_u64(m.tb[KPROF_A_SESSION_ID]));
+	EXPECT_NE(NULL, m.tb[KPROF_A_STATS]) TH_LOG("its final counters");
+	ASSERT_NE(NULL, m.tb[KPROF_A_STATUS_MEMORY]);
+	EXPECT_EQ(0, kt_u64(m.tb[KPROF_A_STATUS_MEMORY]));
+	EXPECT_EQ(KPROF_STATE_STOPPED, kt_u32(m.tb[KPROF_A_STATUS_STATE]));
+
+	/* a detached aggregating one: its unsaved tables outlive the socket */
+	fd = kt_nl_open();
+	ASSERT_LE(0, fd);
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_AGGREGATE |
+		      KPROF_SESSION_F_KERNEL_STACK, 999, 0);
+	kt_put_event(&m, &kt_cpu_clock);
+	ASSERT_EQ(0, kt_transact(fd, &m)) TH_LOG("%s", m.extack);
+	b = kt_u64(m.tb[KPROF_A_SESSION_ID]);
+	EXPECT_EQ(-EINVAL, id_request(fd, self->family, KPROF_CMD_FREE, 0, &m));
+	EXPECT_STREQ("kprof: FREE needs the session's id (KPROF_A_SESSION_ID)", m.extack);
+	EXPECT_EQ(-EBUSY, id_request(fd, self->family, KPROF_CMD_FREE, b, &m));
+	EXPECT_STREQ("kprof: the session is running: stop it first", m.extack);
+	EXPECT_EQ(-ENOENT, id_request(fd, self->family, KPROF_CMD_FREE, b + 100, &m));
+	EXPECT_STREQ("kprof: no session with this id", m.extack);
+	usleep(100000);
+	ASSERT_EQ(0, id_request(fd, self->family, KPROF_CMD_STOP, b, &m)) TH_LOG("%s", m.extack);
+	close(fd);
+	EXPECT_TRUE(listed(self->fd, self->family, b)) TH_LOG("unsaved tables stay");
+	ASSERT_EQ(0, id_request(self->fd, self->family, KPROF_CMD_STATUS, 0, &m));
+	ASSERT_NE(NULL, m.tb[KPROF_A_STATUS_MEMORY]);
+	EXPECT_LT(0, kt_u64(m.tb[KPROF_A_STATUS_MEMORY]));
+	ASSERT_EQ(0, id_request(self->fd, self->family, KPROF_CMD_FREE, b, &m)) TH_LOG("%s", m.extack);
+	EXPECT_FALSE(listed(self->fd, self->family, b)) TH_LOG("saved: freed at once");
+	ASSERT_EQ(0, id_request(self->fd, self->family, KPROF_CMD_STATUS, 0, &m));
+	EXPECT_EQ(0, kt_u64(m.tb[KPROF_A_STATUS_MEMORY]));
+	EXPECT_EQ(b, kt_u64(m.tb[KPROF_A_SESSION_ID])) TH_LOG("the default: the last one freed");
+	EXPECT_EQ(0, id_request(self->fd, self->family, KPROF_CMD_FREE, b, &m))
+		TH_LOG("freed already: %s", m.extack);
+	/* the data is gone: a read of the tables says so */
+	EXPECT_EQ(-ENOENT, id_request(self->fd, self->family, KPROF_CMD_AGG_RESET, b, &m));
+}
+
 /* The module parameter max_sessions bounds the table: ENOSPC, one fixed line. */
 TEST_F(session, refuse_over_max_sessions)
 {

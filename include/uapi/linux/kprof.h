@@ -26,7 +26,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		11
+#define KPROF_ABI_MINOR		12
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -69,6 +69,7 @@ enum {
 	KPROF_CMD_COUNT_STOP,	/* do: stop the counting session; CAP_PERFMON */
 	KPROF_CMD_HIST_DUMP,	/* dump: latency histograms; CAP_PERFMON */
 	KPROF_CMD_AGG_MAPS,	/* dump (1.2): kept mappings of exited processes; CAP_PERFMON */
+	KPROF_CMD_FREE,		/* do (1.12): free a stopped session, its data saved; CAP_PERFMON */
 
 	/* private: non-ABI */
 	__KPROF_CMD_MAX,

@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Memory given back: once the last session is freed (its owner gone, or
+# its tables saved), the kernel's vmalloc and unreclaimable slab memory
+# return to what they were with kprof.ko just loaded, within T: what a
+# null cycle moves them, one that registers and removes a kprobe and a
+# tracepoint probe through tracefs.  Cycles: a stream record -a -g, a
+# --mode both record, off-CPU, lock contention, a SIGKILLed record, and a
+# detached aggregating session whose unsaved tables stay until 'stop -o'
+# saves them.  What kprof held at the end is measured as what rmmod gives
+# back beyond the module's own image (which insmod took).  Prints KTAP;
+# needs KPROFCTL and KPROF_KO (tools/guest-selftests.sh sets them).
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/kprof_lib.sh"
+kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
+tmp=$(mktemp -d /tmp/kprof-memory.XXXXXX)
+victims=
+cleanup() {
+	[ -n "$victims" ] && kill -9 $victims 2>/dev/null
+	rm -rf "$tmp"
+	grep -q '^kprof ' /proc/modules || insmod "$KPROF_KO" 2>/dev/null
+}
+trap cleanup EXIT
+tracefs=/sys/kernel/tracing
+
+# mem: "VMALLOC_KB SUNRECLAIM_KB", after RCU callbacks and deferred frees
+# ran.  vmalloc: the pages of /proc/vmallocinfo's areas but the threads'
+# kernel stacks (alloc_thread_stack_node, cached per CPU when freed), which
+# follow how many threads lived, not what kprof holds: VmallocUsed less them
+mem() {
+	local v
+
+	sync
+	sleep 1.5
+	echo 3 >/proc/sys/vm/drop_caches
+	sleep 0.5
+	v=$(awk '!/alloc_thread_stack_node/ {
+			for (i = 1; i <= NF; i++) if ($i ~ /^pages=/) { sub(/^pages=/, "", $i); p += $i }
+		 } END { print p * 4 }' /proc/vmallocinfo)
+	awk -v v="$v" '/^SUnreclaim:/ { print v, $2 }' /proc/meminfo
+}
+abs() { echo $(($1 < 0 ? -$1 : $1)); }
+# the sessions' memory as kprof.ko counts it (STATUS), in bytes
+kmem() {
+	"$kprofctl" status --json 2>/dev/null |
+		sed -n 's/.*"memory":\([0-9]*\),"memory_budget".*/\1/p'
+}
+
+null_cycle() {
+	echo 'p:kprof_memtest do_nanosleep' >>"$tracefs/kprobe_events" || return 1
+	echo 1 >"$tracefs/events/kprobes/kprof_memtest/enable"
+	echo 1 >"$tracefs/events/sched/sched_switch/enable"
+	sleep 0.5
+	echo 0 >"$tracefs/events/sched/sched_switch/enable"
+	echo 0 >"$tracefs/events/kprobes/kprof_memtest/enable"
+	echo '-:kprof_memtest' >>"$tracefs/kprobe_events"
+	echo >"$tracefs/trace"
+}
+
+echo "TAP version 13"
+echo "1..10"
+kt_mounts
+for m in kprof_testmod kprof; do
+	if grep -q "^$m " /proc/modules; then
+		rmmod "$m" || { echo "Bail out! cannot unload $m"; exit 1; }
+	fi
+done
+
+# --- T: the null cycle -------------------------------------------------------
+read -r v0 s0 <<<"$(mem)"
+tv=0
+ts=0
+for i in 1 2 3; do
+	null_cycle || { echo "Bail out! no kprobe_events in tracefs"; exit 1; }
+	read -r v s <<<"$(mem)"
+	dv=$(abs $((v - v0)))
+	ds=$(abs $((s - s0)))
+	echo "# null cycle $i: vmalloc ${v0} -> ${v} kB, SUnreclaim ${s0} -> ${s} kB"
+	[ "$dv" -gt "$tv" ] && tv=$dv
+	[ "$ds" -gt "$ts" ] && ts=$ds
+	v0=$v
+	s0=$s
+done
+# at least 16 kB per CPU: other vmalloc and slab users' per-CPU caches and
+# work move them by that much between two readings (measured on the RT
+# kernel: +-32 kB on 4 CPUs), where kprof's smallest leftover, one CPU's
+# tables or wait slots, is 4 MiB
+floor=$((16 * $(nproc)))
+[ "$tv" -lt "$floor" ] && tv=$floor
+[ "$ts" -lt "$floor" ] && ts=$floor
+echo "# T: vmalloc (stacks apart) $tv kB, SUnreclaim $ts kB"
+
+read -r vpre spre <<<"$(mem)"
+insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
+read -r vload sload <<<"$(mem)"
+echo "# loaded: vmalloc $vpre -> $vload kB, SUnreclaim $spre -> $sload kB"
+
+# back DESC: kprof.ko counts no session memory and vmalloc is within T of
+# its load-time value (the slab's own drift is judged at rmmod, below)
+back() {
+	local v s k
+
+	read -r v s <<<"$(mem)"
+	k=$(kmem)
+	echo "# $1: vmalloc $v kB (loaded $vload), SUnreclaim $s kB (loaded $sload), sessions' memory ${k:-?} B"
+	check "$1: its memory given back (sessions' memory ${k:-?} B, vmalloc $((v - vload)) kB from load time, T $tv)" \
+		eval '[ "${k:-x}" = 0 ] && [ "$(abs $((v - vload)))" -le "$tv" ]'
+}
+
+# --- sessions that end with their owner ----------------------------------------
+"$kprofctl" record -a -g -F 999 -o "$tmp/r.data" -- sleep 1 >"$tmp/r.out" 2>&1
+back "record -a -g"
+bal=$(grep '^balance:' /sys/kernel/debug/kprof/stats 2>&1)
+state=$("$kprofctl" status --json | sed -n 's/^{"state":"\([a-z]*\)".*/\1/p')
+check "the freed session's final counters still answer: status ($state), debugfs stats ($bal)" \
+	eval '[ "$state" = stopped ] && grep -q "^balance: invocations [1-9][0-9]* ==" <<<"$bal"'
+
+"$kprofctl" record --mode both -a -g -F 999 -o "$tmp/b.data" -- sleep 1 >"$tmp/b.out" 2>&1
+back "record --mode both"
+"$kprofctl" offcpu -a 1 >"$tmp/o.out" 2>&1
+back "offcpu -a"
+"$kprofctl" lock contention -a -- sleep 1 >"$tmp/l.out" 2>&1
+back "lock contention -a"
+
+"$kprofctl" record -a -g -F 999 -o "$tmp/k.data" -- sleep 60 >"$tmp/k.out" 2>&1 &
+victims=$!
+wait_for 60 grep -q '^state: running' /sys/kernel/debug/kprof/status
+kill -9 "$victims"
+wait "$victims" 2>/dev/null
+victims=
+wait_for 30 bash -c "! grep -q '^state: running' /sys/kernel/debug/kprof/status"
+back "a SIGKILLed record"
+
+# --- a detached aggregating session: kept until saved --------------------------
+"$kprofctl" start -a -F 99 >"$tmp/s.out" 2>&1
+sleep 1
+"$kprofctl" stop >"$tmp/stop.out" 2>&1
+k=$(kmem)
+read -r v s <<<"$(mem)"
+check "stop without -o: the unsaved tables stay (${k:-?} B counted, vmalloc + SUnreclaim +$((v + s - vload - sload)) kB), and stop says so" \
+	eval '[ "${k:-0}" -gt 0 ] && [ $(((v + s - vload - sload) * 1024)) -ge $((${k:-0} / 2)) ] &&
+	      grep -q "its tables stay in the kernel until" "$tmp/stop.out"'
+"$kprofctl" stop -o "$tmp/a.data" >"$tmp/save.out" 2>&1
+check "stop -o of the stopped session: saved" grep -q 'Wrote .*a.data' "$tmp/save.out"
+back "the detached session, saved"
+
+# --- what rmmod gives back beyond the module's image ------------------------------
+read -r v1 s1 <<<"$(mem)"
+rmmod kprof || { echo "Bail out! cannot unload kprof"; exit 1; }
+read -r v2 s2 <<<"$(mem)"
+hv=$(((v1 - v2) - (vload - vpre)))
+hs=$(((s1 - s2) - (sload - spre)))
+echo "# rmmod: vmalloc $v1 -> $v2 kB, SUnreclaim $s1 -> $s2 kB; held beyond the module's image: vmalloc $hv kB, SUnreclaim $hs kB"
+check "after the cycles kprof held no more than T (vmalloc $hv <= $tv kB, SUnreclaim $hs <= $ts kB)" \
+	eval '[ "$hv" -le "$tv" ] && [ "$hs" -le "$ts" ]'
+insmod "$KPROF_KO" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
+
+[ "$failed" = 0 ]
