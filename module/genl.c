@@ -1304,7 +1304,7 @@ static int kprof_nl_hist_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 	struct kprof_hist_key *keys;
 	struct kprof_hist_sum *h;
 	struct kprof_session *s;
-	bool full = false;
+	bool full = false, first = false;
 	unsigned int i;
 	int ret = 0;
 
@@ -1324,8 +1324,16 @@ static int kprof_nl_hist_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 		if (ret)
 			goto out_free;
 		cb->args[2] = id;
+		first = true;
 	}
 	s = kprof_session_lock_id(cb->args[2]);
+	if (!s && first) {
+		/* its record only: the histograms went with it */
+		NL_SET_ERR_MSG(cb->extack,
+			       "kprof: no session (a stopped session's histograms go when no socket holds it)");
+		ret = -ENOENT;
+		goto out_free;
+	}
 	if (!s) {
 		kprof_nl_dump_interrupted(cb);	/* freed since the first part */
 		goto out_unlock;
