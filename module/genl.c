@@ -842,6 +842,7 @@ static int kprof_nl_stop_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = kprof_session_stop(id, genl_info_net(info), info->snd_portid, &id, info->extack);
 	if (ret)
 		goto out_free;
+	kprof_debugfs_sessions_sync();	/* the session it held before may have gone */
 	ret = -EMSGSIZE;
 	if (!kprof_session_info(id, &si) ||
 	    kprof_nl_put_u64(msg, KPROF_A_SESSION_ID, si.id, KPROF_A_PAD) ||
@@ -1397,8 +1398,12 @@ static int kprof_nl_free_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	ret = kprof_nl_session(info->attrs, genl_info_net(info), info->snd_portid, &id,
 			       info->extack);
-	return ret ? ret : kprof_session_free_saved(id, genl_info_net(info), info->snd_portid,
-						     info->extack);
+	if (!ret)
+		ret = kprof_session_free_saved(id, genl_info_net(info), info->snd_portid,
+					       info->extack);
+	if (!ret)
+		kprof_debugfs_sessions_sync();
+	return ret;
 }
 
 /*
