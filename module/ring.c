@@ -28,6 +28,8 @@
 #include <linux/cpumask.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
@@ -56,11 +58,89 @@ static void kprof_ring_wakeup_fn(struct irq_work *work)
 	kprof_stage_mark(&ts, KPROF_STAGE_WAKEUP);
 }
 
+/*
+ * The scratch areas, one per CPU that has a ring, shared by the rings of
+ * every session on it: a record is built there before it is copied into
+ * a ring, and the entry guard lets one writer per context level at a time
+ * on a CPU (guard.h), whichever session it writes for.  Allocated with the
+ * first ring on the CPU, freed with the last (no writer is left by then:
+ * a ring is freed after its session's counters and hooks are gone).
+ */
+struct kprof_scratch {
+	unsigned int users;
+	u64 words[KPROF_CTX_LEVELS][KPROF_SCRATCH_WORDS];
+};
+
+static DEFINE_PER_CPU(struct kprof_scratch *, kprof_scratch_area);
+/* The areas' users and the bytes they take. */
+static DEFINE_MUTEX(kprof_scratch_lock);
+static u64 kprof_scratch_mem;
+
+/* A reference on @cpu's scratch area, allocated for the first ring. */
+static bool kprof_scratch_get(unsigned int cpu)
+{
+	struct kprof_scratch *sc;
+
+	mutex_lock(&kprof_scratch_lock);
+	sc = per_cpu(kprof_scratch_area, cpu);
+	if (!sc) {
+		sc = kvzalloc_node(sizeof(*sc), KPROF_GFP, cpu_to_node(cpu));
+		if (sc) {
+			per_cpu(kprof_scratch_area, cpu) = sc;
+			kprof_scratch_mem += sizeof(*sc);
+		}
+	}
+	if (sc)
+		sc->users++;
+	mutex_unlock(&kprof_scratch_lock);
+	return sc;
+}
+
+static void kprof_scratch_put(unsigned int cpu)
+{
+	struct kprof_scratch *sc;
+
+	mutex_lock(&kprof_scratch_lock);
+	sc = per_cpu(kprof_scratch_area, cpu);
+	if (!--sc->users) {
+		per_cpu(kprof_scratch_area, cpu) = NULL;
+		kprof_scratch_mem -= sizeof(*sc);
+		kvfree(sc);
+	}
+	mutex_unlock(&kprof_scratch_lock);
+}
+
+/**
+ * kprof_scratch_bytes() - the scratch areas' memory
+ * @cpus: with a mask, what rings on those CPUs would add (the CPUs
+ *	without an area); NULL for what the areas take now
+ *
+ * Context: process context.
+ * Return: the bytes.
+ */
+u64 kprof_scratch_bytes(const struct cpumask *cpus)
+{
+	unsigned int cpu;
+	u64 bytes = 0;
+
+	mutex_lock(&kprof_scratch_lock);
+	if (!cpus) {
+		bytes = kprof_scratch_mem;
+	} else {
+		for_each_cpu(cpu, cpus)
+			if (!per_cpu(kprof_scratch_area, cpu))
+				bytes += sizeof(struct kprof_scratch);
+	}
+	mutex_unlock(&kprof_scratch_lock);
+	return bytes;
+}
+
 static void kprof_ring_free(struct kprof_ring *ring)
 {
 	if (!ring)
 		return;
 	irq_work_sync(&ring->wakeup);
+	kprof_scratch_put(ring->cpu);
 	vfree(ring->page);
 	kvfree(ring);
 }
@@ -70,7 +150,8 @@ static void kprof_ring_free(struct kprof_ring *ring)
  * @nr_cpus: the CPUs that get a ring
  * @data_size: each ring's data bytes
  *
- * Return: the bytes: per CPU, the ring, its control page and its data.
+ * Return: the bytes: per CPU, the ring, its control page and its data
+ * (the CPU's scratch area is shared: kprof_scratch_bytes()).
  */
 u64 kprof_buffers_bytes(unsigned int nr_cpus, u32 data_size)
 {
@@ -91,7 +172,8 @@ static struct kprof_ring *kprof_ring_alloc(struct kprof_buffers *bufs, unsigned 
 	 * its pages in one by one (chardev.c), so no VM_USERMAP is needed.
 	 */
 	ring->page = __vmalloc(PAGE_SIZE + bufs->data_size, KPROF_GFP | __GFP_ZERO);
-	if (!ring->page) {
+	if (!ring->page || !kprof_scratch_get(cpu)) {
+		vfree(ring->page);
 		kvfree(ring);
 		return NULL;
 	}
@@ -445,19 +527,19 @@ NOKPROBE_SYMBOL(kprof_ring_lost);
 
 /**
  * kprof_ring_scratch() - this context's scratch space on this CPU
- * @ring: this CPU's ring
+ * @ring: this CPU's ring (which holds a reference on the CPU's area)
  * @level: the context level the caller's guard holds (kprof_guard_enter())
  *
  * The guard lets one writer per context level (task, softirq, hardirq,
- * NMI) build a record at a time, so one buffer per level is never used
- * twice at once.
+ * NMI) build a record at a time on a CPU, whatever its session, so one
+ * buffer per level is never used twice at once.
  *
  * Context: any, on @ring's own CPU, inside kprof_guard_enter() at @level.
  * Return: KPROF_RECORD_MAX bytes, 8-byte aligned.
  */
 void *kprof_ring_scratch(struct kprof_ring *ring, int level)
 {
-	return ring->scratch[level];
+	return this_cpu_read(kprof_scratch_area)->words[level];
 }
 
 /**

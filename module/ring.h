@@ -141,9 +141,9 @@ struct kprof_stats_snapshot {
  * @bufs: the set this ring belongs to
  * @cpu: the CPU it serves
  * @stats: the CPU's counters
- * @cost_start: start of the probe cost window (kprof_sample())
- * @cost_ns: probe handler time spent in that window
- * @scratch: where records are built before they are copied in
+ *
+ * Records are built in the CPU's scratch area (kprof_ring_scratch()),
+ * which every session's ring on that CPU shares.
  */
 struct kprof_ring {
 	struct kprof_mmap_page *page;
@@ -158,9 +158,6 @@ struct kprof_ring {
 	struct kprof_buffers *bufs;
 	unsigned int cpu;
 	struct kprof_cpu_stats stats;
-	local64_t cost_start;
-	local64_t cost_ns;
-	u64 scratch[KPROF_CTX_LEVELS][KPROF_SCRATCH_WORDS];
 };
 
 /**
@@ -190,6 +187,7 @@ struct kprof_buffers {
 };
 
 u64 kprof_buffers_bytes(unsigned int nr_cpus, u32 data_size);
+u64 kprof_scratch_bytes(const struct cpumask *cpus);
 struct kprof_buffers *kprof_buffers_alloc(u64 session_id, const struct cpumask *cpus,
 					  u64 data_size, u32 watermark);
 void kprof_buffers_get(struct kprof_buffers *bufs);

@@ -272,14 +272,27 @@ NOKPROBE_SYMBOL(kprof_sample_recursion);
 
 /*
  * The probe cost cap, as perf_cpu_time_max_percent is for perf's samples:
- * per CPU and session, the time kprof_sample() spends on probe and
- * tracepoint hits in each KPROF_COST_WINDOW_NS may not exceed
+ * per CPU, across all sessions, the time kprof_sample() spends on probe
+ * and tracepoint hits in each KPROF_COST_WINDOW_NS may not exceed
  * probe_cost_max_percent of it.  Over it, hits are counted and dropped
- * (KPROF_LOST_COST) until the window ends, so that a probe on a hot
- * function slows the machine by a bounded share instead of stalling it.
- * Timer and counter samples are left to perf's own throttling.
+ * (KPROF_LOST_COST, charged to the session whose hit it was) until the
+ * window ends, so that probes on a hot function slow the machine by a
+ * bounded share instead of stalling it, however many sessions put them
+ * there.  Timer and counter samples are left to perf's own throttling.
  */
 #define KPROF_COST_WINDOW_NS	(10 * NSEC_PER_MSEC)
+
+/**
+ * struct kprof_cost_window - one CPU's probe budget, all sessions together
+ * @start: start of the window
+ * @ns: probe handler time spent in it
+ */
+struct kprof_cost_window {
+	local64_t start;
+	local64_t ns;
+};
+
+static DEFINE_PER_CPU(struct kprof_cost_window, kprof_cost);
 
 static unsigned int probe_cost_max_percent = 25;
 module_param(probe_cost_max_percent, uint, 0644);
@@ -287,22 +300,23 @@ MODULE_PARM_DESC(probe_cost_max_percent,
 		 "share of each CPU's time probe and tracepoint hits may take, 1-100 (100: no cap)");
 
 /*
- * Is this CPU's ring over its probe budget at @now?  Starts a new window
- * when the last one ended.  Nested callers may race on the window start;
- * local64 keeps every value whole, and the budget is approximate by design.
+ * Is this CPU over its probe budget at @now?  Starts a new window when the
+ * last one ended.  Nested callers may race on the window start; local64
+ * keeps every value whole, and the budget is approximate by design.
  */
-static __always_inline bool kprof_cost_over(struct kprof_ring *ring, u64 now)
+static __always_inline bool kprof_cost_over(u64 now)
 {
+	struct kprof_cost_window *w = this_cpu_ptr(&kprof_cost);
 	unsigned int pct = READ_ONCE(probe_cost_max_percent);
 
 	if (pct >= 100)
 		return false;
-	if (now - local64_read(&ring->cost_start) >= KPROF_COST_WINDOW_NS) {
-		local64_set(&ring->cost_start, now);
-		local64_set(&ring->cost_ns, 0);
+	if (now - local64_read(&w->start) >= KPROF_COST_WINDOW_NS) {
+		local64_set(&w->start, now);
+		local64_set(&w->ns, 0);
 		return false;
 	}
-	return local64_read(&ring->cost_ns) > KPROF_COST_WINDOW_NS / 100 * max(pct, 1U);
+	return local64_read(&w->ns) > KPROF_COST_WINDOW_NS / 100 * max(pct, 1U);
 }
 
 /**
@@ -352,7 +366,7 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 	local64_inc(&ring->stats.invocations);
 	if (unlikely(throttled))
 		kprof_throttle_record(ring, kev, t0);
-	if (kprof_event_is_capped(kev) && unlikely(kprof_cost_over(ring, t0))) {
+	if (kprof_event_is_capped(kev) && unlikely(kprof_cost_over(t0))) {
 		if (cfg->flags & KPROF_SESSION_F_STREAM)
 			kprof_ring_lost(ring, KPROF_LOST_COST);
 		else
@@ -433,7 +447,7 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 
 	dt = ktime_get_mono_fast_ns() - t0;
 	if (kprof_event_is_capped(kev))
-		local64_add(dt, &ring->cost_ns);
+		local64_add(dt, this_cpu_ptr(&kprof_cost.ns));
 	local64_add(dt, &ring->stats.handler_ns);
 	kprof_count_max(&ring->stats.handler_max_ns, dt);
 	kprof_stage_mark(&ts, KPROF_STAGE_EXIT);

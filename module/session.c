@@ -31,6 +31,7 @@
  *
  *	kprof_session::lock		one session's stop, reset and readers
  *	  kprof_sessions_lock		the table, ids and users (this file only)
+ *	    kprof_scratch_lock		the CPUs' shared scratch areas (ring.c)
  *	  kprof_counters_lock()		the per-CPU counters (target.c)
  *	    event_mutex, perf_event_context::mutex	inside perf
  *
@@ -612,7 +613,8 @@ int kprof_session_start(struct kprof_session_config *cfg, struct net *net, u32 p
 	}
 	/* what the session allocates is refused, not attempted, over the budget */
 	bytes = kprof_session_bytes(s);
-	if (kprof_sessions_mem + bytes > kprof_sessions_budget()) {
+	if (kprof_sessions_mem + kprof_scratch_bytes(NULL) + bytes +
+	    kprof_scratch_bytes(kprof_session_cpus(s)) > kprof_sessions_budget()) {
 		mutex_unlock(&kprof_sessions_lock);
 		kprof_sessions_put_list(&gone);
 		NL_SET_ERR_MSG(extack,
@@ -998,7 +1000,8 @@ void kprof_status_read(struct kprof_status *st)
 	mutex_lock(&kprof_sessions_lock);
 	st->state = READ_ONCE(kprof_core.state);
 	st->sessions = atomic64_read(&kprof_core.sessions);
-	st->mem = kprof_sessions_mem;
+	/* the sessions', and the scratch areas their rings share */
+	st->mem = kprof_sessions_mem + kprof_scratch_bytes(NULL);
 	st->budget = kprof_sessions_budget();
 	mutex_unlock(&kprof_sessions_lock);
 

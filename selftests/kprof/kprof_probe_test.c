@@ -411,19 +411,23 @@ static void sleep_20_times_10ms(void)
 	}
 }
 
-/* HIST_DUMP: the first histogram's buckets and count; 0 or a negative errno. */
-static int hist_dump(FIXTURE_DATA(probe) *self, uint64_t *buckets, uint64_t *count)
+/*
+ * Send the dump request @m on @fd and pass each message's parsed attributes
+ * to @fn until it returns 0 (found: the rest is read and skipped).
+ * Returns 0 when @fn found what it wanted, -ENOENT when not, or the
+ * dump's negative errno.
+ */
+static int dump_each(int fd, struct kt_msg *m,
+		     int (*fn)(struct kt_msg *one, struct nlmsghdr *nlh, void *arg), void *arg)
 {
 	static char rx[1 << 16];
-	struct kt_msg m;
 	int found = -ENOENT;
 
-	kt_msg_init(&m, self->family, KPROF_CMD_HIST_DUMP, KPROF_FAMILY_VERSION);
-	m.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	if (send(self->fd, m.buf, m.nlh.nlmsg_len, 0) < 0)
+	m->nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	if (send(fd, m->buf, m->nlh.nlmsg_len, 0) < 0)
 		return -errno;
 	for (;;) {
-		ssize_t n = recv(self->fd, rx, sizeof(rx), 0);
+		ssize_t n = recv(fd, rx, sizeof(rx), 0);
 		struct nlmsghdr *nlh;
 		int len = n;
 
@@ -431,8 +435,6 @@ static int hist_dump(FIXTURE_DATA(probe) *self, uint64_t *buckets, uint64_t *cou
 			return -errno;
 		for (nlh = (struct nlmsghdr *)rx; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
 			struct kt_msg one = {};
-			struct nlattr *h, *a;
-			int alen;
 
 			if (nlh->nlmsg_type == NLMSG_DONE) {
 				int err = *(int *)NLMSG_DATA(nlh);
@@ -441,25 +443,50 @@ static int hist_dump(FIXTURE_DATA(probe) *self, uint64_t *buckets, uint64_t *cou
 			}
 			if (nlh->nlmsg_type == NLMSG_ERROR)
 				return ((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
+			if (found == 0)
+				continue;
 			kt_parse_attrs(&one, (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN),
 				       nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
-			h = one.tb[KPROF_A_HIST];
-			if (!h || found == 0)
-				continue;
-			alen = h->nla_len - NLA_HDRLEN;
-			for (a = (struct nlattr *)((char *)h + NLA_HDRLEN);
-			     alen >= (int)NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= alen;
-			     alen -= NLA_ALIGN(a->nla_len),
-			     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
-				if ((a->nla_type & NLA_TYPE_MASK) == KPROF_HIST_A_COUNT)
-					*count = kt_u64(a);
-				if ((a->nla_type & NLA_TYPE_MASK) == KPROF_HIST_A_BUCKETS &&
-				    a->nla_len - NLA_HDRLEN == KPROF_HIST_BUCKETS * 8)
-					memcpy(buckets, (char *)a + NLA_HDRLEN, KPROF_HIST_BUCKETS * 8);
-			}
-			found = 0;
+			found = fn(&one, nlh, arg);
 		}
 	}
+}
+
+struct hist_want {
+	uint64_t *buckets;
+	uint64_t *count;
+};
+
+/* dump_each(): the first histogram's buckets and count. */
+static int hist_one(struct kt_msg *one, struct nlmsghdr *nlh, void *arg)
+{
+	struct hist_want *w = arg;
+	struct nlattr *h = one->tb[KPROF_A_HIST], *a;
+	int alen;
+
+	if (!h)
+		return -ENOENT;
+	alen = h->nla_len - NLA_HDRLEN;
+	for (a = (struct nlattr *)((char *)h + NLA_HDRLEN);
+	     alen >= (int)NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= alen;
+	     alen -= NLA_ALIGN(a->nla_len), a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
+		if ((a->nla_type & NLA_TYPE_MASK) == KPROF_HIST_A_COUNT)
+			*w->count = kt_u64(a);
+		if ((a->nla_type & NLA_TYPE_MASK) == KPROF_HIST_A_BUCKETS &&
+		    a->nla_len - NLA_HDRLEN == KPROF_HIST_BUCKETS * 8)
+			memcpy(w->buckets, (char *)a + NLA_HDRLEN, KPROF_HIST_BUCKETS * 8);
+	}
+	return 0;
+}
+
+/* HIST_DUMP: the first histogram's buckets and count; 0 or a negative errno. */
+static int hist_dump(FIXTURE_DATA(probe) *self, uint64_t *buckets, uint64_t *count)
+{
+	struct hist_want w = { buckets, count };
+	struct kt_msg m;
+
+	kt_msg_init(&m, self->family, KPROF_CMD_HIST_DUMP, KPROF_FAMILY_VERSION);
+	return dump_each(self->fd, &m, hist_one, &w);
 }
 
 /* An ftrace_ops and a kretprobe on one function, in one session: both see every call. */
@@ -617,6 +644,115 @@ TEST_F(probe, cost_cap_bounds_probe_time)
 	ASSERT_EQ(0, kt_write_file(COST_PARAM, "25"));
 	CPU_ZERO(&set);
 	for (int i = 0; i < CPU_SETSIZE; i++)
+		CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+struct cpu_want {
+	unsigned int cpu;
+	struct kt_msg *out;
+};
+
+/* dump_each(): the STATS message of one CPU, copied as a reply. */
+static int cpu_one(struct kt_msg *one, struct nlmsghdr *nlh, void *arg)
+{
+	struct cpu_want *w = arg;
+	struct nlmsghdr *r = (struct nlmsghdr *)w->out->reply;
+
+	if (kt_stat(one, KPROF_STATS_A_CPU) != w->cpu || nlh->nlmsg_len > sizeof(w->out->reply))
+		return -ENOENT;
+	memset(w->out->tb, 0, sizeof(w->out->tb));
+	memcpy(r, nlh, nlh->nlmsg_len);
+	kt_parse_attrs(w->out, (struct nlattr *)((char *)NLMSG_DATA(r) + GENL_HDRLEN),
+		       r->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
+	return 0;
+}
+
+/*
+ * STATS of session @id on @cpu into @out (its KPROF_A_STATS nest, as a
+ * reply's); 0, or a negative errno (-ENOENT when @cpu has no message).
+ */
+static int cpu_stats(int fd, int family, uint64_t id, unsigned int cpu, struct kt_msg *out)
+{
+	struct cpu_want w = { cpu, out };
+	struct kt_msg m;
+
+	kt_msg_init(&m, family, KPROF_CMD_STATS, KPROF_FAMILY_VERSION);
+	kt_put(&m, KPROF_A_SESSION_ID, &id, sizeof(id));
+	return dump_each(fd, &m, cpu_one, &w);
+}
+
+/*
+ * The cap is per CPU across sessions: two sessions probing the same read()
+ * loop on CPU 0 share one budget.  Their handler time on CPU 0 together
+ * stays within 2 % of each 10 ms window plus the hit that crosses it (a
+ * cap per session would let them take twice that), each balances, and the
+ * drops are charged to the session whose hit it was: both lose some.
+ */
+TEST_F(probe, cost_cap_is_shared_by_sessions)
+{
+	uint64_t ids[2], handler_ns = 0, handler_max = 0, lost[2], windows, bound, span_ns;
+	struct timespec s0, s1, a, b;
+	struct kt_msg m;
+	int fds[2], i, zero;
+	cpu_set_t set;
+	char c;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	ASSERT_EQ(0, kt_write_file(COST_PARAM, "2"));
+	zero = open("/dev/zero", O_RDONLY);
+	ASSERT_LE(0, zero);
+	clock_gettime(CLOCK_MONOTONIC, &s0);
+	for (i = 0; i < 2; i++) {
+		fds[i] = kt_nl_open();
+		ASSERT_LE(0, fds[i]);
+		kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE |
+			      KPROF_SESSION_F_KERNEL_STACK | KPROF_SESSION_F_USER_STACK, 99, 1 << 20);
+		kt_put_probe(&m, KPROF_TYPE_KPROBE, 0, "kprobe:vfs_read", "vfs_read", NULL, 0);
+		kt_put_probe(&m, KPROF_TYPE_FTRACE, 0, "ftrace:ksys_read", "ksys_read", NULL, 0);
+		ASSERT_EQ(0, kt_transact(fds[i], &m)) TH_LOG("%s", m.extack);
+		ids[i] = kt_u64(m.tb[KPROF_A_SESSION_ID]);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		for (i = 0; i < 100; i++)
+			ASSERT_EQ(1, read(zero, &c, 1));
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < 600);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, kt_stop_id(fds[i], self->family, ids[i], &m)) TH_LOG("%s", m.extack);
+		EXPECT_EQ(kt_stat(&m, KPROF_STATS_A_INVOCATIONS),
+			  kt_stat(&m, KPROF_STATS_A_SAMPLES) + kt_stat(&m, KPROF_STATS_A_LOST_FULL) +
+			  kt_stat(&m, KPROF_STATS_A_LOST_TOO_BIG) +
+			  kt_stat(&m, KPROF_STATS_A_LOST_RECURSION) +
+			  kt_stat(&m, KPROF_STATS_A_LOST_COST));
+		lost[i] = kt_stat(&m, KPROF_STATS_A_LOST_COST);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &s1);
+	span_ns = (s1.tv_sec - s0.tv_sec) * 1000000000ULL + s1.tv_nsec - s0.tv_nsec;
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, cpu_stats(fds[i], self->family, ids[i], 0, &m));
+		handler_ns += kt_stat(&m, KPROF_STATS_A_HANDLER_NS);
+		if (kt_stat(&m, KPROF_STATS_A_HANDLER_MAX_NS) > handler_max)
+			handler_max = kt_stat(&m, KPROF_STATS_A_HANDLER_MAX_NS);
+		close(fds[i]);
+	}
+	close(zero);
+	/* windows start lazily, at the first hit after the last one ended */
+	windows = span_ns / 10000000 + 1;
+	bound = span_ns / 100 * 2 + windows * handler_max;
+	TH_LOG("cap 2 %%, two sessions: CPU 0's handlers %llu us in %llu ms, longest %llu us, bound %llu us; lost to the cap %llu and %llu",
+	       (unsigned long long)handler_ns / 1000, (unsigned long long)span_ns / 1000000,
+	       (unsigned long long)handler_max / 1000, (unsigned long long)bound / 1000,
+	       (unsigned long long)lost[0], (unsigned long long)lost[1]);
+	EXPECT_GE(bound, handler_ns);
+	EXPECT_LT(0, lost[0]);
+	EXPECT_LT(0, lost[1]);
+	ASSERT_EQ(0, kt_write_file(COST_PARAM, "100"));
+	CPU_ZERO(&set);
+	for (i = 0; i < CPU_SETSIZE; i++)
 		CPU_SET(i, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 }
