@@ -43,7 +43,7 @@ ids_in() {
 }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..20"
 
 # A freshly loaded module: earlier tests may have left sessions.
 if grep -q '^kprof ' /proc/modules; then
@@ -165,6 +165,95 @@ fi
 kill -9 $victims 2>/dev/null
 wait $victims 2>/dev/null
 victims=
+
+# --- every kind at once, beside perf record -g ----------------------------------
+# A detached aggregating session (-a -g 99 Hz) runs while record -g -p,
+# sched record, lock contention, offcpu -p and stat -a run at the same
+# time, and perf record -g profiles the same program as record: each
+# kprof command balances; the five sampling sessions are listed running
+# side by side; record's share of hot_leaf is perf's on the same run,
+# within max(2 points, 4 binomial standard errors); the detached session's
+# saved profile adds up to its own counters.  Both tools sample hot in user
+# mode only (cpu-clock:u): a timer that expires while another profiler's
+# handler runs fires as interrupts come back on, in the kernel's exit path
+# (exit_to_user_mode_prepare), so each tool's kernel samples measure the
+# others' handler time (perf's 3.5 %, kprof's 0.5 % here), not hot.
+until_true 30 '[ -z "$(ids_in running)" ]'
+"$kprofctl" start -a -g -e cpu-clock -F 99 >"$tmp/mx-start.out" 2>&1
+mdet=$(ids_in running)
+"$offcpu_prog" spin 600 >/dev/null & mo=$!
+victims="$mo"
+if command -v perf >/dev/null; then
+	HOME=$tmp perf record -g -e cpu-clock:u -F 499 -o "$tmp/mx.pdata" -- "$hot" 14000 \
+		>/dev/null 2>"$tmp/mx-perf.err" &
+	mperf=$!
+	wait_for 90 sh -c "pgrep -x -P $mperf hot >/dev/null"
+	mhot=$(pgrep -x -P $mperf hot)
+else
+	mperf=
+	"$hot" 14000 >/dev/null & mhot=$!
+fi
+victims="$mo $mhot"
+timeout --preserve-status -s INT 8 "$kprofctl" record -g -e cpu-clock:u -F 499 -p "${mhot:-0}" \
+	-o "$tmp/mx-rec.data" >"$tmp/mx-rec.out" 2>"$tmp/mx-rec.err" &
+m1=$!
+"$kprofctl" sched record -o "$tmp/mx-sched.data" -- sleep 6 >"$tmp/mx-sched.out" 2>"$tmp/mx-sched.err" &
+m2=$!
+"$kprofctl" lock contention -a 6 >"$tmp/mx-lock.out" 2>"$tmp/mx-lock.err" &
+m3=$!
+"$kprofctl" offcpu -p "$mo" 6 >"$tmp/mx-off.out" 2>"$tmp/mx-off.err" &
+m4=$!
+"$kprofctl" stat -a -e cpu-clock -- sleep 6 >"$tmp/mx-stat.out" 2>"$tmp/mx-stat.err" &
+m5=$!
+until_true 60 '[ "$(ids_in running | wc -l)" -ge 5 ]'
+mrun=$(ids_in running | wc -l)
+"$kprofctl" status >"$tmp/mx-status.out" 2>&1
+wait $m1; e1=$?
+wait $m2; e2=$?
+wait $m3; e3=$?
+wait $m4; e4=$?
+wait $m5; e5=$?
+[ -n "$mperf" ] && wait $mperf
+kill -9 $victims 2>/dev/null
+wait $victims 2>/dev/null
+victims=
+check "all at once: the detached session and record, sched record, lock contention, offcpu listed running side by side ($mrun)" \
+	"[ '$mrun' -ge 5 ]"
+diag "$tmp/mx-status.out"
+check "all at once: record -g -p and sched record exit 0 and balance" \
+	"[ $e1 = 0 ] && [ $e2 = 0 ] && grep -q 'Balance: .* ok' '$tmp/mx-rec.err' && grep -q 'Balance: .* ok' '$tmp/mx-sched.err'"
+diag "$tmp/mx-rec.err" "$tmp/mx-sched.err"
+check "all at once: lock contention and offcpu -p exit 0, their waits balance" \
+	"[ $e3 = 0 ] && [ $e4 = 0 ] && ! grep -q 'do not balance' '$tmp/mx-lock.err' '$tmp/mx-off.err' && grep -q 'kp_nap' '$tmp/mx-off.out'"
+diag "$tmp/mx-lock.err" "$tmp/mx-off.err"
+check "all at once: stat -a counts cpu-clock (exit $e5)" \
+	"[ $e5 = 0 ] && cat '$tmp/mx-stat.out' '$tmp/mx-stat.err' | grep -qE '[0-9.,]+ +msec +cpu-clock'"
+diag "$tmp/mx-stat.out" "$tmp/mx-stat.err"
+# hot_leaf's share of hot's samples: kprofctl's against perf's, same run
+share() { awk '$2 == "[.]" && $3 == "hot_leaf" { sub("%", "", $1); print $1; exit }' "$1"; }
+"$kprofctl" report -i "$tmp/mx-rec.data" --stdio --no-children --sort sym --comms hot \
+	>"$tmp/mx-rec.sym" 2>&1
+k=$(share "$tmp/mx-rec.sym")
+nk=$(sed -n "s/^# Samples: \([0-9]*\) .*/\1/p" "$tmp/mx-rec.sym" | head -n 1)
+if [ -n "$mperf" ]; then
+	HOME=$tmp perf report -i "$tmp/mx.pdata" --stdio --no-children -g none --sort sym \
+		--comms hot >"$tmp/mx-perf.sym" 2>/dev/null
+	p=$(share "$tmp/mx-perf.sym")
+	np=$(HOME=$tmp perf script -i "$tmp/mx.pdata" --comms hot -G -F tid 2>/dev/null | grep -c .)
+	# the standard error of the difference of two shares of p
+	tol=$(awk -v p="${p:-0}" -v a="${nk:-1}" -v b="${np:-1}" 'BEGIN { q = p / 100; a = a > 0 ? a : 1; b = b > 0 ? b : 1; se = 100 * sqrt(q * (1 - q) * (1 / a + 1 / b)); t = 4 * se; printf "%.2f", (t > 2 ? t : 2) }')
+	check "all at once: hot_leaf ${k:-?} % of record's ${nk:-?} samples, perf record -g ${p:-?} % of ${np:-?} (within $tol points)" \
+		"[ -n '$k' ] && [ -n '$p' ] && awk -v k='$k' -v p='$p' -v t='$tol' 'BEGIN { d = k - p; exit !(d <= t && d >= -t) }'"
+	{ grep -m 6 '%' "$tmp/mx-rec.sym" | sed 's/^/kprof: /'; grep -m 6 '%' "$tmp/mx-perf.sym" | sed 's/^/perf: /'; } | diag
+else
+	skip "all at once: hot_leaf's share against perf record's" "no perf here"
+fi
+"$kprofctl" stop --id "${mdet:-0}" -o "$tmp/mx-det.kprof" >"$tmp/mx-stop.out" 2>&1
+agg=$(sed -n 's/.*stopped: \([0-9]*\) samples aggregated.*/\1/p' "$tmp/mx-stop.out")
+sum=$("$kprofctl" folded -i "$tmp/mx-det.kprof" 2>/dev/null | awk '{ s += $NF } END { print s + 0 }')
+check "all at once: the detached session balances, its folded counts add up to its aggregated samples ($sum = ${agg:-?})" \
+	"grep -q 'Aggregate balance: .* ok' '$tmp/mx-stop.out' && [ -n '$agg' ] && [ '$sum' = '$agg' ] && [ '$sum' -gt 0 ]"
+diag "$tmp/mx-stop.out"
 
 # --- max_sessions: one line that names who holds them ----------------------------
 param=/sys/module/kprof/parameters/max_sessions
