@@ -184,26 +184,26 @@ mdet=$(ids_in running)
 "$offcpu_prog" spin 600 >/dev/null & mo=$!
 victims="$mo"
 if command -v perf >/dev/null; then
-	HOME=$tmp perf record -g -e cpu-clock:u -F 499 -o "$tmp/mx.pdata" -- "$hot" 14000 \
+	HOME=$tmp perf record -g -e cpu-clock:u -F 499 -o "$tmp/mx.pdata" -- "$hot" 60000 \
 		>/dev/null 2>"$tmp/mx-perf.err" &
 	mperf=$!
 	wait_for 90 sh -c "pgrep -x -P $mperf hot >/dev/null"
 	mhot=$(pgrep -x -P $mperf hot)
 else
 	mperf=
-	"$hot" 14000 >/dev/null & mhot=$!
+	"$hot" 60000 >/dev/null & mhot=$!
 fi
 victims="$mo $mhot"
-timeout --preserve-status -s INT 8 "$kprofctl" record -g -e cpu-clock:u -F 499 -p "${mhot:-0}" \
+timeout --preserve-status -s INT 12 "$kprofctl" record -g -e cpu-clock:u -F 499 -p "${mhot:-0}" \
 	-o "$tmp/mx-rec.data" >"$tmp/mx-rec.out" 2>"$tmp/mx-rec.err" &
 m1=$!
-"$kprofctl" sched record -o "$tmp/mx-sched.data" -- sleep 6 >"$tmp/mx-sched.out" 2>"$tmp/mx-sched.err" &
+"$kprofctl" sched record -o "$tmp/mx-sched.data" -- sleep 15 >"$tmp/mx-sched.out" 2>"$tmp/mx-sched.err" &
 m2=$!
-"$kprofctl" lock contention -a 6 >"$tmp/mx-lock.out" 2>"$tmp/mx-lock.err" &
+"$kprofctl" lock contention -a 15 >"$tmp/mx-lock.out" 2>"$tmp/mx-lock.err" &
 m3=$!
-"$kprofctl" offcpu -p "$mo" 6 >"$tmp/mx-off.out" 2>"$tmp/mx-off.err" &
+"$kprofctl" offcpu -p "$mo" 15 >"$tmp/mx-off.out" 2>"$tmp/mx-off.err" &
 m4=$!
-"$kprofctl" stat -a -e cpu-clock -- sleep 6 >"$tmp/mx-stat.out" 2>"$tmp/mx-stat.err" &
+"$kprofctl" stat -a -e cpu-clock -- sleep 15 >"$tmp/mx-stat.out" 2>"$tmp/mx-stat.err" &
 m5=$!
 until_true 60 '[ "$(ids_in running | wc -l)" -ge 5 ]'
 mrun=$(ids_in running | wc -l)
@@ -213,6 +213,8 @@ wait $m2; e2=$?
 wait $m3; e3=$?
 wait $m4; e4=$?
 wait $m5; e5=$?
+# hot runs until here (perf writes its file when hot ends)
+kill "$mhot" 2>/dev/null
 [ -n "$mperf" ] && wait $mperf
 kill -9 $victims 2>/dev/null
 wait $victims 2>/dev/null
