@@ -194,20 +194,23 @@ else
 	"$hot" 60000 >/dev/null & mhot=$!
 fi
 victims="$mo $mhot"
-timeout --preserve-status -s INT 12 "$kprofctl" record -g -e cpu-clock:u -F 499 -p "${mhot:-0}" \
+"$kprofctl" record -g -e cpu-clock:u -F 499 -p "${mhot:-0}" \
 	-o "$tmp/mx-rec.data" >"$tmp/mx-rec.out" 2>"$tmp/mx-rec.err" &
 m1=$!
-"$kprofctl" sched record -o "$tmp/mx-sched.data" -- sleep 15 >"$tmp/mx-sched.out" 2>"$tmp/mx-sched.err" &
+"$kprofctl" sched record -a -o "$tmp/mx-sched.data" >"$tmp/mx-sched.out" 2>"$tmp/mx-sched.err" &
 m2=$!
-"$kprofctl" lock contention -a 15 >"$tmp/mx-lock.out" 2>"$tmp/mx-lock.err" &
+"$kprofctl" lock contention -a >"$tmp/mx-lock.out" 2>"$tmp/mx-lock.err" &
 m3=$!
-"$kprofctl" offcpu -p "$mo" 15 >"$tmp/mx-off.out" 2>"$tmp/mx-off.err" &
+"$kprofctl" offcpu -p "$mo" >"$tmp/mx-off.out" 2>"$tmp/mx-off.err" &
 m4=$!
-"$kprofctl" stat -a -e cpu-clock -- sleep 15 >"$tmp/mx-stat.out" 2>"$tmp/mx-stat.err" &
+"$kprofctl" stat -a -e cpu-clock >"$tmp/mx-stat.out" 2>"$tmp/mx-stat.err" &
 m5=$!
-until_true 60 '[ "$(ids_in running | wc -l)" -ge 5 ]'
+# each runs until SIGINT, as perf's do: none ends before all are up
+until_true 120 '[ "$(ids_in running | wc -l)" -ge 5 ]'
 mrun=$(ids_in running | wc -l)
 "$kprofctl" status >"$tmp/mx-status.out" 2>&1
+sleep 8
+kill -INT $m1 $m2 $m3 $m4 $m5
 wait $m1; e1=$?
 wait $m2; e2=$?
 wait $m3; e3=$?
