@@ -257,12 +257,18 @@ static unsigned int kprof_sessions_count(void)
 }
 
 /*
- * May the current task act on @s (stop it, read its data, map its rings)?
- * The user that started it may; others need CAP_SYS_ADMIN.
+ * May the current task act on what user @uid started (stop it, read its
+ * data, map its rings)?  That user may; others need CAP_SYS_ADMIN.
  */
+static bool kprof_uid_may_access(kuid_t uid)
+{
+	return uid_eq(uid, current_uid()) || has_capability_noaudit(current, CAP_SYS_ADMIN);
+}
+
+/* kprof_uid_may_access() of @s, or of a freed session's record below. */
 static bool kprof_session_may_access(const struct kprof_session *s)
 {
-	return uid_eq(s->uid, current_uid()) || has_capability_noaudit(current, CAP_SYS_ADMIN);
+	return kprof_uid_may_access(s->uid);
 }
 
 /*
@@ -793,8 +799,7 @@ int kprof_session_resolve(u64 id, struct net *net, u32 portid, bool running_only
 	}
 	if (!s && !running_only && kprof_sessions_ended(id)) {
 		/* freed: STATUS and STATS still report its counters */
-		if (uid_eq(kprof_ended->uid, current_uid()) ||
-		    has_capability_noaudit(current, CAP_SYS_ADMIN)) {
+		if (kprof_uid_may_access(kprof_ended->uid)) {
 			*out = kprof_ended->info.id;
 		} else {
 			NL_SET_ERR_MSG(extack, "kprof: the session belongs to another user");
