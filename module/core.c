@@ -9,6 +9,7 @@
 
 #include <linux/capability.h>
 #include <linux/cpumask.h>
+#include <linux/cred.h>
 #include <linux/percpu.h>
 
 #include "core.h"
@@ -39,6 +40,21 @@ struct kprof_core kprof_core = {
 bool kprof_privileged(void)
 {
 	return perfmon_capable();
+}
+
+/**
+ * kprof_uid_may_access() - may the current task act on what a user started?
+ * @uid: that user
+ *
+ * Stop it, read its data, map its rings: that user may; others need
+ * CAP_SYS_ADMIN.  Sampling and counting sessions alike.
+ *
+ * Context: process context.
+ * Return: true when it may.
+ */
+bool kprof_uid_may_access(kuid_t uid)
+{
+	return uid_eq(uid, current_uid()) || has_capability_noaudit(current, CAP_SYS_ADMIN);
 }
 
 /**

@@ -9,6 +9,7 @@
 
 #include <linux/atomic.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <uapi/linux/kprof.h>
 
 /* The module's release; the single source of truth is kprof-version in Kbuild. */
@@ -57,5 +58,6 @@ struct kprof_status {
 
 const char *kprof_state_name(u32 state);
 bool kprof_privileged(void);
+bool kprof_uid_may_access(kuid_t uid);
 
 #endif /* _KPROF_CORE_H */

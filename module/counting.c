@@ -3,9 +3,12 @@
  * kprof - counting mode: the counting session behind "kprofctl stat".
  *
  * A counting session counts events with perf counters that never sample
- * (sample_period 0).  It is independent of the sampling session of
+ * (sample_period 0).  It is independent of the sampling sessions of
  * session.c, so "kprofctl stat" works while "kprofctl record" runs, and
- * there is one at a time: COUNT_START while one counts fails with EBUSY.
+ * (ABI 1.13) up to KPROF_COUNT_SESSIONS_MAX count side by side, as perf
+ * stat runs do: their counters share the PMU with every other perf user
+ * anyway, multiplexed by perf, and nothing else is shared.  Before 1.13
+ * there was one at a time (COUNT_START while one counted was EBUSY).
  *
  * Targets, as for sampling:
  *  - system-wide: one counter per event and online CPU of the requested
@@ -21,15 +24,19 @@
  * skipped, the way perf stat prints <not supported> and goes on; any other
  * failure fails the start.
  *
- * Lifetime: the session belongs to the netlink socket that started it.
- * COUNT_STOP reads the final counts and releases the counters; the frozen
- * counts stay readable until the next COUNT_START.  Closing the owner's
- * socket ends the session, stopped or not, so that a killed kprofctl
- * leaves no counters behind.
+ * Lifetime: a session belongs to the netlink socket that started it, and
+ * to its user (another user's STOP or READ is EACCES without
+ * CAP_SYS_ADMIN).  COUNT_STOP reads the final counts and releases the
+ * counters; the frozen counts stay readable until the owner's socket
+ * starts another counting session or closes.  Closing the owner's socket
+ * ends its sessions, stopped or not, so that a killed kprofctl leaves no
+ * counters behind.  A request without an id names the most recently
+ * started session.
  *
  * Locking, outermost first:
  *
- *	kprof_count_lock		the session: start, stop, read, free
+ *	kprof_count_lock		the list of sessions: stop, read, free;
+ *					not held while a start creates counters
  *	  kprof_counters_lock()		system-wide counters vs CPU hotplug (target.c)
  *	    perf's event_mutex, ctx->mutex
  *
@@ -51,6 +58,7 @@
 #include <net/net_namespace.h>
 
 #include "compat.h"
+#include "core.h"
 #include "counting.h"
 #include "target.h"
 
@@ -90,8 +98,10 @@ struct kprof_count_event {
 };
 
 /**
- * struct kprof_count_session - the counting session
+ * struct kprof_count_session - one counting session
  * @id: its id, from 1, counted apart from the sampling sessions'
+ * @node: on kprof_count_sessions, oldest first
+ * @uid: the user that started it
  * @flags: KPROF_SESSION_F_SYSTEM_WIDE, _F_INHERIT, _F_THREADS
  * @count_flags: KPROF_COUNT_F_*
  * @running: counting, not stopped yet
@@ -109,6 +119,8 @@ struct kprof_count_event {
  */
 struct kprof_count_session {
 	u64 id;
+	struct list_head node;
+	kuid_t uid;
 	u32 flags;
 	u32 count_flags;
 	bool running;
@@ -124,9 +136,14 @@ struct kprof_count_session {
 	struct kprof_counters pc;
 };
 
+/* The most counting sessions at once, counting or stopped and held. */
+#define KPROF_COUNT_SESSIONS_MAX	16
+
 static DEFINE_MUTEX(kprof_count_lock);
-/* The current session, counting or stopped; under kprof_count_lock. */
-static struct kprof_count_session *kprof_count;
+/* The sessions, counting or stopped, oldest first; under kprof_count_lock. */
+static LIST_HEAD(kprof_count_sessions);
+/* Starts between their check of the limit and their session's insertion. */
+static unsigned int kprof_count_starting;
 static u64 kprof_count_last_id;
 
 /* perf stat's list: errors that mean "this event cannot be counted here". */
@@ -266,7 +283,7 @@ static int kprof_count_alloc_ctrs(struct kprof_count_session *s, unsigned int nr
  * @s: the new session
  * @extack: for error messages
  *
- * Context: process context, kprof_count_lock held.
+ * Context: process context; @s is not on the list yet.
  * Return: 0, -ENODEV when no requested CPU is online, or perf's error.
  */
 static int kprof_count_system_wide_start(struct kprof_count_session *s,
@@ -296,7 +313,7 @@ static int kprof_count_system_wide_start(struct kprof_count_session *s,
  * Not under cpu_hotplug_lock: perf takes it to create the first task
  * counter of the system.
  *
- * Context: process context, kprof_count_lock held.
+ * Context: process context; @s is not on the list yet.
  * Return: 0, -ESRCH when every target has exited, -E2BIG, -ENOMEM, or
  * perf's error.
  */
@@ -391,30 +408,72 @@ out_free:
 	return NULL;
 }
 
+/* Is @s owned by the socket (@net, @portid)?  kprof_count_lock held. */
+static bool kprof_count_owned(const struct kprof_count_session *s, struct net *net, u32 portid)
+{
+	return s->owner_portid == portid && net_eq(s->owner_net, net);
+}
+
+/*
+ * Take the stopped sessions the socket (@net, @portid) holds off the list,
+ * onto @gone: a socket's new session replaces its stopped ones.  The
+ * sessions on the list and starting.  kprof_count_lock held.
+ */
+static unsigned int kprof_count_unhold(struct net *net, u32 portid, struct list_head *gone)
+{
+	struct kprof_count_session *s, *tmp;
+	unsigned int n = kprof_count_starting;
+
+	lockdep_assert_held(&kprof_count_lock);
+	list_for_each_entry_safe(s, tmp, &kprof_count_sessions, node) {
+		if (!s->running && kprof_count_owned(s, net, portid))
+			list_move_tail(&s->node, gone);
+		else
+			n++;
+	}
+	return n;
+}
+
+/* Free the sessions of @gone, their counters released.  No lock held. */
+static void kprof_count_free_list(struct list_head *gone)
+{
+	struct kprof_count_session *s, *tmp;
+
+	list_for_each_entry_safe(s, tmp, gone, node) {
+		list_del(&s->node);
+		kprof_count_freeze(s);
+		kprof_count_free(s);
+	}
+}
+
 /**
- * kprof_count_start() - start the counting session
+ * kprof_count_start() - start a counting session
  * @req: the validated request; @req->cpus is copied
  * @id: the new session's id
  * @errors: per event of @req, a positive errno when perf cannot count it
  *	here (the session goes on without it, as perf stat does), else 0
  * @extack: for error messages
  *
- * A session that ended (stopped, its counts read) is replaced.
+ * The stopped sessions the requesting socket holds are freed.  Counters
+ * are created without kprof_count_lock: stopping, reading or releasing
+ * another session never waits for this start.
  *
  * Context: process context.
- * Return: 0, -EBUSY while a session counts, -ENOMEM, -ESRCH, -E2BIG,
- * -ENODEV, or perf's error.
+ * Return: 0, -ENOSPC with KPROF_COUNT_SESSIONS_MAX sessions, -ENOMEM,
+ * -ESRCH, -E2BIG, -ENODEV, or perf's error.
  */
 int kprof_count_start(const struct kprof_count_request *req, u64 *id, u32 *errors,
 		      struct netlink_ext_ack *extack)
 {
-	struct kprof_count_session *s, *old = NULL;
-	unsigned int i;
+	struct kprof_count_session *s;
+	unsigned int i, n;
+	LIST_HEAD(gone);
 	int ret;
 
 	s = kprof_count_alloc();
 	if (!s)
 		return -ENOMEM;
+	s->uid = current_uid();
 	s->flags = req->flags;
 	s->count_flags = req->count_flags;
 	s->nr_pids = req->nr_pids;
@@ -432,50 +491,73 @@ int kprof_count_start(const struct kprof_count_request *req, u64 *id, u32 *error
 	}
 
 	mutex_lock(&kprof_count_lock);
-	if (kprof_count && kprof_count->running) {
-		NL_SET_ERR_MSG(extack, "kprof: a counting session is already running");
-		ret = -EBUSY;
-		goto out_unlock;
+	n = kprof_count_unhold(s->owner_net, s->owner_portid, &gone);
+	if (n >= KPROF_COUNT_SESSIONS_MAX) {
+		mutex_unlock(&kprof_count_lock);
+		NL_SET_ERR_MSG(extack, "kprof: too many counting sessions (16 at most)");
+		ret = -ENOSPC;
+		goto out_free;
 	}
-	s->id = kprof_count_last_id + 1;
+	kprof_count_starting++;
+	mutex_unlock(&kprof_count_lock);
+	kprof_count_free_list(&gone);
+
 	s->start_ns = ktime_get_ns();
 	if (kprof_count_system_wide(s))
 		ret = kprof_count_system_wide_start(s, extack);
 	else
 		ret = kprof_count_per_task_start(s, req, extack);
-	if (ret)
-		goto out_unlock;
 
+	mutex_lock(&kprof_count_lock);
+	kprof_count_starting--;
+	if (!ret) {
+		s->id = ++kprof_count_last_id;
+		s->running = true;
+		list_add_tail(&s->node, &kprof_count_sessions);
+	}
+	mutex_unlock(&kprof_count_lock);
+	if (ret)
+		goto out_free;
 	for (i = 0; i < s->nr_events; i++) {
 		s->events[i].attr = NULL;	/* the request goes away */
 		errors[i] = s->events[i].error;
 	}
-	s->running = true;
-	kprof_count_last_id = s->id;
 	*id = s->id;
-	old = kprof_count;
-	kprof_count = s;
-	s = NULL;
-out_unlock:
-	mutex_unlock(&kprof_count_lock);
+	return 0;
+
+out_free:
 	kprof_count_free(s);
-	kprof_count_free(old);
 	return ret;
 }
 
 /* --- stop ------------------------------------------------------------------ */
 
-/* The current session, checked against @id when given; kprof_count_lock held. */
+/*
+ * The session with @id, or without one the most recently started;
+ * kprof_count_lock held.  NULL with @err: -ENOENT (none at all), -ESTALE
+ * (none with @id), -EACCES (another user's, without CAP_SYS_ADMIN).
+ */
 static struct kprof_count_session *kprof_count_lookup(const u64 *id, int *err)
 {
-	struct kprof_count_session *s = kprof_count;
+	struct kprof_count_session *s;
 
-	if (!s) {
+	lockdep_assert_held(&kprof_count_lock);
+	if (list_empty(&kprof_count_sessions)) {
 		*err = -ENOENT;
 		return NULL;
 	}
-	if (id && *id != s->id) {
+	if (!id) {
+		s = list_last_entry(&kprof_count_sessions, struct kprof_count_session, node);
+	} else {
+		list_for_each_entry(s, &kprof_count_sessions, node)
+			if (s->id == *id)
+				goto found;
 		*err = -ESTALE;
+		return NULL;
+	}
+found:
+	if (!kprof_uid_may_access(s->uid)) {
+		*err = -EACCES;
 		return NULL;
 	}
 	return s;
@@ -484,7 +566,8 @@ static struct kprof_count_session *kprof_count_lookup(const u64 *id, int *err)
 /**
  * kprof_count_refusal() - the message of a refusal by stop or read
  * @extack: where to put it
- * @err: -ENOENT (no session), -ESTALE (not the one named), -EPERM
+ * @err: -ENOENT (no session), -ESTALE (not the one named), -EACCES
+ *	(another user's), -EPERM
  */
 void kprof_count_refusal(struct netlink_ext_ack *extack, int err)
 {
@@ -495,6 +578,9 @@ void kprof_count_refusal(struct netlink_ext_ack *extack, int err)
 	case -ESTALE:
 		NL_SET_ERR_MSG(extack, "kprof: that counting session is gone");
 		break;
+	case -EACCES:
+		NL_SET_ERR_MSG(extack, "kprof: another user's counting session");
+		break;
 	case -EPERM:
 		NL_SET_ERR_MSG(extack, "kprof: CAP_PERFMON or CAP_SYS_ADMIN required");
 		break;
@@ -503,13 +589,13 @@ void kprof_count_refusal(struct netlink_ext_ack *extack, int err)
 
 /**
  * kprof_count_stop() - stop counting, keep the final counts readable
- * @id: the session to stop, or NULL for the current one
+ * @id: the session to stop, or NULL for the most recently started one
  * @stopped: set to the id of the session stopped
  * @extack: for error messages
  *
  * Context: process context.
- * Return: 0, -ENOENT when no session counts, -ESTALE when @id is not the
- * current session.
+ * Return: 0, -ENOENT when no session counts (or that one is stopped),
+ * -ESTALE when there is no session @id, -EACCES when it is another user's.
  */
 int kprof_count_stop(const u64 *id, u64 *stopped, struct netlink_ext_ack *extack)
 {
@@ -600,9 +686,9 @@ static unsigned int kprof_count_nr_readings(const struct kprof_count_session *s)
 }
 
 /**
- * kprof_count_read() - every count of the session at once
- * @id: the session to read, or NULL for the current one
- * @err: why there is none: -ENOENT, -ESTALE or -ENOMEM
+ * kprof_count_read() - every count of a session at once
+ * @id: the session to read, or NULL for the most recently started one
+ * @err: why there is none: -ENOENT, -ESTALE, -EACCES or -ENOMEM
  *
  * One snapshot, so that a reader sending it in several messages sends one
  * consistent reading whatever its length.
@@ -648,8 +734,10 @@ static void kprof_counters_row(struct seq_file *m, const char *name, const char 
  * @m: the file
  * @v: unused
  *
- * One line per event (per-task sessions: all threads and children) or per
- * event and CPU (system-wide), read now; raw counts, not scaled.
+ * The most recently started session: one line per event (per-task
+ * sessions: all threads and children) or per event and CPU (system-wide),
+ * read now; raw counts, not scaled.  Its first line says its id and how
+ * many sessions there are.
  *
  * Return: 0.
  */
@@ -661,11 +749,11 @@ int kprof_counters_show(struct seq_file *m, void *v)
 	char name[16];
 
 	mutex_lock(&kprof_count_lock);
-	s = kprof_count;
-	if (!s) {
+	if (list_empty(&kprof_count_sessions)) {
 		seq_puts(m, "no counting session\n");
 		goto out_unlock;
 	}
+	s = list_last_entry(&kprof_count_sessions, struct kprof_count_session, node);
 	seq_printf(m, "session %llu (%s) %s", s->id, s->running ? "running" : "stopped",
 		   kprof_count_system_wide(s) ? "system-wide" : "per-task");
 	if (kprof_count_system_wide(s))
@@ -701,7 +789,8 @@ out_unlock:
 /* --- owner and module lifetime ----------------------------------------------- */
 
 /**
- * kprof_count_release() - a netlink socket is closing: end the session it owns
+ * kprof_count_release() - a netlink socket is closing: end the sessions it
+ * owns
  * @net: the socket's network namespace
  * @portid: its port
  *
@@ -709,30 +798,24 @@ out_unlock:
  */
 void kprof_count_release(struct net *net, u32 portid)
 {
-	struct kprof_count_session *s;
+	struct kprof_count_session *s, *tmp;
+	LIST_HEAD(gone);
 
 	mutex_lock(&kprof_count_lock);
-	s = kprof_count;
-	if (s && s->owner_portid == portid && net_eq(s->owner_net, net)) {
-		kprof_count = NULL;
-		kprof_count_freeze(s);
-	} else {
-		s = NULL;
-	}
+	list_for_each_entry_safe(s, tmp, &kprof_count_sessions, node)
+		if (kprof_count_owned(s, net, portid))
+			list_move_tail(&s->node, &gone);
 	mutex_unlock(&kprof_count_lock);
-	kprof_count_free(s);
+	kprof_count_free_list(&gone);
 }
 
-/* Stop and free the session; the module is going away. */
+/* Stop and free every session; the module is going away. */
 void kprof_counting_exit(void)
 {
-	struct kprof_count_session *s;
+	LIST_HEAD(gone);
 
 	mutex_lock(&kprof_count_lock);
-	s = kprof_count;
-	kprof_count = NULL;
-	if (s)
-		kprof_count_freeze(s);
+	list_splice_init(&kprof_count_sessions, &gone);
 	mutex_unlock(&kprof_count_lock);
-	kprof_count_free(s);
+	kprof_count_free_list(&gone);
 }

@@ -1521,8 +1521,8 @@ static int kprof_nl_count_fill_start(struct sk_buff *msg, const struct kprof_cou
  * @info: its parsed form; the sender becomes the session's owner
  *
  * Context: process context, genl_mutex held.
- * Return: 0 with the reply sent, -EBUSY while a session counts, or the
- * error of the validation or of perf.
+ * Return: 0 with the reply sent, -ENOSPC with the most counting sessions,
+ * or the error of the validation or of perf.
  */
 static int kprof_nl_count_start_doit(struct sk_buff *skb, struct genl_info *info)
 {
@@ -1585,7 +1585,7 @@ static const u64 *kprof_nl_count_id(struct nlattr **attrs, u64 *id)
  *
  * Context: process context, genl_mutex held.
  * Return: 0 with the reply sent, -ENOENT when no session counts, -ESTALE
- * when the session named is not the current one.
+ * when the session named is gone, -EACCES when it is another user's.
  */
 static int kprof_nl_count_stop_doit(struct sk_buff *skb, struct genl_info *info)
 {

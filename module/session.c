@@ -256,15 +256,6 @@ static unsigned int kprof_sessions_count(void)
 	return n;
 }
 
-/*
- * May the current task act on what user @uid started (stop it, read its
- * data, map its rings)?  That user may; others need CAP_SYS_ADMIN.
- */
-static bool kprof_uid_may_access(kuid_t uid)
-{
-	return uid_eq(uid, current_uid()) || has_capability_noaudit(current, CAP_SYS_ADMIN);
-}
-
 /* kprof_uid_may_access() of @s, or of a freed session's record below. */
 static bool kprof_session_may_access(const struct kprof_session *s)
 {

@@ -279,7 +279,7 @@ int kp_nl__count_start(struct kp_nl *nl, const struct kp_session *s, uint32_t co
 	}
 	if (ret == -EBUSY)
 		kp_err__set(err, EBUSY,
-			    "a counting session is running (another 'kprofctl stat'?); one at a time");
+			    "a counting session is running (another 'kprofctl stat'?); this kprof.ko counts one at a time");
 	return ret;
 }
 

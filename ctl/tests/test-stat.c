@@ -540,7 +540,7 @@ static void test_proto(void)
 	   fake_count.req.nr_events == 2 && fake_count.req.events[1].type == PERF_TYPE_HARDWARE &&
 	   !strcmp(fake_count.req.events[1].name, "cycles"), "COUNT_START: the request, parsed back (-t's threads flag too)");
 	is_int(kp_nl__count_start(nl, &s, 0, &info, &err), -EBUSY, "COUNT_START again: EBUSY");
-	is_str(err.msg, "a counting session is running (another 'kprofctl stat'?); one at a time",
+	is_str(err.msg, "a counting session is running (another 'kprofctl stat'?); this kprof.ko counts one at a time",
 	       "COUNT_START again: one clear line");
 
 	ok(!kp_nl__count_read(nl, 1, 2, &counts, &err), "COUNT_READ: accepted");
@@ -633,7 +633,7 @@ static void test_command(void)
 
 	fake_count.counting = true;
 	kprofctl(&r, "stat", "-e", "task-clock", "--", "true", NULL);
-	ok(r.rc == 1 && !strcmp(r.err, "kprofctl: stat: a counting session is running (another 'kprofctl stat'?); one at a time\n"),
+	ok(r.rc == 1 && !strcmp(r.err, "kprofctl: stat: a counting session is running (another 'kprofctl stat'?); this kprof.ko counts one at a time\n"),
 	   "stat while another counts: exit 1, one line");
 	run_free(&r);
 	fake_count.counting = false;

@@ -586,30 +586,66 @@ TEST_F(count, stale_session_id_refused)
 	EXPECT_EQ(0, kc_stop(self->fd, self->family, &m));
 }
 
-TEST_F(count, one_at_a_time_and_owned_by_its_socket)
+/* The id COUNT_START replied; 0 when it failed. */
+static uint64_t kc_started(int fd, struct kt_msg *m)
 {
+	if (kt_transact(fd, m) || !m->tb[KPROF_A_SESSION_ID])
+		return 0;
+	return kt_u64(m->tb[KPROF_A_SESSION_ID]);
+}
+
+/*
+ * ABI 1.13: counting sessions side by side, up to 16, each ended by its
+ * owner's socket only, each read and stopped by its id.
+ */
+TEST_F(count, side_by_side_and_owned_by_their_sockets)
+{
+	int fds[16], i, n;
+	uint64_t a, b, last = 0;
 	struct kt_msg m;
-	int fd2;
 
-	fd2 = kt_nl_open();
-	ASSERT_LE(0, fd2);
+	fds[0] = kt_nl_open();
+	ASSERT_LE(0, fds[0]);
 	kc_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE);
 	kt_put_event(&m, &kt_cpu_clock);
-	ASSERT_EQ(0, kt_transact(fd2, &m)) TH_LOG("%s", m.extack);
+	a = kc_started(fds[0], &m);
+	ASSERT_NE(0, a) TH_LOG("%s", m.extack);
 
-	/* busy for everyone, the owner included */
+	/* a second session beside it, from another socket */
 	kc_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE);
 	kt_put_event(&m, &kt_cpu_clock);
-	EXPECT_EQ(-EBUSY, kt_transact(self->fd, &m));
-	EXPECT_NE(NULL, strstr(m.extack, "already running")) TH_LOG("%s", m.extack);
-	EXPECT_LT(0, kc_read(self->fd, self->family, 0, self->r, KC_MAX_READINGS, NULL, 0));
+	b = kc_started(self->fd, &m);
+	ASSERT_NE(0, b) TH_LOG("%s", m.extack);
+	EXPECT_NE(a, b);
+	EXPECT_LT(0, kc_read(self->fd, self->family, a, self->r, KC_MAX_READINGS, NULL, 0));
+	EXPECT_LT(0, kc_read(self->fd, self->family, b, self->r, KC_MAX_READINGS, NULL, 0));
 
-	/* the owner's socket goes: so does the session */
-	close(fd2);
-	EXPECT_EQ(-ENOENT, kc_read(self->fd, self->family, 0, self->r, KC_MAX_READINGS,
+	/* the first owner's socket goes: its session only */
+	close(fds[0]);
+	EXPECT_EQ(-ESTALE, kc_read(self->fd, self->family, a, self->r, KC_MAX_READINGS,
 				   NULL, 0));
+	EXPECT_LT(0, kc_read(self->fd, self->family, b, self->r, KC_MAX_READINGS, NULL, 0));
+
+	/* 16 at most: 15 more sockets fill the table, a 17th is refused */
+	for (n = 0; n < 15; n++) {
+		fds[n] = kt_nl_open();
+		ASSERT_LE(0, fds[n]);
+		kc_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE);
+		kt_put_event(&m, &kt_cpu_clock);
+		last = kc_started(fds[n], &m);
+		ASSERT_NE(0, last) TH_LOG("session %d: %s", n + 2, m.extack);
+	}
 	kc_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE);
 	kt_put_event(&m, &kt_cpu_clock);
+	EXPECT_EQ(-ENOSPC, kt_transact(self->fd, &m));
+	EXPECT_NE(NULL, strstr(m.extack, "too many counting sessions")) TH_LOG("%s", m.extack);
+	/* without an id: the most recently started */
+	EXPECT_EQ(0, kc_stop(self->fd, self->family, &m)) TH_LOG("%s", m.extack);
+	EXPECT_EQ(last, kt_u64(m.tb[KPROF_A_SESSION_ID]));
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	kt_msg_init(&m, self->family, KPROF_CMD_COUNT_STOP, KPROF_FAMILY_VERSION);
+	kt_put_u64(&m, KPROF_A_SESSION_ID, b);
 	EXPECT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
 }
 

@@ -43,7 +43,7 @@ ids_in() {
 }
 
 echo "TAP version 13"
-echo "1..20"
+echo "1..21"
 
 # A freshly loaded module: earlier tests may have left sessions.
 if grep -q '^kprof ' /proc/modules; then
@@ -165,6 +165,20 @@ fi
 kill -9 $victims 2>/dev/null
 wait $victims 2>/dev/null
 victims=
+
+# --- counting sessions side by side (ABI 1.13; one at a time before) -----------
+"$kprofctl" stat -e cpu-clock -a -x, -o "$tmp/st1.csv" -- sleep 3 2>"$tmp/st1.err" &
+st1=$!
+"$kprofctl" stat -e cpu-clock -a -x, -o "$tmp/st2.csv" -- sleep 2 2>"$tmp/st2.err"
+rc2=$?
+wait "$st1"
+rc1=$?
+m1=$(awk -F, '$3 == "cpu-clock" { printf "%d", $1 }' "$tmp/st1.csv" 2>/dev/null)
+m2=$(awk -F, '$3 == "cpu-clock" { printf "%d", $1 }' "$tmp/st2.csv" 2>/dev/null)
+echo "# two stat -a at once: exit $rc1 and $rc2, cpu-clock ${m1:-?} and ${m2:-?} msec"
+sed 's/^/# /' "$tmp/st1.err" "$tmp/st2.err"
+check "two stat -a at once: both count (cpu-clock ${m1:-?} ms over 3 s, ${m2:-?} ms over 2 s, each at least the run's length)" \
+	"[ $rc1 = 0 ] && [ $rc2 = 0 ] && [ \"\${m1:-0}\" -ge 3000 ] && [ \"\${m2:-0}\" -ge 2000 ]"
 
 # --- every kind at once, beside perf record -g ----------------------------------
 # A detached aggregating session (-a -g 99 Hz) runs while record -g -p,
