@@ -27,7 +27,10 @@ static const char * const status_usage[] = {
 	"started running one, or --id's): its id, flags, mode (stream, aggregate",
 	"or both) and statistics, with each mode's balance (with -v per CPU);",
 	"then every session it holds, one line each (id, state, mode, owner,",
-	"user, events, age, samples, lost).  Needs CAP_PERFMON or CAP_SYS_ADMIN.",
+	"user, events, age, memory, samples, lost), and for a session with CPUs",
+	"that came up and got no buffer (out of memory or over the budget) a",
+	"line saying how many and what was lost on CPUs without one.  Needs",
+	"CAP_PERFMON or CAP_SYS_ADMIN.",
 	NULL
 };
 
@@ -96,10 +99,16 @@ static void status__print_sessions(const struct kp_session_row *rows, unsigned i
 		       r->uid, r->nr_events, age,
 		       status__mib(mem, sizeof(mem), r->mem),
 		       agg ? t->agg[KP_AGG_STAT_SAMPLES] : t->v[KP_STAT_SAMPLES],
-		       agg ? kp_stats__agg_lost(t) : kp_stats__lost(t));
+		       (agg ? kp_stats__agg_lost(t) : kp_stats__lost(t)) + r->lost_no_ring);
 	}
 	if (shown < nr)
 		printf("%6s  (%u more)\n", "...", nr - shown);
+	for (i = 0; i < shown; i++)
+		if (rows[i].cpus_skipped || rows[i].lost_no_ring)
+			printf("session %" PRIu64 ": %" PRIu32 " CPUs that came up got no buffer "
+			       "(out of memory or over the budget); %" PRIu64
+			       " events lost on CPUs without one\n", rows[i].id,
+			       rows[i].cpus_skipped, rows[i].lost_no_ring);
 }
 
 /* Does the session stream (explicitly, or with no mode flag, the default)? */
@@ -245,6 +254,8 @@ static void status__json_sessions(struct json_writer *w, const struct kp_session
 		json__u64(w, "start_ns", r->start_ns);
 		json__u64(w, "buffer_size", r->buffer_size);
 		json__u64(w, "memory", r->mem);
+		json__u64(w, "cpus_skipped", r->cpus_skipped);
+		json__u64(w, "lost_no_ring", r->lost_no_ring);
 		if (r->has_stats)
 			status__json_stats(w, "stats", &r->stats);
 		json__end_object(w);

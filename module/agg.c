@@ -68,47 +68,62 @@ static void kprof_agg_cpu_free(struct kprof_agg_cpu *t)
 }
 
 /**
- * kprof_agg_alloc() - allocate the tables of a session
- * @cpus: the CPUs that get a table
+ * kprof_agg_alloc() - the set of a session's tables, none allocated yet
  * @nr_entries: entries per CPU, a power of two
  *
+ * kprof_agg_add_cpu() gives a CPU its table.
+ *
  * Context: process context, may sleep.
- * Return: the tables, or NULL when out of memory.
+ * Return: the set, or NULL when out of memory.
  */
-struct kprof_agg *kprof_agg_alloc(const struct cpumask *cpus, u32 nr_entries)
+struct kprof_agg *kprof_agg_alloc(u32 nr_entries)
 {
 	struct kprof_agg *agg;
-	unsigned int cpu;
 
 	agg = kzalloc(struct_size(agg, cpus, nr_cpu_ids), KPROF_GFP);
 	if (!agg)
 		return NULL;
 	agg->nr_cpus = nr_cpu_ids;
 	agg->nr_entries = nr_entries;
-
-	for_each_cpu(cpu, cpus) {
-		struct kprof_agg_cpu *t;
-
-		t = kzalloc_node(sizeof(*t), KPROF_GFP, cpu_to_node(cpu));
-		if (!t)
-			goto out_free;
-		agg->cpus[cpu] = t;
-		t->nr_entries = nr_entries;
-		t->pool_size = nr_entries * KPROF_AGG_FRAMES_PER_ENTRY;
-		t->entries = kvzalloc_node(array_size(nr_entries, sizeof(*t->entries)), KPROF_GFP,
-					   cpu_to_node(cpu));
-		t->pool = kvmalloc_node(array_size(t->pool_size, sizeof(u64)), KPROF_GFP,
-					cpu_to_node(cpu));
-		if (!t->entries || !t->pool)
-			goto out_free;
-		local_set(&t->pool_used, 0);
-		local_set(&t->used, 0);
-	}
 	return agg;
+}
 
-out_free:
-	kprof_agg_free(agg);
-	return NULL;
+/**
+ * kprof_agg_add_cpu() - give a CPU its table
+ * @agg: the set
+ * @cpu: the CPU, which has none yet
+ *
+ * Published with a release store (kprof_agg_cpu_of() pairs with it); kept
+ * until the set is freed.
+ *
+ * Context: process context, may sleep; calls for one set serialised by
+ * its owner.
+ * Return: 0, or -ENOMEM.
+ */
+int kprof_agg_add_cpu(struct kprof_agg *agg, unsigned int cpu)
+{
+	struct kprof_agg_cpu *t;
+
+	if (WARN_ON_ONCE(cpu >= agg->nr_cpus || agg->cpus[cpu]))
+		return -EINVAL;
+	t = kzalloc_node(sizeof(*t), KPROF_GFP, cpu_to_node(cpu));
+	if (!t)
+		return -ENOMEM;
+	t->nr_entries = agg->nr_entries;
+	t->pool_size = agg->nr_entries * KPROF_AGG_FRAMES_PER_ENTRY;
+	t->entries = kvzalloc_node(array_size(agg->nr_entries, sizeof(*t->entries)), KPROF_GFP,
+				   cpu_to_node(cpu));
+	t->pool = kvmalloc_node(array_size(t->pool_size, sizeof(u64)), KPROF_GFP,
+				cpu_to_node(cpu));
+	if (!t->entries || !t->pool) {
+		kprof_agg_cpu_free(t);
+		return -ENOMEM;
+	}
+	local_set(&t->pool_used, 0);
+	local_set(&t->used, 0);
+	/* the table whole before the pointer: kprof_agg_cpu_of() */
+	smp_store_release(&agg->cpus[cpu], t);
+	return 0;
 }
 
 void kprof_agg_free(struct kprof_agg *agg)

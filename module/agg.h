@@ -7,6 +7,7 @@
 
 #include <linux/atomic.h>
 #include <linux/types.h>
+#include <asm/barrier.h>
 #include <asm/local.h>
 #include <asm/local64.h>
 #include <uapi/linux/kprof.h>
@@ -114,10 +115,12 @@ struct kprof_agg_cpu {
 };
 
 /**
- * struct kprof_agg - the tables of a session, one per possible CPU
+ * struct kprof_agg - the tables of a session, one per CPU it has used
  * @nr_cpus: entries in @cpus (nr_cpu_ids)
  * @nr_entries: slots of each table
- * @cpus: per possible CPU; NULL for CPUs the session does not use
+ * @cpus: per possible CPU; NULL for a CPU without one (outside the
+ *	session, not yet online, or its allocation failed); read through
+ *	kprof_agg_cpu_of()
  */
 struct kprof_agg {
 	unsigned int nr_cpus;
@@ -125,7 +128,25 @@ struct kprof_agg {
 	struct kprof_agg_cpu *cpus[];
 };
 
-struct kprof_agg *kprof_agg_alloc(const struct cpumask *cpus, u32 nr_entries);
+/**
+ * kprof_agg_cpu_of() - a CPU's table, once published
+ * @agg: the set
+ * @cpu: any CPU number
+ *
+ * An acquire load, which pairs with kprof_agg_add_cpu().  Safe in any
+ * context.
+ *
+ * Return: the table, or NULL (none on that CPU, or @cpu out of range).
+ */
+static __always_inline struct kprof_agg_cpu *kprof_agg_cpu_of(struct kprof_agg *agg,
+							      unsigned int cpu)
+{
+	/* pairs with kprof_agg_add_cpu()'s release */
+	return cpu < agg->nr_cpus ? smp_load_acquire(&agg->cpus[cpu]) : NULL;
+}
+
+struct kprof_agg *kprof_agg_alloc(u32 nr_entries);
+int kprof_agg_add_cpu(struct kprof_agg *agg, unsigned int cpu);
 void kprof_agg_free(struct kprof_agg *agg);
 int kprof_agg_add(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
 		  const u64 *ips, u16 nr_kernel, u16 nr_user);

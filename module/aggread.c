@@ -259,8 +259,8 @@ int kprof_agg_report(struct seq_file *m, u64 id)
 		goto out_unlock;
 	}
 	for (cpu = 0; cpu < agg->nr_cpus; cpu++)
-		if (agg->cpus[cpu])
-			max_rows += local_read(&agg->cpus[cpu]->used);
+		if (kprof_agg_cpu_of(agg, cpu))
+			max_rows += local_read(&kprof_agg_cpu_of(agg, cpu)->used);
 	max_rows = max_rows ? max_rows : 1;
 	mask = roundup_pow_of_two(max_rows * 2) - 1;
 	rows = kvcalloc(max_rows, sizeof(*rows), KPROF_GFP);
@@ -271,7 +271,7 @@ int kprof_agg_report(struct seq_file *m, u64 id)
 	}
 
 	for (cpu = 0; cpu < agg->nr_cpus; cpu++) {
-		struct kprof_agg_cpu *t = agg->cpus[cpu];
+		struct kprof_agg_cpu *t = kprof_agg_cpu_of(agg, cpu);
 
 		if (!t)
 			continue;
@@ -292,9 +292,9 @@ int kprof_agg_report(struct seq_file *m, u64 id)
 	for (cpu = 0; cpu < agg->nr_cpus; cpu++) {
 		struct kprof_stats_snapshot st;
 
-		if (!s->bufs->rings[cpu])
+		if (!kprof_ring_of(s->bufs, cpu))
 			continue;
-		kprof_ring_stats(s->bufs->rings[cpu], &st);
+		kprof_ring_stats(kprof_ring_of(s->bufs, cpu), &st);
 		lost_full += st.lost_agg_full;
 		lost_reset += st.lost_agg_reset;
 		lost_recursion += st.lost_recursion;
@@ -345,7 +345,7 @@ static struct kprof_agg_entry *kprof_agg_find(struct kprof_session *s, loff_t *p
 	if (!agg)
 		return NULL;
 	for (; cpu < agg->nr_cpus; cpu++, slot = 0) {
-		struct kprof_agg_cpu *t = agg->cpus[cpu];
+		struct kprof_agg_cpu *t = kprof_agg_cpu_of(agg, cpu);
 
 		if (!t)
 			continue;

@@ -5,15 +5,16 @@
  * Only privileged users may open it (CAP_PERFMON or CAP_SYS_ADMIN), whatever
  * the file mode says; the node itself is created 0600.
  *
- * An open file is bound to one session's rings: the session named by the
- * KPROF_IOC_BIND ioctl (ABI 1.10), or else the default session when the
- * file was opened (the most recently started running one; none, or another
- * user's: mmap fails with -ENODEV).  A bind replaces the default until the
- * file is first mapped or polled; after that it is EBUSY.  mmap() at offset
+ * An open file is bound to one session's rings by the KPROF_IOC_BIND ioctl
+ * (ABI 1.10), before it is first mapped or polled; after that a bind is
+ * EBUSY.  An unbound file maps nothing (mmap() is EINVAL, ABI 1.13; before,
+ * it mapped the session that was the default when it was opened).  mmap() at offset
  * cpu * stride maps that CPU's control page and data; every mapping holds a
  * reference on the rings, so they outlive the session until unmapped.
- * poll() waits for a ring to reach the watermark, or for the session to
- * stop.  See the uapi header for the reader's protocol.
+ * poll() waits for a ring to reach the watermark, for the session to stop,
+ * or (EPOLLPRI) for a ring to be added on a CPU that came up, until
+ * KPROF_IOC_RINGS says the reader knows.  See the uapi header for the
+ * reader's protocol.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,17 +38,18 @@
  * @lock: serialises the bind with mmap() and poll()
  * @bufs: the bound session's rings (a reference), or NULL
  * @used: mapped or polled: the binding is final
+ * @rings_seen: @bufs->rings_seq at the last KPROF_IOC_RINGS
  */
 struct kprof_dev_file {
 	struct mutex lock;		/* see above */
 	struct kprof_buffers *bufs;
 	bool used;
+	int rings_seen;
 };
 
 static int kprof_dev_open(struct inode *inode, struct file *file)
 {
 	struct kprof_dev_file *df;
-	struct kprof_buffers *bufs;
 
 	if (!kprof_privileged())
 		return -EPERM;
@@ -55,8 +57,6 @@ static int kprof_dev_open(struct inode *inode, struct file *file)
 	if (!df)
 		return -ENOMEM;
 	mutex_init(&df->lock);
-	bufs = kprof_session_buffers(0);
-	df->bufs = IS_ERR(bufs) ? NULL : bufs;
 	file->private_data = df;
 	atomic_inc(&kprof_core.readers);
 	return nonseekable_open(inode, file);
@@ -89,24 +89,16 @@ static long kprof_dev_bind(struct kprof_dev_file *df, u64 __user *arg)
 	if (IS_ERR(bufs))
 		return PTR_ERR(bufs);
 	mutex_lock(&df->lock);
-	if (df->used)
+	if (df->used) {
 		ret = -EBUSY;
-	else
+	} else {
 		swap(df->bufs, bufs);
+		df->rings_seen = atomic_read(&df->bufs->rings_seq);
+	}
 	mutex_unlock(&df->lock);
 	if (bufs)
-		kprof_buffers_put(bufs);	/* the default's, or ours when refused */
+		kprof_buffers_put(bufs);	/* ours when refused */
 	return ret;
-}
-
-static long kprof_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
-{
-	switch (cmd) {
-	case KPROF_IOC_BIND:
-		return kprof_dev_bind(file->private_data, (u64 __user *)arg);
-	default:
-		return -ENOTTY;
-	}
 }
 
 /* The file's rings, its binding now final; NULL when it has none. */
@@ -119,6 +111,31 @@ static struct kprof_buffers *kprof_dev_use(struct kprof_dev_file *df)
 	bufs = df->bufs;
 	mutex_unlock(&df->lock);
 	return bufs;
+}
+
+/* KPROF_IOC_RINGS: the rings added so far, which the reader now knows of. */
+static long kprof_dev_rings(struct kprof_dev_file *df, u64 __user *arg)
+{
+	struct kprof_buffers *bufs = kprof_dev_use(df);
+	int seq;
+
+	if (!bufs)
+		return -ENODEV;
+	seq = atomic_read(&bufs->rings_seq);
+	WRITE_ONCE(df->rings_seen, seq);
+	return put_user((u64)seq, arg);
+}
+
+static long kprof_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	switch (cmd) {
+	case KPROF_IOC_BIND:
+		return kprof_dev_bind(file->private_data, (u64 __user *)arg);
+	case KPROF_IOC_RINGS:
+		return kprof_dev_rings(file->private_data, (u64 __user *)arg);
+	default:
+		return -ENOTTY;
+	}
 }
 
 static void kprof_vm_open(struct vm_area_struct *vma)
@@ -156,14 +173,14 @@ static int kprof_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	unsigned long per_cpu, cpu;
 
 	if (!bufs)
-		return -ENODEV;		/* no session bound, none at open */
+		return -EINVAL;		/* no session bound */
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 	per_cpu = bufs->stride >> PAGE_SHIFT;
 	if (vma->vm_end - vma->vm_start != bufs->stride || vma->vm_pgoff % per_cpu)
 		return -EINVAL;
 	cpu = vma->vm_pgoff / per_cpu;
-	if (cpu >= bufs->nr_rings || !bufs->rings[cpu])
+	if (cpu >= bufs->nr_rings || !kprof_ring_of(bufs, cpu))
 		return -ENXIO;
 
 	kprof_vma_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYEXEC);
@@ -175,13 +192,16 @@ static int kprof_dev_mmap(struct file *file, struct vm_area_struct *vma)
 
 static __poll_t kprof_dev_poll(struct file *file, struct poll_table_struct *wait)
 {
-	struct kprof_buffers *bufs = kprof_dev_use(file->private_data);
+	struct kprof_dev_file *df = file->private_data;
+	struct kprof_buffers *bufs = kprof_dev_use(df);
 	__poll_t mask = 0;
 	bool empty;
 
 	if (!bufs)
 		return EPOLLERR;
 	poll_wait(file, &bufs->wait, wait);
+	if (atomic_read(&bufs->rings_seq) != READ_ONCE(df->rings_seen))
+		mask |= EPOLLPRI;
 	if (kprof_buffers_readable(bufs, &empty))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (READ_ONCE(bufs->stopped) && empty)

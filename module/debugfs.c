@@ -190,6 +190,9 @@ static int kprof_stats_show(struct seq_file *m, void *v)
 	if (total.lost_cost)
 		seq_printf(m, "lost_cost: %llu probe hits over the cost cap (probe_cost_max_percent)\n",
 			   total.lost_cost);
+	if (si.cpus_skipped || si.lost_no_ring)
+		seq_printf(m, "no buffer: %u CPUs that came up skipped (out of memory or over the budget); %llu hits lost on CPUs without a ring\n",
+			   si.cpus_skipped, si.lost_no_ring);
 	kprof_stats_wait(m, &total, KPROF_WAIT_OFFCPU, "off-CPU", "blocks");
 	kprof_stats_wait(m, &total, KPROF_WAIT_LOCK, "lock", "waits");
 	kprof_stats_wait(m, &total, KPROF_WAIT_WAKER, "waker", "wakes");

@@ -1049,6 +1049,8 @@ static int kprof_nl_put_session(struct sk_buff *msg, const struct kprof_session_
 	    nla_put_u32(msg, KPROF_A_SESSION_NR_EVENTS, si->nr_events) ||
 	    nla_put_u32(msg, KPROF_A_SESSION_BUFFER_SIZE, si->buffer_size) ||
 	    kprof_nl_put_u64(msg, KPROF_A_SESSION_MEMORY, si->mem, KPROF_A_PAD) ||
+	    nla_put_u32(msg, KPROF_A_SESSION_CPUS_SKIPPED, si->cpus_skipped) ||
+	    kprof_nl_put_u64(msg, KPROF_A_SESSION_LOST_NO_RING, si->lost_no_ring, KPROF_A_PAD) ||
 	    kprof_nl_put_stats(msg, &si->totals, -1)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;

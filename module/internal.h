@@ -12,6 +12,7 @@
 #ifndef _KPROF_INTERNAL_H
 #define _KPROF_INTERNAL_H
 
+#include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -192,7 +193,7 @@ struct kprof_mmap_note {
 /**
  * struct kprof_mmap_queue - one CPU's MMAP notes awaiting their path
  * @head: the producer's index (the perf_event_mmap probe, on its CPU)
- * @tail: the consumer's index (the session's work item)
+ * @tail: the consumer's index (the MMAP work item, sideband.c)
  * @notes: the ring of notes
  */
 struct kprof_mmap_queue {
@@ -212,9 +213,9 @@ struct kprof_mmap_queue {
  * @pidset: processes whose side-band is recorded (per-task sessions)
  * @pidset_full: a process could not be added to @pidset
  * @tidset: with KPROF_SESSION_F_THREADS, the threads followed
- * @mmap_queues: per-CPU MMAP notes
- * @mmap_work: turns MMAP notes into records
- * @sideband_on: the side-band hooks are registered
+ * @mmap_node: on the MMAP work item's list while it records side-band
+ *	(sideband.c)
+ * @sideband_on: it records side-band: the hooks are registered for it
  * @agg: aggregation tables (KPROF_SESSION_F_AGGREGATE), else NULL
  * @procmap: mappings kept for the frames of gone processes (aggregating
  *	sessions), else NULL
@@ -236,6 +237,17 @@ struct kprof_mmap_queue {
  *	saved (KPROF_CMD_FREE): kept when no socket holds it, until saved or
  *	the next START (under the table's lock)
  * @mem: the bytes it counts against the sessions' budget (session.c)
+ * @cpus_lock: serialises giving a CPU its ring, table and queue
+ *	(session.c: kprof_session_cpu_prepare())
+ * @cpus_ready: CPUs given them (under @cpus_lock)
+ * @cpus_follow: gives each CPU of the session that comes up them, before
+ *	its counters are created (target.c)
+ * @cpus_skipped: CPUs that came up and could not be given them (out of
+ *	memory or over the budget): no event of the session is stored there
+ *	(under @cpus_lock)
+ * @lost_no_ring: hits of the session's hooks on one of its CPUs that had
+ *	no ring: one that came up before its work item gave it one, or a
+ *	skipped one (kprof_session_ring())
  */
 struct kprof_session {
 	u64 id;
@@ -247,8 +259,7 @@ struct kprof_session {
 	u32 pidset[KPROF_PIDSET_SLOTS];
 	bool pidset_full;
 	u32 tidset[KPROF_PIDSET_SLOTS];
-	struct kprof_mmap_queue **mmap_queues;
-	struct work_struct mmap_work;
+	struct list_head mmap_node;
 	bool sideband_on;
 	struct kprof_agg *agg;
 	struct kprof_procmap *procmap;
@@ -265,6 +276,11 @@ struct kprof_session {
 	u32 holder_portid;
 	bool unsaved;
 	u64 mem;
+	struct mutex cpus_lock;		/* see @cpus_lock above */
+	cpumask_var_t cpus_ready;
+	struct kprof_cpu_target cpus_follow;
+	cpumask_var_t cpus_skipped;
+	atomic64_t lost_no_ring;
 };
 
 /*
@@ -333,6 +349,26 @@ static inline bool kprof_task_followed(struct kprof_session *s, struct task_stru
 	if (s->cfg.flags & KPROF_SESSION_F_THREADS)
 		return kprof_pidset_lookup(s->tidset, KPROF_PIDSET_SLOTS, task_pid_nr(task));
 	return kprof_pidset_has(s, task_tgid_nr(task));
+}
+
+/**
+ * kprof_session_ring() - this CPU's ring, for a hook of @s with an event
+ * @s: the session
+ *
+ * Context: preemption disabled; safe in any context.
+ * Return: the ring, or NULL: on a CPU outside a -C session's CPUs, where
+ * the session has no events; on one of its CPUs without a ring (it came
+ * up moments ago, or was skipped), the hit is counted in @s->lost_no_ring.
+ */
+static __always_inline struct kprof_ring *kprof_session_ring(struct kprof_session *s)
+{
+	unsigned int cpu = smp_processor_id();
+	struct kprof_ring *ring = kprof_ring_of(s->bufs, cpu);
+
+	if (unlikely(!ring) && (!(s->cfg.flags & KPROF_SESSION_F_SYSTEM_WIDE) ||
+				cpumask_test_cpu(cpu, s->cfg.cpus)))
+		atomic64_inc(&s->lost_no_ring);
+	return ring;
 }
 
 #endif /* _KPROF_INTERNAL_H */

@@ -73,6 +73,7 @@ static notrace void kprof_lock_begin(void *data, void *lock, unsigned int flags)
 	struct kprof_session *s = kev->session;
 	struct task_struct *task = current;
 	struct kprof_agg_key key = { };
+	struct kprof_agg_cpu *t;
 	struct kprof_ring *ring;
 	local64_t *c;
 	u64 now, *ips;
@@ -86,9 +87,10 @@ static notrace void kprof_lock_begin(void *data, void *lock, unsigned int flags)
 		return;
 	}
 	now = ktime_get_mono_fast_ns();
-	ring = s->bufs->rings[smp_processor_id()];
-	if (unlikely(!ring) || !kprof_lock_wanted(s, task) ||
-	    kprof_wait_open(&lk->waits, task->pid, (unsigned long)lock))
+	if (!kprof_lock_wanted(s, task))
+		goto out;
+	ring = kprof_session_ring(s);
+	if (unlikely(!ring) || kprof_wait_open(&lk->waits, task->pid, (unsigned long)lock))
 		goto out;
 	c = ring->stats.wait[KPROF_WAIT_LOCK];
 	local64_inc(&c[KPROF_WAIT_BEGUN]);
@@ -106,14 +108,14 @@ static notrace void kprof_lock_begin(void *data, void *lock, unsigned int flags)
 	kprof_count_stack_flags(ring, kprof_chains_here(s, ips + 2, lk->iter, lk->iter_len,
 							false, &key.nr_kernel,
 							&key.nr_user));
-	ret = kprof_agg_intern(s->agg->cpus[ring->cpu], kev->index, task->pid, task->comm,
-			       &key, &entry);
+	t = kprof_agg_cpu_of(s->agg, ring->cpu);
+	ret = kprof_agg_intern(t, kev->index, task->pid, task->comm, &key, &entry);
 	if (ret < 0) {
 		local64_inc(&c[ret == -EBUSY ? KPROF_WAIT_LOST_RESET : KPROF_WAIT_LOST_FULL]);
 		goto out;
 	}
-	kprof_wait_begin(&lk->waits, &ring->stats, ring->cpu, s->agg->cpus[ring->cpu], entry,
-			 task->pid, (unsigned long)lock, now);
+	kprof_wait_begin(&lk->waits, &ring->stats, ring->cpu, t, entry, task->pid,
+			 (unsigned long)lock, now);
 out:
 	kprof_guard_exit(level);
 }
@@ -132,7 +134,7 @@ static notrace void kprof_lock_end(void *data, void *lock, int ret)
 		kprof_sample_recursion(kev);
 		return;
 	}
-	ring = kev->session->bufs->rings[smp_processor_id()];
+	ring = kprof_ring_of(kev->session->bufs, smp_processor_id());
 	if (likely(ring) && current->pid)
 		kprof_wait_end(&lk->waits, &ring->stats, current->pid, (unsigned long)lock,
 			       false, ktime_get_mono_fast_ns());
@@ -225,7 +227,7 @@ void kprof_lock_stop(struct kprof_event *kev)
 	lk->registered = false;
 
 	preempt_disable();
-	ring = kev->session->bufs->rings[smp_processor_id()];
+	ring = kprof_ring_of(kev->session->bufs, smp_processor_id());
 	if (ring)
 		kprof_waits_drain(&lk->waits, &ring->stats, ktime_get_mono_fast_ns());
 	preempt_enable();

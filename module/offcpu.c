@@ -93,7 +93,7 @@ static notrace void kprof_offcpu_begin(struct kprof_offcpu *off, struct kprof_ri
 {
 	struct kprof_event *kev = off->kev;
 	struct kprof_session *s = kev->session;
-	struct kprof_agg_cpu *t = s->agg->cpus[ring->cpu];
+	struct kprof_agg_cpu *t = kprof_agg_cpu_of(s->agg, ring->cpu);
 	local64_t *c = ring->stats.wait[KPROF_WAIT_OFFCPU];
 	struct kprof_agg_key key = { };
 	u64 *ips = kprof_ring_scratch(ring, level);
@@ -122,7 +122,7 @@ static notrace void kprof_offcpu_waker(struct kprof_offcpu *off, struct kprof_ri
 				       struct task_struct *p, u64 blocked, int level)
 {
 	struct kprof_session *s = off->kev->session;
-	struct kprof_agg_cpu *t = s->agg->cpus[ring->cpu], *bt;
+	struct kprof_agg_cpu *t = kprof_agg_cpu_of(s->agg, ring->cpu), *bt;
 	local64_t *c = ring->stats.wait[KPROF_WAIT_WAKER];
 	struct kprof_agg_key key = { };
 	u64 *ips = kprof_ring_scratch(ring, level);
@@ -133,7 +133,7 @@ static notrace void kprof_offcpu_waker(struct kprof_offcpu *off, struct kprof_ri
 
 	local64_inc(&c[KPROF_WAIT_BEGUN]);
 	kprof_wait_where_decode(blocked, &bcpu, &bgen, &bslot);
-	bt = bcpu < s->agg->nr_cpus ? s->agg->cpus[bcpu] : NULL;
+	bt = kprof_agg_cpu_of(s->agg, bcpu);
 	if (unlikely(!bt || !t)) {
 		local64_inc(&c[KPROF_WAIT_LOST_RESET]);
 		return;
@@ -183,7 +183,7 @@ static notrace void kprof_offcpu_waking(void *data, struct task_struct *p)
 		kprof_sample_recursion(off->kev);
 		return;
 	}
-	ring = s->bufs->rings[smp_processor_id()];
+	ring = kprof_ring_of(s->bufs, smp_processor_id());
 	if (likely(ring) && kprof_wait_peek(&off->waits, p->pid, &blocked))
 		kprof_offcpu_waker(off, ring, p, blocked, level);
 	kprof_guard_exit(level);
@@ -206,7 +206,7 @@ static notrace void kprof_offcpu_switch(void *data, bool preempt, struct task_st
 		kprof_sample_recursion(off->kev);
 		return;
 	}
-	ring = s->bufs->rings[smp_processor_id()];
+	ring = kprof_session_ring(s);
 	if (unlikely(!ring))
 		goto out;
 	now = ktime_get_mono_fast_ns();
@@ -313,7 +313,7 @@ void kprof_offcpu_stop(struct kprof_event *kev)
 
 	now = ktime_get_mono_fast_ns();
 	preempt_disable();
-	ring = s->bufs->rings[smp_processor_id()];
+	ring = kprof_ring_of(s->bufs, smp_processor_id());
 	if (ring)
 		kprof_waits_drain(&off->waits, &ring->stats, now);
 	preempt_enable();

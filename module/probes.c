@@ -51,6 +51,7 @@
 #include "probes.h"
 #include "sample.h"
 #include "taskstate.h"
+#include "wait.h"
 
 /* per-CPU hit counts of an ftrace probe: open addressing on the function */
 #define KPROF_FUNC_SLOTS	(2 * KPROF_MAX_PROBE_FUNCS)
@@ -401,6 +402,55 @@ static void kprof_probe_free(struct kprof_probe *p)
 	kfree(p);
 }
 
+/* A latency probe's kretprobe instances: sleeping functions hold one each. */
+static int kprof_lat_maxactive(void)
+{
+	return max_t(int, 64, 4 * num_possible_cpus());
+}
+
+/**
+ * kprof_probes_bytes() - the memory a session's probes take
+ * @s: the session, not started
+ *
+ * For the sessions' budget: each probe's per-CPU counts and histograms
+ * (per possible CPU), its wait slots or task-state table, a kretprobe's
+ * instances.
+ *
+ * Return: the bytes.
+ */
+u64 kprof_probes_bytes(const struct kprof_session *s)
+{
+	u64 per_cpu, bytes = 0;
+	unsigned int i;
+
+	for (i = 0; i < s->nr_events; i++) {
+		const struct kprof_event_config *cfg = &s->events[i].cfg;
+
+		if (!kprof_event_is_probe(&s->events[i]))
+			continue;
+		if (cfg->type == KPROF_TYPE_OFFCPU || cfg->type == KPROF_TYPE_LOCK) {
+			bytes += kprof_waits_bytes();
+			continue;
+		}
+		per_cpu = sizeof(u64);
+		bytes += sizeof(struct kprof_probe);
+		if (cfg->type == KPROF_TYPE_RUNQLAT) {
+			per_cpu += sizeof(struct kprof_hist);
+			bytes += (u64)KPROF_RQ_SLOTS * sizeof(u64);
+			if (cfg->config & (KPROF_RUNQLAT_F_PID | KPROF_RUNQLAT_F_TID))
+				per_cpu += KPROF_RUNQLAT_MAX_KEYS * sizeof(struct kprof_rq_key);
+		} else if (cfg->type == KPROF_TYPE_LATENCY) {
+			per_cpu += sizeof(struct kprof_hist);
+			bytes += (u64)kprof_lat_maxactive() *
+				 (sizeof(struct kretprobe_instance) + sizeof(u64));
+		} else if (cfg->type == KPROF_TYPE_FTRACE) {
+			per_cpu += (u64)KPROF_FUNC_SLOTS * sizeof(struct kprof_func_count);
+		}
+		bytes += per_cpu * num_possible_cpus();
+	}
+	return bytes;
+}
+
 static int kprof_probe_start(struct kprof_event *kev, struct netlink_ext_ack *extack)
 {
 	struct kprof_probe *p;
@@ -479,8 +529,7 @@ static int kprof_probe_start(struct kprof_event *kev, struct netlink_ext_ack *ex
 		p->rp.entry_handler = kprof_lat_entry;
 		p->rp.handler = kprof_lat_return;
 		p->rp.data_size = sizeof(u64);
-		/* sleeping functions hold an instance each while they sleep */
-		p->rp.maxactive = max_t(int, 64, 4 * num_possible_cpus());
+		p->rp.maxactive = kprof_lat_maxactive();
 		ret = register_kretprobe(&p->rp);
 		if (ret) {
 			NL_SET_ERR_MSG_ATTR(extack, kev->cfg.attr,

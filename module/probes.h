@@ -27,6 +27,7 @@ bool kprof_probe_hist(struct kprof_event *kev, struct kprof_hist_sum *out);
 unsigned int kprof_probe_hist_keys(struct kprof_event *kev, unsigned long *cursor,
 				   struct kprof_hist_key *out, unsigned int max);
 void kprof_probes_show_runqlat(struct seq_file *m, struct kprof_session *s);
+u64 kprof_probes_bytes(const struct kprof_session *s);
 int kprof_probes_start(struct kprof_session *s, struct netlink_ext_ack *extack);
 void kprof_probes_stop(struct kprof_session *s);
 void kprof_probes_free(struct kprof_session *s);

@@ -199,20 +199,19 @@ static struct kprof_ring *kprof_ring_alloc(struct kprof_buffers *bufs, unsigned 
 }
 
 /**
- * kprof_buffers_alloc() - allocate the rings of a session
+ * kprof_buffers_alloc() - the set of a session's rings, none allocated yet
  * @session_id: the session's id, copied into each control page
- * @cpus: the CPUs that get a ring
  * @data_size: bytes of data per ring, a power of two
  * @watermark: bytes that wake a reader; 0 for half the data size
+ *
+ * kprof_buffers_add() gives a CPU its ring.
  *
  * Context: process context, may sleep.
  * Return: the set with one reference, or NULL when out of memory.
  */
-struct kprof_buffers *kprof_buffers_alloc(u64 session_id, const struct cpumask *cpus,
-					  u64 data_size, u32 watermark)
+struct kprof_buffers *kprof_buffers_alloc(u64 session_id, u64 data_size, u32 watermark)
 {
 	struct kprof_buffers *bufs;
-	unsigned int cpu;
 
 	BUILD_BUG_ON(sizeof(struct kprof_mmap_page) > PAGE_SIZE);
 
@@ -229,19 +228,38 @@ struct kprof_buffers *kprof_buffers_alloc(u64 session_id, const struct cpumask *
 	/* a record may take at most half the buffer, so one never starves it */
 	bufs->max_record = min_t(u64, data_size / 2, U16_MAX & ~7U);
 	bufs->nr_rings = nr_cpu_ids;
-
-	for_each_cpu(cpu, cpus) {
-		bufs->rings[cpu] = kprof_ring_alloc(bufs, cpu);
-		if (!bufs->rings[cpu])
-			goto out_free;
-	}
 	return bufs;
+}
 
-out_free:
-	for_each_possible_cpu(cpu)
-		kprof_ring_free(bufs->rings[cpu]);
-	kfree(bufs);
-	return NULL;
+/**
+ * kprof_buffers_add() - give a CPU its ring
+ * @bufs: the set
+ * @cpu: the CPU, which has none yet
+ *
+ * The ring is published with a release store: a writer that finds it
+ * (kprof_ring_of()) sees it initialised, and what its owner published
+ * before it (the CPU's table).  Readers polling the set are woken and
+ * told of it (kprof_buffers_rings_seq()).  A ring stays until the set is
+ * freed, its CPU offline or not.
+ *
+ * Context: process context, may sleep; calls for one set serialised by
+ * its owner.
+ * Return: 0, or -ENOMEM.
+ */
+int kprof_buffers_add(struct kprof_buffers *bufs, unsigned int cpu)
+{
+	struct kprof_ring *ring;
+
+	if (WARN_ON_ONCE(cpu >= bufs->nr_rings || bufs->rings[cpu]))
+		return -EINVAL;
+	ring = kprof_ring_alloc(bufs, cpu);
+	if (!ring)
+		return -ENOMEM;
+	/* the ring whole, and the CPU's table, before the pointer: kprof_ring_of() */
+	smp_store_release(&bufs->rings[cpu], ring);
+	atomic_inc(&bufs->rings_seq);
+	wake_up_all(&bufs->wait);
+	return 0;
 }
 
 void kprof_buffers_get(struct kprof_buffers *bufs)
@@ -286,8 +304,8 @@ void kprof_buffers_stop(struct kprof_buffers *bufs)
 	 * writing a ring from another CPU cannot race with its owner.
 	 */
 	for (cpu = 0; cpu < bufs->nr_rings; cpu++)
-		if (bufs->rings[cpu])
-			kprof_ring_flush_lost(bufs->rings[cpu], true);
+		if (kprof_ring_of(bufs, cpu))
+			kprof_ring_flush_lost(kprof_ring_of(bufs, cpu), true);
 	WRITE_ONCE(bufs->stopped, true);
 	wake_up_all(&bufs->wait);
 }
@@ -308,7 +326,7 @@ bool kprof_buffers_readable(struct kprof_buffers *bufs, bool *empty)
 
 	*empty = true;
 	for (cpu = 0; cpu < bufs->nr_rings; cpu++) {
-		struct kprof_ring *ring = bufs->rings[cpu];
+		struct kprof_ring *ring = kprof_ring_of(bufs, cpu);
 		u64 fill;
 
 		if (!ring)
@@ -337,7 +355,7 @@ struct page *kprof_ring_page(struct kprof_buffers *bufs, unsigned long pgoff)
 
 	if (cpu >= bufs->nr_rings)
 		return NULL;
-	ring = bufs->rings[cpu];
+	ring = kprof_ring_of(bufs, cpu);
 	if (!ring)
 		return NULL;
 	return vmalloc_to_page((void *)ring->page + ((pgoff % per_cpu) << PAGE_SHIFT));

@@ -5,10 +5,12 @@
 #ifndef _KPROF_RING_H
 #define _KPROF_RING_H
 
+#include <linux/atomic.h>
 #include <linux/irq_work.h>
 #include <linux/kref.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <asm/barrier.h>
 #include <asm/local.h>
 #include <asm/local64.h>
 #include <uapi/linux/kprof.h>
@@ -170,8 +172,11 @@ struct kprof_ring {
  * @max_record: largest record accepted, in bytes
  * @stopped: the session stopped: no more records will come
  * @wait: readers in poll()
+ * @rings_seq: rings added so far (kprof_buffers_add()), for readers
  * @nr_rings: entries in @rings (nr_cpu_ids)
- * @rings: per possible CPU; NULL for CPUs the session does not use
+ * @rings: per possible CPU; NULL for a CPU without one (outside the
+ *	session, not yet online, or its allocation failed); read through
+ *	kprof_ring_of()
  */
 struct kprof_buffers {
 	struct kref ref;
@@ -182,14 +187,33 @@ struct kprof_buffers {
 	u32 max_record;
 	bool stopped;
 	wait_queue_head_t wait;
+	atomic_t rings_seq;
 	unsigned int nr_rings;
 	struct kprof_ring *rings[];
 };
 
+/**
+ * kprof_ring_of() - a CPU's ring, once published
+ * @bufs: the set
+ * @cpu: a CPU below @bufs->nr_rings
+ *
+ * An acquire load, which pairs with kprof_buffers_add(): what was
+ * published before the ring (the ring itself, the CPU's table) is seen.
+ * Safe in any context.
+ *
+ * Return: the ring or NULL.
+ */
+static __always_inline struct kprof_ring *kprof_ring_of(struct kprof_buffers *bufs,
+							unsigned int cpu)
+{
+	/* pairs with kprof_buffers_add()'s release */
+	return smp_load_acquire(&bufs->rings[cpu]);
+}
+
 u64 kprof_buffers_bytes(unsigned int nr_cpus, u32 data_size);
 u64 kprof_scratch_bytes(const struct cpumask *cpus);
-struct kprof_buffers *kprof_buffers_alloc(u64 session_id, const struct cpumask *cpus,
-					  u64 data_size, u32 watermark);
+struct kprof_buffers *kprof_buffers_alloc(u64 session_id, u64 data_size, u32 watermark);
+int kprof_buffers_add(struct kprof_buffers *bufs, unsigned int cpu);
 void kprof_buffers_get(struct kprof_buffers *bufs);
 void kprof_buffers_put(struct kprof_buffers *bufs);
 void kprof_buffers_stop(struct kprof_buffers *bufs);

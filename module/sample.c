@@ -257,7 +257,7 @@ static void kprof_throttle_record(struct kprof_ring *ring, struct kprof_event *k
 void kprof_sample_recursion(struct kprof_event *kev)
 {
 	struct kprof_session *s = kev->session;
-	struct kprof_ring *ring = s->bufs->rings[smp_processor_id()];
+	struct kprof_ring *ring = kprof_session_ring(s);
 
 	if (unlikely(!ring))
 		return;
@@ -351,9 +351,9 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 
 	ts = kprof_stage_clock();
 	t0 = now;
-	ring = s->bufs->rings[smp_processor_id()];
+	ring = kprof_session_ring(s);
 	if (unlikely(!ring))
-		return;		/* a CPU outside the session: no counter there */
+		return;
 
 	/* a hit its filter drops is no sample: counted apart, not an invocation */
 	if (kev->cfg.nr_filter && raw &&
@@ -431,8 +431,8 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 		kprof_stage_mark(&ts, KPROF_STAGE_RING);
 	}
 	if (cfg->flags & KPROF_SESSION_F_AGGREGATE) {
-		ret = kprof_agg_add(s->agg->cpus[ring->cpu], kev->index, rec->pid, task->comm,
-				    rec->ips, rec->nr_kernel, rec->nr_user);
+		ret = kprof_agg_add(kprof_agg_cpu_of(s->agg, ring->cpu), kev->index, rec->pid,
+				    task->comm, rec->ips, rec->nr_kernel, rec->nr_user);
 		if (likely(ret >= 0)) {
 			local64_inc(&ring->stats.agg_samples);
 			/* a new key with user frames: keep its process's mappings */

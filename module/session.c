@@ -33,7 +33,11 @@
  *	  kprof_sessions_lock		the table, ids and users (this file only)
  *	    kprof_scratch_lock		the CPUs' shared scratch areas (ring.c)
  *	  kprof_counters_lock()		the per-CPU counters (target.c)
+ *	    kprof_session::cpus_lock	a CPU's ring and table (below)
+ *	      kprof_sessions_lock
  *	    event_mutex, perf_event_context::mutex	inside perf
+ *	kprof_session::cpus_follow.lock	its own hotplug work (target.c)
+ *	  kprof_session::cpus_lock
  *
  * No counter is created or released under cpu_hotplug_lock: a tracepoint
  * counter takes event_mutex, which ranks above it (target.c).
@@ -134,10 +138,21 @@ static int kprof_session_refused(struct kprof_counters *c, unsigned int e, unsig
 	return -err;
 }
 
+static int kprof_session_cpu_prepare(struct kprof_session *s, unsigned int cpu,
+				     struct netlink_ext_ack *extack);
+
+/* A CPU's ring and table exist before its counters, whoever comes first. */
+static int kprof_session_counters_prepare(struct kprof_counters *c, unsigned int cpu,
+					  struct netlink_ext_ack *extack)
+{
+	return kprof_session_cpu_prepare(c->priv, cpu, extack);
+}
+
 static const struct kprof_counter_ops kprof_session_counter_ops = {
 	.attr		= kprof_session_attr,
 	.overflow	= kprof_overflow,
 	.refused	= kprof_session_refused,
+	.prepare	= kprof_session_counters_prepare,
 };
 
 /* Is any event of @s probed rather than counted? */
@@ -244,6 +259,15 @@ static u64 kprof_sessions_budget(void)
 	return mb ? (u64)mb << 20 : (u64)totalram_pages() * PAGE_SIZE / 4;
 }
 
+/*
+ * What all sessions share: the CPUs' scratch areas (ring.c) and the MMAP
+ * queues (sideband.c), counted in the sessions' memory and budget.
+ */
+static u64 kprof_shared_bytes(void)
+{
+	return kprof_scratch_bytes(NULL) + kprof_sideband_mem();
+}
+
 /* The sessions on the table and starting.  kprof_sessions_lock held. */
 static unsigned int kprof_sessions_count(void)
 {
@@ -307,12 +331,16 @@ static void kprof_session_free(struct kprof_session *s)
 	kprof_sessions_mem -= s->mem;
 	mutex_unlock(&kprof_sessions_lock);
 	kprof_counters_destroy(&s->ctrs);
+	kprof_cpu_target_destroy(&s->cpus_follow);
 	kprof_agg_free(s->agg);
 	kprof_procmap_free(s->procmap);
 	kprof_probes_free(s);
 	if (s->bufs)
 		kprof_buffers_put(s->bufs);
 	kfree(s->cfg.cpus);
+	free_cpumask_var(s->cpus_ready);
+	free_cpumask_var(s->cpus_skipped);
+	mutex_destroy(&s->cpus_lock);
 	mutex_destroy(&s->lock);
 	kvfree(s);
 }
@@ -376,14 +404,14 @@ static struct kprof_session_ended *kprof_session_ended_new(struct kprof_session 
 
 	mutex_lock(&s->lock);
 	for (cpu = 0; cpu < s->bufs->nr_rings; cpu++)
-		n += !!s->bufs->rings[cpu];
+		n += !!kprof_ring_of(s->bufs, cpu);
 	e = kzalloc(struct_size(e, cpus, n), KPROF_GFP);
 	if (e) {
 		kprof_session_info_locked(s, &e->info);
 		e->info.mem = 0;
 		e->uid = s->uid;
 		for (cpu = 0; cpu < s->bufs->nr_rings; cpu++) {
-			if (!s->bufs->rings[cpu])
+			if (!kprof_ring_of(s->bufs, cpu))
 				continue;
 			e->cpus[e->nr_cpus].cpu = cpu;
 			kprof_session_cpu_stats_locked(s, cpu, &e->cpus[e->nr_cpus].st);
@@ -462,6 +490,7 @@ static void kprof_session_quiesce(struct kprof_session *s)
 	mutex_unlock(&kprof_sessions_lock);
 	kprof_probes_stop(s);
 	kprof_counters_stop(&s->ctrs);
+	kprof_cpu_target_stop(&s->cpus_follow);
 	waited = kprof_procmap_stop(s->procmap);
 	waited |= kprof_sideband_unhook(s);
 	if (!waited)
@@ -493,11 +522,22 @@ static struct kprof_session *kprof_session_new(struct kprof_session_config *cfg)
 	 */
 	if (!(s->cfg.flags & KPROF_SESSION_F_STREAM))
 		s->cfg.buffer_size = KPROF_MIN_BUFFER_SIZE;
+	if (!zalloc_cpumask_var(&s->cpus_ready, KPROF_GFP)) {
+		kvfree(s);
+		return NULL;
+	}
+	if (!zalloc_cpumask_var(&s->cpus_skipped, KPROF_GFP)) {
+		free_cpumask_var(s->cpus_ready);
+		kvfree(s);
+		return NULL;
+	}
 	mutex_init(&s->lock);
+	mutex_init(&s->cpus_lock);
 	refcount_set(&s->ref, 1);	/* the table's */
 	s->uid = current_uid();
 	INIT_LIST_HEAD(&s->node);
 	INIT_LIST_HEAD(&s->active);
+	INIT_LIST_HEAD(&s->mmap_node);
 	return s;
 }
 
@@ -517,30 +557,151 @@ static bool kprof_session_has_tables(const struct kprof_session *s)
 	return (s->cfg.flags & KPROF_SESSION_F_AGGREGATE) || kprof_session_keeps_waits(&s->cfg);
 }
 
-/*
- * The memory kprof_session_alloc() takes for @s, counted against the
- * budget before it is taken: rings, tables, kept mappings, MMAP queues.
- * (Probe state and wait slots come on top, uncounted.)
- */
-static u64 kprof_session_bytes(const struct kprof_session *s)
+/* The memory one CPU of @s takes: its ring and its table. */
+static u64 kprof_session_cpu_bytes(const struct kprof_session *s)
 {
-	unsigned int n = cpumask_weight(kprof_session_cpus(s));
-	u64 bytes = kprof_buffers_bytes(n, s->cfg.buffer_size);
+	u64 bytes = kprof_buffers_bytes(1, s->cfg.buffer_size);
 
 	if (kprof_session_has_tables(s))
-		bytes += n * kprof_agg_bytes(s->cfg.agg_entries) + kprof_procmap_bytes();
-	if (s->cfg.flags & KPROF_SESSION_F_STREAM)
-		bytes += kprof_sideband_bytes();
+		bytes += kprof_agg_bytes(s->cfg.agg_entries);
 	return bytes;
 }
 
-/* Rings, tables, kept mappings and side-band: what the hooks need. */
+/*
+ * The memory of @s besides its CPUs' (kept mappings, its probes' state
+ * and wait slots), counted against the budget before it is taken.
+ */
+static u64 kprof_session_bytes(const struct kprof_session *s)
+{
+	u64 bytes = kprof_probes_bytes(s);
+
+	if (kprof_session_has_tables(s))
+		bytes += kprof_procmap_bytes();
+	return bytes;
+}
+
+/*
+ * Count @bytes more against the budget for @s, with @scratch bytes of
+ * new scratch areas beside; kprof_sessions_lock held.  Return: false when
+ * that would exceed the budget.
+ */
+static bool kprof_sessions_charge(struct kprof_session *s, u64 bytes, u64 scratch)
+{
+	lockdep_assert_held(&kprof_sessions_lock);
+	if (kprof_sessions_mem + kprof_shared_bytes() + bytes + scratch >
+	    kprof_sessions_budget())
+		return false;
+	WRITE_ONCE(s->mem, s->mem + bytes);
+	kprof_sessions_mem += bytes;
+	return true;
+}
+
+/* The bytes @cpu still lacks of kprof_session_cpu_bytes().  @s->cpus_lock. */
+static u64 kprof_session_cpu_missing(struct kprof_session *s, unsigned int cpu)
+{
+	u64 bytes = 0;
+
+	if (s->agg && !kprof_agg_cpu_of(s->agg, cpu))
+		bytes += kprof_agg_bytes(s->cfg.agg_entries);
+	if (!kprof_ring_of(s->bufs, cpu))
+		bytes += kprof_buffers_bytes(1, s->cfg.buffer_size);
+	return bytes;
+}
+
+/**
+ * kprof_session_cpu_prepare() - give a CPU of @s its table and ring, in
+ * that order
+ * @s: the session, its containers allocated (kprof_session_alloc())
+ * @cpu: one of its CPUs, up
+ * @extack: at the start, for error messages; NULL after hotplug
+ *
+ * Called for each CPU up at the start and for each that comes up later,
+ * before the CPU's counters are created, whichever of the session's
+ * hotplug work items (its own, its counters') runs first.  Each piece is
+ * counted against the budget before it is allocated and published with a
+ * release store; the ring last, so that a hook that finds it finds the
+ * rest.  A CPU that cannot be given them all keeps what it got, and the
+ * next time it comes up gets the rest; after hotplug it is counted in
+ * @s->cpus_skipped, and what its hooks see there in @s->lost_no_ring.
+ *
+ * Context: process context; takes @s->cpus_lock, then the table's lock.
+ * Return: 0, -ENOSPC over the budget, or -ENOMEM.
+ */
+static int kprof_session_cpu_prepare(struct kprof_session *s, unsigned int cpu,
+				     struct netlink_ext_ack *extack)
+{
+	u64 bytes, left;
+	bool fits;
+	int ret = 0;
+
+	mutex_lock(&s->cpus_lock);
+	if (cpumask_test_cpu(cpu, s->cpus_ready))
+		goto out;
+	bytes = kprof_session_cpu_missing(s, cpu);
+	mutex_lock(&kprof_sessions_lock);
+	fits = kprof_sessions_charge(s, bytes, kprof_ring_of(s->bufs, cpu) ? 0 :
+				     kprof_scratch_bytes(cpumask_of(cpu)));
+	mutex_unlock(&kprof_sessions_lock);
+	if (!fits) {
+		NL_SET_ERR_MSG(extack,
+			       "kprof: the sessions' memory would exceed the budget (module parameter max_memory_mb); kprofctl status lists them");
+		ret = -ENOSPC;
+		goto out_skip;
+	}
+	if (s->agg && !kprof_agg_cpu_of(s->agg, cpu))
+		ret = kprof_agg_add_cpu(s->agg, cpu);
+	if (!ret)
+		ret = kprof_buffers_add(s->bufs, cpu);
+	if (ret) {
+		/* what was not allocated is given back */
+		left = kprof_session_cpu_missing(s, cpu);
+		mutex_lock(&kprof_sessions_lock);
+		WRITE_ONCE(s->mem, s->mem - left);
+		kprof_sessions_mem -= left;
+		mutex_unlock(&kprof_sessions_lock);
+		NL_SET_ERR_MSG(extack, "kprof: cannot allocate the ring buffers or tables");
+		goto out_skip;
+	}
+	cpumask_set_cpu(cpu, s->cpus_ready);
+	cpumask_clear_cpu(cpu, s->cpus_skipped);
+	goto out;
+
+out_skip:
+	if (!extack)
+		cpumask_set_cpu(cpu, s->cpus_skipped);
+out:
+	mutex_unlock(&s->cpus_lock);
+	return ret;
+}
+
+/* The session's own hotplug work: a CPU's memory, kept when it goes down. */
+static int kprof_session_cpu_online(struct kprof_cpu_target *t, unsigned int cpu, bool starting,
+				    struct netlink_ext_ack *extack)
+{
+	struct kprof_session *s = container_of(t, struct kprof_session, cpus_follow);
+
+	return kprof_session_cpu_prepare(s, cpu, starting ? extack : NULL);
+}
+
+static void kprof_session_cpu_keep(struct kprof_cpu_target *t, unsigned int cpu)
+{
+}
+
+static const struct kprof_cpu_target_ops kprof_session_cpu_ops = {
+	.online		= kprof_session_cpu_online,
+	.offline	= kprof_session_cpu_keep,
+	.enable		= kprof_session_cpu_keep,
+};
+
+/*
+ * Rings, tables, kept mappings and side-band: what the hooks need, for the
+ * session's CPUs that are up, and from now on for each that comes up.
+ */
 static int kprof_session_alloc(struct kprof_session *s, struct netlink_ext_ack *extack)
 {
-	const struct cpumask *cpus = kprof_session_cpus(s);
 	int ret;
 
-	s->bufs = kprof_buffers_alloc(s->id, cpus, s->cfg.buffer_size, s->cfg.watermark);
+	s->bufs = kprof_buffers_alloc(s->id, s->cfg.buffer_size, s->cfg.watermark);
 	if (!s->bufs) {
 		NL_SET_ERR_MSG(extack, "kprof: cannot allocate the ring buffers");
 		return -ENOMEM;
@@ -550,7 +711,7 @@ static int kprof_session_alloc(struct kprof_session *s, struct netlink_ext_ack *
 		 * allocated before any counter exists: never on the sampling
 		 * path; a streaming session keeps its off-CPU time there too
 		 */
-		s->agg = kprof_agg_alloc(cpus, s->cfg.agg_entries);
+		s->agg = kprof_agg_alloc(s->cfg.agg_entries);
 		if (!s->agg) {
 			NL_SET_ERR_MSG(extack, "kprof: cannot allocate the aggregation tables");
 			return -ENOMEM;
@@ -566,9 +727,21 @@ static int kprof_session_alloc(struct kprof_session *s, struct netlink_ext_ack *
 	}
 
 	/* side-band names what a stream reader decodes; tables are named live */
-	if (s->cfg.flags & KPROF_SESSION_F_STREAM)
-		return kprof_sideband_start(s, extack);
-	return 0;
+	if (s->cfg.flags & KPROF_SESSION_F_STREAM) {
+		ret = kprof_sideband_start(s, extack);
+		if (ret)
+			return ret;
+	}
+	ret = kprof_cpu_target_init(&s->cpus_follow, kprof_session_cpus(s),
+				    &kprof_session_cpu_ops);
+	if (!ret)
+		ret = kprof_cpu_target_start(&s->cpus_follow, extack);
+	if (ret && s->sideband_on) {
+		/* not yet on kprof_active_sessions: no hook wrote for it */
+		kprof_sideband_unhook(s);
+		kprof_sideband_stop(s);
+	}
+	return ret;
 }
 
 /**
@@ -608,10 +781,16 @@ int kprof_session_start(struct kprof_session_config *cfg, struct net *net, u32 p
 		kprof_session_put(s);
 		return -ENOSPC;
 	}
-	/* what the session allocates is refused, not attempted, over the budget */
+	/*
+	 * what the session allocates on the CPUs up now is refused, not
+	 * attempted, over the budget; each CPU's share is counted when it is
+	 * allocated (kprof_session_cpu_prepare())
+	 */
+	cpumask_and(s->cpus_ready, kprof_session_cpus(s), cpu_online_mask);
 	bytes = kprof_session_bytes(s);
-	if (kprof_sessions_mem + kprof_scratch_bytes(NULL) + bytes +
-	    kprof_scratch_bytes(kprof_session_cpus(s)) > kprof_sessions_budget()) {
+	if (kprof_sessions_mem + kprof_shared_bytes() + bytes +
+	    cpumask_weight(s->cpus_ready) * kprof_session_cpu_bytes(s) +
+	    kprof_scratch_bytes(s->cpus_ready) > kprof_sessions_budget()) {
 		mutex_unlock(&kprof_sessions_lock);
 		kprof_sessions_put_list(&gone);
 		NL_SET_ERR_MSG(extack,
@@ -619,6 +798,7 @@ int kprof_session_start(struct kprof_session_config *cfg, struct net *net, u32 p
 		kprof_session_put(s);
 		return -ENOSPC;
 	}
+	cpumask_clear(s->cpus_ready);
 	s->mem = bytes;
 	kprof_sessions_mem += bytes;
 	kprof_sessions_starting++;
@@ -997,7 +1177,7 @@ void kprof_status_read(struct kprof_status *st)
 	st->state = READ_ONCE(kprof_core.state);
 	st->sessions = atomic64_read(&kprof_core.sessions);
 	/* the sessions', and the scratch areas their rings share */
-	st->mem = kprof_sessions_mem + kprof_scratch_bytes(NULL);
+	st->mem = kprof_sessions_mem + kprof_shared_bytes();
 	st->budget = kprof_sessions_budget();
 	mutex_unlock(&kprof_sessions_lock);
 
@@ -1011,10 +1191,12 @@ void kprof_status_read(struct kprof_status *st)
 static void kprof_session_cpu_stats_locked(struct kprof_session *s, unsigned int cpu,
 					   struct kprof_stats_snapshot *st)
 {
-	kprof_ring_stats(s->bufs->rings[cpu], st);
-	if (s->agg && s->agg->cpus[cpu]) {
-		st->agg_used = local_read(&s->agg->cpus[cpu]->used);
-		st->agg_capacity = s->agg->cpus[cpu]->nr_entries;
+	struct kprof_agg_cpu *t = s->agg ? kprof_agg_cpu_of(s->agg, cpu) : NULL;
+
+	kprof_ring_stats(kprof_ring_of(s->bufs, cpu), st);
+	if (t) {
+		st->agg_used = local_read(&t->used);
+		st->agg_capacity = t->nr_entries;
 	}
 }
 
@@ -1030,7 +1212,7 @@ void kprof_session_totals(struct kprof_session *s, struct kprof_stats_snapshot *
 
 	memset(t, 0, sizeof(*t));
 	for (cpu = 0; cpu < s->bufs->nr_rings; cpu++) {
-		if (!s->bufs->rings[cpu])
+		if (!kprof_ring_of(s->bufs, cpu))
 			continue;
 		kprof_session_cpu_stats_locked(s, cpu, &one);
 		kprof_stats_add(t, &one);
@@ -1114,7 +1296,11 @@ static void kprof_session_info_locked(struct kprof_session *s, struct kprof_sess
 	info->agg_entries = s->agg ? s->cfg.agg_entries : 0;
 	info->owner_pid = (s->cfg.flags & KPROF_SESSION_F_OWNED) ? s->cfg.owner_pid : 0;
 	info->uid = from_kuid_munged(current_user_ns(), s->uid);
-	info->mem = s->mem;
+	info->mem = READ_ONCE(s->mem);
+	mutex_lock(&s->cpus_lock);
+	info->cpus_skipped = cpumask_weight(s->cpus_skipped);
+	mutex_unlock(&s->cpus_lock);
+	info->lost_no_ring = atomic64_read(&s->lost_no_ring);
 	kprof_session_totals(s, &info->totals);
 	info->has_maps = s->procmap;
 	kprof_procmap_stats(s->procmap, &info->maps);
@@ -1137,7 +1323,7 @@ int kprof_session_cpu_stats(u64 *id, unsigned int cpu, struct kprof_stats_snapsh
 	int ret = 0;
 
 	if (s) {
-		if (cpu >= s->bufs->nr_rings || !s->bufs->rings[cpu])
+		if (cpu >= s->bufs->nr_rings || !kprof_ring_of(s->bufs, cpu))
 			ret = -ENODEV;
 		else
 			kprof_session_cpu_stats_locked(s, cpu, st);

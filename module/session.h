@@ -36,6 +36,8 @@ struct netlink_ext_ack;
  * @owner_pid: as struct kprof_session_config
  * @uid: the user that started it, in the reader's user namespace
  * @mem: its rings, tables, kept mappings and queues, in bytes
+ * @cpus_skipped: CPUs that came up and could not be given its ring
+ * @lost_no_ring: hits lost on its CPUs without a ring
  * @totals: the counters of all CPUs summed
  * @has_maps: @maps is filled (an aggregating session)
  * @maps: what the kept mappings hold
@@ -57,6 +59,8 @@ struct kprof_session_info {
 	u32 owner_pid;
 	u32 uid;
 	u64 mem;
+	u32 cpus_skipped;
+	u64 lost_no_ring;
 	struct kprof_stats_snapshot totals;
 	bool has_maps;
 	struct kprof_procmap_stats maps;

@@ -17,9 +17,13 @@
  * they run with preemption disabled and the ring is NMI-safe.  The MMAP probe cannot:
  * turning a file into a path (d_path()) may take a spinlock on a rename
  * race, which sleeps on PREEMPT_RT.  It queues a note holding a file
- * reference on a per-CPU single-producer queue, and a work item writes the
- * record with the note's time stamp.  Records are therefore not in time
- * order in the rings; readers sort by time.
+ * reference on a per-CPU single-producer queue that all sessions share
+ * (one note however many sessions want it), and one work item resolves
+ * the note's path once and writes the record, with the note's time stamp,
+ * to every session that wants it: on the work item's CPU when the session
+ * has a ring there, else on one of the session's CPUs through
+ * smp_call_function_single().  Records are therefore not in time order in
+ * the rings; readers sort by time.
  *
  * Processes that exist before the session starts are described by the
  * reader (kprofctl synthesizes their COMM and MMAP records from /proc), as
@@ -29,6 +33,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <linux/dcache.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -40,6 +45,7 @@
 #include <linux/netlink.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
@@ -101,10 +107,10 @@ static bool kprof_sideband_wanted(struct kprof_session *s, u32 tgid)
 /* Context: preemption disabled. */
 static void kprof_sideband_write(struct kprof_session *s, void *rec, u32 len)
 {
-	struct kprof_ring *ring = s->bufs->rings[smp_processor_id()];
+	struct kprof_ring *ring = kprof_session_ring(s);
 
 	if (!ring)
-		return;		/* a CPU outside a -C session */
+		return;
 	if (kprof_ring_write(ring, rec, len))
 		local64_inc(&ring->stats.sideband_lost);
 	else
@@ -167,7 +173,8 @@ static void kprof_tp_fork(void *data, struct task_struct *parent, struct task_st
 				continue;
 			if (!kprof_pidset_add(s, rec.pid) ||
 			    (threads && !kprof_tidset_add(s, rec.tid))) {
-				struct kprof_ring *ring = s->bufs->rings[smp_processor_id()];
+				unsigned int cpu = smp_processor_id();
+				struct kprof_ring *ring = kprof_ring_of(s->bufs, cpu);
 
 				if (ring)
 					local64_inc(&ring->stats.sideband_lost);
@@ -218,20 +225,61 @@ static bool kprof_vma_is_vdso(struct vm_area_struct *vma)
 	return name && !strcmp(name, "[vdso]");
 }
 
-/* Queue @vma's MMAP note for @s's work item, or count it lost. */
-static void kprof_mmap_note(struct kprof_session *s, struct vm_area_struct *vma, u64 time)
+/*
+ * The MMAP notes: one queue per CPU for every session, which a CPU that
+ * was up while the hooks were registered has (the hotplug work of
+ * kprof_mmap_cpus gives one to a CPU that comes up; one that goes down
+ * keeps it), published with release stores.  A note is queued once however
+ * many sessions want it; the work item resolves its path once and writes
+ * the record to each session on kprof_mmap_sessions that wants it.
+ */
+static struct kprof_mmap_queue **kprof_mmap_qs;
+static struct kprof_cpu_target kprof_mmap_cpus;
+static u64 kprof_mmap_mem;
+/* Serialises the draining of the queues, and kprof_mmap_sessions. */
+static DEFINE_MUTEX(kprof_mmap_lock);
+/* The sessions that record side-band, until their kprof_sideband_stop(). */
+static LIST_HEAD(kprof_mmap_sessions);
+static void kprof_mmap_work_fn(struct work_struct *work);
+static DECLARE_WORK(kprof_mmap_work, kprof_mmap_work_fn);
+
+/* A note of process @tgid could not be queued: lost to each session wanting it. */
+static void kprof_mmap_lost(u32 tgid)
 {
-	struct kprof_mmap_queue *q = s->mmap_queues[smp_processor_id()];
+	unsigned int cpu = smp_processor_id();
+	struct kprof_session *s;
+
+	kprof_for_each_active(s) {
+		struct kprof_ring *ring;
+
+		if (!kprof_sideband_wanted(s, tgid))
+			continue;
+		ring = kprof_ring_of(s->bufs, cpu);
+		if (ring)
+			local64_inc(&ring->stats.sideband_lost);
+		else
+			atomic64_inc(&s->lost_no_ring);
+	}
+}
+
+/* Queue @vma's MMAP note for the work item, or count it lost. */
+static void kprof_mmap_note(struct vm_area_struct *vma, u64 time)
+{
+	struct kprof_mmap_queue **qs = READ_ONCE(kprof_mmap_qs);
+	struct kprof_mmap_queue *q = NULL;
 	struct kprof_mmap_note *note;
 	unsigned int head, tail;
 
+	if (qs)	/* pairs with kprof_mmap_cpu_online()'s release: zeroed */
+		q = smp_load_acquire(&qs[smp_processor_id()]);
+	if (unlikely(!q)) {
+		kprof_mmap_lost(task_tgid_nr(current));
+		return;
+	}
 	head = q->head;
 	tail = smp_load_acquire(&q->tail);	/* matches the worker's release */
 	if (head - tail >= KPROF_MMAP_QUEUE) {
-		struct kprof_ring *ring = s->bufs->rings[smp_processor_id()];
-
-		if (ring)
-			local64_inc(&ring->stats.sideband_lost);
+		kprof_mmap_lost(task_tgid_nr(current));
 		return;
 	}
 
@@ -245,7 +293,7 @@ static void kprof_mmap_note(struct kprof_session *s, struct vm_area_struct *vma,
 	note->file = vma->vm_file ? get_file(vma->vm_file) : NULL;
 	smp_store_release(&q->head, head + 1);	/* matches the worker's acquire */
 
-	queue_work(system_unbound_wq, &s->mmap_work);
+	queue_work(system_unbound_wq, &kprof_mmap_work);
 }
 
 NOKPROBE_SYMBOL(kprof_mmap_note);
@@ -255,13 +303,17 @@ static int kprof_kp_mmap(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct vm_area_struct *vma = (struct vm_area_struct *)regs->di;
 	u64 time = ktime_get_mono_fast_ns();
+	u32 tgid = task_tgid_nr(current);
 	struct kprof_session *s;
 
 	if (!(vma->vm_flags & VM_EXEC) || (!vma->vm_file && !kprof_vma_is_vdso(vma)))
 		return 0;
-	kprof_for_each_active(s)
-		if (kprof_sideband_wanted(s, task_tgid_nr(current)))
-			kprof_mmap_note(s, vma, time);
+	kprof_for_each_active(s) {
+		if (kprof_sideband_wanted(s, tgid)) {
+			kprof_mmap_note(vma, time);
+			break;
+		}
+	}
 	return 0;
 }
 
@@ -339,13 +391,54 @@ static char *kprof_mmap_path(struct kprof_mmap_note *note, char *buf, char *root
 	return path;
 }
 
-static void kprof_mmap_emit(struct kprof_session *s, struct kprof_mmap_note *note,
-			    struct kprof_mmap_record *rec)
+/* A record and its session, for kprof_sideband_write_on(). */
+struct kprof_sb_write {
+	struct kprof_session *s;
+	void *rec;
+	u32 len;
+};
+
+static void kprof_sideband_write_on(void *arg)
+{
+	struct kprof_sb_write *w = arg;
+
+	kprof_sideband_write(w->s, w->rec, w->len);
+}
+
+/*
+ * From a work item: write @rec on this CPU when @s has a ring here, else
+ * on one of its CPUs that has one and is up (a -C session's side-band
+ * must not depend on where the work item ran), or count it lost.
+ */
+static void kprof_sideband_write_any(struct kprof_session *s, void *rec, u32 len)
+{
+	struct kprof_sb_write w = { .s = s, .rec = rec, .len = len };
+	unsigned int cpu;
+
+	preempt_disable();
+	if (kprof_ring_of(s->bufs, smp_processor_id())) {
+		kprof_sideband_write(s, rec, len);
+		preempt_enable();
+		return;
+	}
+	preempt_enable();
+	cpu = cpumask_first_and(s->cpus_ready, cpu_online_mask);
+	if (cpu >= nr_cpu_ids || smp_call_function_single(cpu, kprof_sideband_write_on, &w, 1))
+		atomic64_inc(&s->lost_no_ring);
+}
+
+/*
+ * Resolve @note's path into @rec once and write the record to each session
+ * that wants it.  kprof_mmap_lock held.
+ */
+static void kprof_mmap_emit(struct kprof_mmap_note *note, struct kprof_mmap_record *rec)
 {
 	char *rootbuf = (char *)rec + KPROF_MMAP_RECORD_MAX;
+	struct kprof_session *s;
 	char *path;
 	size_t n;
 
+	lockdep_assert_held(&kprof_mmap_lock);
 	path = note->file ? kprof_mmap_path(note, rec->filename, rootbuf) : "[vdso]";
 	n = strlen(path) + 1;
 	memmove(rec->filename, path, n);
@@ -361,54 +454,124 @@ static void kprof_mmap_emit(struct kprof_session *s, struct kprof_mmap_note *not
 	rec->len = note->len;
 	rec->pgoff = note->pgoff;
 
-	preempt_disable();
-	kprof_sideband_write(s, rec, rec->header.size);
-	preempt_enable();
+	list_for_each_entry(s, &kprof_mmap_sessions, mmap_node)
+		if (kprof_sideband_wanted(s, note->pid))
+			kprof_sideband_write_any(s, rec, rec->header.size);
 }
 
-static void kprof_mmap_drain(struct kprof_session *s, struct kprof_mmap_record *rec)
+/*
+ * Turn every queued note into records, and put their files; without
+ * memory for the record the notes are still consumed, and counted lost to
+ * the sessions that wanted them.  kprof_mmap_lock held.
+ */
+static void kprof_mmap_drain(void)
 {
+	struct kprof_mmap_record *rec;
+	struct kprof_session *s;
 	unsigned int cpu;
 
+	lockdep_assert_held(&kprof_mmap_lock);
+	if (!kprof_mmap_qs)
+		return;
+	rec = kmalloc(KPROF_MMAP_WORK_BUF, KPROF_GFP);
 	for_each_possible_cpu(cpu) {
-		struct kprof_mmap_queue *q = s->mmap_queues[cpu];
-		unsigned int tail = q->tail;
+		/* pairs with kprof_mmap_cpu_online()'s release */
+		struct kprof_mmap_queue *q = smp_load_acquire(&kprof_mmap_qs[cpu]);
+		unsigned int tail;
 
+		if (!q)
+			continue;
+		tail = q->tail;
 		/* acquire matches the probe's release of head: the note is whole */
 		while (tail != smp_load_acquire(&q->head)) {
 			struct kprof_mmap_note *note = &q->notes[tail % KPROF_MMAP_QUEUE];
 
-			if (rec)
-				kprof_mmap_emit(s, note, rec);
+			if (rec) {
+				kprof_mmap_emit(note, rec);
+			} else {
+				list_for_each_entry(s, &kprof_mmap_sessions, mmap_node)
+					if (kprof_sideband_wanted(s, note->pid))
+						atomic64_inc(&s->lost_no_ring);
+			}
 			if (note->file)
 				fput(note->file);
 			/* release matches the probe's acquire of tail: slot reusable */
 			smp_store_release(&q->tail, ++tail);
 		}
 	}
-}
-
-static void kprof_mmap_work(struct work_struct *work)
-{
-	struct kprof_session *s = container_of(work, struct kprof_session, mmap_work);
-	struct kprof_mmap_record *rec;
-
-	/* without memory the notes are still consumed, and their files put */
-	rec = kmalloc(KPROF_MMAP_WORK_BUF, KPROF_GFP);
-	kprof_mmap_drain(s, rec);
 	kfree(rec);
 }
 
-static void kprof_mmap_queues_free(struct kprof_session *s)
+static void kprof_mmap_work_fn(struct work_struct *work)
+{
+	mutex_lock(&kprof_mmap_lock);
+	kprof_mmap_drain();
+	mutex_unlock(&kprof_mmap_lock);
+}
+
+/* A CPU's queue, once: at the hooks' registration, or when it comes up. */
+static int kprof_mmap_cpu_online(struct kprof_cpu_target *t, unsigned int cpu, bool starting,
+				 struct netlink_ext_ack *extack)
+{
+	struct kprof_mmap_queue *q;
+
+	if (kprof_mmap_qs[cpu])
+		return 0;
+	q = kvzalloc_node(sizeof(*q), KPROF_GFP, cpu_to_node(cpu));
+	if (!q) {
+		NL_SET_ERR_MSG(extack, "kprof: cannot allocate the MMAP queues");
+		return -ENOMEM;
+	}
+	WRITE_ONCE(kprof_mmap_mem, kprof_mmap_mem + sizeof(*q));
+	/* the zeroed queue before the pointer: kprof_mmap_note() */
+	smp_store_release(&kprof_mmap_qs[cpu], q);
+	return 0;
+}
+
+static void kprof_mmap_cpu_keep(struct kprof_cpu_target *t, unsigned int cpu)
+{
+}
+
+static const struct kprof_cpu_target_ops kprof_mmap_cpu_ops = {
+	.online		= kprof_mmap_cpu_online,
+	.offline	= kprof_mmap_cpu_keep,
+	.enable		= kprof_mmap_cpu_keep,
+};
+
+/* The queues, for the first session that records side-band.  kprof_sb_lock. */
+static int kprof_mmap_queues_alloc(struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	if (kprof_mmap_qs)
+		return 0;
+	kprof_mmap_qs = kcalloc(nr_cpu_ids, sizeof(*kprof_mmap_qs), KPROF_GFP);
+	if (!kprof_mmap_qs)
+		return -ENOMEM;
+	kprof_mmap_mem = nr_cpu_ids * sizeof(*kprof_mmap_qs);
+	ret = kprof_cpu_target_init(&kprof_mmap_cpus, cpu_possible_mask, &kprof_mmap_cpu_ops);
+	if (!ret)
+		ret = kprof_cpu_target_start(&kprof_mmap_cpus, extack);
+	return ret;
+}
+
+/*
+ * Free the queues, drained, once no session records side-band and the
+ * hooks are gone.  kprof_sb_lock and kprof_mmap_lock held.
+ */
+static void kprof_mmap_queues_free(void)
 {
 	unsigned int cpu;
 
-	if (!s->mmap_queues)
+	if (!kprof_mmap_qs)
 		return;
+	kprof_cpu_target_destroy(&kprof_mmap_cpus);
+	memset(&kprof_mmap_cpus, 0, sizeof(kprof_mmap_cpus));
 	for_each_possible_cpu(cpu)
-		kvfree(s->mmap_queues[cpu]);
-	kfree(s->mmap_queues);
-	s->mmap_queues = NULL;
+		kvfree(kprof_mmap_qs[cpu]);
+	kfree(kprof_mmap_qs);
+	WRITE_ONCE(kprof_mmap_qs, NULL);
+	WRITE_ONCE(kprof_mmap_mem, 0);
 }
 
 /* --- the hooks, shared by every session that records side-band -------- */
@@ -424,6 +587,24 @@ static void kprof_tps_unregister(unsigned int n)
 	kprof_ktp_sync();
 }
 
+/*
+ * Free the queues when neither hooks nor sessions use them, and wait for a
+ * run of the work item queued before the hooks went (it finds nothing
+ * left): none is pending when the module goes.  kprof_sb_lock held.
+ */
+static void kprof_mmap_queues_put_unused(void)
+{
+	bool unused;
+
+	mutex_lock(&kprof_mmap_lock);
+	unused = list_empty(&kprof_mmap_sessions) && !kprof_sb_users;
+	if (unused)
+		kprof_mmap_queues_free();
+	mutex_unlock(&kprof_mmap_lock);
+	if (unused)
+		cancel_work_sync(&kprof_mmap_work);
+}
+
 /* The first user registers the hooks. */
 static int kprof_sb_hooks_get(struct netlink_ext_ack *extack)
 {
@@ -434,6 +615,10 @@ static int kprof_sb_hooks_get(struct netlink_ext_ack *extack)
 	if (kprof_sb_users++)
 		goto out_unlock;
 
+	/* before the hooks: they queue MMAP notes there */
+	ret = kprof_mmap_queues_alloc(extack);
+	if (ret)
+		goto out_unregister_tps;
 	for (i = 0; i < ARRAY_SIZE(kprof_sb_tps); i++) {
 		ret = kprof_ktp_register(kprof_sb_tps[i].id, kprof_sb_tps[i].probe, NULL);
 		if (ret) {
@@ -462,6 +647,7 @@ static int kprof_sb_hooks_get(struct netlink_ext_ack *extack)
 out_unregister_tps:
 	kprof_tps_unregister(i);
 	kprof_sb_users--;
+	kprof_mmap_queues_put_unused();
 out_unlock:
 	mutex_unlock(&kprof_sb_lock);
 	return ret;
@@ -485,14 +671,13 @@ static bool kprof_sb_hooks_put(void)
 /* --- session hooks ------------------------------------------------------- */
 
 /**
- * kprof_sideband_bytes() - the memory kprof_sideband_start() takes
+ * kprof_sideband_mem() - the memory of the MMAP queues all sessions share
  *
- * Return: the bytes of a session's MMAP queues.
+ * Return: the bytes (0 while no session records side-band).
  */
-u64 kprof_sideband_bytes(void)
+u64 kprof_sideband_mem(void)
 {
-	return (u64)nr_cpu_ids * sizeof(void *) +
-	       (u64)num_possible_cpus() * sizeof(struct kprof_mmap_queue);
+	return READ_ONCE(kprof_mmap_mem);
 }
 
 /**
@@ -500,40 +685,26 @@ u64 kprof_sideband_bytes(void)
  * @s: the session, not yet on kprof_active_sessions
  * @extack: for error messages
  *
- * Allocates the session's MMAP queues and takes a reference on the hooks,
- * registering them for the first session.  The hooks write for @s once it
- * joins kprof_active_sessions.
+ * Takes a reference on the hooks, registering them (and allocating the
+ * MMAP queues) for the first session, and puts @s on the list the MMAP
+ * work item writes for.  The hooks write for @s once it joins
+ * kprof_active_sessions.
  *
  * Context: process context.
  * Return: 0 or a negative errno, with everything undone.
  */
 int kprof_sideband_start(struct kprof_session *s, struct netlink_ext_ack *extack)
 {
-	unsigned int cpu;
 	int ret;
-
-	s->mmap_queues = kcalloc(nr_cpu_ids, sizeof(*s->mmap_queues), KPROF_GFP);
-	if (!s->mmap_queues)
-		return -ENOMEM;
-	for_each_possible_cpu(cpu) {
-		s->mmap_queues[cpu] = kvzalloc_node(sizeof(*s->mmap_queues[cpu]),
-						    KPROF_GFP, cpu_to_node(cpu));
-		if (!s->mmap_queues[cpu]) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
-	}
-	INIT_WORK(&s->mmap_work, kprof_mmap_work);
 
 	ret = kprof_sb_hooks_get(extack);
 	if (ret)
-		goto out_free;
-	s->sideband_on = true;
+		return ret;
+	mutex_lock(&kprof_mmap_lock);
+	list_add_tail(&s->mmap_node, &kprof_mmap_sessions);
+	WRITE_ONCE(s->sideband_on, true);
+	mutex_unlock(&kprof_mmap_lock);
 	return 0;
-
-out_free:
-	kprof_mmap_queues_free(s);
-	return ret;
 }
 
 /**
@@ -552,9 +723,14 @@ bool kprof_sideband_unhook(struct kprof_session *s)
 }
 
 /**
- * kprof_sideband_stop() - write every pending MMAP note and free the queues
+ * kprof_sideband_stop() - write every pending MMAP note; the last session
+ * frees the queues
  * @s: the session, unhooked, and an RCU grace period past since it left
- *	kprof_active_sessions (session.c)
+ *	kprof_active_sessions (session.c): no note for it comes any more
+ *
+ * The notes queued while @s was active are written to it (and to the
+ * other sessions that want them) before it leaves the MMAP work item's
+ * list.
  *
  * Context: process context.
  */
@@ -562,8 +738,12 @@ void kprof_sideband_stop(struct kprof_session *s)
 {
 	if (!s->sideband_on)
 		return;
-	flush_work(&s->mmap_work);
-	kprof_mmap_work(&s->mmap_work);	/* notes queued after the last run */
-	kprof_mmap_queues_free(s);
-	s->sideband_on = false;
+	mutex_lock(&kprof_sb_lock);
+	mutex_lock(&kprof_mmap_lock);
+	kprof_mmap_drain();
+	list_del_init(&s->mmap_node);
+	WRITE_ONCE(s->sideband_on, false);
+	mutex_unlock(&kprof_mmap_lock);
+	kprof_mmap_queues_put_unused();
+	mutex_unlock(&kprof_sb_lock);
 }

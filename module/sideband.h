@@ -11,7 +11,7 @@
 struct kprof_session;
 struct netlink_ext_ack;
 
-u64 kprof_sideband_bytes(void);
+u64 kprof_sideband_mem(void);
 int kprof_sideband_start(struct kprof_session *s, struct netlink_ext_ack *extack);
 bool kprof_sideband_unhook(struct kprof_session *s);
 void kprof_sideband_stop(struct kprof_session *s);

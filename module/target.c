@@ -112,8 +112,6 @@ static int kprof_target_hp_offline(unsigned int cpu)
 	return 0;
 }
 
-static void kprof_cpu_target_stop(struct kprof_cpu_target *t);
-
 /**
  * kprof_cpu_target_init() - prepare a target
  * @t: the target
@@ -122,8 +120,8 @@ static void kprof_cpu_target_stop(struct kprof_cpu_target *t);
  *
  * Return: 0 or -ENOMEM.
  */
-static int kprof_cpu_target_init(struct kprof_cpu_target *t, const struct cpumask *cpus,
-				 const struct kprof_cpu_target_ops *ops)
+int kprof_cpu_target_init(struct kprof_cpu_target *t, const struct cpumask *cpus,
+			  const struct kprof_cpu_target_ops *ops)
 {
 	t->gen = kcalloc(nr_cpu_ids, sizeof(*t->gen), GFP_KERNEL | __GFP_NOWARN);
 	if (!t->gen)
@@ -155,7 +153,7 @@ static int kprof_cpu_target_init(struct kprof_cpu_target *t, const struct cpumas
  * Context: process context; no hotplug lock held.
  * Return: 0, or the owner's error, with everything undone.
  */
-static int kprof_cpu_target_start(struct kprof_cpu_target *t, struct netlink_ext_ack *extack)
+int kprof_cpu_target_start(struct kprof_cpu_target *t, struct netlink_ext_ack *extack)
 {
 	unsigned int cpu;
 	int ret = 0;
@@ -194,7 +192,7 @@ static int kprof_cpu_target_start(struct kprof_cpu_target *t, struct netlink_ext
  *
  * Context: process context; no hotplug lock held.
  */
-static void kprof_cpu_target_stop(struct kprof_cpu_target *t)
+void kprof_cpu_target_stop(struct kprof_cpu_target *t)
 {
 	unsigned int cpu;
 
@@ -216,8 +214,12 @@ static void kprof_cpu_target_stop(struct kprof_cpu_target *t)
 	mutex_unlock(&t->lock);
 }
 
-/* Stop @t and free what kprof_cpu_target_init() allocated. */
-static void kprof_cpu_target_destroy(struct kprof_cpu_target *t)
+/**
+ * kprof_cpu_target_destroy() - stop @t and free what kprof_cpu_target_init()
+ * allocated
+ * @t: the target; one never initialised (zeroed) is left alone
+ */
+void kprof_cpu_target_destroy(struct kprof_cpu_target *t)
 {
 	if (!t->gen)
 		return;
@@ -380,6 +382,8 @@ static int kprof_counters_online(struct kprof_cpu_target *t, unsigned int cpu, b
 	unsigned int e;
 	int ret = 0;
 
+	if (c->ops->prepare)
+		ret = c->ops->prepare(c, cpu, extack);
 	for (e = 0; e < c->nr_events && !ret; e++)
 		ret = kprof_counter_create(c, e, cpu, starting, extack);
 	if (ret)

@@ -2,7 +2,9 @@
 /*
  * kprof - the perf counters of every session kind (target.c): per event
  * and CPU, following CPU hotplug, or per event and thread of the followed
- * processes.  The only file that creates or releases a perf counter.
+ * processes.  The only file that creates or releases a perf counter, and
+ * the only one that follows CPU hotplug: struct kprof_cpu_target also
+ * serves owners that keep other per-CPU state (a session's rings).
  */
 #ifndef _KPROF_TARGET_H
 #define _KPROF_TARGET_H
@@ -59,6 +61,12 @@ struct kprof_cpu_target {
 	bool hooked;
 };
 
+int kprof_cpu_target_init(struct kprof_cpu_target *t, const struct cpumask *cpus,
+			  const struct kprof_cpu_target_ops *ops);
+int kprof_cpu_target_start(struct kprof_cpu_target *t, struct netlink_ext_ack *extack);
+void kprof_cpu_target_stop(struct kprof_cpu_target *t);
+void kprof_cpu_target_destroy(struct kprof_cpu_target *t);
+
 /*
  * Per-task targets: the threads of the PIDs one per-task session (sampling
  * or counting) follows, at most KPROF_MAX_TASKS.
@@ -88,6 +96,9 @@ struct task_struct;
  *	hotplug the CPU is skipped
  * @retire: fold a counter's last reading (kprof_counters_read()) into the
  *	owner's totals before it is released; may be NULL
+ * @prepare: system-wide, before @cpu's counters are created (at the start
+ *	and after it comes up): what the owner's overflow handler needs there;
+ *	an error fails the start, or after hotplug skips the CPU; may be NULL
  */
 struct kprof_counter_ops {
 	bool (*attr)(struct kprof_counters *c, unsigned int e, unsigned int slot,
@@ -97,6 +108,7 @@ struct kprof_counter_ops {
 	int (*refused)(struct kprof_counters *c, unsigned int e, unsigned int slot, int err,
 		       bool first, bool starting, struct netlink_ext_ack *extack);
 	void (*retire)(struct kprof_counters *c, unsigned int e, unsigned int slot);
+	int (*prepare)(struct kprof_counters *c, unsigned int cpu, struct netlink_ext_ack *extack);
 };
 
 /**

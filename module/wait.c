@@ -92,6 +92,16 @@ int kprof_waits_init(struct kprof_waits *w, struct kprof_agg *agg, enum kprof_wa
 	return w->slots ? 0 : -ENOMEM;
 }
 
+/**
+ * kprof_waits_bytes() - the memory kprof_waits_init() takes
+ *
+ * Return: the bytes of one event's wait slots.
+ */
+u64 kprof_waits_bytes(void)
+{
+	return (u64)KPROF_WAIT_SLOTS * sizeof(struct kprof_wait_slot);
+}
+
 void kprof_waits_free(struct kprof_waits *w)
 {
 	kvfree(w->slots);
@@ -211,7 +221,7 @@ static void kprof_wait_close(struct kprof_waits *w, local64_t *c, u64 where, u64
 		local64_inc(&c[at_stop ? KPROF_WAIT_OPEN : KPROF_WAIT_FILTERED]);
 		return;
 	}
-	t = cpu < w->agg->nr_cpus ? w->agg->cpus[cpu] : NULL;
+	t = kprof_agg_cpu_of(w->agg, cpu);
 	gen = t ? READ_ONCE(t->gen) : 0;
 	/* the generation as kept (its low 16 bits), then exactly, under the handshake */
 	if (t && (gen & 0xffff) == kept_gen && kprof_agg_add_time(t, slot, gen, ns))

@@ -43,6 +43,7 @@ struct kprof_waits {
 int kprof_waits_init(struct kprof_waits *w, struct kprof_agg *agg, enum kprof_wait_kind kind,
 		     unsigned int depth, u64 min_ns, u64 max_ns);
 void kprof_waits_free(struct kprof_waits *w);
+u64 kprof_waits_bytes(void);
 bool kprof_wait_open(struct kprof_waits *w, u32 tid, u64 tag);
 void kprof_wait_begin(struct kprof_waits *w, struct kprof_cpu_stats *st, unsigned int cpu,
 		      struct kprof_agg_cpu *t, u32 slot, u32 tid, u64 tag, u64 now);

@@ -58,6 +58,8 @@ static const char * const kp_attr_names[KPROF_A_MAX + 1] = {
 	[KPROF_A_SESSION_MEMORY]	= "KPROF_A_SESSION_MEMORY",
 	[KPROF_A_STATUS_MEMORY]		= "KPROF_A_STATUS_MEMORY",
 	[KPROF_A_STATUS_BUDGET]		= "KPROF_A_STATUS_BUDGET",
+	[KPROF_A_SESSION_CPUS_SKIPPED]	= "KPROF_A_SESSION_CPUS_SKIPPED",
+	[KPROF_A_SESSION_LOST_NO_RING]	= "KPROF_A_SESSION_LOST_NO_RING",
 };
 
 static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
@@ -182,6 +184,8 @@ static const struct nla_policy kp_reply_policy[KPROF_A_MAX + 1] = {
 	[KPROF_A_SESSION_MEMORY]	= { .type = NLA_U64 },
 	[KPROF_A_STATUS_MEMORY]		= { .type = NLA_U64 },
 	[KPROF_A_STATUS_BUDGET]		= { .type = NLA_U64 },
+	[KPROF_A_SESSION_CPUS_SKIPPED]	= { .type = NLA_U32 },
+	[KPROF_A_SESSION_LOST_NO_RING]	= { .type = NLA_U64 },
 };
 
 /* Every KPROF_STATS_A_* counter is a u64; CPU a u32. */
@@ -787,6 +791,10 @@ static int kp_session_row__parse(struct nlattr *nest, struct kp_session_row *r,
 		r->buffer_size = nla_get_u32(tb[KPROF_A_SESSION_BUFFER_SIZE]);
 	if (tb[KPROF_A_SESSION_MEMORY])
 		r->mem = nla_get_u64(tb[KPROF_A_SESSION_MEMORY]);
+	if (tb[KPROF_A_SESSION_CPUS_SKIPPED])
+		r->cpus_skipped = nla_get_u32(tb[KPROF_A_SESSION_CPUS_SKIPPED]);
+	if (tb[KPROF_A_SESSION_LOST_NO_RING])
+		r->lost_no_ring = nla_get_u64(tb[KPROF_A_SESSION_LOST_NO_RING]);
 	if (tb[KPROF_A_STATS]) {
 		ret = kp_stats__parse_nest(tb[KPROF_A_STATS], &r->stats, err);
 		if (ret)

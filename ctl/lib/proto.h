@@ -208,6 +208,8 @@ struct kp_session_row {
 	uint32_t	nr_events;
 	uint32_t	buffer_size;
 	uint64_t	mem;			/* bytes against the budget */
+	uint32_t	cpus_skipped;		/* 1.13: CPUs up later, no buffer */
+	uint64_t	lost_no_ring;		/* 1.13: events lost there */
 	bool		has_stats;
 	struct kp_stats	stats;			/* totals */
 };

@@ -727,6 +727,11 @@ int kp_recorder__loop(struct kp_recorder *r, volatile sig_atomic_t *signalled,
 			return revents;
 		if (revents & POLLIN)
 			r->sum.wakeups++;
+		if (revents & POLLPRI) {
+			ret = kp_rings__rescan(&r->rings, err);
+			if (ret < 0)
+				return ret;
+		}
 		ret = drain(r, err);
 		if (ret)
 			return ret;

@@ -235,12 +235,80 @@ int64_t kp_ring__read_spans(struct kp_ring *r, const struct kp_record_ctx *ctx, 
 	return ret ? ret : (int64_t)(tail - start);
 }
 
+/* Map @cpu's buffer: 1 when mapped, 0 when it has none, or -errno. */
+static int map_cpu(struct kp_rings *rs, unsigned int cpu, struct kp_err *err)
+{
+	struct kp_ring *r;
+	void *map;
+	int ret;
+
+	map = mmap(NULL, rs->stride, PROT_READ | PROT_WRITE, MAP_SHARED, rs->fd,
+		   (off_t)cpu * rs->stride);
+	if (map == MAP_FAILED) {
+		ret = -errno;
+		if (ret == -ENODEV || ret == -ENXIO) {
+			kp_pr_debug("CPU %u has no buffer: %s", cpu, strerror(-ret));
+			return 0;
+		}
+		kp_err__set(err, -ret, "cannot map the buffer of CPU %u (%" PRIu64
+			    " bytes at offset %" PRIu64 "): %s", cpu, rs->stride,
+			    cpu * rs->stride, strerror(-ret));
+		return ret;
+	}
+	r = &rs->rings[rs->nr];
+	ret = kp_ring__init(r, cpu, map, rs->stride, rs->session_id, rs->bounce, err);
+	if (ret) {
+		munmap(map, rs->stride);
+		return ret;
+	}
+	r->map = map;
+	r->map_len = rs->stride;
+	rs->nr++;
+	return 1;
+}
+
+static bool cpu_mapped(const struct kp_rings *rs, unsigned int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < rs->nr; i++)
+		if (rs->rings[i].cpu == cpu)
+			return true;
+	return false;
+}
+
+int kp_rings__rescan(struct kp_rings *rs, struct kp_err *err)
+{
+	uint64_t seq;
+	unsigned int cpu;
+	int ret, n = 0;
+
+	if (ioctl(rs->fd, KPROF_IOC_RINGS, &seq)) {
+		ret = -errno;
+		kp_err__set(err, -ret, "cannot ask %s for new buffers: %s", kp_device_path,
+			    strerror(-ret));
+		return ret;
+	}
+	for (cpu = 0; cpu < rs->nr_cpus && rs->nr < rs->nr_cpus; cpu++) {
+		if (cpu_mapped(rs, cpu))
+			continue;
+		ret = map_cpu(rs, cpu, err);
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			kp_pr_debug("CPU %u came up: its buffer is mapped", cpu);
+			rs->nr_skipped--;
+			rs->nr_added++;
+			n++;
+		}
+	}
+	return n;
+}
+
 int kp_rings__open(struct kp_rings *rs, const struct kp_start_info *info,
 		   struct kp_err *err)
 {
-	struct kp_ring *r;
 	unsigned int cpu;
-	void *map;
 	int ret;
 
 	memset(rs, 0, sizeof(*rs));
@@ -275,31 +343,14 @@ int kp_rings__open(struct kp_rings *rs, const struct kp_start_info *info,
 		goto out_close;
 	}
 
+	rs->nr_cpus = info->nr_cpus;
+	rs->stride = info->mmap_stride;
+	rs->session_id = info->session_id;
 	for (cpu = 0; cpu < info->nr_cpus; cpu++) {
-		map = mmap(NULL, info->mmap_stride, PROT_READ | PROT_WRITE, MAP_SHARED, rs->fd,
-			   (off_t)cpu * info->mmap_stride);
-		if (map == MAP_FAILED) {
-			ret = -errno;
-			if (ret == -ENODEV || ret == -ENXIO) {
-				kp_pr_debug("CPU %u has no buffer: %s", cpu, strerror(-ret));
-				rs->nr_skipped++;
-				continue;
-			}
-			kp_err__set(err, -ret, "cannot map the buffer of CPU %u (%" PRIu64
-				    " bytes at offset %" PRIu64 "): %s", cpu, info->mmap_stride,
-				    cpu * info->mmap_stride, strerror(-ret));
+		ret = map_cpu(rs, cpu, err);
+		if (ret < 0)
 			goto out_close;
-		}
-		r = &rs->rings[rs->nr];
-		ret = kp_ring__init(r, cpu, map, info->mmap_stride, info->session_id,
-				    rs->bounce, err);
-		if (ret) {
-			munmap(map, info->mmap_stride);
-			goto out_close;
-		}
-		r->map = map;
-		r->map_len = info->mmap_stride;
-		rs->nr++;
+		rs->nr_skipped += !ret;
 	}
 	if (!rs->nr) {
 		kp_err__set(err, ENODEV, "no CPU has a buffer in %s", kp_device_path);
@@ -353,7 +404,7 @@ int64_t kp_rings__read_spans(struct kp_rings *rs, const struct kp_record_ctx *ct
 
 int kp_rings__poll(struct kp_rings *rs, int timeout_ms, struct kp_err *err)
 {
-	struct pollfd pfd = { .fd = rs->fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = rs->fd, .events = POLLIN | POLLPRI };
 	int ret;
 
 	ret = poll(&pfd, 1, timeout_ms);

@@ -90,6 +90,10 @@ struct kp_rings {
 	int		fd;			/* /dev/kprof */
 	unsigned int	nr;			/* mapped buffers */
 	unsigned int	nr_skipped;		/* CPUs without a buffer */
+	unsigned int	nr_cpus;		/* CPUs that may have one */
+	unsigned int	nr_added;		/* mapped after the open */
+	uint64_t	stride;
+	uint64_t	session_id;
 	struct kp_ring	*rings;
 	unsigned char	*bounce;
 };
@@ -101,6 +105,13 @@ struct kp_rings {
  */
 int kp_rings__open(struct kp_rings *rs, const struct kp_start_info *info,
 		   struct kp_err *err);
+/*
+ * After poll() said POLLPRI (ABI 1.13: a CPU came up and the session gave
+ * it a buffer): acknowledge with KPROF_IOC_RINGS and map the buffers of
+ * the CPUs not mapped yet.  Return: the buffers mapped, or a negative
+ * errno with @err set.
+ */
+int kp_rings__rescan(struct kp_rings *rs, struct kp_err *err);
 void kp_rings__close(struct kp_rings *rs);
 
 /* Read every buffer once; returns the bytes read or a negative errno. */

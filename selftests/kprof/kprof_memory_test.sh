@@ -19,8 +19,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
 tmp=$(mktemp -d /tmp/kprof-memory.XXXXXX)
 victims=
+hc=
 cleanup() {
 	[ -n "$victims" ] && kill -9 $victims 2>/dev/null
+	[ -n "$hc" ] && [ -w "/sys/devices/system/cpu/cpu$hc/online" ] &&
+		echo 1 >"/sys/devices/system/cpu/cpu$hc/online" 2>/dev/null
+	[ -w /sys/module/kprof/parameters/max_memory_mb ] &&
+		echo 0 >/sys/module/kprof/parameters/max_memory_mb
 	rm -rf "$tmp"
 	grep -q '^kprof ' /proc/modules || insmod "$KPROF_KO" 2>/dev/null
 }
@@ -62,7 +67,7 @@ null_cycle() {
 }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..14"
 kt_mounts
 for m in kprof_testmod kprof; do
 	if grep -q "^$m " /proc/modules; then
@@ -147,6 +152,63 @@ check "stop without -o: the unsaved tables stay (${k:-?} B counted, vmalloc + SU
 "$kprofctl" stop -o "$tmp/a.data" >"$tmp/save.out" 2>&1
 check "stop -o of the stopped session: saved" grep -q 'Wrote .*a.data' "$tmp/save.out"
 back "the detached session, saved"
+
+# --- a CPU that comes up mid-session ---------------------------------------------
+# A session has rings on the CPUs up when it starts; one that comes up gets
+# its ring before its counters (kprofctl maps it on poll()'s POLLPRI) and
+# records; one that cannot be given it within the budget is skipped, and
+# status says so.
+sysdev=/sys/devices/system/cpu
+hc=$(sed 's/.*[-,]//' "$sysdev/online")
+if [ "$hc" -gt 0 ] && [ -w "$sysdev/cpu$hc/online" ] && echo 0 >"$sysdev/cpu$hc/online"; then
+	up=$(($(nproc) + 1))
+	"$kprofctl" record -a -F 999 -o "$tmp/h.data" -- sleep 8 >"$tmp/h.out" 2>&1 &
+	victims=$!
+	wait_for 60 grep -q '^state: running' /sys/kernel/debug/kprof/status
+	k1=$(kmem)
+	echo 1 >"$sysdev/cpu$hc/online"
+	wait_for 20 grep -q "^$hc  *[0-9]" /sys/kernel/debug/kprof/stats
+	k2=$(kmem)
+	share=$((${k2:-0} - ${k1:-0}))
+	echo "# CPU $hc up mid-session: the session counted ${k1:-?} B on $((up - 1)) CPUs, ${k2:-?} B on $up (one CPU: $share B)"
+	check "memory for the CPUs up only: CPU $hc's ring given when it came up ($((up - 1)) x $share <= ${k1:-?} B < $up x $share)" \
+		eval '[ "$share" -gt 0 ] && [ "${k1:-0}" -ge $(((up - 1) * share)) ] && [ "${k1:-0}" -lt $((up * share)) ]'
+	timeout 2 taskset -c "$hc" sh -c 'while :; do :; done' 2>/dev/null
+	wait "$victims"
+	rc=$?
+	victims=
+	"$kprofctl" script -i "$tmp/h.data" -F comm,cpu >"$tmp/h.script" 2>/dev/null
+	nhc=$(awk -v c="[$(printf '%03d' "$hc")]" '$2 == c' "$tmp/h.script" | wc -l)
+	bal=$(grep '^balance:' /sys/kernel/debug/kprof/stats)
+	echo "# record: exit $rc, $nhc samples on CPU $hc; $bal"
+	check "record -a: CPU $hc, up mid-session, recorded ($nhc samples there), balance exact" \
+		eval '[ "$rc" = 0 ] && [ "$nhc" -ge 100 ] && grep -q "==" <<<"$bal"'
+
+	# the budget: the sessions' memory now, so that the CPU does not fit
+	echo 0 >"$sysdev/cpu$hc/online"
+	"$kprofctl" record -a -F 99 -o "$tmp/s2.data" -- sleep 6 >"$tmp/s2.out" 2>&1 &
+	victims=$!
+	wait_for 60 grep -q '^state: running' /sys/kernel/debug/kprof/status
+	k1=$(kmem)
+	echo $((${k1:-0} / 1048576 + 1)) >/sys/module/kprof/parameters/max_memory_mb
+	echo 1 >"$sysdev/cpu$hc/online"
+	wait_for 20 bash -c "'$kprofctl' status | grep -q 'CPUs that came up got no buffer'"
+	line=$("$kprofctl" status | grep 'CPUs that came up got no buffer')
+	skipped=$("$kprofctl" status --json | sed -n 's/.*"cpus_skipped":\([0-9]*\).*/\1/p')
+	echo 0 >/sys/module/kprof/parameters/max_memory_mb
+	wait "$victims"
+	rc=$?
+	victims=
+	echo "# $line"
+	check "a CPU that comes up over the budget is skipped, and status says so ($skipped: $line)" \
+		eval '[ "$rc" = 0 ] && [ "$skipped" = 1 ]'
+	back "the sessions with a CPU up mid-session"
+else
+	skip "a CPU that comes up mid-session" "CPU $hc cannot go offline here"
+	skip "a CPU that comes up mid-session records" "CPU $hc cannot go offline here"
+	skip "a CPU that comes up over the budget" "CPU $hc cannot go offline here"
+	skip "the sessions with a CPU up mid-session: memory given back" "CPU $hc cannot go offline here"
+fi
 
 # --- what rmmod gives back beyond the module's image ------------------------------
 read -r v1 s1 <<<"$(mem)"

@@ -15,6 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
 check=$here/kprof_record_check.py
 export KPROFCTL=$kprofctl
+tops=
 tmp=$(mktemp -d /tmp/kprof-record.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -32,7 +33,7 @@ result() {
 }
 
 echo "TAP version 13"
-echo "1..31"
+echo "1..32"
 
 kt_load
 "$kprofctl" stop >/dev/null 2>&1
@@ -64,6 +65,21 @@ if [ "$top" = hot_leaf ]; then
 else
 	not_ok "report: hot_leaf is hot's top user symbol (top: '$top')"
 	head -20 "$tmp/hot.report" | sed 's/^/# /'
+fi
+# record -C: the side-band of a CPU subset reaches its rings, whichever CPU
+# the MMAP work item ran on (it wrote on its own CPU, dropped outside the
+# subset): hot, pinned to the one CPU recorded, has its symbols
+for i in 1 2 3; do
+	"$kprofctl" record -C 0 -F 999 -o "$tmp/cpu0-$i.data" -- taskset -c 0 "$here/progs/hot" 500 \
+		>/dev/null 2>"$tmp/cpu0-$i.err"
+	"$kprofctl" report -i "$tmp/cpu0-$i.data" --stdio --comms hot >"$tmp/cpu0-$i.report" 2>&1
+	tops="$tops $(kt_top_user "$tmp/cpu0-$i.report" hot)"
+done
+if [ "$(echo $tops)" = "hot_leaf hot_leaf hot_leaf" ]; then
+	ok "record -C 0, three runs: hot's top user symbol is hot_leaf in each (its MMAP records reached CPU 0's ring)"
+else
+	not_ok "record -C 0, three runs: hot's top user symbol is hot_leaf in each (tops:$tops)"
+	head -20 "$tmp/cpu0-3.report" "$tmp/cpu0-3.err" | sed 's/^/# /'
 fi
 # report -g: the kernel path of sysread's samples in their call graphs
 "$kprofctl" report -i "$tmp/sys.data" --stdio -g --comms sysread >"$tmp/sys.report" 2>&1

@@ -8,6 +8,7 @@
 
 #include <poll.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <linux/perf_event.h>
 
@@ -210,6 +211,9 @@ static inline int kt_reader_open(struct kt_reader *r, unsigned int nr_cpus, uint
 	memset(r, 0, sizeof(*r));
 	r->fd = open(KPROF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (r->fd < 0)
+		return -errno;
+	/* ABI 1.13: an unbound file maps nothing */
+	if (ioctl(r->fd, KPROF_IOC_BIND, &kt_session_id))
 		return -errno;
 	r->nr_cpus = nr_cpus < 256 ? nr_cpus : 256;
 	r->stride = stride;

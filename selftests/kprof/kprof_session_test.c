@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -34,6 +35,9 @@ FIXTURE_TEARDOWN(session)
 {
 	kt_stop_any(self->fd, self->family);
 	close(self->fd);
+	/* a test that took CPU 1 offline and failed before bringing it back */
+	if (!access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		kt_write_file("/sys/devices/system/cpu/cpu1/online", "1");
 }
 
 /* Send a START; on success remember the ring geometry. */
@@ -694,6 +698,102 @@ TEST_F(session, cpu_offline_online_during_session)
 	stop_and_balance(_metadata, self, &r, &t, count_cpu_after, &c);
 	EXPECT_LT(10, c.hits);
 	kt_reader_close(&r);
+}
+
+/*
+ * ABI 1.13: a session has rings on the CPUs up at its start only; a CPU
+ * that comes up gets one before it records, poll() says EPOLLPRI until the
+ * reader asks KPROF_IOC_RINGS, and the new ring maps and fills.
+ */
+TEST_F(session, cpu_up_mid_session_gets_a_ring)
+{
+	const char *online = "/sys/devices/system/cpu/cpu1/online";
+	struct cpu_check c = { .cpu = 1 };
+	struct pollfd pfd = { .events = POLLIN | POLLPRI };
+	uint64_t before = 0, after = 0;
+	struct kt_reader r;
+	struct kt_tally t = {};
+	struct timespec ts;
+	struct kt_msg m;
+	cpu_set_t set;
+	int i, rev = 0;
+
+	if (access(online, W_OK) || write_str(online, "0"))
+		SKIP(return, "CPU 1 cannot be taken offline here");
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 999, 1 << 20);
+	kt_put_event(&m, &kt_cpu_clock);
+	ASSERT_EQ(0, start(_metadata, self, &m)) TH_LOG("%s", m.extack);
+	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
+	EXPECT_EQ(NULL, r.maps[1]) TH_LOG("CPU 1 was offline at the start: no ring");
+	ASSERT_EQ(0, ioctl(r.fd, KPROF_IOC_RINGS, &before)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(sysconf(_SC_NPROCESSORS_ONLN), (long)before);
+	pfd.fd = r.fd;
+	ASSERT_LE(0, poll(&pfd, 1, 0));
+	EXPECT_FALSE(pfd.revents & POLLPRI);
+
+	ASSERT_EQ(0, write_str(online, "1"));
+	for (i = 0; i < 100 && !(rev & POLLPRI); i++) {
+		ASSERT_LE(0, poll(&pfd, 1, 100));
+		rev = pfd.revents;
+		kt_reader_drain(&r, &t, NULL, NULL);
+	}
+	EXPECT_TRUE(rev & POLLPRI) TH_LOG("no POLLPRI within 10 s of CPU 1 coming up");
+	ASSERT_EQ(0, ioctl(r.fd, KPROF_IOC_RINGS, &after));
+	EXPECT_EQ(before + 1, after);
+	ASSERT_LE(0, poll(&pfd, 1, 0));
+	EXPECT_FALSE(pfd.revents & POLLPRI) TH_LOG("POLLPRI stays after KPROF_IOC_RINGS");
+	r.maps[1] = mmap(NULL, self->stride, PROT_READ | PROT_WRITE, MAP_SHARED, r.fd,
+			 (off_t)self->stride);
+	ASSERT_NE(MAP_FAILED, r.maps[1]) TH_LOG("mmap of CPU 1's new ring: %s", strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	c.after_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+
+	/* on the CPU that came up: sampled there, into its new ring */
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	spin_and_drain(&r, &t, 500, count_cpu_after, &c);
+	CPU_ZERO(&set);
+	for (i = 0; i < (int)self->nr_cpus; i++)
+		CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	stop_and_balance(_metadata, self, &r, &t, count_cpu_after, &c);
+	EXPECT_LT(10, c.hits);
+	kt_reader_close(&r);
+}
+
+/* ABI 1.13: a /dev/kprof file maps the session it is bound to, or nothing. */
+TEST_F(session, unbound_mmap_refused)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	uint64_t n;
+	struct kt_msg m;
+	void *p;
+	int fd;
+
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 99, 1 << 16);
+	kt_put_event(&m, &kt_cpu_clock);
+	ASSERT_EQ(0, start(_metadata, self, &m)) TH_LOG("%s", m.extack);
+	fd = open(KPROF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	p = mmap(NULL, self->stride, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(fd, KPROF_IOC_RINGS, &n));
+	EXPECT_EQ(ENODEV, errno);
+	pfd.fd = fd;
+	ASSERT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_TRUE(pfd.revents & POLLERR);
+	close(fd);
+
+	/* bound, the same file maps CPU 0's ring */
+	fd = open(KPROF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, KPROF_IOC_BIND, &kt_session_id)) TH_LOG("%s", strerror(errno));
+	p = mmap(NULL, self->stride, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p) TH_LOG("%s", strerror(errno));
+	munmap(p, self->stride);
+	close(fd);
 }
 
 TEST_F(session, reader_killed_mid_read)

@@ -332,6 +332,9 @@ static inline int kt_become_nobody(void)
  * *@stride and *@nr_cpus.  A reply without the session id, the stride or
  * the CPU count is -EPROTO.
  */
+/* The id of the session kt_start() last started: what kt_reader_open() binds. */
+static uint64_t kt_session_id;
+
 static inline int kt_start(int fd, struct kt_msg *m, uint64_t *stride, unsigned int *nr_cpus)
 {
 	int ret = kt_transact(fd, m);
@@ -341,6 +344,7 @@ static inline int kt_start(int fd, struct kt_msg *m, uint64_t *stride, unsigned 
 	if (!m->tb[KPROF_A_SESSION_ID] || !m->tb[KPROF_A_SESSION_MMAP_STRIDE] ||
 	    !m->tb[KPROF_A_STATUS_NR_CPUS])
 		return -EPROTO;
+	kt_session_id = kt_u64(m->tb[KPROF_A_SESSION_ID]);
 	*stride = kt_u64(m->tb[KPROF_A_SESSION_MMAP_STRIDE]);
 	*nr_cpus = kt_u32(m->tb[KPROF_A_STATUS_NR_CPUS]);
 	return 0;

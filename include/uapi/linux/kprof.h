@@ -26,7 +26,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		12
+#define KPROF_ABI_MINOR		13
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -328,7 +328,8 @@ enum {
 	/* nest (1.10), repeated in STATUS: one session, in kprof's own
 	 * attributes: SESSION_ID, STATUS_STATE (the session's), SESSION_FLAGS,
 	 * SESSION_OWNER_PID, SESSION_UID, SESSION_START_NS, SESSION_NR_EVENTS,
-	 * SESSION_BUFFER_SIZE, SESSION_MEMORY, STATS (its totals)
+	 * SESSION_BUFFER_SIZE, SESSION_MEMORY, (1.13) SESSION_CPUS_SKIPPED and
+	 * SESSION_LOST_NO_RING, STATS (its totals)
 	 */
 	KPROF_A_SESSION,
 	KPROF_A_SESSION_UID,		/* u32 (1.10): its user, in the reader's userns */
@@ -337,6 +338,16 @@ enum {
 	KPROF_A_SESSION_MEMORY,		/* u64 (1.10): bytes it counts against the budget */
 	KPROF_A_STATUS_MEMORY,		/* u64 (1.10): bytes all sessions count */
 	KPROF_A_STATUS_BUDGET,		/* u64 (1.10): the budget (max_memory_mb) */
+	/* u32 (1.13), in KPROF_A_SESSION: CPUs that came up during the
+	 * session and could not be given its ring and table (out of memory,
+	 * or over the budget); nothing of the session is recorded there
+	 */
+	KPROF_A_SESSION_CPUS_SKIPPED,
+	/* u64 (1.13), in KPROF_A_SESSION: events of the session lost on one
+	 * of its CPUs that had no ring: one skipped, or one that came up
+	 * moments before its ring was allocated
+	 */
+	KPROF_A_SESSION_LOST_NO_RING,
 
 	/* private: non-ABI */
 	__KPROF_A_MAX,
@@ -593,6 +604,14 @@ enum {
  * poll() reports EPOLLIN when some CPU's buffer holds at least the
  * watermark, or any data once the session has stopped, and EPOLLHUP once
  * the session has stopped and the buffers mapped by this file are empty.
+ *
+ * (1.13) A session has buffers on the CPUs that were online when it
+ * started (of its CPUs), and gets one on each CPU that comes up later,
+ * before it records there; a buffer stays until the session is freed,
+ * its CPU offline or not.  mmap() of a CPU without a buffer is ENXIO.
+ * poll() reports EPOLLPRI while buffers were added since this file last
+ * asked with KPROF_IOC_RINGS: the reader then asks, and maps the CPUs it
+ * has not mapped.
  */
 #define KPROF_MMAP_VERSION	1
 
@@ -600,12 +619,18 @@ enum {
  * (1.10) Bind an open /dev/kprof to the session with this id (a __u64)
  * before mmap(); binding another user's session needs CAP_SYS_ADMIN
  * (EACCES), an unknown id is ENOENT, a second bind or one after mmap()
- * EBUSY.  Without a bind, mmap() maps the session that was the default
- * when the file was opened (the most recently started running one), as
- * before 1.10.
+ * EBUSY.  (1.13) Without a bind, mmap() is EINVAL and poll() EPOLLERR
+ * (1.10 to 1.12 mapped the session that was the default when the file was
+ * opened, the most recently started running one).
  */
 #define KPROF_IOC_MAGIC		0xb7
 #define KPROF_IOC_BIND		_IOW(KPROF_IOC_MAGIC, 1, __u64)
+/*
+ * (1.13) The number of buffers the bound session has had so far (a __u64,
+ * which only grows); clears EPOLLPRI until another is added.  ENODEV
+ * without a session.
+ */
+#define KPROF_IOC_RINGS		_IOR(KPROF_IOC_MAGIC, 2, __u64)
 
 struct kprof_mmap_page {
 	__u32 version;		/* KPROF_MMAP_VERSION */
