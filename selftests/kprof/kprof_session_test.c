@@ -661,15 +661,39 @@ static void count_cpu_after(const struct kprof_record_header *h, void *arg)
 		c->hits++;
 }
 
+/*
+ * Spin @ms on CPU 1 (which came up), draining; then stop with an exact
+ * balance: CPU 1 must have been sampled, into its ring, since now.
+ */
+static void cpu1_sampled_from_now(struct __test_metadata *_metadata,
+				  FIXTURE_DATA(session) *self, struct kt_reader *r,
+				  struct kt_tally *t, unsigned int ms)
+{
+	struct cpu_check c = { .cpu = 1 };
+	struct timespec ts;
+	cpu_set_t set;
+	int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	c.after_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	spin_and_drain(r, t, ms, count_cpu_after, &c);
+	CPU_ZERO(&set);
+	for (i = 0; i < (int)self->nr_cpus; i++)
+		CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	stop_and_balance(_metadata, self, r, t, count_cpu_after, &c);
+	EXPECT_LT(10, c.hits);
+}
+
 TEST_F(session, cpu_offline_online_during_session)
 {
 	const char *online = "/sys/devices/system/cpu/cpu1/online";
-	struct cpu_check c = { .cpu = 1 };
 	struct kt_reader r;
 	struct kt_tally t = {};
-	struct timespec ts;
 	struct kt_msg m;
-	cpu_set_t set;
 
 	if (access(online, W_OK))
 		SKIP(return, "CPU 1 cannot be taken offline here");
@@ -683,20 +707,8 @@ TEST_F(session, cpu_offline_online_during_session)
 	kt_spin_ms(100);
 	kt_reader_drain(&r, &t, NULL, NULL);
 	ASSERT_EQ(0, write_str(online, "1"));
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	c.after_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-
 	/* run on the CPU that came back: it must be sampled again */
-	CPU_ZERO(&set);
-	CPU_SET(1, &set);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
-	spin_and_drain(&r, &t, 300, count_cpu_after, &c);
-	CPU_ZERO(&set);
-	for (int i = 0; i < (int)self->nr_cpus; i++)
-		CPU_SET(i, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-	stop_and_balance(_metadata, self, &r, &t, count_cpu_after, &c);
-	EXPECT_LT(10, c.hits);
+	cpu1_sampled_from_now(_metadata, self, &r, &t, 300);
 	kt_reader_close(&r);
 }
 
@@ -708,14 +720,11 @@ TEST_F(session, cpu_offline_online_during_session)
 TEST_F(session, cpu_up_mid_session_gets_a_ring)
 {
 	const char *online = "/sys/devices/system/cpu/cpu1/online";
-	struct cpu_check c = { .cpu = 1 };
 	struct pollfd pfd = { .events = POLLIN | POLLPRI };
 	uint64_t before = 0, after = 0;
 	struct kt_reader r;
 	struct kt_tally t = {};
-	struct timespec ts;
 	struct kt_msg m;
-	cpu_set_t set;
 	int i, rev = 0;
 
 	if (access(online, W_OK) || write_str(online, "0"))
@@ -745,20 +754,8 @@ TEST_F(session, cpu_up_mid_session_gets_a_ring)
 	r.maps[1] = mmap(NULL, self->stride, PROT_READ | PROT_WRITE, MAP_SHARED, r.fd,
 			 (off_t)self->stride);
 	ASSERT_NE(MAP_FAILED, r.maps[1]) TH_LOG("mmap of CPU 1's new ring: %s", strerror(errno));
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	c.after_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-
 	/* on the CPU that came up: sampled there, into its new ring */
-	CPU_ZERO(&set);
-	CPU_SET(1, &set);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
-	spin_and_drain(&r, &t, 500, count_cpu_after, &c);
-	CPU_ZERO(&set);
-	for (i = 0; i < (int)self->nr_cpus; i++)
-		CPU_SET(i, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-	stop_and_balance(_metadata, self, &r, &t, count_cpu_after, &c);
-	EXPECT_LT(10, c.hits);
+	cpu1_sampled_from_now(_metadata, self, &r, &t, 500);
 	kt_reader_close(&r);
 }
 

@@ -443,13 +443,18 @@ enum {
 };
 
 /*
- * Counting (KPROF_CMD_COUNT_*): one counting session at a time, independent
- * of the sampling session.  COUNT_START takes the events (KPROF_A_SESSION_EVENT)
- * and the target as START does: KPROF_A_SESSION_FLAGS (F_SYSTEM_WIDE with
- * KPROF_A_SESSION_CPUS, or KPROF_A_SESSION_PIDs and optionally F_INHERIT)
- * and KPROF_A_COUNT_FLAGS.  The session belongs to the netlink socket that
- * started it and ends when that socket is closed.  COUNT_STOP freezes the
- * counts, which COUNT_READ still reports until the next COUNT_START.
+ * Counting (KPROF_CMD_COUNT_*): counting sessions, independent of the
+ * sampling sessions; (1.13) up to 16 side by side, ENOSPC beyond (before
+ * 1.13 one at a time, EBUSY).  COUNT_START takes the events
+ * (KPROF_A_SESSION_EVENT) and the target as START does:
+ * KPROF_A_SESSION_FLAGS (F_SYSTEM_WIDE with KPROF_A_SESSION_CPUS, or
+ * KPROF_A_SESSION_PIDs and optionally F_INHERIT) and KPROF_A_COUNT_FLAGS.
+ * A session belongs to the netlink socket that started it, and to its
+ * user; it ends when that socket is closed.  COUNT_STOP freezes the
+ * counts, which COUNT_READ still reports until the same socket starts
+ * another session.  COUNT_STOP and COUNT_READ name a session by
+ * KPROF_A_SESSION_ID (ESTALE when it is gone, EACCES when it is another
+ * user's), or without it the most recently started one.
  *
  * Each KPROF_A_COUNT nest of COUNT_READ is one event of a per-task session
  * (all its threads and inherited children summed), or one event on one CPU
