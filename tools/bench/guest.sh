@@ -41,7 +41,10 @@
 #                      --mode aggregate), floor-empty and floor-walk
 #                      (kprof_floor.ko: an empty handler; one that only
 #                      walks both stacks), bpftrace (profile:hz, stacks
-#                      counted in a map), bcc (BCC's profile); default all
+#                      counted in a map), bcc (BCC's profile), three (kprof
+#                      record -g beside two detached aggregating sessions
+#                      on the same event and rate: what each extra session
+#                      costs per event); default all
 #                      kprof-stages, agg-stages (the same as kprof and agg
 #                      with --stages-ko's module: make bench-stages)
 #   --floor PATH       kprof_floor.ko (default: beside --ko's default)
@@ -63,7 +66,7 @@ seconds=4
 rates="99 999 4999"
 rounds=1
 event=cpu-clock
-tools="perf kprof agg floor-empty floor-walk bpftrace bcc"
+tools="perf kprof agg three floor-empty floor-walk bpftrace bcc"
 floor=$top/build/kmod/$(uname -r)/tools/bench/floor/kprof_floor.ko
 stages_ko=
 kprofctl=$top/ctl/kprofctl
@@ -304,7 +307,7 @@ run() {
 	data=$tmp/$name.data
 	note "$name"
 	case $tool in
-	kprof|agg) use_ko "$ko" ;;
+	kprof|agg|three) use_ko "$ko" ;;
 	*-stages) use_ko "$stages_ko"; stages_snapshot >"$tmp/$name.stages0" ;;
 	esac
 	case $tool in
@@ -318,6 +321,23 @@ run() {
 	kprof|kprof-stages)
 		"$kprofctl" record -a -g -F "$rate" "${evopt[@]}" -o "$data" -- \
 			"$workload" "$seconds" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
+		;;
+	three)
+		# two detached aggregating sessions beside the stream record,
+		# all on the same event and rate: three sessions sample each tick
+		if "$kprofctl" start -a -g -F "$rate" "${evopt[@]}" --mode aggregate \
+			>"$tmp/$name.sessions" 2>&1 &&
+		   "$kprofctl" start -a -g -F "$rate" "${evopt[@]}" --mode aggregate \
+			>>"$tmp/$name.sessions" 2>&1; then
+			"$kprofctl" record -a -g -F "$rate" "${evopt[@]}" -o "$data" -- \
+				"$workload" "$seconds" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
+		else
+			rc=1
+			: >"$tmp/$name.out"
+			cp "$tmp/$name.sessions" "$tmp/$name.err"
+		fi
+		"$kprofctl" stop --all >>"$tmp/$name.sessions" 2>&1 || rc=1
+		mv "$tmp/$name.sessions" "$out/log/"
 		;;
 	floor-empty|floor-walk)
 		# the module's counter opens at insmod and closes at rmmod
@@ -393,7 +413,7 @@ run() {
 		lost=${lost:-0}
 	elif [[ $tool != baseline ]]; then
 		samples=$(parse_samples "$out/log/$name.err")
-		if [[ $tool == kprof || $tool == kprof-stages ]]; then
+		if [[ $tool == kprof || $tool == kprof-stages || $tool == three ]]; then
 			lost=$(parse_kprof_lost "$out/log/$name.err")
 			bal=$(parse_kprof_balance "$out/log/$name.err")
 			extra="balance=${bal:--} $(parse_kprof_handler "$out/log/$name.err")"

@@ -72,7 +72,7 @@ def get(t, key, scale=1.0):
 
 
 # what runs beside the workload at each rate (guest.sh --tools)
-SAMPLERS = ("perf", "kprof", "agg", "floor-empty", "floor-walk", "bpftrace", "bcc",
+SAMPLERS = ("perf", "kprof", "agg", "three", "floor-empty", "floor-walk", "bpftrace", "bcc",
             "kprof-stages", "agg-stages")
 LABELS = {
     "floor-empty": "floor: empty handler",
@@ -80,6 +80,7 @@ LABELS = {
     "perf": "perf record -g",
     "kprof": "kprof record -g (stream)",
     "agg": "kprof start -g --mode aggregate",
+    "three": "stream + 2 aggregating sessions",
     "bpftrace": "bpftrace profile:hz",
     "bcc": "BCC profile",
     "kprof-stages": "stream, stage build",
@@ -259,7 +260,43 @@ def sampling_tables(rates, md):
                 lines.append(f"| {label} | " + " | ".join(cells) + " |")
             else:
                 lines.append(f"{label:>44}" + "".join(f"  {c:>10}" for c in cells))
+    extra = extra_session_costs(rates)
+    if extra:
+        lines.append("")
+        if md:
+            lines.append("| sessions side by side, guest instructions per tick | " +
+                         " | ".join(f"{e['rate']} Hz" for e in rates) + " |")
+            lines.append("|---|" + "---|" * len(rates))
+        else:
+            lines.append("sessions side by side: guest instructions per tick (three: the stream "
+                         "record and two aggregating sessions)")
+        for label, cells in extra:
+            if md:
+                lines.append(f"| {label} | " + " | ".join(cells) + " |")
+            else:
+                lines.append(f"{label:>44}" + "".join(f"  {c:>10}" for c in cells))
     return lines
+
+
+def extra_session_costs(rates):
+    """What each session beside the first costs per tick, against one alone."""
+    def insn(e, t):
+        x = e.get(t)
+        return x.get("instructions_per_sample") if x else None
+
+    if not any(insn(e, "three") is not None and insn(e, "kprof") is not None for e in rates):
+        return []
+    rows = {"three sessions": [], "each extra session: (three - stream) / 2": [],
+            "an aggregating session alone": [], "extra / alone": []}
+    for e in rates:
+        t, k, a = insn(e, "three"), insn(e, "kprof"), insn(e, "agg")
+        extra = (t - k) / 2 if t is not None and k is not None else None
+        rows["three sessions"].append(f"{t:.0f}" if t is not None else "-")
+        rows["each extra session: (three - stream) / 2"].append(
+            f"{extra:.0f}" if extra is not None else "-")
+        rows["an aggregating session alone"].append(f"{a:.0f}" if a is not None else "-")
+        rows["extra / alone"].append(f"{extra / a:.3f}x" if extra is not None and a else "-")
+    return list(rows.items())
 
 
 def main():
@@ -310,7 +347,7 @@ def main():
         if run["tool"].endswith("-stages"):
             run["stages"] = {k[len("stage_"):]: num(v) for k, v in r.items()
                              if k.startswith("stage_")}
-        if run["tool"] in ("kprof", "kprof-stages"):
+        if run["tool"] in ("kprof", "kprof-stages", "three"):
             run["balance"] = r.get("balance") or None
             run["handler_avg_ns"] = num(r.get("avg_ns"))
             run["handler_max_ns"] = num(r.get("max_ns"))
@@ -676,7 +713,7 @@ def main():
     k999 = [e for e in rates if e["rate"] == 999 and e["kprof"]]
     if k999 and k999[0]["kprof"]["lost"] is not None:
         targets["goal_stream_zero_loss_at_999"] = k999[0]["kprof"]["lost"] == 0
-    bal = [r for r in ok_runs if r["tool"] in ("kprof", "agg")]
+    bal = [r for r in ok_runs if r["tool"] in ("kprof", "agg", "three")]
     if bal:
         targets["every_balance_exact"] = all(r.get("balance") == "ok" for r in bal)
     if spreads:
