@@ -160,9 +160,13 @@ step "build: selftests" "$logs/selftests.log" make selftests
 # --- the debug kernel: KASAN, lockdep, kmemleak, fault injection -----------
 # Built once per machine outside the clone (tools/debug-kernel/build.sh);
 # a named subset of the selftests that reaches every netlink command, event
-# type and mode, plus the allocation-failure walk that needs its failslab;
-# about 9 minutes (the shell tests, slow there, run on the other kernels,
-# but for the lockdep report, which needs this kernel's lockdep).
+# type and mode, plus the allocation-failure walk that needs its failslab
+# (the shell tests, slow there, run on the other kernels, but for the
+# lockdep report, which needs this kernel's lockdep).  2100 CPU seconds:
+# beside the other kinds' boots, the clean-clone rehearsal of 2026-12-07
+# used 1500 in 30 minutes (the fault walk alone 1029 s, its ftrace START
+# 633 s) and was cut in the last test; the fuzzer gets 80 s there (it sent
+# 1344 messages in 40 s, under its minimum of 2000).
 debug_tests="kprof_load_test kprof_genl_test kprof_dev_test kprof_session_test kprof_agg_test
 kprof_count_test kprof_probe_test kprof_fault_test kprof_nlfuzz_test kprof_stress_test
 kprof_lockdep_test.sh"
@@ -182,8 +186,8 @@ if [ "$quick" != 1 ] && [ "${KPROF_CHECK_DEBUG:-1}" = 1 ]; then
 			insmod $ko && insmod $testmod &&
 			echo kasan > /sys/module/kprof_testmod/parameters/plant_bug;
 			rmmod kprof_testmod; rmmod kprof"
-		tools/kprof-vm --kernel debug --smp 2 --timeout 1500 --log "$logs/console-debug.log" \
-			-- sh -c "env KPROF_FUZZ_SESSIONS=15 KPROF_FUZZ_MIN=2000 KPROF_STRESS_CYCLES=200 KPROF_STRESS_GROWTH=0 \
+		tools/kprof-vm --kernel debug --smp 2 --timeout 2100 --log "$logs/console-debug.log" \
+			-- sh -c "env KPROF_FUZZ_SESSIONS=15 KPROF_FUZZ_SECONDS=80 KPROF_FUZZ_MIN=2000 KPROF_STRESS_CYCLES=200 KPROF_STRESS_GROWTH=0 \
 				tools/guest-selftests.sh $ko --tests '$(echo $debug_tests)'; $plant" \
 			> "$logs/guest-debug.log" 2>&1 &
 		debug_pid=$!
