@@ -209,8 +209,9 @@ else
 	skip "debugfs counters while stat runs" "no /sys/kernel/debug/kprof/counters"
 fi
 wait $first
-check "a second stat while one counts: exit 1, one line naming the busy session" \
-	eval '[ $rc = 1 ] && [ "$(wc -l <"$tmp/busy.err")" = 1 ] && grep -q "counting session is running" "$tmp/busy.err"'
+# ABI 1.13: counting sessions side by side (before, the second was refused)
+check "a second stat while one counts: it counts too (exit $rc)" \
+	eval '[ $rc = 0 ] && ! grep -q "counting session is running" "$tmp/busy.err"'
 diag "$tmp/busy.err"
 
 "$kprofctl" stat -a -e cpu-clock -o /dev/null -- sleep 30 &
@@ -261,10 +262,18 @@ ka=$(value "$tmp/kprof-$tid_a.csv" task-clock csv)
 kb=$(value "$tmp/kprof-$tid_b.csv" task-clock csv)
 pa=$(value "$tmp/perf-$tid_a.csv" task-clock csv)
 pb=$(value "$tmp/perf-$tid_b.csv" task-clock csv)
-check "stat -t: the spinning thread ($ka msec) counted alone, not its napping sibling ($kb msec)" \
-	eval 'within "$ka" 200 3500 && within "$kb" 0 "$(awk -v a="$ka" "BEGIN { print a / 10 }")"'
-check "stat -t: as perf stat -t counts the same threads ($pa and $pb msec)" \
-	eval 'within "$pa" 200 3500 && within "$pb" 0 "$(awk -v a="$pa" "BEGIN { print a / 10 }")"'
+# by CPUs utilized (task-clock over each run's own time): the two runs'
+# counting windows differ when a tool is slow to start (kprofctl's was 0.28 s
+# and 0.88 s of the 3 s in one rehearsal, beside perf stat starting)
+util() { awk -F, '$3 == "task-clock" { print $6 }' "$1"; }
+ua=$(util "$tmp/kprof-$tid_a.csv")
+ub=$(util "$tmp/kprof-$tid_b.csv")
+upa=$(util "$tmp/perf-$tid_a.csv")
+upb=$(util "$tmp/perf-$tid_b.csv")
+check "stat -t: the spinning thread ($ka msec, $ua CPUs) counted alone, not its napping sibling ($kb msec, $ub CPUs)" \
+	eval 'within "$ka" 100 3500 && within "$ua" 0.5 1.5 && within "$ub" 0 "$(awk -v a="$ua" "BEGIN { print a / 10 }")"'
+check "stat -t: as perf stat -t counts the same threads ($pa and $pb msec, $upa and $upb CPUs)" \
+	eval 'within "$pa" 100 3500 && within "$upa" 0.5 1.5 && within "$upb" 0 "$(awk -v a="$upa" "BEGIN { print a / 10 }")"'
 diag "$tmp/kprof-$tid_a.csv" "$tmp/kprof-$tid_a.err" "$tmp/kprof-$tid_b.csv" "$tmp/perf-$tid_a.csv" \
 	"$tmp/perf-$tid_b.csv"
 
