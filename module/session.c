@@ -227,6 +227,10 @@ module_param(max_memory_mb, uint, 0644);
 MODULE_PARM_DESC(max_memory_mb,
 		 "memory all sessions together may take, in MiB (0, the default: a quarter of RAM)");
 
+/* The refusal of a start, or of a CPU coming up, over the budget. */
+#define KPROF_MSG_OVER_BUDGET \
+	"kprof: the sessions' memory would exceed the budget (module parameter max_memory_mb); kprofctl status lists them"
+
 /* The memory of the sessions on the table and starting, in bytes. */
 static u64 kprof_sessions_mem;
 
@@ -643,8 +647,7 @@ static int kprof_session_cpu_prepare(struct kprof_session *s, unsigned int cpu,
 				     kprof_scratch_bytes(cpumask_of(cpu)));
 	mutex_unlock(&kprof_sessions_lock);
 	if (!fits) {
-		NL_SET_ERR_MSG(extack,
-			       "kprof: the sessions' memory would exceed the budget (module parameter max_memory_mb); kprofctl status lists them");
+		NL_SET_ERR_MSG(extack, KPROF_MSG_OVER_BUDGET);
 		ret = -ENOSPC;
 		goto out_skip;
 	}
@@ -683,14 +686,9 @@ static int kprof_session_cpu_online(struct kprof_cpu_target *t, unsigned int cpu
 	return kprof_session_cpu_prepare(s, cpu, starting ? extack : NULL);
 }
 
-static void kprof_session_cpu_keep(struct kprof_cpu_target *t, unsigned int cpu)
-{
-}
-
+/* no .offline: a CPU that goes down keeps its ring and table */
 static const struct kprof_cpu_target_ops kprof_session_cpu_ops = {
 	.online		= kprof_session_cpu_online,
-	.offline	= kprof_session_cpu_keep,
-	.enable		= kprof_session_cpu_keep,
 };
 
 /*
@@ -793,8 +791,7 @@ int kprof_session_start(struct kprof_session_config *cfg, struct net *net, u32 p
 	    kprof_scratch_bytes(s->cpus_ready) > kprof_sessions_budget()) {
 		mutex_unlock(&kprof_sessions_lock);
 		kprof_sessions_put_list(&gone);
-		NL_SET_ERR_MSG(extack,
-			       "kprof: the sessions' memory would exceed the budget (module parameter max_memory_mb); kprofctl status lists them");
+		NL_SET_ERR_MSG(extack, KPROF_MSG_OVER_BUDGET);
 		kprof_session_put(s);
 		return -ENOSPC;
 	}

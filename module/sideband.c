@@ -528,14 +528,9 @@ static int kprof_mmap_cpu_online(struct kprof_cpu_target *t, unsigned int cpu, b
 	return 0;
 }
 
-static void kprof_mmap_cpu_keep(struct kprof_cpu_target *t, unsigned int cpu)
-{
-}
-
+/* no .offline: a CPU that goes down keeps its queue */
 static const struct kprof_cpu_target_ops kprof_mmap_cpu_ops = {
 	.online		= kprof_mmap_cpu_online,
-	.offline	= kprof_mmap_cpu_keep,
-	.enable		= kprof_mmap_cpu_keep,
 };
 
 /* The queues, for the first session that records side-band.  kprof_sb_lock. */

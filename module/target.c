@@ -72,7 +72,8 @@ static void kprof_cpu_target_work(struct work_struct *work)
 		unsigned int gen = kprof_cpu_gen_of(cpu);
 
 		if (cpumask_test_cpu(cpu, t->covered) && (!up || t->gen[cpu] != gen)) {
-			t->ops->offline(t, cpu);
+			if (t->ops->offline)
+				t->ops->offline(t, cpu);
 			cpumask_clear_cpu(cpu, t->covered);
 		}
 		if (up && !cpumask_test_cpu(cpu, t->covered)) {
@@ -177,7 +178,7 @@ int kprof_cpu_target_start(struct kprof_cpu_target *t, struct netlink_ext_ack *e
 			break;
 		cpumask_set_cpu(cpu, t->covered);
 	}
-	if (!ret)
+	if (!ret && t->ops->enable)
 		for_each_cpu(cpu, t->covered)
 			t->ops->enable(t, cpu);
 	mutex_unlock(&t->lock);
@@ -209,7 +210,8 @@ void kprof_cpu_target_stop(struct kprof_cpu_target *t)
 
 	mutex_lock(&t->lock);
 	for_each_cpu(cpu, t->covered)
-		t->ops->offline(t, cpu);
+		if (t->ops->offline)
+			t->ops->offline(t, cpu);
 	cpumask_clear(t->covered);
 	mutex_unlock(&t->lock);
 }

@@ -27,8 +27,10 @@ struct netlink_ext_ack;
  *	CPU at once when all exist, and @extack names the problem); otherwise
  *	after hotplug (create them enabled, @extack is NULL, the error only
  *	skips the CPU).
- * @offline: release @cpu's counters
- * @enable: enable @cpu's counters created by a starting @online
+ * @offline: release @cpu's counters; NULL for an owner that keeps its
+ *	per-CPU state when the CPU goes down
+ * @enable: enable @cpu's counters created by a starting @online; may be
+ *	NULL
  *
  * Each is called with the target's lock held.
  */
