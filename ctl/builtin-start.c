@@ -33,6 +33,7 @@
 
 #include "builtin.h"
 #include "lib/agg.h"
+#include "lib/cpumap.h"
 #include "lib/nl.h"
 #include "lib/parse-options.h"
 #include "lib/proto.h"
@@ -73,18 +74,29 @@ static void fmt_memory(char *buf, size_t len, uint64_t bytes)
 }
 
 /*
- * "16384 entries per CPU on 2 CPUs: 8 MiB": the tables are allocated on
- * the -C CPUs, else on every possible CPU (the START reply's count).
+ * "8192 entries per CPU on 2 CPUs: 4 MiB": the tables are allocated on
+ * the session's CPUs (-C, else all) that are online (kprof.ko ABI 1.13; a
+ * CPU that comes up later gets its own); without the online list, on
+ * the -C CPUs or every possible one (the START reply's count).
  */
 static void agg_tables(char *buf, size_t len, const struct kp_session *s,
 		       const struct kp_start_info *start)
 {
+	bool subset = (s->flags & KPROF_SESSION_F_SYSTEM_WIDE) && s->cpus_bytes;
 	unsigned int nr = start->nr_cpus, i;
+	struct kp_cpumap online;
 	char mem[32];
 
-	if ((s->flags & KPROF_SESSION_F_SYSTEM_WIDE) && s->cpus_bytes)
+	if (!kp_sys__online_cpus(&online)) {
+		for (nr = 0, i = 0; (int)i <= online.max_cpu; i++)
+			if (kp_cpumap__test(&online, i) &&
+			    (!subset || (i / 64 < s->cpus_bytes / 8 &&
+					 (s->cpus[i / 64] >> (i % 64) & 1))))
+				nr++;
+	} else if (subset) {
 		for (nr = 0, i = 0; i < s->cpus_bytes / 8; i++)
 			nr += __builtin_popcountll(s->cpus[i]);
+	}
 	fmt_memory(mem, sizeof(mem), (uint64_t)s->agg_entries * KP_AGG_ENTRY_BYTES * nr);
 	snprintf(buf, len, "%u entries per CPU on %u CPU%s: %s", s->agg_entries, nr,
 		 nr == 1 ? "" : "s", mem);

@@ -72,37 +72,84 @@ static void status__print_text(const struct kp_version_info *v,
 
 static bool streams(uint32_t flags);
 
-/* The sessions the module holds (ABI 1.10), one line each. */
-static void status__print_sessions(const struct kp_session_row *rows, unsigned int nr,
-				   unsigned int shown, uint64_t now_ns)
+/*
+ * "pid N (comm)" of a session's owner, the name while that process lives
+ * in this PID namespace; "detached" without one.
+ */
+static const char *status__owner(uint32_t pid, char *buf, size_t len)
 {
-	char owner[32], age[64], mem[32];
+	char path[32], comm[32] = "";
+	FILE *f;
+
+	if (!pid)
+		return snprintf(buf, len, "detached"), buf;
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/comm", pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	comm[strcspn(comm, "\n")] = '\0';
+	if (comm[0])
+		snprintf(buf, len, "pid %" PRIu32 " (%s)", pid, comm);
+	else
+		snprintf(buf, len, "pid %" PRIu32, pid);
+	return buf;
+}
+
+/* How long ago @start_ns was, or "?". */
+static const char *status__age(uint64_t start_ns, uint64_t now_ns, char *buf, size_t len)
+{
+	uint64_t ago;
+
+	if (kp_uptime_ns(start_ns, now_ns, &ago))
+		snprintf(buf, len, "?");
+	else
+		kp_fmt_duration(buf, len, ago);
+	return buf;
+}
+
+/*
+ * The sessions the module holds (ABI 1.10), one line each, then (ABI 1.14)
+ * the counting sessions of kprofctl stat, numbered apart: "c1", "c2", ...
+ */
+static void status__print_sessions(const struct kp_session_row *rows, unsigned int nr,
+				   unsigned int shown, const struct kp_status_info *st,
+				   uint64_t now_ns)
+{
+	char owner[48], age[64], mem[32], id[24];
 	unsigned int i;
 
-	if (!nr)
+	if (!nr && !st->nr_counts)
 		return;
-	printf("\n%6s  %-8s %-17s %-14s %6s %6s %12s %9s %12s %10s\n", "ID", "STATE", "MODE",
+	printf("\n%6s  %-8s %-17s %-22s %6s %6s %12s %9s %12s %10s\n", "ID", "STATE", "MODE",
 	       "OWNER", "UID", "EVENTS", "STARTED", "MEMORY", "SAMPLES", "LOST");
 	for (i = 0; i < shown; i++) {
 		const struct kp_session_row *r = &rows[i];
 		const struct kp_stats *t = &r->stats;
-		uint64_t ago;
 		bool agg = !streams(r->flags);
 
-		if (kp_uptime_ns(r->start_ns, now_ns, &ago))
-			snprintf(age, sizeof(age), "?");
-		else
-			kp_fmt_duration(age, sizeof(age), ago);
-		printf("%6" PRIu64 "  %-8s %-17s %-14s %6u %6u %12s %9s %12" PRIu64 " %10" PRIu64 "\n",
+		printf("%6" PRIu64 "  %-8s %-17s %-22s %6u %6u %12s %9s %12" PRIu64 " %10" PRIu64 "\n",
 		       r->id, kp_state__name(r->state) ? kp_state__name(r->state) : "unknown",
-		       kp_session_mode__name(r->flags), kp_session_row__owner(r, owner, sizeof(owner)),
-		       r->uid, r->nr_events, age,
+		       kp_session_mode__name(r->flags), status__owner(r->owner_pid, owner, sizeof(owner)),
+		       r->uid, r->nr_events, status__age(r->start_ns, now_ns, age, sizeof(age)),
 		       status__mib(mem, sizeof(mem), r->mem),
 		       agg ? t->agg[KP_AGG_STAT_SAMPLES] : t->v[KP_STAT_SAMPLES],
 		       (agg ? kp_stats__agg_lost(t) : kp_stats__lost(t)) + r->lost_no_ring);
 	}
 	if (shown < nr)
 		printf("%6s  (%u more)\n", "...", nr - shown);
+	for (i = 0; i < st->nr_counts; i++) {
+		const struct kp_count_row *c = &st->counts[i];
+
+		snprintf(id, sizeof(id), "c%" PRIu64, c->id);
+		printf("%6s  %-8s %-17s %-22s %6u %6u %12s %9s %12s %10s\n", id,
+		       kp_state__name(c->state) ? kp_state__name(c->state) : "unknown", "counting",
+		       status__owner(c->owner_pid, owner, sizeof(owner)), c->uid, c->nr_events,
+		       status__age(c->start_ns, now_ns, age, sizeof(age)),
+		       status__mib(mem, sizeof(mem), c->mem), "-", "-");
+	}
 	for (i = 0; i < shown; i++)
 		if (rows[i].cpus_skipped || rows[i].lost_no_ring)
 			printf("session %" PRIu64 ": %" PRIu32 " CPUs that came up got no buffer "
@@ -117,7 +164,47 @@ static bool streams(uint32_t flags)
 	return !(flags & KPROF_SESSION_F_AGGREGATE) || (flags & KPROF_SESSION_F_STREAM);
 }
 
-static void status__print_session(const struct kp_status_info *st)
+/* @part of @whole in per cent, 0 of nothing. */
+static unsigned int status__percent(uint64_t part, uint64_t whole)
+{
+	return whole ? (unsigned int)(part * 100 / whole) : 0;
+}
+
+/*
+ * The fullest table (ABI 1.14): the most entries and pool frames any CPU's
+ * table has held at once, against what it has, so that a user sees how
+ * close the session came to losing samples to a full table.
+ */
+static void status__print_tables(const struct kp_stats *cpus, unsigned int nr)
+{
+	const struct kp_stats *e = NULL, *p = NULL;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		const struct kp_stats *c = &cpus[i];
+
+		if (!c->has_agg_use || !c->agg[KP_AGG_STAT_CAPACITY])
+			continue;
+		if (!e || c->agg_use[KP_AGG_USE_HIGH] * e->agg[KP_AGG_STAT_CAPACITY] >
+			  e->agg_use[KP_AGG_USE_HIGH] * c->agg[KP_AGG_STAT_CAPACITY])
+			e = c;
+		if (!p || c->agg_use[KP_AGG_USE_POOL_HIGH] * p->agg_use[KP_AGG_USE_POOL_SIZE] >
+			  p->agg_use[KP_AGG_USE_POOL_HIGH] * c->agg_use[KP_AGG_USE_POOL_SIZE])
+			p = c;
+	}
+	if (!e)
+		return;
+	printf("tables:    at most %" PRIu64 " of %" PRIu64 " entries (%u%%, CPU %" PRIu32
+	       "), %" PRIu64 " of %" PRIu64 " pool frames (%u%%, CPU %" PRIu32 ")\n",
+	       e->agg_use[KP_AGG_USE_HIGH], e->agg[KP_AGG_STAT_CAPACITY],
+	       status__percent(e->agg_use[KP_AGG_USE_HIGH], e->agg[KP_AGG_STAT_CAPACITY]), e->cpu,
+	       p->agg_use[KP_AGG_USE_POOL_HIGH], p->agg_use[KP_AGG_USE_POOL_SIZE],
+	       status__percent(p->agg_use[KP_AGG_USE_POOL_HIGH], p->agg_use[KP_AGG_USE_POOL_SIZE]),
+	       p->cpu);
+}
+
+static void status__print_session(const struct kp_status_info *st, const struct kp_stats *cpus,
+				  unsigned int nr_cpus)
 {
 	const struct kp_stats *t = &st->stats;
 	char flags[128], size[32], rec[48];
@@ -155,6 +242,7 @@ static void status__print_session(const struct kp_status_info *st)
 		printf("balance:   %" PRIu64 " invocations = %" PRIu64 " aggregated + %" PRIu64
 		       " lost: %s\n", t->v[KP_STAT_INVOCATIONS], t->agg[KP_AGG_STAT_SAMPLES],
 		       kp_stats__agg_lost(t), kp_stats__agg_balanced(t) ? "ok" : "MISMATCH");
+		status__print_tables(cpus, nr_cpus);
 	}
 	if (st->has_maps)
 		printf("kept maps: %" PRIu64 " mappings of %" PRIu64 " gone processes, %" PRIu64
@@ -185,6 +273,7 @@ static void status__print_session(const struct kp_status_info *st)
  */
 static void status__print_cpus(const struct kp_stats *cpus, unsigned int nr, bool agg)
 {
+	bool use = agg && nr && cpus[0].has_agg_use;
 	unsigned int i, j;
 
 	printf("\n%4s", "cpu");
@@ -193,7 +282,10 @@ static void status__print_cpus(const struct kp_stats *cpus, unsigned int nr, boo
 	printf(" %8s", "balance");
 	for (j = 0; agg && j < KP_AGG_STATS_NR; j++)
 		printf(" %14s", kp_agg_stat__name(j));
-	printf("%s\n", agg ? " agg_balance" : "");
+	printf("%s", agg ? " agg_balance" : "");
+	for (j = 0; use && j < KP_AGG_USE_NR; j++)
+		printf(" %14s", kp_agg_use__name(j));
+	printf("\n");
 	for (i = 0; i < nr; i++) {
 		printf("%4u", cpus[i].cpu);
 		for (j = 0; j < KP_STATS_NR; j++)
@@ -203,6 +295,8 @@ static void status__print_cpus(const struct kp_stats *cpus, unsigned int nr, boo
 			printf(" %14" PRIu64, cpus[i].agg[j]);
 		if (agg)
 			printf(" %11s", kp_stats__agg_balanced(&cpus[i]) ? "ok" : "MISMATCH");
+		for (j = 0; use && j < KP_AGG_USE_NR; j++)
+			printf(" %14" PRIu64, cpus[i].agg_use[j]);
 		printf("\n");
 	}
 }
@@ -221,6 +315,8 @@ static void status__json_stats(struct json_writer *w, const char *key,
 		json__u64(w, kp_agg_stat__name(i), st->agg[i]);
 	if (st->has_agg)
 		json__bool(w, "agg_balanced", kp_stats__agg_balanced(st));
+	for (i = 0; st->has_agg_use && i < KP_AGG_USE_NR; i++)
+		json__u64(w, kp_agg_use__name(i), st->agg_use[i]);
 	if (st->has_filtered)
 		json__u64(w, "filtered", st->filtered);
 	if (st->has_nested) {
@@ -263,6 +359,31 @@ static void status__json_sessions(struct json_writer *w, const struct kp_session
 	json__end_array(w);
 }
 
+/* The counting sessions (ABI 1.14), numbered apart from the table's. */
+static void status__json_counts(struct json_writer *w, const struct kp_status_info *st)
+{
+	char flags[128];
+	unsigned int i;
+
+	json__begin_array(w, "counting_sessions");
+	for (i = 0; i < st->nr_counts; i++) {
+		const struct kp_count_row *c = &st->counts[i];
+
+		json__begin_object(w, NULL);
+		json__u64(w, "id", c->id);
+		json__string(w, "state", kp_state__name(c->state) ? kp_state__name(c->state) : "unknown");
+		json__u64(w, "flags", c->flags);
+		json__string(w, "flag_names", kp_session_flags__format(c->flags, flags, sizeof(flags)));
+		json__u64(w, "owner_pid", c->owner_pid);
+		json__u64(w, "uid", c->uid);
+		json__u64(w, "nr_events", c->nr_events);
+		json__u64(w, "start_ns", c->start_ns);
+		json__u64(w, "memory", c->mem);
+		json__end_object(w);
+	}
+	json__end_array(w);
+}
+
 static int status__print_json(const struct kp_version_info *v,
 			      const struct kp_status_info *st, uint64_t now_ns,
 			      const struct kp_stats *cpus, unsigned int nr_cpus, bool verbose,
@@ -296,6 +417,7 @@ static int status__print_json(const struct kp_version_info *v,
 		json__u64(&w, "memory_budget", st->budget);
 	}
 	status__json_sessions(&w, rows, nr_rows);
+	status__json_counts(&w, st);
 	if (st->has_session) {
 		char flags[128];
 		unsigned int i;
@@ -379,7 +501,9 @@ int cmd_status(int argc, const char **argv)
 	if (kp_nl__status_sessions(nl, &st, rows, KP_STATUS_SESSIONS_MAX, &nr_rows, &err))
 		goto out_err;
 
-	if (verbose && st.has_session && kp_nl__stats(nl, &cpus, &nr_cpus, &err))
+	/* per CPU for -v, and for the fullest table of an aggregating session */
+	if ((verbose || (st.session_flags & KPROF_SESSION_F_AGGREGATE)) && st.has_session &&
+	    kp_nl__stats(nl, &cpus, &nr_cpus, &err))
 		goto out_err;
 
 	if (json) {
@@ -387,13 +511,13 @@ int cmd_status(int argc, const char **argv)
 				   (nr_rows < KP_STATUS_SESSIONS_MAX ? nr_rows : KP_STATUS_SESSIONS_MAX));
 	} else {
 		status__print_text(&ver, &st, kp_clock_ns());
-		status__print_session(&st);
+		status__print_session(&st, cpus, nr_cpus);
 		if (verbose && st.has_session)
 			status__print_cpus(cpus, nr_cpus,
 					   st.session_flags & KPROF_SESSION_F_AGGREGATE);
 		status__print_sessions(rows, nr_rows,
 				       nr_rows < KP_STATUS_SESSIONS_MAX ? nr_rows : KP_STATUS_SESSIONS_MAX,
-				       kp_clock_ns());
+				       &st, kp_clock_ns());
 	}
 	ret = KP_EXIT_OK;
 	goto out;

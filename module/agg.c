@@ -388,12 +388,16 @@ int kprof_agg_copy_frames(struct kprof_agg_cpu *t, u32 slot, u32 gen16, u64 *dst
 static void kprof_agg_reset_cpu(void *arg)
 {
 	struct kprof_agg_cpu *t = arg;
+	struct kprof_agg_usage u;
 
 	WRITE_ONCE(t->resetting, 1);
 	/* pairs with kprof_agg_add_time(): no add lands in what is cleared */
 	smp_mb();
 	while (atomic_read(&t->remote))
 		cpu_relax();
+	kprof_agg_usage(t, &u);
+	WRITE_ONCE(t->high, u.high);
+	WRITE_ONCE(t->pool_high, u.pool_high);
 	memset(t->entries, 0, array_size(t->nr_entries, sizeof(*t->entries)));
 	local_set(&t->pool_used, 0);
 	local_set(&t->used, 0);
@@ -430,4 +434,26 @@ void kprof_agg_reset(struct kprof_agg *agg)
 			kprof_agg_reset_cpu(t);
 	}
 	cpus_read_unlock();
+}
+
+/**
+ * kprof_agg_usage() - how full a table is, and the most it has been
+ * @t: the table
+ * @u: where to store it
+ *
+ * The high-water marks cover the table's whole life: a reset folds the
+ * occupancy it clears into them, so that intervals read and reset keep
+ * the most any of them needed.
+ *
+ * Context: any; the values are a racy snapshot of a running table.
+ */
+void kprof_agg_usage(struct kprof_agg_cpu *t, struct kprof_agg_usage *u)
+{
+	u->used = local_read(&t->used);
+	u->capacity = t->nr_entries;
+	/* a failed allocation still advanced @pool_used */
+	u->pool_used = min_t(unsigned long, local_read(&t->pool_used), t->pool_size);
+	u->pool_size = t->pool_size;
+	u->high = max_t(u64, READ_ONCE(t->high), u->used);
+	u->pool_high = max_t(u64, READ_ONCE(t->pool_high), u->pool_used);
 }

@@ -97,7 +97,10 @@ struct kprof_agg_entry {
  * @pool: frames of the entries
  * @pool_size: frames in @pool
  * @pool_used: frames handed out
+ * @pool_used: frames handed out (past @pool_size once an entry did not fit)
  * @used: entries in use
+ * @high: the most entries in use before a reset, since the table was made
+ * @pool_high: the most frames in use before a reset
  * @resetting: a reset is clearing this table
  * @gen: resets so far; an entry's slot is only meaningful within one
  * @remote: kprof_agg_add_time() calls in flight, which a reset waits for
@@ -109,9 +112,29 @@ struct kprof_agg_cpu {
 	u32 pool_size;
 	local_t pool_used;
 	local_t used;
+	u32 high;
+	u32 pool_high;
 	int resetting;
 	u32 gen;
 	atomic_t remote;
+};
+
+/**
+ * struct kprof_agg_usage - how full one CPU's table is and has been
+ * @used: entries in use
+ * @high: the most entries in use at once since the table was made
+ * @capacity: the table's entries
+ * @pool_used: frames (and key words) in use
+ * @pool_high: the most frames in use at once
+ * @pool_size: frames the pool has
+ */
+struct kprof_agg_usage {
+	u64 used;
+	u64 high;
+	u64 capacity;
+	u64 pool_used;
+	u64 pool_high;
+	u64 pool_size;
 };
 
 /**
@@ -156,6 +179,7 @@ bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns);
 int kprof_agg_copy_frames(struct kprof_agg_cpu *t, u32 slot, u32 gen16, u64 *dst, u32 room,
 			  u16 *nr_kernel, u16 *nr_user);
 void kprof_agg_reset(struct kprof_agg *agg);
+void kprof_agg_usage(struct kprof_agg_cpu *t, struct kprof_agg_usage *u);
 u64 kprof_agg_bytes(u32 nr_entries);
 
 /**

@@ -110,6 +110,7 @@ struct kprof_count_event {
  * @nr_pids: PIDs requested (per-task)
  * @owner_net: network namespace of the socket that started the session
  * @owner_portid: the netlink port of that socket
+ * @owner_pid: the process that started it
  * @start_ns: CLOCK_MONOTONIC at start
  * @stop_ns: CLOCK_MONOTONIC at stop; 0 while running
  * @nr_events: entries of @events
@@ -129,6 +130,7 @@ struct kprof_count_session {
 	unsigned int nr_pids;
 	struct net *owner_net;
 	u32 owner_portid;
+	u32 owner_pid;
 	u64 start_ns;
 	u64 stop_ns;
 	unsigned int nr_events;
@@ -479,6 +481,7 @@ int kprof_count_start(const struct kprof_count_request *req, u64 *id, u32 *error
 	s->nr_pids = req->nr_pids;
 	s->owner_net = req->owner_net;
 	s->owner_portid = req->owner_portid;
+	s->owner_pid = req->owner_pid;
 	if (req->cpus)
 		cpumask_copy(s->cpus, req->cpus);
 	s->nr_events = req->nr_events;
@@ -528,6 +531,47 @@ int kprof_count_start(const struct kprof_count_request *req, u64 *id, u32 *error
 out_free:
 	kprof_count_free(s);
 	return ret;
+}
+
+/**
+ * kprof_count_list() - the counting sessions, for STATUS
+ * @out: where to store them, oldest first
+ * @max: entries of @out
+ *
+ * Every user's sessions are listed, as the sampling sessions are: their
+ * counts stay with their owners.
+ *
+ * Context: process context; takes kprof_count_lock.
+ * Return: the sessions stored.
+ */
+unsigned int kprof_count_list(struct kprof_count_info *out, unsigned int max)
+{
+	struct kprof_count_session *s;
+	unsigned int n = 0, i;
+
+	mutex_lock(&kprof_count_lock);
+	list_for_each_entry(s, &kprof_count_sessions, node) {
+		struct kprof_count_info *ci = &out[n];
+
+		if (n == max)
+			break;
+		ci->id = s->id;
+		ci->state = s->running ? KPROF_STATE_RUNNING : KPROF_STATE_STOPPED;
+		ci->flags = s->flags;
+		ci->owner_pid = s->owner_pid;
+		ci->uid = from_kuid_munged(current_user_ns(), s->uid);
+		ci->start_ns = s->start_ns;
+		ci->nr_events = s->nr_events;
+		ci->mem = sizeof(*s);
+		for (i = 0; i < s->nr_events; i++)
+			if (s->events[i].ctrs)
+				ci->mem += (u64)s->pc.nr_slots * sizeof(struct kprof_count_ctr);
+		if (s->pc.events)
+			ci->mem += (u64)s->pc.nr_slots * s->pc.nr_events * sizeof(*s->pc.events);
+		n++;
+	}
+	mutex_unlock(&kprof_count_lock);
+	return n;
 }
 
 /* --- stop ------------------------------------------------------------------ */

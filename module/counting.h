@@ -42,6 +42,7 @@ struct kprof_count_event_request {
  * @pid_attrs: the attribute of each, for error messages
  * @owner_net: the network namespace of the socket that owns the session
  * @owner_portid: its netlink port
+ * @owner_pid: the process that asked (its tgid), for STATUS
  * @nr_events: entries of @events
  * @events: the events
  */
@@ -54,8 +55,31 @@ struct kprof_count_request {
 	const struct nlattr *pid_attrs[KPROF_MAX_PIDS];
 	struct net *owner_net;
 	u32 owner_portid;
+	u32 owner_pid;
 	unsigned int nr_events;
 	struct kprof_count_event_request events[KPROF_MAX_EVENTS];
+};
+
+/**
+ * struct kprof_count_info - one counting session, as STATUS lists it
+ * @id: its id (the counting sessions' own numbering)
+ * @state: KPROF_STATE_RUNNING or KPROF_STATE_STOPPED (held for its reads)
+ * @flags: KPROF_SESSION_F_SYSTEM_WIDE, _F_INHERIT, _F_THREADS
+ * @owner_pid: the process that started it; it ends with that socket
+ * @uid: the user that started it, in the reader's user namespace
+ * @start_ns: CLOCK_MONOTONIC at its start
+ * @nr_events: its events
+ * @mem: what kprof allocated for it, in bytes (the perf counters apart)
+ */
+struct kprof_count_info {
+	u64 id;
+	u32 state;
+	u32 flags;
+	u32 owner_pid;
+	u32 uid;
+	u64 start_ns;
+	u32 nr_events;
+	u64 mem;
 };
 
 /**
@@ -103,6 +127,7 @@ struct kprof_count_snapshot {
 int kprof_count_start(const struct kprof_count_request *req, u64 *id, u32 *errors,
 		      struct netlink_ext_ack *extack);
 int kprof_count_stop(const u64 *id, u64 *stopped, struct netlink_ext_ack *extack);
+unsigned int kprof_count_list(struct kprof_count_info *out, unsigned int max);
 struct kprof_count_snapshot *kprof_count_read(const u64 *id, int *err);
 void kprof_count_refusal(struct netlink_ext_ack *extack, int err);
 void kprof_count_release(struct net *net, u32 portid);

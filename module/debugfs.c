@@ -101,8 +101,10 @@ static void kprof_stats_row(struct seq_file *m, const char *cpu,
 static void kprof_stats_agg_row(struct seq_file *m, const char *cpu,
 				const struct kprof_stats_snapshot *st)
 {
-	seq_printf(m, "agg %-5s %12llu %12llu %12llu %10llu %10llu\n", cpu, st->agg_samples,
-		   st->lost_agg_full, st->lost_agg_reset, st->agg_used, st->agg_capacity);
+	seq_printf(m, "agg %-5s %12llu %12llu %12llu %10llu %10llu %10llu %10llu %10llu %10llu\n",
+		   cpu, st->agg_samples, st->lost_agg_full, st->lost_agg_reset, st->agg_used,
+		   st->agg_high, st->agg_capacity, st->agg_pool_used, st->agg_pool_high,
+		   st->agg_pool_size);
 }
 
 /* The aggregation tables: counts, losses by cause, occupancy. */
@@ -114,8 +116,9 @@ static void kprof_stats_agg(struct seq_file *m, const struct kprof_session_info 
 	unsigned int cpu;
 	u64 id = 0;
 
-	seq_printf(m, "agg %-5s %12s %12s %12s %10s %10s\n", "cpu", "agg_samples",
-		   "lost_full", "lost_reset", "used", "capacity");
+	seq_printf(m, "agg %-5s %12s %12s %12s %10s %10s %10s %10s %10s %10s\n", "cpu",
+		   "agg_samples", "lost_full", "lost_reset", "used", "high", "capacity",
+		   "pool_used", "pool_high", "pool_size");
 	for_each_possible_cpu(cpu) {
 		id = si->id;
 		if (kprof_session_cpu_stats(&id, cpu, &st))

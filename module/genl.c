@@ -346,7 +346,14 @@ static int kprof_nl_put_stats(struct sk_buff *msg, const struct kprof_stats_snap
 	    kprof_nl_put_u64(msg, KPROF_STATS_A_LOST_RECURSION, st->lost_recursion,
 			     KPROF_STATS_A_PAD) ||
 	    kprof_nl_put_u64(msg, KPROF_STATS_A_NESTED, st->nested, KPROF_STATS_A_PAD) ||
-	    kprof_nl_put_u64(msg, KPROF_STATS_A_LOST_COST, st->lost_cost, KPROF_STATS_A_PAD)) {
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_LOST_COST, st->lost_cost, KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_AGG_HIGH, st->agg_high, KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_AGG_POOL_USED, st->agg_pool_used,
+			     KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_AGG_POOL_HIGH, st->agg_pool_high,
+			     KPROF_STATS_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_STATS_A_AGG_POOL_SIZE, st->agg_pool_size,
+			     KPROF_STATS_A_PAD)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -1059,6 +1066,33 @@ static int kprof_nl_put_session(struct sk_buff *msg, const struct kprof_session_
 	return 0;
 }
 
+/* One KPROF_A_COUNT_SESSION nest of STATUS (1.14). */
+static int kprof_nl_put_count_session(struct sk_buff *msg, const struct kprof_count_info *ci)
+{
+	struct nlattr *nest = nla_nest_start(msg, KPROF_A_COUNT_SESSION);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (kprof_nl_put_u64(msg, KPROF_A_SESSION_ID, ci->id, KPROF_A_PAD) ||
+	    nla_put_u32(msg, KPROF_A_STATUS_STATE, ci->state) ||
+	    nla_put_u32(msg, KPROF_A_SESSION_FLAGS, ci->flags) ||
+	    nla_put_u32(msg, KPROF_A_SESSION_OWNER_PID, ci->owner_pid) ||
+	    nla_put_u32(msg, KPROF_A_SESSION_UID, ci->uid) ||
+	    kprof_nl_put_u64(msg, KPROF_A_SESSION_START_NS, ci->start_ns, KPROF_A_PAD) ||
+	    nla_put_u32(msg, KPROF_A_SESSION_NR_EVENTS, ci->nr_events) ||
+	    kprof_nl_put_u64(msg, KPROF_A_SESSION_MEMORY, ci->mem, KPROF_A_PAD)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* The counting sessions STATUS lists: all there can be. */
+#define KPROF_NL_STATUS_COUNTS		16
+/* A generous bound on one KPROF_A_COUNT_SESSION nest's size. */
+#define KPROF_NL_COUNT_NEST_SIZE	128
+
 /* The sessions STATUS lists, and the most it lists. */
 #define KPROF_NL_STATUS_SESSIONS	256
 /* A generous bound on one KPROF_A_SESSION nest's size. */
@@ -1067,14 +1101,16 @@ static int kprof_nl_put_session(struct sk_buff *msg, const struct kprof_session_
 /*
  * The module, the session the request names (its id, else the default one)
  * in top-level attributes as before 1.10, then (1.10) one KPROF_A_SESSION
- * nest per session on the table, oldest first.
+ * nest per session on the table, oldest first, then (1.14) one
+ * KPROF_A_COUNT_SESSION per counting session.
  */
 static int kprof_nl_status_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct kprof_count_info *ci = NULL;
 	struct kprof_session_info *si;
 	struct kprof_status st;
 	struct sk_buff *msg;
-	unsigned int i, n;
+	unsigned int i, n, nc;
 	u64 *ids, id = 0;
 	int ret = -ENOMEM;
 	void *hdr;
@@ -1087,14 +1123,16 @@ static int kprof_nl_status_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	si = kzalloc(sizeof(*si), KPROF_GFP);
 	ids = kcalloc(KPROF_NL_STATUS_SESSIONS, sizeof(*ids), KPROF_GFP);
-	if (!si || !ids)
+	ci = kcalloc(KPROF_NL_STATUS_COUNTS, sizeof(*ci), KPROF_GFP);
+	if (!si || !ids || !ci)
 		goto out_free;
 	kprof_status_read(&st);
 	n = min_t(unsigned int, kprof_session_ids(ids, KPROF_NL_STATUS_SESSIONS),
 		  KPROF_NL_STATUS_SESSIONS);
+	nc = kprof_count_list(ci, KPROF_NL_STATUS_COUNTS);
 
-	msg = kprof_nl_reply_new_size(info, NLMSG_DEFAULT_SIZE + n * KPROF_NL_SESSION_NEST_SIZE,
-				      &hdr);
+	msg = kprof_nl_reply_new_size(info, NLMSG_DEFAULT_SIZE + n * KPROF_NL_SESSION_NEST_SIZE +
+				      nc * KPROF_NL_COUNT_NEST_SIZE, &hdr);
 	if (!msg)
 		goto out_free;
 	ret = -EMSGSIZE;
@@ -1122,6 +1160,9 @@ static int kprof_nl_status_doit(struct sk_buff *skb, struct genl_info *info)
 	for (i = 0; i < n; i++)
 		if (kprof_session_info(ids[i], si) && kprof_nl_put_session(msg, si))
 			goto out_cancel;
+	for (i = 0; i < nc; i++)
+		if (kprof_nl_put_count_session(msg, &ci[i]))
+			goto out_cancel;
 
 	genlmsg_end(msg, hdr);
 	ret = genlmsg_reply(msg, info);
@@ -1131,6 +1172,7 @@ out_cancel:
 	genlmsg_cancel(msg, hdr);
 	nlmsg_free(msg);
 out_free:
+	kfree(ci);
 	kfree(ids);
 	kfree(si);
 	return ret;
@@ -1554,6 +1596,7 @@ static int kprof_nl_count_start_doit(struct sk_buff *skb, struct genl_info *info
 	}
 	req->owner_net = genl_info_net(info);
 	req->owner_portid = info->snd_portid;
+	req->owner_pid = task_tgid_nr(current);
 	ret = kprof_count_start(req, &id, errors, info->extack);
 	if (ret)
 		goto out_free;

@@ -595,6 +595,10 @@ void kprof_ring_stats(struct kprof_ring *ring, struct kprof_stats_snapshot *st)
 			st->wait[k][i] = local64_read(&c->wait[k][i]);
 	st->agg_used = 0;
 	st->agg_capacity = 0;
+	st->agg_high = 0;
+	st->agg_pool_used = 0;
+	st->agg_pool_high = 0;
+	st->agg_pool_size = 0;
 }
 
 /**
@@ -626,6 +630,10 @@ void kprof_stats_add(struct kprof_stats_snapshot *sum, const struct kprof_stats_
 	sum->lost_agg_reset += one->lost_agg_reset;
 	sum->agg_used += one->agg_used;
 	sum->agg_capacity += one->agg_capacity;
+	sum->agg_high += one->agg_high;
+	sum->agg_pool_used += one->agg_pool_used;
+	sum->agg_pool_high += one->agg_pool_high;
+	sum->agg_pool_size += one->agg_pool_size;
 	sum->filtered += one->filtered;
 	sum->lost_recursion += one->lost_recursion;
 	sum->nested += one->nested;

@@ -97,6 +97,10 @@ struct kprof_cpu_stats {
  * @lost_agg_reset: lost[KPROF_LOST_AGG_RESET]: the table was being reset
  * @agg_used: aggregation entries in use on the CPU
  * @agg_capacity: aggregation entries the CPU's table has
+ * @agg_high: the most aggregation entries in use at once
+ * @agg_pool_used: frames of the table's pool in use
+ * @agg_pool_high: the most frames of the pool in use at once
+ * @agg_pool_size: frames the pool has
  * @filtered: as struct kprof_cpu_stats
  * @lost_recursion: lost[KPROF_LOST_RECURSION]
  * @nested: as struct kprof_cpu_stats
@@ -122,6 +126,10 @@ struct kprof_stats_snapshot {
 	u64 lost_agg_reset;
 	u64 agg_used;
 	u64 agg_capacity;
+	u64 agg_high;
+	u64 agg_pool_used;
+	u64 agg_pool_high;
+	u64 agg_pool_size;
 	u64 filtered;
 	u64 lost_recursion;
 	u64 nested;

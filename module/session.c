@@ -225,7 +225,7 @@ MODULE_PARM_DESC(max_sessions,
 static unsigned int max_memory_mb;
 module_param(max_memory_mb, uint, 0644);
 MODULE_PARM_DESC(max_memory_mb,
-		 "memory all sessions together may take, in MiB (0, the default: a quarter of RAM)");
+		 "memory all sessions together may take, in MiB (0, the default: a sixteenth of RAM)");
 
 /* The refusal of a start, or of a CPU coming up, over the budget. */
 #define KPROF_MSG_OVER_BUDGET \
@@ -260,7 +260,7 @@ static u64 kprof_sessions_budget(void)
 {
 	unsigned int mb = READ_ONCE(max_memory_mb);
 
-	return mb ? (u64)mb << 20 : (u64)totalram_pages() * PAGE_SIZE / 4;
+	return mb ? (u64)mb << 20 : (u64)totalram_pages() * PAGE_SIZE / 16;
 }
 
 /*
@@ -1189,11 +1189,17 @@ static void kprof_session_cpu_stats_locked(struct kprof_session *s, unsigned int
 					   struct kprof_stats_snapshot *st)
 {
 	struct kprof_agg_cpu *t = s->agg ? kprof_agg_cpu_of(s->agg, cpu) : NULL;
+	struct kprof_agg_usage u;
 
 	kprof_ring_stats(kprof_ring_of(s->bufs, cpu), st);
 	if (t) {
-		st->agg_used = local_read(&t->used);
-		st->agg_capacity = t->nr_entries;
+		kprof_agg_usage(t, &u);
+		st->agg_used = u.used;
+		st->agg_capacity = u.capacity;
+		st->agg_high = u.high;
+		st->agg_pool_used = u.pool_used;
+		st->agg_pool_high = u.pool_high;
+		st->agg_pool_size = u.pool_size;
 	}
 }
 

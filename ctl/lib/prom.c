@@ -178,6 +178,15 @@ void kp_prom__health(FILE *fp, const struct kp_version_info *v, const struct kp_
 		prom__one(fp, "kprof_table_capacity", "gauge", "Aggregation table entries.",
 			  t->agg[KP_AGG_STAT_CAPACITY]);
 	}
+	if (t->has_agg_use) {
+		prom__one(fp, "kprof_table_entries_high", "gauge",
+			  "The most aggregation table entries each CPU had in use at once, summed.",
+			  t->agg_use[KP_AGG_USE_HIGH]);
+		prom__one(fp, "kprof_table_pool_frames", "gauge",
+			  "Frames of the tables' pools in use.", t->agg_use[KP_AGG_USE_POOL_USED]);
+		prom__one(fp, "kprof_table_pool_capacity", "gauge",
+			  "Frames the tables' pools have.", t->agg_use[KP_AGG_USE_POOL_SIZE]);
+	}
 	if (t->has_offcpu || t->has_lock || t->has_waker) {
 		kp_prom__family(fp, "kprof_waits_total", "counter",
 				"Off-CPU blocks, lock waits and wakers, by outcome (begun = the others once stopped).");

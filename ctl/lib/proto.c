@@ -60,6 +60,7 @@ static const char * const kp_attr_names[KPROF_A_MAX + 1] = {
 	[KPROF_A_STATUS_BUDGET]		= "KPROF_A_STATUS_BUDGET",
 	[KPROF_A_SESSION_CPUS_SKIPPED]	= "KPROF_A_SESSION_CPUS_SKIPPED",
 	[KPROF_A_SESSION_LOST_NO_RING]	= "KPROF_A_SESSION_LOST_NO_RING",
+	[KPROF_A_COUNT_SESSION]		= "KPROF_A_COUNT_SESSION",
 };
 
 static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
@@ -100,13 +101,18 @@ static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_LOCK_LOST]	= "KPROF_STATS_A_LOCK_LOST",
 	[KPROF_STATS_A_LOCK_LOST_FULL]	= "KPROF_STATS_A_LOCK_LOST_FULL",
 	[KPROF_STATS_A_LOCK_LOST_RESET]	= "KPROF_STATS_A_LOCK_LOST_RESET",
-	[KPROF_STATS_A_LOCK_OPEN]	= "KPROF_STATS_A_LOCK_OPEN",	[KPROF_STATS_A_WAKER_WAKES]	= "KPROF_STATS_A_WAKER_WAKES",
+	[KPROF_STATS_A_LOCK_OPEN]	= "KPROF_STATS_A_LOCK_OPEN",
+	[KPROF_STATS_A_WAKER_WAKES]	= "KPROF_STATS_A_WAKER_WAKES",
 	[KPROF_STATS_A_WAKER_DONE]	= "KPROF_STATS_A_WAKER_DONE",
 	[KPROF_STATS_A_WAKER_FILTERED] = "KPROF_STATS_A_WAKER_FILTERED",
 	[KPROF_STATS_A_WAKER_LOST]	= "KPROF_STATS_A_WAKER_LOST",
 	[KPROF_STATS_A_WAKER_LOST_FULL] = "KPROF_STATS_A_WAKER_LOST_FULL",
 	[KPROF_STATS_A_WAKER_LOST_RESET] = "KPROF_STATS_A_WAKER_LOST_RESET",
 	[KPROF_STATS_A_WAKER_OPEN]	= "KPROF_STATS_A_WAKER_OPEN",
+	[KPROF_STATS_A_AGG_HIGH]	= "KPROF_STATS_A_AGG_HIGH",
+	[KPROF_STATS_A_AGG_POOL_USED]	= "KPROF_STATS_A_AGG_POOL_USED",
+	[KPROF_STATS_A_AGG_POOL_HIGH]	= "KPROF_STATS_A_AGG_POOL_HIGH",
+	[KPROF_STATS_A_AGG_POOL_SIZE]	= "KPROF_STATS_A_AGG_POOL_SIZE",
 };
 
 static const char * const kp_stat_names[KP_STATS_NR] = {
@@ -141,6 +147,18 @@ static const char * const kp_agg_stat_names[KP_AGG_STATS_NR] = {
 const char *kp_agg_stat__name(unsigned int i)
 {
 	return i < KP_AGG_STATS_NR ? kp_agg_stat_names[i] : "unknown";
+}
+
+static const char * const kp_agg_use_names[KP_AGG_USE_NR] = {
+	[KP_AGG_USE_HIGH]		= "agg_high",
+	[KP_AGG_USE_POOL_USED]		= "agg_pool_used",
+	[KP_AGG_USE_POOL_HIGH]		= "agg_pool_high",
+	[KP_AGG_USE_POOL_SIZE]		= "agg_pool_size",
+};
+
+const char *kp_agg_use__name(unsigned int i)
+{
+	return i < KP_AGG_USE_NR ? kp_agg_use_names[i] : "unknown";
 }
 
 /*
@@ -186,6 +204,7 @@ static const struct nla_policy kp_reply_policy[KPROF_A_MAX + 1] = {
 	[KPROF_A_STATUS_BUDGET]		= { .type = NLA_U64 },
 	[KPROF_A_SESSION_CPUS_SKIPPED]	= { .type = NLA_U32 },
 	[KPROF_A_SESSION_LOST_NO_RING]	= { .type = NLA_U64 },
+	[KPROF_A_COUNT_SESSION]		= { .type = NLA_NESTED },
 };
 
 /* Every KPROF_STATS_A_* counter is a u64; CPU a u32. */
@@ -227,13 +246,18 @@ static const struct nla_policy kp_stats_policy[KPROF_STATS_A_MAX + 1] = {
 	[KPROF_STATS_A_LOCK_LOST]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_LOCK_LOST_FULL]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_LOCK_LOST_RESET]	= { .type = NLA_U64 },
-	[KPROF_STATS_A_LOCK_OPEN]	= { .type = NLA_U64 },	[KPROF_STATS_A_WAKER_WAKES]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_LOCK_OPEN]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_WAKER_WAKES]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_WAKER_DONE]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_WAKER_FILTERED] = { .type = NLA_U64 },
 	[KPROF_STATS_A_WAKER_LOST]	= { .type = NLA_U64 },
 	[KPROF_STATS_A_WAKER_LOST_FULL] = { .type = NLA_U64 },
 	[KPROF_STATS_A_WAKER_LOST_RESET] = { .type = NLA_U64 },
 	[KPROF_STATS_A_WAKER_OPEN]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_AGG_HIGH]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_AGG_POOL_USED]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_AGG_POOL_HIGH]	= { .type = NLA_U64 },
+	[KPROF_STATS_A_AGG_POOL_SIZE]	= { .type = NLA_U64 },
 };
 
 const char *kp_fmt_lost_tail(uint64_t recursion, uint64_t cost, char *buf, size_t len)
@@ -350,13 +374,13 @@ static int kp_reply__parse(const struct nlmsghdr *nlh, uint8_t cmd,
 			       required, err);
 }
 
-/* One kind of wait's KP_OFFCPU_STATS_NR counters from @first on: all there, or false. */
-static bool kp_stats__waits(struct nlattr **tb, int first, uint64_t *v)
+/* @nr counters from attribute @first on: all there, or false. */
+static bool kp_stats__all(struct nlattr **tb, int first, int nr, uint64_t *v)
 {
 	bool all = true;
 	int i;
 
-	for (i = 0; i < KP_OFFCPU_STATS_NR; i++) {
+	for (i = 0; i < nr; i++) {
 		if (tb[first + i])
 			v[i] = nla_get_u64(tb[first + i]);
 		else
@@ -414,9 +438,14 @@ static int kp_stats__parse_nest(struct nlattr *nest, struct kp_stats *st,
 	if (tb[KPROF_STATS_A_LOST_COST])
 		st->lost_cost = nla_get_u64(tb[KPROF_STATS_A_LOST_COST]);
 	/* the waits' counters, each kind all or none: ABI 1.5, 1.6, 1.7 */
-	st->has_offcpu = kp_stats__waits(tb, KPROF_STATS_A_OFFCPU_BLOCKS, st->offcpu);
-	st->has_lock = kp_stats__waits(tb, KPROF_STATS_A_LOCK_WAITS, st->lock);
-	st->has_waker = kp_stats__waits(tb, KPROF_STATS_A_WAKER_WAKES, st->waker);
+	st->has_offcpu = kp_stats__all(tb, KPROF_STATS_A_OFFCPU_BLOCKS, KP_OFFCPU_STATS_NR,
+				       st->offcpu);
+	st->has_lock = kp_stats__all(tb, KPROF_STATS_A_LOCK_WAITS, KP_OFFCPU_STATS_NR, st->lock);
+	st->has_waker = kp_stats__all(tb, KPROF_STATS_A_WAKER_WAKES, KP_OFFCPU_STATS_NR,
+				      st->waker);
+	/* ABI 1.14: the tables' high-water marks and pools */
+	st->has_agg_use = st->has_agg &&
+			  kp_stats__all(tb, KPROF_STATS_A_AGG_HIGH, KP_AGG_USE_NR, st->agg_use);
 	st->has_nested = tb[KPROF_STATS_A_NESTED];
 	if (st->has_nested)
 		st->nested = nla_get_u64(tb[KPROF_STATS_A_NESTED]);
@@ -500,6 +529,45 @@ static int kp_maps__parse_nest(struct nlattr *nest, struct kp_maps_stats *m, str
 	return 0;
 }
 
+static int kp_session_row__parse(struct nlattr *nest, struct kp_session_row *r,
+				 struct kp_err *err);
+
+/* One KPROF_A_COUNT_SESSION nest (ABI 1.14): a session nest without stats. */
+static int kp_count_row__parse(struct nlattr *nest, struct kp_count_row *c, struct kp_err *err)
+{
+	struct kp_session_row r;
+	int ret;
+
+	ret = kp_session_row__parse(nest, &r, err);
+	if (ret)
+		return ret;
+	*c = (struct kp_count_row){
+		.id = r.id, .state = r.state, .flags = r.flags, .owner_pid = r.owner_pid,
+		.uid = r.uid, .start_ns = r.start_ns, .nr_events = r.nr_events, .mem = r.mem,
+	};
+	return 0;
+}
+
+/* The counting sessions of a STATUS reply, at most KP_COUNT_SESSIONS_MAX. */
+static int kp_status__parse_counts(const struct nlmsghdr *nlh, struct kp_status_info *st,
+				   struct kp_err *err)
+{
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+	struct nlattr *nla;
+	int rem, ret;
+
+	nla_for_each_attr(nla, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
+		if (nla_type(nla) != KPROF_A_COUNT_SESSION ||
+		    st->nr_counts == KP_COUNT_SESSIONS_MAX)
+			continue;
+		ret = kp_count_row__parse(nla, &st->counts[st->nr_counts], err);
+		if (ret)
+			return ret;
+		st->nr_counts++;
+	}
+	return 0;
+}
+
 int kp_status__parse(const struct nlmsghdr *nlh, struct kp_status_info *st,
 		     struct kp_err *err)
 {
@@ -512,6 +580,10 @@ int kp_status__parse(const struct nlmsghdr *nlh, struct kp_status_info *st,
 	int ret;
 
 	ret = kp_reply__parse(nlh, KPROF_CMD_STATUS, tb, required, err);
+	if (ret)
+		return ret;
+	st->nr_counts = 0;
+	ret = kp_status__parse_counts(nlh, st, err);
 	if (ret)
 		return ret;
 	st->state = nla_get_u32(tb[KPROF_A_STATUS_STATE]);
@@ -901,21 +973,42 @@ unsigned int kp_session_rows__list(const struct kp_session_row *rows, unsigned i
 	return n;
 }
 
-/* The start was refused at the module's limit (ENOSPC): say who holds what. */
+/*
+ * The start was refused at the module's limit (ENOSPC): its number of
+ * sessions, or (the extack names it) the memory budget.  Say who holds
+ * what, with the memory each takes against the budget in the latter case.
+ */
 static void kp_start__name_sessions(struct kp_nl *nl, struct kp_err *err)
 {
 	struct kp_session_row rows[16];
-	char list[KP_ERR_MSG_MAX - 128];
+	char list[KP_ERR_MSG_MAX - 192];
+	struct kp_status_info st;
 	struct kp_err list_err;
-	unsigned int nr;
+	unsigned int nr, i;
+	size_t pos = 0;
 
-	if (kp_nl__sessions(nl, rows, KP_ARRAY_SIZE(rows), &nr, &list_err) || !nr)
+	if (!strstr(err->extack, "budget")) {
+		if (kp_nl__sessions(nl, rows, KP_ARRAY_SIZE(rows), &nr, &list_err) || !nr)
+			return;
+		kp_session_rows__list(rows, nr < KP_ARRAY_SIZE(rows) ? nr : KP_ARRAY_SIZE(rows),
+				      false, false, list, sizeof(list));
+		kp_err__set(err, ENOSPC,
+			    "kprof.ko holds as many sessions as its max_sessions parameter allows (%u): %s%s; stop one with 'kprofctl stop --id N'",
+			    nr, list, nr > KP_ARRAY_SIZE(rows) ? ", ..." : "");
 		return;
-	kp_session_rows__list(rows, nr < KP_ARRAY_SIZE(rows) ? nr : KP_ARRAY_SIZE(rows), false,
-			      false, list, sizeof(list));
+	}
+	if (kp_nl__status_sessions(nl, &st, rows, KP_ARRAY_SIZE(rows), &nr, &list_err) ||
+	    !st.has_budget)
+		return;
+	list[0] = '\0';
+	for (i = 0; i < nr && i < KP_ARRAY_SIZE(rows) && pos < sizeof(list); i++)
+		pos += snprintf(list + pos, sizeof(list) - pos, "%s%" PRIu64 " (%s, %.1f MiB)",
+				i ? ", " : "", rows[i].id, kp_state__name(rows[i].state),
+				rows[i].mem / 1048576.0);
 	kp_err__set(err, ENOSPC,
-		    "kprof.ko holds as many sessions as its max_sessions parameter allows (%u): %s%s; stop one with 'kprofctl stop --id N'",
-		    nr, list, nr > KP_ARRAY_SIZE(rows) ? ", ..." : "");
+		    "the session would take kprof.ko's sessions over their memory budget (%.1f of %.1f MiB in use, module parameter max_memory_mb): %s%s; stop one with 'kprofctl stop --id N', or ask for less (-m, --agg-entries, -C)",
+		    st.mem / 1048576.0, st.budget / 1048576.0, nr ? list : "no session",
+		    nr > KP_ARRAY_SIZE(rows) ? ", ..." : "");
 }
 
 /*

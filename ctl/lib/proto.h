@@ -67,6 +67,20 @@ enum kp_agg_stat {
 _Static_assert(KPROF_STATS_A_AGG_SAMPLES + KP_AGG_STATS_NR - 1 == KPROF_STATS_A_AGG_CAPACITY,
 	       "enum kp_agg_stat does not match the KPROF_STATS_A_AGG_* attributes");
 
+/*
+ * How full the tables have been (ABI 1.14): agg_use[i] is attribute
+ * KPROF_STATS_A_AGG_HIGH + i; all or none, with the aggregation counters.
+ */
+enum kp_agg_use {
+	KP_AGG_USE_HIGH,
+	KP_AGG_USE_POOL_USED,
+	KP_AGG_USE_POOL_HIGH,
+	KP_AGG_USE_POOL_SIZE,
+	KP_AGG_USE_NR
+};
+_Static_assert(KPROF_STATS_A_AGG_HIGH + KP_AGG_USE_NR - 1 == KPROF_STATS_A_AGG_POOL_SIZE,
+	       "enum kp_agg_use does not match the KPROF_STATS_A_AGG_* attributes of ABI 1.14");
+
 /* The off-CPU counters (ABI 1.5): offcpu[i] is KPROF_STATS_A_OFFCPU_BLOCKS + i. */
 enum kp_offcpu_stat {
 	KP_OFFCPU_STAT_BLOCKS,
@@ -87,6 +101,8 @@ struct kp_stats {
 	uint64_t	v[KP_STATS_NR];
 	bool		has_agg;		/* agg[] came with the reply */
 	uint64_t	agg[KP_AGG_STATS_NR];
+	bool		has_agg_use;		/* agg_use[] came with it (ABI 1.14) */
+	uint64_t	agg_use[KP_AGG_USE_NR];
 	bool		has_filtered;		/* filtered came with the reply */
 	uint64_t	filtered;		/* tracepoint hits a filter dropped */
 	uint64_t	lost_recursion;		/* hits inside kprof's sampling path (ABI 1.1) */
@@ -147,6 +163,9 @@ static inline bool kp_stats__balanced(const struct kp_stats *st)
 /* "agg_samples", "lost_agg_full", ... */
 const char *kp_agg_stat__name(unsigned int i);
 
+/* "agg_high", "agg_pool_used", ... */
+const char *kp_agg_use__name(unsigned int i);
+
 /* Samples the tables lost: lost_agg_full + lost_agg_reset + lost_recursion + lost_cost. */
 static inline uint64_t kp_stats__agg_lost(const struct kp_stats *st)
 {
@@ -170,6 +189,21 @@ struct kp_maps_stats {
 };
 
 /* KPROF_CMD_STATUS reply */
+/* One counting session of STATUS (ABI 1.14): kprofctl stat's. */
+struct kp_count_row {
+	uint64_t	id;			/* counting sessions' own numbering */
+	uint32_t	state;			/* running, or stopped and held */
+	uint32_t	flags;			/* KPROF_SESSION_F_* */
+	uint32_t	owner_pid;
+	uint32_t	uid;
+	uint64_t	start_ns;		/* CLOCK_MONOTONIC */
+	uint32_t	nr_events;
+	uint64_t	mem;			/* bytes kprof allocated for it */
+};
+
+/* The most counting sessions kprof.ko holds. */
+#define KP_COUNT_SESSIONS_MAX	16
+
 struct kp_status_info {
 	uint32_t	state;			/* enum kprof_state */
 	uint32_t	nr_cpus;
@@ -192,6 +226,8 @@ struct kp_status_info {
 	struct kp_stats	stats;			/* totals */
 	bool		has_maps;		/* an aggregating session (ABI 1.2) */
 	struct kp_maps_stats maps;
+	unsigned int	nr_counts;		/* counting sessions (ABI 1.14) */
+	struct kp_count_row counts[KP_COUNT_SESSIONS_MAX];
 };
 
 /* The most sessions kprof.ko lists (its max_sessions at most). */

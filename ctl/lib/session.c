@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "record.h"
 #include "session.h"
 #include "sys.h"
 #include "util.h"
@@ -492,6 +493,67 @@ static int add_offcpu(struct kp_session *s, const struct kp_session_opts *o, str
 	return 0;
 }
 
+/*
+ * The default stream buffer per CPU holds KP_RING_MS of the session's
+ * samples at their highest rate, each with a call chain of KP_RING_FRAMES
+ * kernel and KP_RING_FRAMES user frames (where the session walks them):
+ * deeper than the typical -g sample, whose average the memory test
+ * measures.  Events without a known rate (sampled at every hit, or every
+ * -c events) keep KPROF_DEFAULT_BUFFER_SIZE; the off-CPU and lock events
+ * write nothing there.
+ */
+#define KP_RING_MS	500
+#define KP_RING_FRAMES	32
+#define KP_RING_MIN	(256U << 10)
+
+/*
+ * The samples per second and CPU @ev writes into the ring at -F @freq: @freq
+ * for an event the perf core samples in frequency mode, 0 for the off-CPU
+ * and lock events (they count in the tables and write no record), -1 when
+ * the rate is not known (every hit of a tracepoint or probe).
+ */
+static int64_t ring_rate(const struct kp_event *ev, uint32_t freq)
+{
+	switch (ev->type) {
+	case PERF_TYPE_HARDWARE:
+	case PERF_TYPE_SOFTWARE:
+	case PERF_TYPE_HW_CACHE:
+	case PERF_TYPE_RAW:
+		return freq;
+	case KPROF_TYPE_OFFCPU:
+	case KPROF_TYPE_LOCK:
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+uint32_t kp_session__default_buffer(const struct kp_session *s)
+{
+	uint64_t rate = 0, sample = sizeof(struct kp_rec_sample), bytes;
+	uint32_t frames = s->stack_depth < KP_RING_FRAMES ? s->stack_depth : KP_RING_FRAMES;
+	uint32_t size = KP_RING_MIN;
+	unsigned int i;
+
+	if (!s->freq)
+		return KPROF_DEFAULT_BUFFER_SIZE;
+	for (i = 0; i < s->nr_events; i++) {
+		int64_t r = ring_rate(&s->events[i], s->freq);
+
+		if (r < 0)
+			return KPROF_DEFAULT_BUFFER_SIZE;
+		rate += r;
+	}
+	if (s->flags & KPROF_SESSION_F_KERNEL_STACK)
+		sample += frames * sizeof(uint64_t);
+	if (s->flags & KPROF_SESSION_F_USER_STACK)
+		sample += frames * sizeof(uint64_t);
+	bytes = rate * sample * KP_RING_MS / 1000;
+	while (size < bytes && size < KPROF_MAX_BUFFER_SIZE)
+		size <<= 1;
+	return size;
+}
+
 int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
 			  const struct kp_session_opts *o, bool has_command,
 			  bool has_pmu, const char *cmd, struct kp_err *err)
@@ -657,6 +719,8 @@ int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
 	/* perf's -t does not follow children either (its no_inherit for --tid) */
 	if (*target != KP_TARGET_SYSTEM && !o->no_inherit && !o->nr_tid_args)
 		s->flags |= KPROF_SESSION_F_INHERIT;
+	if (!o->buffer_size && !o->mmap_pages)
+		s->buffer_size = kp_session__default_buffer(s);
 	/* Like perf's, the notice comes once the options are known to be good. */
 	if (notice[0])
 		kp_error(cmd, "%s", notice);

@@ -116,7 +116,7 @@ parse_opt_cb kp_session_opts__filter_cb;
 	OPT_BOOLEAN(0, "off-cpu", &(o)->off_cpu,				\
 		    "also the off-CPU time by stack, beside cpu-clock samples: where the wall-clock time went"), \
 	OPT_STRING(0, "buffer-size", &(o)->buffer_size, "size",		\
-		   "per-CPU buffer: power of two, 8K to 256M (default 4M)"),	\
+		   "per-CPU buffer: power of two, 8K to 256M (default: half a second of samples, at least 256K)"),	\
 	OPT_STRING('m', "mmap-pages", &(o)->mmap_pages, "pages",		\
 		   "per-CPU buffer in pages (a power of two) or a size with B/K/M/G, as perf's"), \
 	OPT_STRING(0, "stack-depth", &(o)->stack_depth, "n",			\
@@ -126,7 +126,7 @@ parse_opt_cb kp_session_opts__filter_cb;
 	OPT_STRING(0, "mode", &(o)->mode, "mode",				\
 		   "stream (into the file), aggregate (stack counts in the kernel) or both"), \
 	OPT_STRING(0, "agg-entries", &(o)->agg_entries, "n",			\
-		   "aggregation entries per CPU: power of two, 64 to 4M (default 16K), 256 bytes each"), \
+		   "aggregation entries per CPU: power of two, 64 to 4M (default 8K: 4096 stacks), 256 bytes each"), \
 	OPT_INCR('v', "verbose", &(o)->verbose, "show progress and details")
 
 /* Does @s have an off-CPU event (--off-cpu)? */
@@ -138,6 +138,15 @@ enum kp_target {
 	KP_TARGET_PIDS,		/* -p, or -t with KPROF_SESSION_F_THREADS */
 	KP_TARGET_COMMAND,	/* the command to run, with F_INHERIT */
 };
+
+/*
+ * The stream buffer per CPU @s gets without -m or --buffer-size: half a
+ * second of its samples at their -F rate with 32 + 32 frames of call
+ * chain, a power of two from 256 KiB (the off-CPU and lock events write
+ * nothing there); KPROF_DEFAULT_BUFFER_SIZE when an event's rate is not
+ * known (every hit, -c).  Events, rate, depth and flags must be set.
+ */
+uint32_t kp_session__default_buffer(const struct kp_session *s);
 
 /*
  * Validate @o and fill @s (everything but the command's PID).  The mode:

@@ -82,6 +82,17 @@ int kp_sys__possible_cpus(unsigned int *nr, char *text, size_t len)
 	return 0;
 }
 
+int kp_sys__online_cpus(struct kp_cpumap *map)
+{
+	char text[4096];
+	int ret;
+
+	ret = kp_read_file("/sys/devices/system/cpu/online", text, sizeof(text));
+	if (ret < 0)
+		return ret;
+	return kp_cpumap__parse(map, text, KP_CPUMAP_MAX_CPUS, NULL) ? -EINVAL : 0;
+}
+
 bool kp_sys__pid_exists(uint32_t pid)
 {
 	char path[4096];

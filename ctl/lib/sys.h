@@ -35,6 +35,11 @@ int kp_sys__max_sample_rate(unsigned int *rate);
  */
 int kp_sys__possible_cpus(unsigned int *nr, char *text, size_t len);
 
+struct kp_cpumap;
+
+/* Online CPUs: /sys/devices/system/cpu/online.  0 or a negative errno. */
+int kp_sys__online_cpus(struct kp_cpumap *map);
+
 /* Does process @pid exist (kp_sysroot/proc/PID)? */
 bool kp_sys__pid_exists(uint32_t pid);
 

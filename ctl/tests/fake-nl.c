@@ -212,6 +212,13 @@ static void fake_put_stats(struct nl_msg *msg, const struct kp_stats *st)
 		if (nla_put_u64(msg, KPROF_STATS_A_AGG_SAMPLES + i, st->agg[i]) < 0)
 			abort();
 	}
+	for (i = 0; st->has_agg_use && i < KP_AGG_USE_NR; i++) {	/* ABI 1.14 */
+		if ((nlmsg_hdr(msg)->nlmsg_len + NLA_HDRLEN) % 8 &&
+		    nla_put(msg, KPROF_STATS_A_PAD, 0, NULL) < 0)
+			abort();
+		if (nla_put_u64(msg, KPROF_STATS_A_AGG_HIGH + i, st->agg_use[i]) < 0)
+			abort();
+	}
 	if (st->has_filtered) {
 		if ((nlmsg_hdr(msg)->nlmsg_len + NLA_HDRLEN) % 8 &&
 		    nla_put(msg, KPROF_STATS_A_PAD, 0, NULL) < 0)
@@ -229,6 +236,19 @@ static void fake_put_stats(struct nl_msg *msg, const struct kp_stats *st)
 			abort();
 	}
 	nla_nest_end(msg, nest);
+}
+
+/* What a session nest and a counting session nest have in common. */
+static void fake_put_row(struct nl_msg *reply, const struct kp_count_row *c)
+{
+	fake_put_u64(reply, KPROF_A_SESSION_ID, c->id);
+	fake_put_u32(reply, KPROF_A_STATUS_STATE, c->state);
+	fake_put_u32(reply, KPROF_A_SESSION_FLAGS, c->flags);
+	fake_put_u32(reply, KPROF_A_SESSION_OWNER_PID, c->owner_pid);
+	fake_put_u32(reply, KPROF_A_SESSION_UID, c->uid);
+	fake_put_u64(reply, KPROF_A_SESSION_START_NS, c->start_ns);
+	fake_put_u32(reply, KPROF_A_SESSION_NR_EVENTS, c->nr_events);
+	fake_put_u64(reply, KPROF_A_SESSION_MEMORY, c->mem);
 }
 
 static int fake_status(struct nl_msg *reply, struct kp_err *err)
@@ -259,15 +279,16 @@ static int fake_status(struct nl_msg *reply, struct kp_err *err)
 		const struct kp_session_row *r = &fake.table[i];
 		struct nlattr *nest = nla_nest_start(reply, KPROF_A_SESSION);
 
-		fake_put_u64(reply, KPROF_A_SESSION_ID, r->id);
-		fake_put_u32(reply, KPROF_A_STATUS_STATE, r->state);
-		fake_put_u32(reply, KPROF_A_SESSION_FLAGS, r->flags);
-		fake_put_u32(reply, KPROF_A_SESSION_OWNER_PID, r->owner_pid);
-		fake_put_u32(reply, KPROF_A_SESSION_UID, r->uid);
-		fake_put_u64(reply, KPROF_A_SESSION_START_NS, r->start_ns);
-		fake_put_u32(reply, KPROF_A_SESSION_NR_EVENTS, r->nr_events);
-		fake_put_u64(reply, KPROF_A_SESSION_MEMORY, r->mem);
+		fake_put_row(reply, &(struct kp_count_row){ .id = r->id, .state = r->state,
+			.flags = r->flags, .owner_pid = r->owner_pid, .uid = r->uid,
+			.start_ns = r->start_ns, .nr_events = r->nr_events, .mem = r->mem });
 		fake_put_stats(reply, &r->stats);
+		nla_nest_end(reply, nest);
+	}
+	for (i = 0; i < st->nr_counts; i++) {	/* ABI 1.14 */
+		struct nlattr *nest = nla_nest_start(reply, KPROF_A_COUNT_SESSION);
+
+		fake_put_row(reply, &st->counts[i]);
 		nla_nest_end(reply, nest);
 	}
 	return 0;

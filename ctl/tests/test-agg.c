@@ -93,7 +93,7 @@ static void test_options(void)
 
 	parse(&r, true, "-a", NULL);
 	ok(!r.ret && (r.s.flags & MODES) == KPROF_SESSION_F_AGGREGATE &&
-	   r.s.agg_entries == KPROF_AGG_DEFAULT_ENTRIES, "start: aggregate by default, 16K entries");
+	   r.s.agg_entries == KPROF_AGG_DEFAULT_ENTRIES, "start: aggregate by default, 8K entries");
 	ok((r.s.flags & STACKS) == STACKS, "start: aggregating implies -g");
 	parse(&r, true, "-a", "-K", NULL);
 	ok(!r.ret && (r.s.flags & STACKS) == KPROF_SESSION_F_KERNEL_STACK,
@@ -422,6 +422,12 @@ static void fake_agg_session(void)
 		fake.cpu_stats[i].agg[KP_AGG_STAT_LOST_RESET] = i;
 		fake.cpu_stats[i].agg[KP_AGG_STAT_USED] = 2 + i;
 		fake.cpu_stats[i].agg[KP_AGG_STAT_CAPACITY] = 16384;
+		/* ABI 1.14: CPU 0's table held the most, CPU 1's pool */
+		fake.cpu_stats[i].has_agg_use = true;
+		fake.cpu_stats[i].agg_use[KP_AGG_USE_HIGH] = 9000 - i * 1000;
+		fake.cpu_stats[i].agg_use[KP_AGG_USE_POOL_USED] = 100 + i;
+		fake.cpu_stats[i].agg_use[KP_AGG_USE_POOL_HIGH] = 100000 + i * 200000;
+		fake.cpu_stats[i].agg_use[KP_AGG_USE_POOL_SIZE] = 393216;
 	}
 }
 
@@ -549,15 +555,30 @@ static void test_start_status(void)
 	fake.status.online_cpus = 2;
 	kprofctl(&r, "start", "-a", "-e", "cpu-clock", NULL);
 	is_int(r.rc, 0, "start: exit 0");
-	is_str(r.out, "kprof session 1 started: aggregating in the kernel (16384 entries per CPU on 2 CPUs: 8 MiB); 'kprofctl report --live' shows it, 'kprofctl stop [-o <file>]' ends it\n",
+	is_str(r.out, "kprof session 1 started: aggregating in the kernel (8192 entries per CPU on 2 CPUs: 4 MiB); 'kprofctl report --live' shows it, 'kprofctl stop [-o <file>]' ends it\n",
 	       "start: aggregating, with the tables' memory");
 	ok((fake.start_req.flags & MODES) == KPROF_SESSION_F_AGGREGATE &&
-	   fake.start_req.agg_entries == 16384 && fake.status.state == KPROF_STATE_RUNNING,
+	   fake.start_req.agg_entries == 8192 && fake.status.state == KPROF_STATE_RUNNING,
 	   "start: F_AGGREGATE and AGG_ENTRIES sent, the session left running");
 	kp_agg__session_path(1, path, sizeof(path));
 	ok(!stat(path, &st), "start: the configuration is left in the run directory");
 	ok(!strstr(r.err, "drainer"), "start: no drainer");
 	run_free(&r);
+
+	/* ABI 1.13: the tables are on the CPUs that are online, of 64 possible */
+	fake_kprof__reset();
+	fake.status.nr_cpus = 64;
+	tmpdir__write(root, "sys/devices/system/cpu/online", "0-2\n");
+	kprofctl(&r, "start", "-a", "-e", "cpu-clock", NULL);
+	ok(r.rc == 0 && strstr(r.out, "(8192 entries per CPU on 3 CPUs: 6 MiB)"),
+	   "start: the tables of the 3 online CPUs of 64 possible");
+	run_free(&r);
+	fake_kprof__reset();
+	kprofctl(&r, "start", "-C", "1-3", "-e", "cpu-clock", NULL);
+	ok(r.rc == 0 && strstr(r.out, "(8192 entries per CPU on 2 CPUs: 4 MiB)"),
+	   "start -C 1-3: the tables of its 2 online CPUs");
+	run_free(&r);
+	tmpdir__remove_path(root, "sys/devices/system/cpu/online");
 
 	fake_kprof__reset();
 	fake.status.nr_cpus = 4;
@@ -577,15 +598,22 @@ static void test_start_status(void)
 					"mode:      aggregate\n"
 					"aggregate: 26 samples in 5 of 32768 entries, 4 lost (3 table full, 1 during reset), 0 throttled\n"
 					"balance:   30 invocations = 26 aggregated + 4 lost: ok\n"
-					"stacks: "), "status: the mode and the aggregate counters");
+					"tables:    at most 9000 of 16384 entries (54%, CPU 0), 300000 of 393216 pool frames (76%, CPU 1)\n"
+					"stacks: "), "status: the mode, the aggregate counters, the fullest table");
+	run_free(&r);
+	fake.cpu_stats[0].has_agg_use = fake.cpu_stats[1].has_agg_use = false;
+	kprofctl(&r, "status", NULL);
+	ok(r.rc == 0 && strstr(r.out, "balance:   30 invocations = 26 aggregated + 4 lost: ok\nstacks: "),
+	   "status: no tables line from a module before ABI 1.14");
+	fake.cpu_stats[0].has_agg_use = fake.cpu_stats[1].has_agg_use = true;
 	run_free(&r);
 	fake.session_flags |= KPROF_SESSION_F_STREAM;
 	kprofctl(&r, "status", "-v", NULL);
 	ok(r.rc == 0 && strstr(r.out, "mode:      both\n") &&
 	   strstr(r.out, "balance:   30 invocations = 0 stored + 0 lost: MISMATCH\n") &&
 	   strstr(r.out, "balance:   30 invocations = 26 aggregated + 4 lost: ok\n") &&
-	   strstr(r.out, "    agg_samples  lost_agg_full lost_agg_reset       agg_used   agg_capacity agg_balance\n") &&
-	   strstr(r.out, "             13              1              1              3          16384          ok\n"),
+	   strstr(r.out, "    agg_samples  lost_agg_full lost_agg_reset       agg_used   agg_capacity agg_balance       agg_high  agg_pool_used  agg_pool_high  agg_pool_size\n") &&
+	   strstr(r.out, "             13              1              1              3          16384          ok           8000            101         300000         393216\n"),
 	   "status -v: both modes' balances, per-CPU aggregation counters");
 	run_free(&r);
 	kprofctl(&r, "status", "--json", NULL);

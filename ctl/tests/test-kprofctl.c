@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/kprof.h>
 
@@ -224,6 +225,7 @@ static const char status_text[] =
 
 static void test_status(void)
 {
+	char want[64], line[192];
 	uint64_t up;
 	struct run r;
 	char *p;
@@ -278,7 +280,7 @@ static void test_status(void)
 	is_str(r.out, "{\"state\":\"idle\",\"state_id\":1,\"release\":\"0.1.0-\\\"rc\\\"\\n\","
 		      "\"abi\":{\"major\":1,\"minor\":" KP_TEST_STR(KPROF_ABI_MINOR) "},\"kernel\":\"6.1.0-test\","
 		      "\"cpus_possible\":4,\"cpus_online\":4,\"sessions\":0,\"readers\":0,"
-		      "\"loaded_ns\":18446744073709551615,\"uptime_ns\":null,\"session_table\":[],"
+		      "\"loaded_ns\":18446744073709551615,\"uptime_ns\":null,\"session_table\":[],\"counting_sessions\":[],"
 		      "\"session\":null}\n",
 	       "status --json: one escaped JSON object");
 	run_free(&r);
@@ -292,7 +294,7 @@ static void test_status(void)
 	fake.table[0].stats.agg[KP_AGG_STAT_SAMPLES] = 4242;
 	fake.table[0].stats.has_agg = true;
 	fake.table[1] = (struct kp_session_row){ .id = 5, .state = KPROF_STATE_STOPPED,
-		.flags = KPROF_SESSION_F_STREAM | KPROF_SESSION_F_OWNED, .owner_pid = 777,
+		.flags = KPROF_SESSION_F_STREAM | KPROF_SESSION_F_OWNED, .owner_pid = 999999999,
 		.uid = 1000, .nr_events = 2, .start_ns = fake.now_ns - 2000000000ULL };
 	fake.table[1].stats.v[KP_STAT_SAMPLES] = 99;
 	fake.table[0].mem = 18ULL << 20;
@@ -301,23 +303,36 @@ static void test_status(void)
 	fake.status.mem = 22ULL << 20;
 	fake.status.budget = 256ULL << 20;
 	fake.table[1].stats.v[KP_STAT_LOST_FULL] = 7;
+	/* ABI 1.14: a kprofctl stat beside them, this process (its name shown) */
+	fake.status.nr_counts = 1;
+	fake.status.counts[0] = (struct kp_count_row){ .id = 2, .state = KPROF_STATE_RUNNING,
+		.flags = KPROF_SESSION_F_SYSTEM_WIDE, .owner_pid = getpid(), .uid = 0,
+		.nr_events = 3, .start_ns = fake.now_ns - 3000000000ULL, .mem = 2048 };
+	snprintf(want, sizeof(want), "pid %d (%.15s)", (int)getpid(), program_invocation_short_name);
+	snprintf(line, sizeof(line), "    c2  running  counting          %-22s      0      3           3s"
+		 "      0.0M            -          -\n", want);
 	kprofctl(&r, "status", NULL);
 	is_int(r.rc, 0, "status, two sessions: exit 0");
-	ok(strstr(r.out, "\n    ID  STATE    MODE              OWNER             UID EVENTS      STARTED"
+	ok(strstr(r.out, "\n    ID  STATE    MODE              OWNER                     UID EVENTS      STARTED"
 			 "    MEMORY      SAMPLES       LOST\n"
-			 "     3  running  aggregate         detached            0      1       1m 01s"
+			 "     3  running  aggregate         detached                    0      1       1m 01s"
 			 "     18.0M         4242          0\n"
-			 "     5  stopped  stream            pid 777          1000      2           2s"
+			 "     5  stopped  stream            pid 999999999            1000      2           2s"
 			 "      4.0M           99          7\n") &&
+	   strstr(r.out, line) &&
 	   strstr(r.out, "memory:    22.0M of the sessions' budget of 256.0M\n") &&
 	   fake.nr_requests == 2,
-	   "status, two sessions: one line each, from the one STATUS");
+	   "status, two sessions and a counting one: one line each, from the one STATUS");
+	if (!strstr(r.out, line))
+		diag("no line '%s' in:\n%s", line, r.out);
 	run_free(&r);
 	kprofctl(&r, "status", "--json", NULL);
 	ok(strstr(r.out, "\"session_table\":[{\"id\":3,\"state\":\"running\",") &&
 	   strstr(r.out, "{\"id\":5,\"state\":\"stopped\",") &&
-	   strstr(r.out, "\"owner_pid\":777,\"uid\":1000,\"nr_events\":2,"),
-	   "status --json, two sessions: session_table");
+	   strstr(r.out, "\"owner_pid\":999999999,\"uid\":1000,\"nr_events\":2,") &&
+	   strstr(r.out, "\"counting_sessions\":[{\"id\":2,\"state\":\"running\",\"flags\":8,"
+			 "\"flag_names\":\"system-wide\","),
+	   "status --json, two sessions and a counting one: session_table, counting_sessions");
 	run_free(&r);
 
 	fake_kprof__reset();

@@ -309,6 +309,19 @@ static void test_start(void)
 	is_str(err.msg, "kprof.ko holds as many sessions as its max_sessions parameter allows (2): "
 	       "1 (running, detached, uid 0), 4 (stopped, pid 77, uid 1000); "
 	       "stop one with 'kprofctl stop --id N'", "ENOSPC: names the sessions");
+	/* over the memory budget instead: the memory each session takes */
+	fake.start_extack = "kprof: the sessions' memory would exceed the budget (module parameter max_memory_mb); kprofctl status lists them";
+	fake.table[0].mem = 9ULL << 20;
+	fake.table[1].mem = 48ULL << 20;
+	fake.status.has_budget = true;
+	fake.status.mem = 57ULL << 20;
+	fake.status.budget = 58ULL << 20;
+	is_int(kp_nl__start(nl, &s, &info, &err), -ENOSPC, "START over the budget: ENOSPC");
+	is_str(err.msg, "the session would take kprof.ko's sessions over their memory budget "
+	       "(57.0 of 58.0 MiB in use, module parameter max_memory_mb): 1 (running, 9.0 MiB), "
+	       "4 (stopped, 48.0 MiB); stop one with 'kprofctl stop --id N', or ask for less "
+	       "(-m, --agg-entries, -C)", "ENOSPC over the budget: names the sessions' memory");
+	fake.status.has_budget = false;
 	fake.start_errno = 0;
 	fake.nr_table = 0;
 

@@ -5,6 +5,7 @@
  * bitmaps, buffer sizes; limits come from a fake /proc and /sys.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,52 @@ static void done(struct result *r)
 	done(&_r);								\
 } while (0)
 
+/*
+ * The default buffer holds half a second of samples at the -F rate, each
+ * 56 bytes and 8 per frame of 32 kernel and 32 user frames (issue 38).
+ */
+static void test_default_buffer(void)
+{
+	static const struct {
+		const char *args[6];
+		uint32_t want;
+		const char *what;
+	} cases[] = {
+		{ { "-g" }, 2U << 20, "-g -F 4000: 2000 x 568 B = 1.1 MB, 2M" },
+		{ { "-g", "-F", "4999" }, 2U << 20, "-g -F 4999: 1.4 MB, 2M" },
+		{ { "-g", "-F", "20000" }, 8U << 20, "-g -F 20000: 5.7 MB, 8M" },
+		{ { "-g", "-F", "99" }, 256U << 10, "-g -F 99: at least 256K" },
+		{ { "-g", "--stack-depth", "8" }, 512U << 10,
+		  "-g --stack-depth 8: 2000 x (56 + 128) B, 512K" },
+		{ { "--call-graph", "fp", "-U" }, 1U << 20,
+		  "user stacks only (-U): 2000 x 312 B, 1M" },
+		{ { "-g", "-e", "cycles,instructions" }, 4U << 20,
+		  "two events at 4000 Hz: twice the samples, 4M" },
+		{ { "-g", "-c", "100000" }, KPROF_DEFAULT_BUFFER_SIZE,
+		  "-c: no known rate, the 4M default" },
+		{ { "--off-cpu", "-F", "499" }, 256U << 10,
+		  "--off-cpu -F 499: the off-CPU time goes to the tables, 256K" },
+		{ { "-g", "-m", "8" }, 0, "-m wins over the default" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < KP_ARRAY_SIZE(cases); i++) {
+		const char *const *a = cases[i].args;
+		struct result r;
+
+		run(&r, true, a[0], a[1], a[2], a[3], a[4], a[5], NULL);
+		if (cases[i].want)
+			ok(!r.ret && r.s.buffer_size == cases[i].want, "default buffer: %s",
+			   cases[i].what);
+		else
+			ok(!r.ret && r.s.buffer_size == 8 * (uint32_t)sysconf(_SC_PAGESIZE),
+			   "default buffer: %s", cases[i].what);
+		if (r.ret || (cases[i].want && r.s.buffer_size != cases[i].want))
+			diag("got %d, %" PRIu32 " bytes", r.ret, r.s.buffer_size);
+		done(&r);
+	}
+}
+
 static void test_defaults(void)
 {
 	struct result r;
@@ -85,8 +132,8 @@ static void test_defaults(void)
 	ok(r.target == KP_TARGET_SYSTEM && r.s.flags == KPROF_SESSION_F_SYSTEM_WIDE,
 	   "defaults: no target and no command is system-wide, no stacks");
 	ok(r.s.freq == 4000 && !r.s.period, "defaults: -F 4000");
-	ok(r.s.buffer_size == KPROF_DEFAULT_BUFFER_SIZE && r.s.stack_depth == 127,
-	   "defaults: 4M buffer, 127 frames");
+	ok(r.s.buffer_size == 256U << 10 && r.s.stack_depth == 127,
+	   "defaults: 256K buffer (half a second of 4000 Hz without stacks), 127 frames");
 	ok(r.s.nr_events == 1 && r.s.events[0].type == PERF_TYPE_HARDWARE &&
 	   r.s.events[0].config == PERF_COUNT_HW_CPU_CYCLES && !strcmp(r.s.events[0].name, "cycles"),
 	   "defaults: cycles");
@@ -380,6 +427,7 @@ int main(void)
 	kp_sysroot = root;
 
 	test_defaults();
+	test_default_buffer();
 	test_values();
 	test_bad();
 	test_too_many();

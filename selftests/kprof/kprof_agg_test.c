@@ -314,6 +314,10 @@ TEST_F(agg, full_table_counts_its_losses)
 	EXPECT_LT(0, kt_stat(&m, KPROF_STATS_A_LOST_AGG_FULL));
 	EXPECT_LT(0, kt_stat(&m, KPROF_STATS_A_AGG_SAMPLES));
 	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_SAMPLES));	/* no stream */
+	/* (1.14) the full table's high-water mark: never past its entries */
+	EXPECT_LE(kt_stat(&m, KPROF_STATS_A_AGG_HIGH), kt_stat(&m, KPROF_STATS_A_AGG_CAPACITY));
+	EXPECT_LT(0, kt_stat(&m, KPROF_STATS_A_AGG_HIGH));
+	EXPECT_LE(kt_stat(&m, KPROF_STATS_A_AGG_POOL_HIGH), kt_stat(&m, KPROF_STATS_A_AGG_POOL_SIZE));
 }
 
 /* Read a whole debugfs file; NULL on error. */
@@ -476,7 +480,7 @@ TEST_F(agg, debugfs_report_folded_and_stats_agree)
 TEST_F(agg, reset_empties_tables_and_keeps_counting)
 {
 	long long before, after, more;
-	uint64_t at_reset, at_read;
+	uint64_t at_reset, at_read, used, pool;
 	char *folded, *stats;
 	long lines;
 	struct kt_msg m;
@@ -491,6 +495,18 @@ TEST_F(agg, reset_empties_tables_and_keeps_counting)
 	ASSERT_LE(0, before);
 	EXPECT_LT(100, before);
 	free(folded);
+
+	/* (1.14) what the tables hold before the reset: their high-water marks keep it */
+	kt_msg_init(&m, self->family, KPROF_CMD_STATUS, KPROF_FAMILY_VERSION);
+	ASSERT_EQ(0, kt_transact(self->fd, &m));
+	used = kt_stat(&m, KPROF_STATS_A_AGG_USED);
+	pool = kt_stat(&m, KPROF_STATS_A_AGG_POOL_USED);
+	ASSERT_NE(~0ULL, used);
+	ASSERT_NE(~0ULL, pool);
+	EXPECT_LT(0, used);
+	EXPECT_LE(used, kt_stat(&m, KPROF_STATS_A_AGG_HIGH));
+	EXPECT_EQ(kt_stat(&m, KPROF_STATS_A_AGG_CAPACITY) * 24,
+		  kt_stat(&m, KPROF_STATS_A_AGG_POOL_SIZE)) TH_LOG("24 frames of pool an entry");
 
 	/* through debugfs; the netlink AGG_RESET does the same */
 	stats = slurp(DEBUGFS_KPROF "/stats");
@@ -530,6 +546,10 @@ TEST_F(agg, reset_empties_tables_and_keeps_counting)
 	ASSERT_EQ(0, kt_transact(self->fd, &m));
 	EXPECT_EQ(KPROF_STATE_RUNNING, kt_u32(m.tb[KPROF_A_STATUS_STATE]));
 	stop_stats(_metadata, self, &m);
+	/* two resets later: at least the first one's occupancy, however little is left */
+	EXPECT_LE(used, kt_stat(&m, KPROF_STATS_A_AGG_HIGH));
+	EXPECT_LE(pool, kt_stat(&m, KPROF_STATS_A_AGG_POOL_HIGH));
+	EXPECT_LE(kt_stat(&m, KPROF_STATS_A_AGG_POOL_USED), kt_stat(&m, KPROF_STATS_A_AGG_POOL_HIGH));
 }
 
 TEST_F_TIMEOUT(agg, read_in_a_loop_at_the_highest_rate, 120)

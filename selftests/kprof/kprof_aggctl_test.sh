@@ -66,7 +66,7 @@ refused "report --live without a session: one line" "no session" "$kprofctl" rep
 
 # --- start: aggregate, nobody attached ----------------------------------------
 if "$kprofctl" start -a -g -e cpu-clock -F 999 >"$tmp/start.out" 2>&1 &&
-   grep -qE 'aggregating in the kernel \(16384 entries per CPU on [0-9]+ CPUs?: [0-9]+ [KMG]iB\)' \
+   grep -qE 'aggregating in the kernel \(8192 entries per CPU on [0-9]+ CPUs?: [0-9]+ [KMG]iB\)' \
 	"$tmp/start.out"; then
 	ok "start -a -g -e cpu-clock: aggregates, prints the tables' memory"
 else

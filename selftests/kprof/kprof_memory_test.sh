@@ -67,7 +67,7 @@ null_cycle() {
 }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..18"
 kt_mounts
 for m in kprof_testmod kprof; do
 	if grep -q "^$m " /proc/modules; then
@@ -152,6 +152,62 @@ check "stop without -o: the unsaved tables stay (${k:-?} B counted, vmalloc + SU
 "$kprofctl" stop -o "$tmp/a.data" >"$tmp/save.out" 2>&1
 check "stop -o of the stopped session: saved" grep -q 'Wrote .*a.data' "$tmp/save.out"
 back "the detached session, saved"
+
+# --- capacity: what the defaults hold ---------------------------------------------
+# The budget is a sixteenth of RAM; a stream ring holds half a second of
+# 4999 Hz -g samples per CPU; a table holds 4,096 distinct stacks of one
+# CPU (progs/paths: that many call paths, one after the other) and loses
+# none to "table full".
+budget=$("$kprofctl" status --json | sed -n 's/.*"memory_budget":\([0-9]*\).*/\1/p')
+ram=$(awk '/^MemTotal:/ { print $2 * 1024 }' /proc/meminfo)
+check "the memory budget's default is a sixteenth of RAM (${budget:-?} B of $ram B)" \
+	eval '[ "${budget:-0}" = $((ram / 16)) ]'
+
+paths=$here/progs/paths
+pc=$(($(nproc) > 1 ? 1 : 0))
+"$kprofctl" record -a -g -F 4999 -o "$tmp/c.data" -- taskset -c "$pc" "$paths" 1 >"$tmp/c.out" 2>&1 &
+victims=$!
+wait_for 60 grep -q '^state: running' /sys/kernel/debug/kprof/status
+sleep 1
+kill -STOP "$victims"
+sleep 0.5
+kill -CONT "$victims"
+wait "$victims"
+rc=$?
+victims=
+hdr=$("$kprofctl" report -i "$tmp/c.data" --header-only 2>&1)
+size=$(sed -n 's/.*buffer \([0-9]*\) bytes per CPU.*/\1/p' <<<"$hdr")
+read -r ns nl <<<"$(sed -n 's/^# samples : \([0-9]*\), lost : \([0-9]*\).*/\1 \2/p' <<<"$hdr")"
+fsz=$(stat -c %s "$tmp/c.data")
+avg=$((fsz / ${ns:-1}))
+echo "# record -a -g -F 4999, its reader stopped for 0.5 s: exit $rc, ${ns:-?} samples, ${nl:-?} lost; buffer ${size:-?} B per CPU; the file's $fsz B are $avg B a sample at most"
+check "the default ring of -g -F 4999 holds half a second (${size:-?} B >= 2500 x $avg B) and lost nothing while its reader stopped for 0.5 s" \
+	eval '[ "$rc" = 0 ] && [ "${nl:-x}" = 0 ] && [ "${ns:-0}" -gt 0 ] && [ "${size:-0}" -ge $((2500 * avg)) ]'
+
+"$kprofctl" start -C "$pc" -F 4999 >"$tmp/t.out" 2>&1
+# three sweeps: the perf core's throttling leaves some milliseconds of
+# each tick unsampled at 4999 Hz in this guest (2 sweeps missed 100 paths)
+taskset -c "$pc" "$paths" 3 >"$tmp/paths.out" 2>&1
+"$kprofctl" status --json -v >"$tmp/t.json" 2>&1
+"$kprofctl" status >"$tmp/t.status" 2>&1
+"$kprofctl" stop -o "$tmp/t.data" >"$tmp/t.stop" 2>&1
+read -r high cap ph psz lost aggn <<<"$(python3 - "$tmp/t.json" "$pc" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["session"]
+for c in s["cpus"]:
+    if c["cpu"] == int(sys.argv[2]):
+        print(c["agg_high"], c["agg_capacity"], c["agg_pool_high"], c["agg_pool_size"],
+              c["lost_agg_full"], c["agg_samples"])
+PY
+)"
+seen=$("$kprofctl" folded -i "$tmp/t.data" --comms paths 2>/dev/null | grep -c 'walk_11_[01];spin ')
+echo "# $(cat "$tmp/paths.out")"
+echo "# CPU $pc's table: at most ${high:-?} of ${cap:-?} entries, ${ph:-?} of ${psz:-?} pool frames; ${aggn:-?} samples, ${lost:-?} lost to a full table; $seen of the 4096 paths in the folded stacks; $(grep -o '[0-9]* throttled' "$tmp/t.status" | head -n 1)"
+grep '^tables:' "$tmp/t.status" | sed 's/^/# status: /'
+check "the default tables hold 4,096 call paths of one CPU (at most ${high:-?} entries in use, $seen paths seen) with none lost to a full table" \
+	eval '[ "${lost:-x}" = 0 ] && [ "${high:-0}" -ge 4096 ] && [ "$seen" -ge 4000 ] &&
+	      grep -q "^tables: *at most [0-9]* of ${cap:-x} entries" "$tmp/t.status"'
+back "the capacity sessions"
 
 # --- a CPU that comes up mid-session ---------------------------------------------
 # A session has rings on the CPUs up when it starts; one that comes up gets

@@ -220,7 +220,8 @@ m4=$!
 "$kprofctl" stat -a -e cpu-clock >"$tmp/mx-stat.out" 2>"$tmp/mx-stat.err" &
 m5=$!
 # each runs until SIGINT, as perf's do: none ends before all are up
-until_true 120 '[ "$(ids_in running | wc -l)" -ge 5 ]'
+until_true 120 '[ "$(ids_in running | wc -l)" -ge 5 ] &&
+	"$kprofctl" status | grep -qE "^ +c[0-9]+ +running +counting "'
 mrun=$(ids_in running | wc -l)
 "$kprofctl" status >"$tmp/mx-status.out" 2>&1
 sleep 8
@@ -245,8 +246,9 @@ diag "$tmp/mx-rec.err" "$tmp/mx-sched.err"
 check "all at once: lock contention and offcpu -p exit 0, their waits balance" \
 	"[ $e3 = 0 ] && [ $e4 = 0 ] && ! grep -q 'do not balance' '$tmp/mx-lock.err' '$tmp/mx-off.err' && grep -q 'kp_nap' '$tmp/mx-off.out'"
 diag "$tmp/mx-lock.err" "$tmp/mx-off.err"
-check "all at once: stat -a counts cpu-clock (exit $e5)" \
-	"[ $e5 = 0 ] && cat '$tmp/mx-stat.out' '$tmp/mx-stat.err' | grep -qE '[0-9.,]+ +msec +cpu-clock'"
+check "all at once: stat -a counts cpu-clock (exit $e5), status lists it as a counting session of its pid ($m5)" \
+	"[ $e5 = 0 ] && cat '$tmp/mx-stat.out' '$tmp/mx-stat.err' | grep -qE '[0-9.,]+ +msec +cpu-clock' &&
+	 grep -qE '^ +c[0-9]+ +running +counting +pid $m5 \\(kprofctl\\) ' '$tmp/mx-status.out'"
 diag "$tmp/mx-stat.out" "$tmp/mx-stat.err"
 # hot_leaf's share of hot's samples: kprofctl's against perf's, same run
 share() { awk '$2 == "[.]" && $3 == "hot_leaf" { sub("%", "", $1); print $1; exit }' "$1"; }

@@ -26,7 +26,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		13
+#define KPROF_ABI_MINOR		14
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -110,10 +110,14 @@ enum {
 #define KPROF_SESSION_F_THREADS		(1U << 7)
 #define KPROF_SESSION_F_ALL		0xffU	/* non-ABI: the flags this ABI knows */
 
-/* KPROF_A_SESSION_AGG_ENTRIES: entries per CPU, a power of two. */
+/*
+ * KPROF_A_SESSION_AGG_ENTRIES: entries per CPU, a power of two.  Each
+ * entry brings 24 frames of pool: the default holds 4,096 distinct stacks
+ * of 48 frames per CPU at half its entries (16384 before 1.14).
+ */
 #define KPROF_AGG_MIN_ENTRIES		64
 #define KPROF_AGG_MAX_ENTRIES		(1U << 22)
-#define KPROF_AGG_DEFAULT_ENTRIES	16384
+#define KPROF_AGG_DEFAULT_ENTRIES	8192
 
 /*
  * Event types beyond perf's PERF_TYPE_*: probes kprof places itself.
@@ -348,6 +352,14 @@ enum {
 	 * moments before its ring was allocated
 	 */
 	KPROF_A_SESSION_LOST_NO_RING,
+	/* nest (1.14), repeated in STATUS after the KPROF_A_SESSIONs: one
+	 * counting session (COUNT_START's, numbered apart), in kprof's own
+	 * attributes: SESSION_ID, STATUS_STATE (running, or stopped and held
+	 * for its owner's reads), SESSION_FLAGS, SESSION_OWNER_PID,
+	 * SESSION_UID, SESSION_START_NS, SESSION_NR_EVENTS, SESSION_MEMORY
+	 * (what kprof allocated for it; not counted against the budget)
+	 */
+	KPROF_A_COUNT_SESSION,
 
 	/* private: non-ABI */
 	__KPROF_A_MAX,
@@ -436,6 +448,17 @@ enum {
 	KPROF_STATS_A_WAKER_LOST_FULL,	/* u64 (1.7): ... lost: no table entry for the stacks */
 	KPROF_STATS_A_WAKER_LOST_RESET,	/* u64 (1.7): ... lost: the tables were reset */
 	KPROF_STATS_A_WAKER_OPEN,	/* u64 (1.7): ... its block still open at stop */
+	/*
+	 * (1.14) How full each aggregation table has been: the most entries
+	 * in use at once since the session started (resets included), its
+	 * frame pool's frames in use now, their most at once, and the
+	 * pool's frames (key words and times count as frames).  Summed over
+	 * the CPUs in the totals.
+	 */
+	KPROF_STATS_A_AGG_HIGH,		/* u64 (1.14): most table entries in use */
+	KPROF_STATS_A_AGG_POOL_USED,	/* u64 (1.14): pool frames in use */
+	KPROF_STATS_A_AGG_POOL_HIGH,	/* u64 (1.14): most pool frames in use */
+	KPROF_STATS_A_AGG_POOL_SIZE,	/* u64 (1.14): pool frames */
 
 	/* private: non-ABI */
 	__KPROF_STATS_A_MAX,
