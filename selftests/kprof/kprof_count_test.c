@@ -740,7 +740,7 @@ TEST_F(count, bad_input)
 	struct kt_event bad_type = { PERF_TYPE_TRACEPOINT, 1, 0, "tp" };
 	struct kt_event both = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
 				 KPROF_EV_F_EXCLUDE_USER | KPROF_EV_F_EXCLUDE_KERNEL, "x" };
-	uint64_t cpus = 1;
+	uint64_t cpus = 1, big[KPROF_MAX_CPUS_BYTES / 8] = { 0 };
 	struct kt_msg m;
 
 	kc_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE);
@@ -793,9 +793,10 @@ TEST_F(count, bad_input)
 	kt_put_event(&m, &kt_cpu_clock);
 	refused(_metadata, self->fd, &m, EINVAL, "64-bit words");
 
-	cpus = 1ULL << 63;
+	/* CPU 8191, the highest the attribute can name: past any possible CPU here */
+	big[KPROF_MAX_CPUS_BYTES / 8 - 1] = 1ULL << 63;
 	kc_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE);
-	kt_put(&m, KPROF_A_SESSION_CPUS, &cpus, sizeof(cpus));
+	kt_put(&m, KPROF_A_SESSION_CPUS, big, sizeof(big));
 	kt_put_event(&m, &kt_cpu_clock);
 	refused(_metadata, self->fd, &m, EINVAL, "does not exist");
 
