@@ -36,8 +36,12 @@ KPROFCTL = os.environ.get("KPROFCTL", "kprofctl")
 
 
 def records(data):
-    out = subprocess.run([KPROFCTL, "dump", "--json", "-i", data],
-                         capture_output=True, text=True, check=True).stdout
+    run = subprocess.run([KPROFCTL, "dump", "--json", "-i", data],
+                         capture_output=True, text=True)
+    if run.returncode:
+        sys.exit("kprofctl dump --json -i %s: exit %d: %s" %
+                 (data, run.returncode, run.stderr.strip()[-2000:]))
+    out = run.stdout
     objs = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
     return [o for o in objs if "type" in o]	# the first object is the header
 
