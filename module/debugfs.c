@@ -150,57 +150,72 @@ static void kprof_stats_wait(struct seq_file *m, const struct kprof_stats_snapsh
 		   w[KPROF_WAIT_LOST_FULL], w[KPROF_WAIT_LOST_RESET], w[KPROF_WAIT_OPEN]);
 }
 
+/* What kprof_stats_show() reads, off the stack (a debug kernel's frames are large). */
+struct kprof_stats_view {
+	struct kprof_session_info si;
+	struct kprof_stats_snapshot st;
+	struct kprof_stats_snapshot total;
+};
+
 static int kprof_stats_show(struct seq_file *m, void *v)
 {
-	struct kprof_stats_snapshot st, total = {};
-	struct kprof_session_info si;
+	struct kprof_stats_view *view = kzalloc(sizeof(*view), KPROF_GFP);
+	struct kprof_stats_snapshot *st, *total;
+	struct kprof_session_info *si;
 	char name[16];
 	unsigned int cpu;
 	u64 id = 0;
 
-	if (!kprof_session_info(KPROF_DEBUGFS_ID(m->private), &si)) {
+	if (!view)
+		return -ENOMEM;
+	si = &view->si;
+	st = &view->st;
+	total = &view->total;
+	if (!kprof_session_info(KPROF_DEBUGFS_ID(m->private), si)) {
 		seq_puts(m, "no session\n");
-		return 0;
+		goto out;
 	}
-	seq_printf(m, "session %llu (%s)\n", si.id, kprof_state_name(si.state));
+	seq_printf(m, "session %llu (%s)\n", si->id, kprof_state_name(si->state));
 	seq_printf(m, "%-5s %12s %12s %10s %10s %9s %12s %9s %9s %9s %9s %9s %9s %9s\n",
 		   "cpu", "invocations", "samples", "lost_full", "lost_big", "throttled",
 		   "bytes", "sideband", "sb_lost", "avg_ns", "max_ns", "kstk_trc",
 		   "ustk_trc", "ustk_flt");
 	for_each_possible_cpu(cpu) {
-		id = si.id;
-		if (kprof_session_cpu_stats(&id, cpu, &st))
+		id = si->id;
+		if (kprof_session_cpu_stats(&id, cpu, st))
 			continue;
 		snprintf(name, sizeof(name), "%u", cpu);
-		kprof_stats_row(m, name, &st);
-		kprof_stats_add(&total, &st);
+		kprof_stats_row(m, name, st);
+		kprof_stats_add(total, st);
 	}
-	kprof_stats_row(m, "all", &total);
-	if (si.flags & KPROF_SESSION_F_STREAM)
+	kprof_stats_row(m, "all", total);
+	if (si->flags & KPROF_SESSION_F_STREAM)
 		seq_printf(m, "balance: invocations %llu %s samples %llu + lost %llu\n",
-			   total.invocations,
-			   total.invocations == total.samples + kprof_stats_lost(&total) ?
+			   total->invocations,
+			   total->invocations == total->samples + kprof_stats_lost(total) ?
 			   "==" : "!= (handlers in flight)",
-			   total.samples, kprof_stats_lost(&total));
-	if (si.flags & KPROF_SESSION_F_AGGREGATE)
-		kprof_stats_agg(m, &si, &total);
-	if (total.filtered)
+			   total->samples, kprof_stats_lost(total));
+	if (si->flags & KPROF_SESSION_F_AGGREGATE)
+		kprof_stats_agg(m, si, total);
+	if (total->filtered)
 		seq_printf(m, "filtered: %llu hits dropped by tracepoint filters\n",
-			   total.filtered);
-	if (total.lost_recursion)
+			   total->filtered);
+	if (total->lost_recursion)
 		seq_printf(m, "lost_recursion: %llu hits inside kprof's own sampling path\n",
-			   total.lost_recursion);
-	if (total.lost_cost)
+			   total->lost_recursion);
+	if (total->lost_cost)
 		seq_printf(m, "lost_cost: %llu probe hits over the cost cap (probe_cost_max_percent)\n",
-			   total.lost_cost);
-	if (si.cpus_skipped || si.lost_no_ring)
+			   total->lost_cost);
+	if (si->cpus_skipped || si->lost_no_ring)
 		seq_printf(m, "no buffer: %u CPUs that came up skipped (out of memory or over the budget); %llu hits lost on CPUs without a ring\n",
-			   si.cpus_skipped, si.lost_no_ring);
-	kprof_stats_wait(m, &total, KPROF_WAIT_OFFCPU, "off-CPU", "blocks");
-	kprof_stats_wait(m, &total, KPROF_WAIT_LOCK, "lock", "waits");
-	kprof_stats_wait(m, &total, KPROF_WAIT_WAKER, "waker", "wakes");
+			   si->cpus_skipped, si->lost_no_ring);
+	kprof_stats_wait(m, total, KPROF_WAIT_OFFCPU, "off-CPU", "blocks");
+	kprof_stats_wait(m, total, KPROF_WAIT_LOCK, "lock", "waits");
+	kprof_stats_wait(m, total, KPROF_WAIT_WAKER, "waker", "wakes");
 	seq_printf(m, "nested: %llu records committed inside another writer's record\n",
-		   total.nested);
+		   total->nested);
+out:
+	kfree(view);
 	return 0;
 }
 
