@@ -90,8 +90,7 @@ static void agg_tables(char *buf, size_t len, const struct kp_session *s,
 	if (!kp_sys__online_cpus(&online)) {
 		for (nr = 0, i = 0; (int)i <= online.max_cpu; i++)
 			if (kp_cpumap__test(&online, i) &&
-			    (!subset || (i / 64 < s->cpus_bytes / 8 &&
-					 (s->cpus[i / 64] >> (i % 64) & 1))))
+			    (!subset || kp_cpumap__bit(s->cpus, s->cpus_bytes, i)))
 				nr++;
 	} else if (subset) {
 		for (nr = 0, i = 0; i < s->cpus_bytes / 8; i++)

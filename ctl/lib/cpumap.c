@@ -70,11 +70,6 @@ int kp_cpumap__parse(struct kp_cpumap *map, const char *list, unsigned int limit
 	}
 }
 
-static bool bit(const uint64_t *bits, size_t nbits, size_t i)
-{
-	return i < nbits && (bits[i / 64] >> (i % 64)) & 1;
-}
-
 char *kp_cpumap__format(const uint64_t *bits, size_t bytes, char *buf, size_t len)
 {
 	size_t nbits = bytes / 8 * 64, i = 0, j, pos = 0;
@@ -84,11 +79,11 @@ char *kp_cpumap__format(const uint64_t *bits, size_t bytes, char *buf, size_t le
 		return buf;
 	buf[0] = '\0';
 	while (i < nbits) {
-		if (!bit(bits, nbits, i)) {
+		if (!kp_cpumap__bit(bits, bytes, i)) {
 			i++;
 			continue;
 		}
-		for (j = i; bit(bits, nbits, j + 1); j++)
+		for (j = i; kp_cpumap__bit(bits, bytes, j + 1); j++)
 			;
 		if (j == i)
 			n = snprintf(buf + pos, len - pos, "%s%zu", pos ? "," : "", i);

@@ -6,6 +6,7 @@
 #ifndef KPROFCTL_CPUMAP_H
 #define KPROFCTL_CPUMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,9 +29,15 @@ struct kp_cpumap {
 int kp_cpumap__parse(struct kp_cpumap *map, const char *list, unsigned int limit,
 		     unsigned int *bad);
 
+/* Is CPU @cpu set in the first @bytes (whole words) of bitmap @bits? */
+static inline bool kp_cpumap__bit(const uint64_t *bits, size_t bytes, size_t cpu)
+{
+	return cpu < bytes / 8 * 64 && (bits[cpu / 64] >> (cpu % 64)) & 1;
+}
+
 static inline int kp_cpumap__test(const struct kp_cpumap *map, unsigned int cpu)
 {
-	return cpu < KP_CPUMAP_MAX_CPUS && (map->bits[cpu / 64] >> (cpu % 64)) & 1;
+	return kp_cpumap__bit(map->bits, sizeof(map->bits), cpu);
 }
 
 /* Bytes of the bitmap covering @nr_cpus CPUs: whole __u64 words. */
