@@ -29,8 +29,10 @@
  * keep the longest and shortest wait too (KPROF_AGG_E_MINMAX).
  *
  * Memory per CPU: nr_entries * (sizeof(struct kprof_agg_entry) +
- * KPROF_AGG_FRAMES_PER_ENTRY * 8) bytes, 256 bytes an entry; 4 MiB for
- * the default 16384 entries.
+ * KPROF_AGG_FRAMES_PER_ENTRY * 8) bytes, 256 bytes an entry; 2 MiB for
+ * the default 8192 entries, twice that for a session read in intervals,
+ * whose CPUs have two tables (halves): one written, one closed by the
+ * last swap (kprof_agg_swap()) and read meanwhile.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -70,31 +72,60 @@ static void kprof_agg_cpu_free(struct kprof_agg_cpu *t)
 /**
  * kprof_agg_alloc() - the set of a session's tables, none allocated yet
  * @nr_entries: entries per CPU, a power of two
+ * @halves: tables per CPU: 1, or 2 for a session read in intervals
  *
- * kprof_agg_add_cpu() gives a CPU its table.
+ * kprof_agg_add_cpu() gives a CPU its tables.
  *
  * Context: process context, may sleep.
  * Return: the set, or NULL when out of memory.
  */
-struct kprof_agg *kprof_agg_alloc(u32 nr_entries)
+struct kprof_agg *kprof_agg_alloc(u32 nr_entries, unsigned int halves)
 {
 	struct kprof_agg *agg;
 
-	agg = kzalloc(struct_size(agg, cpus, nr_cpu_ids), KPROF_GFP);
+	/* a table's place fits the 15 bits of a wait's entry (wait.h) */
+	if (WARN_ON_ONCE(halves < 1 || halves > 2 || halves * nr_cpu_ids > KPROF_AGG_MAX_TABLES))
+		return NULL;
+	agg = kzalloc(struct_size(agg, cpus, (size_t)halves * nr_cpu_ids), KPROF_GFP);
 	if (!agg)
 		return NULL;
 	agg->nr_cpus = nr_cpu_ids;
 	agg->nr_entries = nr_entries;
+	agg->halves = halves;
 	return agg;
 }
 
+/* One table of @nr_entries on @cpu's node, or NULL. */
+static struct kprof_agg_cpu *kprof_agg_cpu_alloc(u32 nr_entries, unsigned int cpu)
+{
+	struct kprof_agg_cpu *t;
+
+	t = kzalloc_node(sizeof(*t), KPROF_GFP, cpu_to_node(cpu));
+	if (!t)
+		return NULL;
+	t->nr_entries = nr_entries;
+	t->pool_size = nr_entries * KPROF_AGG_FRAMES_PER_ENTRY;
+	t->entries = kvzalloc_node(array_size(nr_entries, sizeof(*t->entries)), KPROF_GFP,
+				   cpu_to_node(cpu));
+	t->pool = kvmalloc_node(array_size(t->pool_size, sizeof(u64)), KPROF_GFP,
+				cpu_to_node(cpu));
+	if (!t->entries || !t->pool) {
+		kprof_agg_cpu_free(t);
+		return NULL;
+	}
+	local_set(&t->pool_used, 0);
+	local_set(&t->used, 0);
+	return t;
+}
+
 /**
- * kprof_agg_add_cpu() - give a CPU its table
+ * kprof_agg_add_cpu() - give a CPU its tables, one per half
  * @agg: the set
  * @cpu: the CPU, which has none yet
  *
- * Published with a release store (kprof_agg_cpu_of() pairs with it); kept
- * until the set is freed.
+ * All of them or none.  Each is published with a release store
+ * (kprof_agg_table() pairs with it), half 0's last: a CPU with half 0's
+ * has every half's.  Kept until the set is freed.
  *
  * Context: process context, may sleep; calls for one set serialised by
  * its owner.
@@ -102,38 +133,34 @@ struct kprof_agg *kprof_agg_alloc(u32 nr_entries)
  */
 int kprof_agg_add_cpu(struct kprof_agg *agg, unsigned int cpu)
 {
-	struct kprof_agg_cpu *t;
+	struct kprof_agg_cpu *t[2] = { };
+	unsigned int h;
 
 	if (WARN_ON_ONCE(cpu >= agg->nr_cpus || agg->cpus[cpu]))
 		return -EINVAL;
-	t = kzalloc_node(sizeof(*t), KPROF_GFP, cpu_to_node(cpu));
-	if (!t)
-		return -ENOMEM;
-	t->nr_entries = agg->nr_entries;
-	t->pool_size = agg->nr_entries * KPROF_AGG_FRAMES_PER_ENTRY;
-	t->entries = kvzalloc_node(array_size(agg->nr_entries, sizeof(*t->entries)), KPROF_GFP,
-				   cpu_to_node(cpu));
-	t->pool = kvmalloc_node(array_size(t->pool_size, sizeof(u64)), KPROF_GFP,
-				cpu_to_node(cpu));
-	if (!t->entries || !t->pool) {
-		kprof_agg_cpu_free(t);
-		return -ENOMEM;
+	for (h = 0; h < agg->halves; h++) {
+		t[h] = kprof_agg_cpu_alloc(agg->nr_entries, cpu);
+		if (!t[h]) {
+			kprof_agg_cpu_free(t[0]);
+			return -ENOMEM;
+		}
+		t[h]->index = h * agg->nr_cpus + cpu;
 	}
-	local_set(&t->pool_used, 0);
-	local_set(&t->used, 0);
-	/* the table whole before the pointer: kprof_agg_cpu_of() */
-	smp_store_release(&agg->cpus[cpu], t);
+	for (h = agg->halves; h-- > 0;) {
+		/* the table whole before its pointer: pairs with kprof_agg_table() */
+		smp_store_release(&agg->cpus[h * agg->nr_cpus + cpu], t[h]);
+	}
 	return 0;
 }
 
 void kprof_agg_free(struct kprof_agg *agg)
 {
-	unsigned int cpu;
+	unsigned int i;
 
 	if (!agg)
 		return;
-	for (cpu = 0; cpu < agg->nr_cpus; cpu++)
-		kprof_agg_cpu_free(agg->cpus[cpu]);
+	for (i = 0; i < agg->halves * agg->nr_cpus; i++)
+		kprof_agg_cpu_free(agg->cpus[i]);
 	kfree(agg);
 }
 
@@ -289,11 +316,13 @@ static void kprof_agg_extreme(u64 *word, u64 v, bool max)
 }
 
 /**
- * kprof_agg_add_time() - add one ended block to an entry of any CPU's table
+ * kprof_agg_add_time() - add a wait's time to an entry of any CPU's table
  * @t: the table the entry is in
  * @slot: the entry's slot, from kprof_agg_intern()
- * @gen: @t->gen when it was interned
- * @ns: the block's time
+ * @gen: @t->gen when it was interned, its KPROF_AGG_GEN_BITS low bits
+ * @ns: the time to add: the wait's, or its part in the entry's interval
+ * @whole_ns: with @ended, the whole wait's, for the longest and shortest
+ * @ended: the wait ended: count it; else a swap adds its part so far
  *
  * A reset since the entry was interned may have given its slot to another
  * key: then nothing is added.  A reset waits for the calls in flight
@@ -303,7 +332,8 @@ static void kprof_agg_extreme(u64 *word, u64 v, bool max)
  * Context: any but NMI, on any CPU (the scheduler's switch path).
  * Return: true when added, false when a reset came between.
  */
-bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns)
+bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns, u64 whole_ns,
+			bool ended)
 {
 	unsigned long irqflags;
 	bool added = false;
@@ -317,16 +347,17 @@ bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns)
 	atomic_inc(&t->remote);
 	/* pairs with the barrier in kprof_agg_reset_cpu(): see it or be seen */
 	smp_mb__after_atomic();
-	if (!READ_ONCE(t->resetting) && READ_ONCE(t->gen) == gen) {
+	if (!READ_ONCE(t->resetting) && (READ_ONCE(t->gen) & KPROF_AGG_GEN_MASK) == gen) {
 		struct kprof_agg_entry *e = &t->entries[slot];
 
-		atomic64_inc(&e->blocks);
+		if (ended)
+			atomic64_inc(&e->blocks);
 		atomic64_add(ns, &e->time_ns);
-		if (e->flags & KPROF_AGG_E_MINMAX) {
+		if (ended && (e->flags & KPROF_AGG_E_MINMAX)) {
 			u64 *mm = kprof_agg_minmax(t, e);
 
-			kprof_agg_extreme(&mm[0], ns, true);
-			kprof_agg_extreme(&mm[1], ns, false);
+			kprof_agg_extreme(&mm[0], whole_ns, true);
+			kprof_agg_extreme(&mm[1], whole_ns, false);
 		}
 		added = true;
 	}
@@ -341,7 +372,7 @@ bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns)
  * kprof_agg_copy_frames() - copy an entry's frames out of any CPU's table
  * @t: the table the entry is in
  * @slot: the entry's slot
- * @gen16: the low 16 bits of @t->gen when it was interned
+ * @gen: @t->gen when it was interned, its KPROF_AGG_GEN_BITS low bits
  * @dst: where to copy its kernel, then user frames
  * @room: words at @dst
  * @nr_kernel: set to its kernel frames
@@ -353,7 +384,7 @@ bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns)
  * Context: any but NMI, on any CPU.
  * Return: 0; -EBUSY when a reset came between; -ENOSPC when @room is short.
  */
-int kprof_agg_copy_frames(struct kprof_agg_cpu *t, u32 slot, u32 gen16, u64 *dst, u32 room,
+int kprof_agg_copy_frames(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 *dst, u32 room,
 			  u16 *nr_kernel, u16 *nr_user)
 {
 	unsigned long irqflags;
@@ -363,7 +394,7 @@ int kprof_agg_copy_frames(struct kprof_agg_cpu *t, u32 slot, u32 gen16, u64 *dst
 	atomic_inc(&t->remote);
 	/* pairs with the barrier in kprof_agg_reset_cpu(), as in kprof_agg_add_time() */
 	smp_mb__after_atomic();
-	if (!READ_ONCE(t->resetting) && (READ_ONCE(t->gen) & 0xffff) == gen16 &&
+	if (!READ_ONCE(t->resetting) && (READ_ONCE(t->gen) & KPROF_AGG_GEN_MASK) == gen &&
 	    slot < t->nr_entries) {
 		const struct kprof_agg_entry *e = kprof_agg_entry_get(t, slot);
 
@@ -408,15 +439,18 @@ static void kprof_agg_reset_cpu(void *arg)
 }
 
 /**
- * kprof_agg_reset() - empty every table without stopping the session
+ * kprof_agg_reset() - empty every table being written without stopping the
+ * session
  * @agg: the tables
  *
  * Each table is cleared on its own CPU with interrupts disabled, so only an
  * NMI can sample meanwhile; it finds the table resetting and counts its
  * sample as lost (KPROF_LOST_AGG_RESET).  A CPU that is offline has no
- * writer and is cleared from here.
+ * writer and is cleared from here.  Of a set of two halves, the half
+ * being written: a swap's closed half stays as it is.
  *
- * Context: process context; takes cpus_read_lock() to pin CPUs.
+ * Context: process context; takes cpus_read_lock() to pin CPUs; calls
+ * for one set (and kprof_agg_swap()) serialised by its owner.
  */
 void kprof_agg_reset(struct kprof_agg *agg)
 {
@@ -424,7 +458,7 @@ void kprof_agg_reset(struct kprof_agg *agg)
 
 	cpus_read_lock();
 	for (cpu = 0; cpu < agg->nr_cpus; cpu++) {
-		struct kprof_agg_cpu *t = agg->cpus[cpu];
+		struct kprof_agg_cpu *t = kprof_agg_cpu_of(agg, cpu);
 
 		if (!t)
 			continue;
@@ -434,6 +468,79 @@ void kprof_agg_reset(struct kprof_agg *agg)
 			kprof_agg_reset_cpu(t);
 	}
 	cpus_read_unlock();
+}
+
+/**
+ * kprof_agg_swap() - write the other half from now on
+ * @agg: a set of two halves, the other half empty (kprof_agg_clear_half())
+ *
+ * A writer that read the epoch before the store may still add to the
+ * half it found: the caller waits for them (synchronize_rcu()) before it
+ * reads that half.
+ *
+ * Context: process context; calls for one set serialised by its owner.
+ * Return: the epoch closed; its half is epoch & 1.
+ */
+u64 kprof_agg_swap(struct kprof_agg *agg)
+{
+	u64 closed = agg->epoch;
+
+	if (WARN_ON_ONCE(agg->halves != 2))
+		return closed;
+	/* the other half was emptied before: its entries are seen cleared */
+	smp_wmb();
+	WRITE_ONCE(agg->epoch, closed + 1);
+	return closed;
+}
+
+/**
+ * kprof_agg_clear_half() - empty every table of a half nobody writes
+ * @agg: the set
+ * @half: not the half being written, and no writer left in it (the swap
+ *	that closed it waited for them)
+ *
+ * From process context: with no writer there is nothing to wait for but
+ * the handshake kprof_agg_reset_cpu() does anyway.  The tables' high-water
+ * marks keep what was cleared.
+ *
+ * Context: process context; calls for one set serialised by its owner.
+ */
+void kprof_agg_clear_half(struct kprof_agg *agg, unsigned int half)
+{
+	unsigned int cpu;
+
+	if (WARN_ON_ONCE(half >= agg->halves || half == (agg->epoch & 1)))
+		return;
+	for (cpu = 0; cpu < agg->nr_cpus; cpu++) {
+		struct kprof_agg_cpu *t = kprof_agg_table(agg, half, cpu);
+
+		if (t)
+			kprof_agg_reset_cpu(t);
+	}
+}
+
+/**
+ * kprof_agg_cpu_usage() - how full a CPU's tables are, and have been
+ * @agg: the set
+ * @cpu: a CPU with tables
+ * @u: where to store it: the half being written, with the high-water
+ *	marks of every half
+ */
+void kprof_agg_cpu_usage(struct kprof_agg *agg, unsigned int cpu, struct kprof_agg_usage *u)
+{
+	unsigned int cur = READ_ONCE(agg->epoch) & 1, h;
+	struct kprof_agg_usage other;
+
+	memset(u, 0, sizeof(*u));
+	if (kprof_agg_table(agg, cur, cpu))
+		kprof_agg_usage(kprof_agg_table(agg, cur, cpu), u);
+	for (h = 0; h < agg->halves; h++) {
+		if (h == cur || !kprof_agg_table(agg, h, cpu))
+			continue;
+		kprof_agg_usage(kprof_agg_table(agg, h, cpu), &other);
+		u->high = max(u->high, other.high);
+		u->pool_high = max(u->pool_high, other.pool_high);
+	}
 }
 
 /**

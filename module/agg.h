@@ -6,6 +6,7 @@
 #define _KPROF_AGG_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
 #include <asm/local.h>
@@ -16,6 +17,11 @@
 #define KPROF_AGG_FRAMES_PER_ENTRY	24
 /* probes of the open-addressing table before the sample counts as lost */
 #define KPROF_AGG_PROBES		64
+/* tables of a set (both halves of every possible CPU): a wait's entry names one */
+#define KPROF_AGG_MAX_TABLES		BIT(15)
+/* bits of a table's generation a wait's entry keeps (kprof_agg_add_time()) */
+#define KPROF_AGG_GEN_BITS		27
+#define KPROF_AGG_GEN_MASK		(BIT(KPROF_AGG_GEN_BITS) - 1)
 
 /*
  * The key words of an off-CPU block's waker entry (offcpu.c): its
@@ -104,6 +110,7 @@ struct kprof_agg_entry {
  * @resetting: a reset is clearing this table
  * @gen: resets so far; an entry's slot is only meaningful within one
  * @remote: kprof_agg_add_time() calls in flight, which a reset waits for
+ * @index: its place in its set: half * nr_cpus + cpu (kprof_agg_table_at())
  */
 struct kprof_agg_cpu {
 	struct kprof_agg_entry *entries;
@@ -117,6 +124,7 @@ struct kprof_agg_cpu {
 	int resetting;
 	u32 gen;
 	atomic_t remote;
+	unsigned int index;
 };
 
 /**
@@ -139,21 +147,26 @@ struct kprof_agg_usage {
 
 /**
  * struct kprof_agg - the tables of a session, one per CPU it has used
- * @nr_cpus: entries in @cpus (nr_cpu_ids)
+ * @nr_cpus: tables per half (nr_cpu_ids)
  * @nr_entries: slots of each table
- * @cpus: per possible CPU; NULL for a CPU without one (outside the
- *	session, not yet online, or its allocation failed); read through
- *	kprof_agg_cpu_of()
+ * @halves: 1, or 2 for a session read in intervals (KPROF_SESSION_F_INTERVALS)
+ * @epoch: swaps so far (kprof_agg_swap()); the half written is @epoch & 1
+ * @cpus: half 0's table of each possible CPU, then half 1's; NULL for a
+ *	CPU without one (outside the session, not yet online, or its
+ *	allocation failed); read through kprof_agg_table()
  */
 struct kprof_agg {
 	unsigned int nr_cpus;
 	u32 nr_entries;
+	unsigned int halves;
+	u64 epoch;
 	struct kprof_agg_cpu *cpus[];
 };
 
 /**
- * kprof_agg_cpu_of() - a CPU's table, once published
+ * kprof_agg_table() - a CPU's table in one half, once published
  * @agg: the set
+ * @half: 0, or 1 in a set of two halves
  * @cpu: any CPU number
  *
  * An acquire load, which pairs with kprof_agg_add_cpu().  Safe in any
@@ -161,25 +174,64 @@ struct kprof_agg {
  *
  * Return: the table, or NULL (none on that CPU, or @cpu out of range).
  */
+static __always_inline struct kprof_agg_cpu *kprof_agg_table(struct kprof_agg *agg,
+							     unsigned int half, unsigned int cpu)
+{
+	if (cpu >= agg->nr_cpus || half >= agg->halves)
+		return NULL;
+	/* pairs with kprof_agg_add_cpu()'s release */
+	return smp_load_acquire(&agg->cpus[half * agg->nr_cpus + cpu]);
+}
+
+/**
+ * kprof_agg_table_at() - a table by its place in the set
+ * @agg: the set
+ * @index: its struct kprof_agg_cpu's @index
+ *
+ * Return: the table, or NULL (none there, or @index out of range).
+ */
+static __always_inline struct kprof_agg_cpu *kprof_agg_table_at(struct kprof_agg *agg,
+								unsigned int index)
+{
+	if (index >= agg->halves * agg->nr_cpus)
+		return NULL;
+	/* pairs with kprof_agg_add_cpu()'s release */
+	return smp_load_acquire(&agg->cpus[index]);
+}
+
+/**
+ * kprof_agg_cpu_of() - a CPU's table in the half being written
+ * @agg: the set
+ * @cpu: any CPU number
+ *
+ * The epoch is read once: a writer adds to the table returned, in the
+ * same RCU read-side section (preemption or interrupts disabled, or NMI),
+ * which kprof_agg_swap()'s caller waits for before it reads that half.
+ *
+ * Return: as kprof_agg_table().
+ */
 static __always_inline struct kprof_agg_cpu *kprof_agg_cpu_of(struct kprof_agg *agg,
 							      unsigned int cpu)
 {
-	/* pairs with kprof_agg_add_cpu()'s release */
-	return cpu < agg->nr_cpus ? smp_load_acquire(&agg->cpus[cpu]) : NULL;
+	return kprof_agg_table(agg, READ_ONCE(agg->epoch) & 1, cpu);
 }
 
-struct kprof_agg *kprof_agg_alloc(u32 nr_entries);
+struct kprof_agg *kprof_agg_alloc(u32 nr_entries, unsigned int halves);
 int kprof_agg_add_cpu(struct kprof_agg *agg, unsigned int cpu);
 void kprof_agg_free(struct kprof_agg *agg);
 int kprof_agg_add(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
 		  const u64 *ips, u16 nr_kernel, u16 nr_user);
 int kprof_agg_intern(struct kprof_agg_cpu *t, u16 event, u32 pid, const char *comm,
 		     const struct kprof_agg_key *key, u32 *slot);
-bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns);
-int kprof_agg_copy_frames(struct kprof_agg_cpu *t, u32 slot, u32 gen16, u64 *dst, u32 room,
+bool kprof_agg_add_time(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 ns, u64 whole_ns,
+			bool ended);
+int kprof_agg_copy_frames(struct kprof_agg_cpu *t, u32 slot, u32 gen, u64 *dst, u32 room,
 			  u16 *nr_kernel, u16 *nr_user);
 void kprof_agg_reset(struct kprof_agg *agg);
+u64 kprof_agg_swap(struct kprof_agg *agg);
+void kprof_agg_clear_half(struct kprof_agg *agg, unsigned int half);
 void kprof_agg_usage(struct kprof_agg_cpu *t, struct kprof_agg_usage *u);
+void kprof_agg_cpu_usage(struct kprof_agg *agg, unsigned int cpu, struct kprof_agg_usage *u);
 u64 kprof_agg_bytes(u32 nr_entries);
 
 /**

@@ -117,11 +117,15 @@ static int kprof_agg_class(const struct kprof_session *s, const struct kprof_agg
 	}
 }
 
-/* Is @e an entry of @which?  Off-CPU and lock entries count once a wait ended. */
+/*
+ * Is @e an entry of @which?  Off-CPU and lock entries count once a wait
+ * ended, or (intervals) once a swap added a wait's part to them.
+ */
 static bool kprof_agg_shown(const struct kprof_session *s, const struct kprof_agg_entry *e,
 			    int which)
 {
-	if (e->event >= s->nr_events || !local64_read(&e->count))
+	if (e->event >= s->nr_events ||
+	    (!local64_read(&e->count) && !atomic64_read(&e->time_ns)))
 		return false;
 	return which == KPROF_AGG_ALL || kprof_agg_class(s, e) == which;
 }
@@ -331,12 +335,17 @@ out_unlock:
 
 /* --- folded: one collapsed stack per line -------------------------------- */
 
+/* The half being written: kprof_agg_find()'s @half. */
+#define KPROF_AGG_HALF_WRITTEN	(~0U)
+
 /*
  * The first valid entry of @which in @s's tables at or after *pos (cpu << 32
- * | slot), its table in *tp; NULL at the end.  The session lock held.
+ * | slot), its table in *tp; NULL at the end.  The tables of @half, or of
+ * the half being written (KPROF_AGG_HALF_WRITTEN).  The session lock held.
  */
 static struct kprof_agg_entry *kprof_agg_find(struct kprof_session *s, loff_t *pos,
-					      struct kprof_agg_cpu **tp, int which)
+					      struct kprof_agg_cpu **tp, int which,
+					      unsigned int half)
 {
 	struct kprof_agg *agg = s ? s->agg : NULL;
 	u64 cpu = *pos >> 32;
@@ -344,8 +353,10 @@ static struct kprof_agg_entry *kprof_agg_find(struct kprof_session *s, loff_t *p
 
 	if (!agg)
 		return NULL;
+	if (half == KPROF_AGG_HALF_WRITTEN)
+		half = READ_ONCE(agg->epoch) & 1;
 	for (; cpu < agg->nr_cpus; cpu++, slot = 0) {
-		struct kprof_agg_cpu *t = kprof_agg_cpu_of(agg, cpu);
+		struct kprof_agg_cpu *t = kprof_agg_table(agg, half, cpu);
 
 		if (!t)
 			continue;
@@ -367,7 +378,8 @@ static void *kprof_agg_folded_find(struct seq_file *m, loff_t *pos)
 {
 	struct kprof_agg_folded_iter *it = m->private;
 	struct kprof_agg_cpu *t;
-	struct kprof_agg_entry *e = kprof_agg_find(it->s, pos, &t, it->which);
+	struct kprof_agg_entry *e = kprof_agg_find(it->s, pos, &t, it->which,
+						   KPROF_AGG_HALF_WRITTEN);
 
 	if (e)
 		it->t = t;
@@ -559,16 +571,21 @@ static void kprof_agg_view_waker(struct kprof_agg_view *v, const u64 *key, u32 n
 
 /**
  * kprof_agg_read() - the tables' entries from a cursor on
- * @cur: where the previous call stopped; zeroed before the first
+ * @cur: where the previous call stopped; zeroed before the first but for
+ *	@cur->epoch, the closed interval to read (+ 1), or 0
  * @put: takes one entry; non-zero when it has no room for it (the next
  *	call starts from it)
  * @arg: for @put
  * @extack: why the first call found nothing to read
  *
+ * Of a closed interval, the first call holds it (@cur->held): the caller
+ * lets go of it with kprof_session_agg_release() when the read ends.
+ *
  * Context: process context; takes the session lock.
  * Return: 0 (the end, or @put full, or @cur->stale: a new session since
  * the first call), -ENOENT or -EOPNOTSUPP on the first call without an
- * aggregating session, or -ENOMEM.
+ * aggregating session, kprof_session_agg_hold()'s error for an interval
+ * that cannot be read, or -ENOMEM.
  */
 int kprof_agg_read(struct kprof_agg_cursor *cur, kprof_agg_put_fn put, void *arg,
 		   struct netlink_ext_ack *extack)
@@ -577,7 +594,9 @@ int kprof_agg_read(struct kprof_agg_cursor *cur, kprof_agg_put_fn put, void *arg
 	struct kprof_agg *agg;
 	loff_t pos = cur->pos;
 	u64 *hidden = NULL;
+	unsigned int half;
 	int ret = 0;
+	bool begun;
 
 	/* kernel frames as /proc/kallsyms would show them: zero when hidden */
 	if (!kprof_kptr_visible()) {
@@ -587,11 +606,20 @@ int kprof_agg_read(struct kprof_agg_cursor *cur, kprof_agg_put_fn put, void *arg
 			return -ENOMEM;
 	}
 	agg = kprof_agg_lock_id(cur->id, &s);
+	begun = cur->begun;
 	if (!kprof_agg_cursor_session(cur, s, !!agg, &ret, extack))
 		goto out_unlock;
+	if (cur->epoch && !begun) {
+		/* a closed interval: frozen until the dump lets go of it */
+		ret = kprof_session_agg_hold(s, cur->epoch - 1, extack);
+		if (ret)
+			goto out_unlock;
+		cur->held = true;
+	}
+	half = cur->epoch ? (cur->epoch - 1) & 1 : KPROF_AGG_HALF_WRITTEN;
 	for (;;) {
 		struct kprof_agg_cpu *t;
-		struct kprof_agg_entry *e = kprof_agg_find(s, &pos, &t, KPROF_AGG_ALL);
+		struct kprof_agg_entry *e = kprof_agg_find(s, &pos, &t, KPROF_AGG_ALL, half);
 		struct kprof_agg_view v = { };
 		const u64 *f;
 

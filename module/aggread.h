@@ -82,12 +82,18 @@ extern const struct seq_operations kprof_agg_folded_sops;
  *	the session it read
  * @begun: the first call found the session
  * @stale: the session was freed between two calls
+ * @epoch: 0 to read the tables being written; else the closed interval
+ *	to read, + 1 (KPROF_A_AGG_EPOCH)
+ * @held: the first call held that interval (kprof_session_agg_hold()):
+ *	the reader lets go of it with kprof_session_agg_release()
  */
 struct kprof_agg_cursor {
 	u64 pos;
 	u64 id;
 	bool begun;
 	bool stale;
+	u64 epoch;
+	bool held;
 };
 
 struct kprof_procmap_info;

@@ -114,6 +114,12 @@ static const struct nla_policy kprof_session_id_nl_policy[KPROF_A_SESSION_ID + 1
 	[KPROF_A_SESSION_ID]		= { .type = NLA_U64 },
 };
 
+/* AGG_DUMP: the session, and (1.15) the closed interval to read instead. */
+static const struct nla_policy kprof_agg_dump_nl_policy[KPROF_A_AGG_EPOCH + 1] = {
+	[KPROF_A_SESSION_ID]		= { .type = NLA_U64 },
+	[KPROF_A_AGG_EPOCH]		= { .type = NLA_U64 },
+};
+
 static struct genl_family kprof_nl_family;
 
 /*
@@ -176,6 +182,8 @@ static const char * const kprof_nl_cmd_names[KPROF_CMD_MAX + 1] = {
 	[KPROF_CMD_COUNT_STOP]	= "COUNT_STOP",
 	[KPROF_CMD_HIST_DUMP]	= "HIST_DUMP",
 	[KPROF_CMD_AGG_MAPS]	= "AGG_MAPS",
+	[KPROF_CMD_FREE]	= "FREE",
+	[KPROF_CMD_AGG_SWAP]	= "AGG_SWAP",
 };
 
 /**
@@ -704,6 +712,18 @@ static int kprof_nl_start_event(struct genl_info *info, const struct nlattr *nes
 	return kprof_nl_parse_event(info, nest, &cfg->events[index]);
 }
 
+/* KPROF_SESSION_F_INTERVALS (1.15): the tables of an aggregating session, in two halves. */
+static int kprof_nl_check_intervals(struct genl_info *info,
+				    const struct kprof_session_config *cfg)
+{
+	if ((cfg->flags & KPROF_SESSION_F_INTERVALS) && !(cfg->flags & KPROF_SESSION_F_AGGREGATE)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KPROF_A_SESSION_FLAGS],
+				    "kprof: intervals need an aggregating session");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Validate a START request into @cfg; everything not ABI-typed is checked here. */
 static int kprof_nl_parse_start(struct genl_info *info, struct kprof_session_config *cfg)
 {
@@ -769,7 +789,10 @@ static int kprof_nl_parse_start(struct genl_info *info, struct kprof_session_con
 	if (ret)
 		return ret;
 
-	return kprof_nl_walk_events(info, kprof_nl_start_event, cfg, &cfg->nr_events);
+	ret = kprof_nl_walk_events(info, kprof_nl_start_event, cfg, &cfg->nr_events);
+	if (ret)
+		return ret;
+	return kprof_nl_check_intervals(info, cfg);
 }
 
 static int kprof_nl_start_doit(struct sk_buff *skb, struct genl_info *info)
@@ -1187,7 +1210,9 @@ struct kprof_nl_dump {
 /*
  * Read the tables (AGG_DUMP) or the kept mappings (AGG_MAPS) into @skb,
  * the reader's cursor kept in cb->args[0] (position), cb->args[1] (the
- * session) and cb->args[2] (the session was found); the session freed
+ * session), cb->args[2] (the session was found), cb->args[3] (AGG_DUMP of
+ * a closed interval: its epoch + 1) and cb->args[4] (the dump holds that
+ * interval: kprof_nl_agg_dump_done() lets go of it); the session freed
  * since the first part marks the dump interrupted and ends it.
  */
 static int kprof_nl_agg_read(struct sk_buff *skb, struct netlink_callback *cb,
@@ -1195,8 +1220,10 @@ static int kprof_nl_agg_read(struct sk_buff *skb, struct netlink_callback *cb,
 {
 	struct kprof_agg_cursor cur = {
 		.pos = cb->args[0], .id = cb->args[1], .begun = cb->args[2],
+		.epoch = cb->args[3], .held = cb->args[4],
 	};
 	struct kprof_nl_dump d = { .skb = skb, .cb = cb };
+	struct nlattr **attrs;
 	int ret;
 
 	if (kprof_nl_dump_refused(cb))
@@ -1205,6 +1232,15 @@ static int kprof_nl_agg_read(struct sk_buff *skb, struct netlink_callback *cb,
 		ret = kprof_nl_dump_session(cb, &cur.id);
 		if (ret)
 			return ret;
+		attrs = kprof_genl_dump_attrs(genl_dumpit_info(cb));
+		if (put && attrs && attrs[KPROF_A_AGG_EPOCH]) {
+			cur.epoch = nla_get_u64(attrs[KPROF_A_AGG_EPOCH]) + 1;
+			if (!cur.epoch) {
+				NL_SET_ERR_MSG_ATTR(cb->extack, attrs[KPROF_A_AGG_EPOCH],
+						    "kprof: no such interval");
+				return -EINVAL;
+			}
+		}
 	}
 	if (put)
 		ret = kprof_agg_read(&cur, put, &d, cb->extack);
@@ -1212,6 +1248,8 @@ static int kprof_nl_agg_read(struct sk_buff *skb, struct netlink_callback *cb,
 		ret = kprof_agg_read_maps(&cur, map_put, &d, cb->extack);
 	cb->args[1] = cur.id;
 	cb->args[2] = cur.begun;
+	cb->args[3] = cur.epoch;
+	cb->args[4] = cur.held;
 	if (ret)
 		return ret;
 	if (cur.stale) {
@@ -1265,6 +1303,15 @@ static int kprof_nl_agg_put(void *arg, u64 id, unsigned int cpu, const struct kp
 static int kprof_nl_agg_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	return kprof_nl_agg_read(skb, cb, kprof_nl_agg_put, NULL);
+}
+
+/* The end of an AGG_DUMP (or its socket's close): the interval it held. */
+static int kprof_nl_agg_dump_done(struct netlink_callback *cb)
+{
+	if (cb->args[4])
+		kprof_session_agg_release(cb->args[1], cb->args[3] - 1);
+	cb->args[4] = 0;
+	return 0;
 }
 
 /* One AGG_MAPS message; non-zero when the dump's skb is full. */
@@ -1427,6 +1474,38 @@ static int kprof_nl_agg_reset_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = kprof_nl_session(info->attrs, genl_info_net(info), info->snd_portid, &id,
 			       info->extack);
 	return ret ? ret : kprof_session_agg_reset(id, info->extack);
+}
+
+/* AGG_SWAP (1.15): close the interval of a session read in intervals. */
+static int kprof_nl_agg_swap_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kprof_agg_interval iv;
+	struct sk_buff *msg;
+	void *hdr;
+	u64 id;
+	int ret;
+
+	msg = kprof_nl_reply_new(info, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	ret = kprof_nl_session(info->attrs, genl_info_net(info), info->snd_portid, &id,
+			       info->extack);
+	if (!ret)
+		ret = kprof_session_agg_swap(id, &iv, info->extack);
+	if (ret)
+		goto out_free;
+	ret = -EMSGSIZE;
+	if (kprof_nl_put_u64(msg, KPROF_A_SESSION_ID, id, KPROF_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_A_AGG_EPOCH, iv.epoch, KPROF_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_A_AGG_START_NS, iv.start_ns, KPROF_A_PAD) ||
+	    kprof_nl_put_u64(msg, KPROF_A_AGG_END_NS, iv.end_ns, KPROF_A_PAD))
+		goto out_free;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+out_free:
+	nlmsg_free(msg);
+	return ret;
 }
 
 /* FREE: a stopped session's data was saved; the session it names goes. */
@@ -1790,8 +1869,9 @@ static const struct genl_ops kprof_nl_ops[] = {
 		.cmd		= KPROF_CMD_AGG_DUMP,
 		.start		= kprof_nl_dump_start,
 		.dumpit		= kprof_nl_agg_dumpit,
-		.policy		= kprof_session_id_nl_policy,
-		.maxattr	= ARRAY_SIZE(kprof_session_id_nl_policy) - 1,
+		.done		= kprof_nl_agg_dump_done,
+		.policy		= kprof_agg_dump_nl_policy,
+		.maxattr	= ARRAY_SIZE(kprof_agg_dump_nl_policy) - 1,
 		.internal_flags	= KPROF_NL_PERFMON,
 	},
 	{
@@ -1844,6 +1924,13 @@ static const struct genl_ops kprof_nl_ops[] = {
 	{
 		.cmd		= KPROF_CMD_FREE,
 		.doit		= kprof_nl_free_doit,
+		.policy		= kprof_session_id_nl_policy,
+		.maxattr	= ARRAY_SIZE(kprof_session_id_nl_policy) - 1,
+		.internal_flags	= KPROF_NL_PERFMON,
+	},
+	{
+		.cmd		= KPROF_CMD_AGG_SWAP,
+		.doit		= kprof_nl_agg_swap_doit,
 		.policy		= kprof_session_id_nl_policy,
 		.maxattr	= ARRAY_SIZE(kprof_session_id_nl_policy) - 1,
 		.internal_flags	= KPROF_NL_PERFMON,

@@ -217,6 +217,13 @@ struct kprof_mmap_queue {
  *	(sideband.c)
  * @sideband_on: it records side-band: the hooks are registered for it
  * @agg: aggregation tables (KPROF_SESSION_F_AGGREGATE), else NULL
+ * @agg_since_ns: with KPROF_SESSION_F_INTERVALS, when the interval being
+ *	written began (CLOCK_MONOTONIC: the start, then the last swap);
+ *	under @lock
+ * @agg_closed: the half the last swap closed still holds its interval:
+ *	the next swap clears it first (under @lock)
+ * @agg_held: a dump reads the closed half: no swap until it ends (under
+ *	@lock)
  * @procmap: mappings kept for the frames of gone processes (aggregating
  *	sessions), else NULL
  * @ctrs: its perf counters, on CPUs or on the threads of the PIDs (target.c)
@@ -262,6 +269,9 @@ struct kprof_session {
 	struct list_head mmap_node;
 	bool sideband_on;
 	struct kprof_agg *agg;
+	u64 agg_since_ns;
+	bool agg_closed;
+	bool agg_held;
 	struct kprof_procmap *procmap;
 	struct kprof_counters ctrs;
 	struct mutex lock;		/* see @lock above */

@@ -114,7 +114,7 @@ static notrace void kprof_lock_begin(void *data, void *lock, unsigned int flags)
 		local64_inc(&c[ret == -EBUSY ? KPROF_WAIT_LOST_RESET : KPROF_WAIT_LOST_FULL]);
 		goto out;
 	}
-	kprof_wait_begin(&lk->waits, &ring->stats, ring->cpu, t, entry, task->pid,
+	kprof_wait_begin(&lk->waits, &ring->stats, t, entry, task->pid,
 			 (unsigned long)lock, now);
 out:
 	kprof_guard_exit(level);
@@ -231,6 +231,17 @@ void kprof_lock_stop(struct kprof_event *kev)
 	if (ring)
 		kprof_waits_drain(&lk->waits, &ring->stats, ktime_get_mono_fast_ns());
 	preempt_enable();
+}
+
+/**
+ * kprof_lock_waits() - the open waits of a lock event
+ * @kev: any event
+ *
+ * Return: its table of waits, or NULL (not a lock event, or not started).
+ */
+struct kprof_waits *kprof_lock_waits(struct kprof_event *kev)
+{
+	return kev->lock ? &kev->lock->waits : NULL;
 }
 
 void kprof_lock_free(struct kprof_event *kev)

@@ -112,7 +112,7 @@ static notrace void kprof_offcpu_begin(struct kprof_offcpu *off, struct kprof_ri
 	}
 	if (ret > 0 && key.nr_user)
 		kprof_procmap_note_pid(s->procmap, task_tgid_nr(prev));
-	kprof_wait_begin(&off->waits, &ring->stats, ring->cpu, t, entry, prev->pid, 0, now);
+	kprof_wait_begin(&off->waits, &ring->stats, t, entry, prev->pid, 0, now);
 }
 
 NOKPROBE_SYMBOL(kprof_offcpu_begin);
@@ -127,13 +127,13 @@ static notrace void kprof_offcpu_waker(struct kprof_offcpu *off, struct kprof_ri
 	struct kprof_agg_key key = { };
 	u64 *ips = kprof_ring_scratch(ring, level);
 	u16 nr_kernel, nr_user;
-	unsigned int bcpu;
+	unsigned int bindex;
 	u32 bgen, bslot, entry, n;
 	int ret;
 
 	local64_inc(&c[KPROF_WAIT_BEGUN]);
-	kprof_wait_where_decode(blocked, &bcpu, &bgen, &bslot);
-	bt = kprof_agg_cpu_of(s->agg, bcpu);
+	kprof_wait_where_decode(blocked, &bindex, &bgen, &bslot);
+	bt = kprof_agg_table_at(s->agg, bindex);
 	if (unlikely(!bt || !t)) {
 		local64_inc(&c[KPROF_WAIT_LOST_RESET]);
 		return;
@@ -163,7 +163,7 @@ static notrace void kprof_offcpu_waker(struct kprof_offcpu *off, struct kprof_ri
 	if (ret > 0 && nr_user)
 		kprof_procmap_note_pid(s->procmap, task_tgid_nr(current));
 	kprof_wait_note_waker(&off->waits, &ring->stats, p->pid, blocked,
-			      kprof_wait_where(ring->cpu, READ_ONCE(t->gen), entry));
+			      kprof_wait_where(t->index, READ_ONCE(t->gen), entry));
 }
 
 NOKPROBE_SYMBOL(kprof_offcpu_waker);
@@ -317,6 +317,17 @@ void kprof_offcpu_stop(struct kprof_event *kev)
 	if (ring)
 		kprof_waits_drain(&off->waits, &ring->stats, now);
 	preempt_enable();
+}
+
+/**
+ * kprof_offcpu_waits() - the open blocks of an off-CPU event
+ * @kev: any event
+ *
+ * Return: its table of waits, or NULL (not an off-CPU event, or not started).
+ */
+struct kprof_waits *kprof_offcpu_waits(struct kprof_event *kev)
+{
+	return kev->offcpu ? &kev->offcpu->waits : NULL;
 }
 
 void kprof_offcpu_free(struct kprof_event *kev)

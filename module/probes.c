@@ -646,6 +646,28 @@ void kprof_probes_stop(struct kprof_session *s)
 		kprof_probe_stop(&s->events[i]);
 }
 
+/**
+ * kprof_probes_move_waits() - a swap closed a half: move the open waits
+ * @s: the session, read in intervals
+ * @half: the half closed
+ * @swap_ns: the swap's time
+ *
+ * Context: process context, the session lock held (session.c).
+ */
+void kprof_probes_move_waits(struct kprof_session *s, unsigned int half, u64 swap_ns)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_events; i++) {
+		struct kprof_waits *w = kprof_offcpu_waits(&s->events[i]);
+
+		if (!w)
+			w = kprof_lock_waits(&s->events[i]);
+		if (w)
+			kprof_waits_move(w, half, swap_ns);
+	}
+}
+
 void kprof_probes_free(struct kprof_session *s)
 {
 	unsigned int i;

@@ -30,6 +30,7 @@ void kprof_probes_show_runqlat(struct seq_file *m, struct kprof_session *s);
 u64 kprof_probes_bytes(const struct kprof_session *s);
 int kprof_probes_start(struct kprof_session *s, struct netlink_ext_ack *extack);
 void kprof_probes_stop(struct kprof_session *s);
+void kprof_probes_move_waits(struct kprof_session *s, unsigned int half, u64 swap_ns);
 void kprof_probes_free(struct kprof_session *s);
 void kprof_probes_show_session(struct seq_file *m, struct kprof_session *s);
 

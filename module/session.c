@@ -561,13 +561,25 @@ static bool kprof_session_has_tables(const struct kprof_session *s)
 	return (s->cfg.flags & KPROF_SESSION_F_AGGREGATE) || kprof_session_keeps_waits(&s->cfg);
 }
 
-/* The memory one CPU of @s takes: its ring and its table. */
+/* Tables per CPU: two halves for a session read in intervals. */
+static unsigned int kprof_session_halves(const struct kprof_session *s)
+{
+	return s->cfg.flags & KPROF_SESSION_F_INTERVALS ? 2 : 1;
+}
+
+/* The memory of one CPU's tables of @s, every half. */
+static u64 kprof_session_table_bytes(const struct kprof_session *s)
+{
+	return kprof_session_halves(s) * kprof_agg_bytes(s->cfg.agg_entries);
+}
+
+/* The memory one CPU of @s takes: its ring and its tables. */
 static u64 kprof_session_cpu_bytes(const struct kprof_session *s)
 {
 	u64 bytes = kprof_buffers_bytes(1, s->cfg.buffer_size);
 
 	if (kprof_session_has_tables(s))
-		bytes += kprof_agg_bytes(s->cfg.agg_entries);
+		bytes += kprof_session_table_bytes(s);
 	return bytes;
 }
 
@@ -606,7 +618,7 @@ static u64 kprof_session_cpu_missing(struct kprof_session *s, unsigned int cpu)
 	u64 bytes = 0;
 
 	if (s->agg && !kprof_agg_cpu_of(s->agg, cpu))
-		bytes += kprof_agg_bytes(s->cfg.agg_entries);
+		bytes += kprof_session_table_bytes(s);
 	if (!kprof_ring_of(s->bufs, cpu))
 		bytes += kprof_buffers_bytes(1, s->cfg.buffer_size);
 	return bytes;
@@ -709,7 +721,7 @@ static int kprof_session_alloc(struct kprof_session *s, struct netlink_ext_ack *
 		 * allocated before any counter exists: never on the sampling
 		 * path; a streaming session keeps its off-CPU time there too
 		 */
-		s->agg = kprof_agg_alloc(s->cfg.agg_entries);
+		s->agg = kprof_agg_alloc(s->cfg.agg_entries, kprof_session_halves(s));
 		if (!s->agg) {
 			NL_SET_ERR_MSG(extack, "kprof: cannot allocate the aggregation tables");
 			return -ENOMEM;
@@ -804,6 +816,7 @@ int kprof_session_start(struct kprof_session_config *cfg, struct net *net, u32 p
 	kprof_sessions_put_list(&gone);
 
 	s->start_ns = ktime_get_ns();
+	s->agg_since_ns = s->start_ns;
 	ret = kprof_session_alloc(s, extack);
 	if (ret)
 		goto out_free;
@@ -1193,7 +1206,7 @@ static void kprof_session_cpu_stats_locked(struct kprof_session *s, unsigned int
 
 	kprof_ring_stats(kprof_ring_of(s->bufs, cpu), st);
 	if (t) {
-		kprof_agg_usage(t, &u);
+		kprof_agg_cpu_usage(s->agg, cpu, &u);
 		st->agg_used = u.used;
 		st->agg_capacity = u.capacity;
 		st->agg_high = u.high;
@@ -1405,4 +1418,108 @@ int kprof_session_agg_reset(u64 id, struct netlink_ext_ack *extack)
 	}
 	kprof_session_unlock_put(s);
 	return ret;
+}
+
+/**
+ * kprof_session_agg_swap() - close the interval of a session read in
+ * intervals
+ * @id: its id, or 0 for the default one
+ * @iv: set to the interval closed
+ * @extack: for error messages
+ *
+ * The half the previous swap closed is cleared (it was read, or it is
+ * given up), the other half is written from now on, and once every writer
+ * that may still add to the closed half is done (synchronize_rcu(): they
+ * run with preemption or interrupts disabled, or in NMI), the closed half
+ * is frozen until the next swap: AGG_DUMP with its epoch reads it, the
+ * same entries in every message.  Nothing is lost: a sample counts in one
+ * half or the other.
+ *
+ * Context: process context, may sleep; takes the session's lock.
+ * Return: 0; -ENOENT without the session, -EOPNOTSUPP when it was not
+ * started for intervals, -EBUSY while a dump reads the closed half.
+ */
+int kprof_session_agg_swap(u64 id, struct kprof_agg_interval *iv,
+			   struct netlink_ext_ack *extack)
+{
+	struct kprof_session *s = kprof_session_lock_id(id);
+	int ret = 0;
+
+	if (!s) {
+		NL_SET_ERR_MSG(extack, "kprof: no session");
+		ret = -ENOENT;
+	} else if (!s->agg || s->agg->halves != 2) {
+		NL_SET_ERR_MSG(extack,
+			       "kprof: the session was not started for intervals (KPROF_SESSION_F_INTERVALS)");
+		ret = -EOPNOTSUPP;
+	} else if (s->agg_held) {
+		NL_SET_ERR_MSG(extack, "kprof: the previous interval is still being read");
+		ret = -EBUSY;
+	} else {
+		if (s->agg_closed)
+			kprof_agg_clear_half(s->agg, (s->agg->epoch + 1) & 1);
+		s->agg_closed = false;
+		iv->start_ns = s->agg_since_ns;
+		/* the waits' clock (NMI-safe), CLOCK_MONOTONIC */
+		iv->end_ns = ktime_get_mono_fast_ns();
+		iv->epoch = kprof_agg_swap(s->agg);
+		/* every add to the closed half that began before the swap is done */
+		synchronize_rcu();
+		if (s->state == KPROF_STATE_RUNNING) {
+			kprof_probes_move_waits(s, iv->epoch & 1, iv->end_ns);
+			/* and every end that added to an entry there meanwhile */
+			synchronize_rcu();
+		}
+		s->agg_closed = true;
+		s->agg_since_ns = iv->end_ns;
+	}
+	kprof_session_unlock_put(s);
+	return ret;
+}
+
+/**
+ * kprof_session_agg_hold() - a dump begins to read a closed interval
+ * @s: the session, locked
+ * @epoch: the interval, as the swap that closed it returned it
+ * @extack: for error messages
+ *
+ * No swap clears the half until kprof_session_agg_release().
+ *
+ * Return: 0; -ESTALE when @epoch is not the last interval closed (a later
+ * swap cleared it), -EBUSY while another dump reads it.
+ */
+int kprof_session_agg_hold(struct kprof_session *s, u64 epoch, struct netlink_ext_ack *extack)
+{
+	lockdep_assert_held(&s->lock);
+	if (!s->agg || s->agg->halves != 2) {
+		NL_SET_ERR_MSG(extack,
+			       "kprof: the session was not started for intervals (KPROF_SESSION_F_INTERVALS)");
+		return -EOPNOTSUPP;
+	}
+	if (!s->agg_closed || epoch + 1 != s->agg->epoch) {
+		NL_SET_ERR_MSG(extack, "kprof: that interval is not the last one closed");
+		return -ESTALE;
+	}
+	if (s->agg_held) {
+		NL_SET_ERR_MSG(extack, "kprof: another dump reads that interval");
+		return -EBUSY;
+	}
+	s->agg_held = true;
+	return 0;
+}
+
+/**
+ * kprof_session_agg_release() - a dump of a closed interval ended
+ * @id: the session it read
+ * @epoch: the interval
+ *
+ * Context: process context (the dump's end, or its socket's release).
+ */
+void kprof_session_agg_release(u64 id, u64 epoch)
+{
+	struct kprof_session *s = kprof_session_lock_id(id);
+
+	if (s && s->id == id && s->agg && epoch + 1 == s->agg->epoch)
+		s->agg_held = false;
+	kprof_session_unlock_put(s);
 }

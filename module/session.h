@@ -85,6 +85,23 @@ bool kprof_session_info(u64 id, struct kprof_session_info *info);
 int kprof_session_cpu_stats(u64 *id, unsigned int cpu, struct kprof_stats_snapshot *st);
 struct kprof_buffers *kprof_session_buffers(u64 id);
 int kprof_session_agg_reset(u64 id, struct netlink_ext_ack *extack);
+
+/**
+ * struct kprof_agg_interval - an interval a swap closed
+ * @epoch: its epoch: AGG_DUMP reads it with KPROF_A_AGG_EPOCH
+ * @start_ns: when it began (CLOCK_MONOTONIC)
+ * @end_ns: when it ended: the swap
+ */
+struct kprof_agg_interval {
+	u64 epoch;
+	u64 start_ns;
+	u64 end_ns;
+};
+
+int kprof_session_agg_swap(u64 id, struct kprof_agg_interval *iv,
+			   struct netlink_ext_ack *extack);
+int kprof_session_agg_hold(struct kprof_session *s, u64 epoch, struct netlink_ext_ack *extack);
+void kprof_session_agg_release(u64 id, u64 epoch);
 void kprof_session_totals(struct kprof_session *s, struct kprof_stats_snapshot *t);
 
 int kprof_session_init(void);

@@ -10,6 +10,7 @@
 
 #include <linux/types.h>
 
+#include "agg.h"
 #include "waitkind.h"
 
 /* Waits one thread can have open at once (a mutex, then its wait_lock). */
@@ -45,30 +46,39 @@ int kprof_waits_init(struct kprof_waits *w, struct kprof_agg *agg, enum kprof_wa
 void kprof_waits_free(struct kprof_waits *w);
 u64 kprof_waits_bytes(void);
 bool kprof_wait_open(struct kprof_waits *w, u32 tid, u64 tag);
-void kprof_wait_begin(struct kprof_waits *w, struct kprof_cpu_stats *st, unsigned int cpu,
+void kprof_wait_begin(struct kprof_waits *w, struct kprof_cpu_stats *st,
 		      struct kprof_agg_cpu *t, u32 slot, u32 tid, u64 tag, u64 now);
 void kprof_wait_end(struct kprof_waits *w, struct kprof_cpu_stats *st, u32 tid, u64 tag,
 		    bool any, u64 now);
 void kprof_waits_drain(struct kprof_waits *w, struct kprof_cpu_stats *st, u64 now);
+unsigned int kprof_waits_move(struct kprof_waits *w, unsigned int half, u64 swap_ns);
 bool kprof_wait_peek(struct kprof_waits *w, u32 tid, u64 *where);
 void kprof_wait_note_waker(struct kprof_waits *w, struct kprof_cpu_stats *st, u32 tid,
 			   u64 blocked, u64 where);
 
-/* A wait's entry: cpu << 48 | (table generation & 0xffff) << 32 | slot */
-#define KPROF_WAIT_CPU_SHIFT	48
-#define KPROF_WAIT_GEN_SHIFT	32
+/*
+ * A wait's entry: its table's place in the set (15 bits, struct
+ * kprof_agg_cpu's @index), the table's generation when it was interned
+ * (KPROF_AGG_GEN_BITS, 27: at a reset a second, 4.25 years before a
+ * reset count could alias, where 16 bits took 18.2 hours) and the slot
+ * (22 bits: KPROF_AGG_MAX_ENTRIES).
+ */
+#define KPROF_WAIT_INDEX_SHIFT	(KPROF_AGG_GEN_BITS + KPROF_WAIT_SLOT_BITS)
+#define KPROF_WAIT_GEN_SHIFT	KPROF_WAIT_SLOT_BITS
+#define KPROF_WAIT_SLOT_BITS	22
 
-static inline u64 kprof_wait_where(unsigned int cpu, u32 gen, u32 slot)
+static inline u64 kprof_wait_where(unsigned int index, u32 gen, u32 slot)
 {
-	return (u64)cpu << KPROF_WAIT_CPU_SHIFT | (u64)(gen & 0xffff) << KPROF_WAIT_GEN_SHIFT |
-	       slot;
+	return (u64)index << KPROF_WAIT_INDEX_SHIFT |
+	       (u64)(gen & KPROF_AGG_GEN_MASK) << KPROF_WAIT_GEN_SHIFT |
+	       (slot & ((1U << KPROF_WAIT_SLOT_BITS) - 1));
 }
 
-static inline void kprof_wait_where_decode(u64 where, unsigned int *cpu, u32 *gen16, u32 *slot)
+static inline void kprof_wait_where_decode(u64 where, unsigned int *index, u32 *gen, u32 *slot)
 {
-	*cpu = where >> KPROF_WAIT_CPU_SHIFT;
-	*gen16 = (where >> KPROF_WAIT_GEN_SHIFT) & 0xffff;
-	*slot = (u32)where;
+	*index = where >> KPROF_WAIT_INDEX_SHIFT;
+	*gen = (where >> KPROF_WAIT_GEN_SHIFT) & KPROF_AGG_GEN_MASK;
+	*slot = where & ((1U << KPROF_WAIT_SLOT_BITS) - 1);
 }
 
 #endif /* _KPROF_WAIT_H */

@@ -252,10 +252,14 @@ char *kp_session_flags__format(uint32_t flags, char *buf, size_t len)
 {
 	static const char * const names[] = {
 		"kernel-stack", "user-stack", "inherit", "system-wide", "stream", "aggregate",
-		"owned", "threads",
+		"owned", "threads", "intervals",
 	};
 	size_t pos = 0, i;
 	int n;
+
+	/* every flag this ABI knows has its name */
+	_Static_assert(KPROF_SESSION_F_ALL == (1U << KP_ARRAY_SIZE(names)) - 1,
+		       "a KPROF_SESSION_F_* flag without a name");
 
 	buf[0] = '\0';
 	if (!flags) {
@@ -269,7 +273,7 @@ char *kp_session_flags__format(uint32_t flags, char *buf, size_t len)
 		if (n > 0)
 			pos += n;
 	}
-	flags &= ~KPROF_SESSION_F_ALL;
+	flags &= ~((1U << KP_ARRAY_SIZE(names)) - 1);
 	if (flags && pos < len)
 		snprintf(buf + pos, len - pos, "%s0x%x", pos ? "|" : "", flags);
 	return buf;

@@ -404,8 +404,10 @@ static void test_helpers(void)
 	is_str(kp_session_flags__format(0, buf, sizeof(buf)), "0", "flags: none");
 	is_str(kp_session_flags__format(0x30, buf, sizeof(buf)), "stream|aggregate",
 	       "flags: the modes");
-	is_str(kp_session_flags__format(0x108, buf, sizeof(buf)), "system-wide|0x100",
+	is_str(kp_session_flags__format(0x208, buf, sizeof(buf)), "system-wide|0x200",
 	       "flags: unknown bit in hex");
+	is_str(kp_session_flags__format(0x120, buf, sizeof(buf)), "aggregate|intervals",
+	       "flags: intervals (ABI 1.15)");
 	is_str(kp_session_flags__format(0x80, buf, sizeof(buf)), "threads", "flags: -t's threads");
 
 	ok(!kp_sys__possible_cpus(&n, buf, sizeof(buf)) && n == 4 && !strcmp(buf, "0-3"),

@@ -166,19 +166,30 @@ static void stream_key(const struct kprof_record_header *h, void *arg)
 			   nr[0], nr[1], 1);
 }
 
-/* AGG_DUMP into a keyset; returns entries read or a negative errno. */
-static int agg_dump(FIXTURE_DATA(agg) *self, struct keyset *s)
+/* Send AGG_DUMP on @fd: of the closed interval *@epoch, or (NULL) the tables. */
+static int agg_dump_send(FIXTURE_DATA(agg) *self, int fd, const uint64_t *epoch)
 {
-	static char rx[1 << 16];
 	struct kt_msg m;
-	int entries = 0;
 
 	kt_msg_init(&m, self->family, KPROF_CMD_AGG_DUMP, KPROF_FAMILY_VERSION);
 	m.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	if (send(self->fd, m.buf, m.nlh.nlmsg_len, 0) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = recv(self->fd, rx, sizeof(rx), 0);
+	if (epoch)
+		kt_put_u64(&m, KPROF_A_AGG_EPOCH, *epoch);
+	return send(fd, m.buf, m.nlh.nlmsg_len, 0) < 0 ? -errno : 0;
+}
+
+/*
+ * Read an AGG_DUMP's messages on @fd into a keyset, @rxlen bytes a
+ * recv(), at most @parts of them (0: to the end); returns entries read,
+ * or a negative errno.
+ */
+static int agg_dump_recv(int fd, struct keyset *s, size_t rxlen, int parts)
+{
+	static char rx[1 << 16];
+	int entries = 0, recvs;
+
+	for (recvs = 0; !parts || recvs < parts; recvs++) {
+		ssize_t n = recv(fd, rx, rxlen, 0);
 		struct nlmsghdr *nlh;
 		int len = n;
 
@@ -229,6 +240,15 @@ static int agg_dump(FIXTURE_DATA(agg) *self, struct keyset *s)
 			entries++;
 		}
 	}
+	return entries;
+}
+
+/* AGG_DUMP into a keyset; returns entries read or a negative errno. */
+static int agg_dump(FIXTURE_DATA(agg) *self, struct keyset *s)
+{
+	int ret = agg_dump_send(self, self->fd, NULL);
+
+	return ret ? ret : agg_dump_recv(self->fd, s, 1 << 16, 0);
 }
 
 /* Stats of the stopped session from its STOP reply. */
@@ -618,6 +638,197 @@ TEST_F(agg, refuse_bad_aggregation_input)
 	EXPECT_EQ(-EOPNOTSUPP, kt_transact(self->fd, &m));
 	EXPECT_STREQ("kprof: the session does not aggregate", m.extack);
 	EXPECT_EQ(-EOPNOTSUPP, agg_dump(self, &s));
+}
+
+/* --- intervals (1.15): the tables in two halves, swapped ------------------- */
+
+static uint64_t keyset_sum(const struct keyset *s)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		sum += s->k[i].count;
+	return sum;
+}
+
+/* AGG_SWAP of the default session; 0 or a negative errno, the reply in @m. */
+static int agg_swap(FIXTURE_DATA(agg) *self, struct kt_msg *m)
+{
+	kt_msg_init(m, self->family, KPROF_CMD_AGG_SWAP, KPROF_FAMILY_VERSION);
+	return kt_transact(self->fd, m);
+}
+
+#define INTERVALS_SESSION	(KPROF_SESSION_F_AGGREGATE | KPROF_SESSION_F_SYSTEM_WIDE | \
+				 KPROF_SESSION_F_KERNEL_STACK | KPROF_SESSION_F_USER_STACK | \
+				 KPROF_SESSION_F_INTERVALS)
+
+/*
+ * Read every 200 ms for 6 s while stacks run: the intervals' samples and
+ * what the tables hold at the stop add up to the session's samples, none
+ * lost to a reset; each interval begins where the previous one ended.
+ */
+TEST_F_TIMEOUT(agg, intervals_add_up_to_the_balance, 120)
+{
+	uint64_t sum = 0, prev_end = 0, epoch = 0, samples;
+	struct keyset last = {};
+	int i, n, gofd, nonempty = 0;
+	struct kt_msg m;
+	pid_t child;
+
+	child = spawn_stacks(6000, 8, &gofd);
+	ASSERT_LT(0, child);
+	kt_start_init(&m, self->family, INTERVALS_SESSION, 999, 0);
+	kt_put_event(&m, &kt_cpu_clock);
+	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
+	kt_go(gofd);
+	for (i = 0; waitpid(child, NULL, WNOHANG) == 0; i++) {
+		struct keyset s = {};
+
+		usleep(200000);
+		ASSERT_EQ(0, agg_swap(self, &m)) TH_LOG("swap %d: %s", i, m.extack);
+		ASSERT_NE(NULL, m.tb[KPROF_A_AGG_EPOCH]);
+		ASSERT_NE(NULL, m.tb[KPROF_A_AGG_START_NS]);
+		ASSERT_NE(NULL, m.tb[KPROF_A_AGG_END_NS]);
+		EXPECT_EQ(epoch, kt_u64(m.tb[KPROF_A_AGG_EPOCH]));
+		epoch = kt_u64(m.tb[KPROF_A_AGG_EPOCH]);
+		if (prev_end)
+			EXPECT_EQ(prev_end, kt_u64(m.tb[KPROF_A_AGG_START_NS]));
+		EXPECT_LT(kt_u64(m.tb[KPROF_A_AGG_START_NS]), kt_u64(m.tb[KPROF_A_AGG_END_NS]));
+		prev_end = kt_u64(m.tb[KPROF_A_AGG_END_NS]);
+		n = agg_dump_send(self, self->fd, &epoch);
+		ASSERT_EQ(0, n);
+		n = agg_dump_recv(self->fd, &s, 1 << 16, 0);
+		ASSERT_LE(0, n) TH_LOG("interval %llu: %s", (unsigned long long)epoch,
+				       strerror(-n));
+		sum += keyset_sum(&s);
+		nonempty += n > 0;
+		free(s.k);
+		epoch++;
+	}
+	TH_LOG("%d intervals, %d with samples, %llu samples in them", i, nonempty,
+	       (unsigned long long)sum);
+	EXPECT_LE(20, i);
+	EXPECT_LE(i - 2, nonempty);
+	stop_stats(_metadata, self, &m);
+	samples = kt_stat(&m, KPROF_STATS_A_AGG_SAMPLES);
+	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_LOST_AGG_RESET));
+	/* what the half being written holds at the stop: the last interval */
+	n = agg_dump(self, &last);
+	ASSERT_LE(0, n);
+	EXPECT_EQ(samples, sum + keyset_sum(&last))
+		TH_LOG("%llu samples: %llu in the intervals read, %llu in the last",
+		       (unsigned long long)samples, (unsigned long long)sum,
+		       (unsigned long long)keyset_sum(&last));
+	free(last.k);
+}
+
+/*
+ * A swap while a dump reads the closed interval is refused, and the dump
+ * completes; the interval is frozen: read twice, the same entries, while
+ * samples go on into the other half.
+ */
+TEST_F(agg, swap_waits_for_the_dump_of_a_frozen_interval)
+{
+	struct keyset a = {}, b = {};
+	int n, fd2, gofd;
+	uint64_t epoch;
+	struct kt_msg m;
+	pid_t child;
+
+	child = spawn_stacks(3000, 8, &gofd);
+	ASSERT_LT(0, child);
+	kt_start_init(&m, self->family, INTERVALS_SESSION, 999, 0);
+	kt_put_event(&m, &kt_cpu_clock);
+	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
+	kt_go(gofd);
+	usleep(1000000);
+	ASSERT_EQ(0, agg_swap(self, &m)) TH_LOG("%s", m.extack);
+	epoch = kt_u64(m.tb[KPROF_A_AGG_EPOCH]);
+
+	/* a dump read in small parts, from another socket, left unfinished */
+	fd2 = kt_nl_open();
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, agg_dump_send(self, fd2, &epoch));
+	n = agg_dump_recv(fd2, &a, 4096, 1);
+	ASSERT_LT(0, n) TH_LOG("the first part: %s", strerror(-n));
+	EXPECT_EQ(-EBUSY, agg_swap(self, &m));
+	EXPECT_STREQ("kprof: the previous interval is still being read", m.extack);
+	usleep(300000);
+	n = agg_dump_recv(fd2, &a, 4096, 0);
+	ASSERT_LE(0, n) TH_LOG("the rest: %s", strerror(-n));
+	EXPECT_LT(20, a.n) TH_LOG("%zu keys: one part would do", a.n);
+
+	/* read again, after samples went on: the same entries */
+	ASSERT_EQ(0, agg_dump_send(self, self->fd, &epoch));
+	n = agg_dump_recv(self->fd, &b, 1 << 16, 0);
+	ASSERT_LE(0, n);
+	EXPECT_EQ(a.n, b.n);
+	EXPECT_EQ(keyset_sum(&a), keyset_sum(&b));
+	for (size_t i = 0; i < a.n; i++) {
+		struct key *k = keyset_find(&b, &a.k[i]);
+
+		EXPECT_TRUE(k && k->count == a.k[i].count) TH_LOG("key %zu", i);
+	}
+
+	/* an abandoned dump lets go of the interval when its socket closes */
+	ASSERT_EQ(0, agg_dump_send(self, fd2, &epoch));
+	free(a.k);
+	a = (struct keyset){};
+	ASSERT_LT(0, agg_dump_recv(fd2, &a, 4096, 1));
+	EXPECT_EQ(-EBUSY, agg_swap(self, &m));
+	close(fd2);
+	EXPECT_EQ(0, agg_swap(self, &m)) TH_LOG("%s", m.extack);
+	EXPECT_EQ(epoch + 1, kt_u64(m.tb[KPROF_A_AGG_EPOCH]));
+	/* the interval before is gone: cleared by this swap */
+	ASSERT_EQ(0, agg_dump_send(self, self->fd, &epoch));
+	free(b.k);
+	b = (struct keyset){};
+	EXPECT_EQ(-ESTALE, agg_dump_recv(self->fd, &b, 1 << 16, 0));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	stop_stats(_metadata, self, &m);
+	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_LOST_AGG_RESET));
+	free(a.k);
+	free(b.k);
+}
+
+TEST_F(agg, refuse_bad_interval_input)
+{
+	struct keyset s = {};
+	struct kt_msg m;
+
+	/* intervals of a session that does not aggregate */
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_STREAM |
+		      KPROF_SESSION_F_INTERVALS, 99, 0);
+	kt_put_event(&m, &kt_cpu_clock);
+	EXPECT_EQ(-EINVAL, kt_transact(self->fd, &m));
+	EXPECT_STREQ("kprof: intervals need an aggregating session", m.extack);
+
+	/* no swap of a session started without intervals */
+	kt_start_init(&m, self->family, KPROF_SESSION_F_AGGREGATE | KPROF_SESSION_F_SYSTEM_WIDE,
+		      99, 0);
+	kt_put_event(&m, &kt_cpu_clock);
+	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
+	EXPECT_EQ(-EOPNOTSUPP, agg_swap(self, &m));
+	EXPECT_STREQ("kprof: the session was not started for intervals (KPROF_SESSION_F_INTERVALS)",
+		     m.extack);
+	ASSERT_EQ(0, agg_dump_send(self, self->fd, &(uint64_t){ 0 }));
+	EXPECT_EQ(-EOPNOTSUPP, agg_dump_recv(self->fd, &s, 1 << 16, 0));
+	kt_stop_any(self->fd, self->family);
+
+	/* no interval read before the first swap, nor one never closed */
+	kt_start_init(&m, self->family, INTERVALS_SESSION, 99, 0);
+	kt_put_event(&m, &kt_cpu_clock);
+	ASSERT_EQ(0, start(self, &m)) TH_LOG("%s", m.extack);
+	ASSERT_EQ(0, agg_dump_send(self, self->fd, &(uint64_t){ 0 }));
+	EXPECT_EQ(-ESTALE, agg_dump_recv(self->fd, &s, 1 << 16, 0));
+	ASSERT_EQ(0, agg_swap(self, &m)) TH_LOG("%s", m.extack);
+	ASSERT_EQ(0, agg_dump_send(self, self->fd, &(uint64_t){ 1 }));
+	EXPECT_EQ(-ESTALE, agg_dump_recv(self->fd, &s, 1 << 16, 0));
+	ASSERT_EQ(0, agg_dump_send(self, self->fd, &(uint64_t){ ~0ULL }));
+	EXPECT_EQ(-EINVAL, agg_dump_recv(self->fd, &s, 1 << 16, 0));
+	kt_stop_any(self->fd, self->family);
+	free(s.k);
 }
 
 TEST_HARNESS_MAIN

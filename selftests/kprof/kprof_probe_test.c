@@ -4,6 +4,7 @@
  * in-kernel filters, hit counts, lifecycle and bad input.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -98,6 +99,9 @@ FIXTURE_TEARDOWN(probe)
 	kt_stop_any(self->fd, self->family);
 	close(self->fd);
 	kt_write_file(COST_PARAM, "25");
+	/* a test that loaded kprof_testmod and failed midway: kprof.ko stays unloadable */
+	if (system("! grep -q '^kprof_testmod ' /proc/modules || rmmod kprof_testmod"))
+		TH_LOG("cannot unload kprof_testmod");
 }
 
 static int start(FIXTURE_DATA(probe) *self, struct kt_msg *m)
@@ -978,6 +982,145 @@ TEST_F(probe, offcpu_counts_sleeps_and_balances)
 	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_AGG_SAMPLES));
 }
 
+/* dump_each(): the off-CPU time and blocks of one process's entries, wakers apart. */
+struct pid_time {
+	uint32_t pid;
+	uint64_t time_ns;
+	uint64_t blocks;
+};
+
+static int pid_time_add(struct kt_msg *one, struct nlmsghdr *nlh, void *arg)
+{
+	struct pid_time *p = arg;
+	struct nlattr *e = one->tb[KPROF_A_AGG_ENTRY], *a;
+	uint64_t time_ns = 0, count = 0;
+	bool waker = false;
+	uint32_t pid = 0;
+	int alen;
+
+	if (!e)
+		return -EPROTO;
+	alen = e->nla_len - NLA_HDRLEN;
+	for (a = (struct nlattr *)((char *)e + NLA_HDRLEN);
+	     alen >= (int)NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= alen;
+	     alen -= NLA_ALIGN(a->nla_len), a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
+		switch (a->nla_type & NLA_TYPE_MASK) {
+		case KPROF_AGG_A_PID: pid = kt_u32(a); break;
+		case KPROF_AGG_A_TIME_NS: time_ns = kt_u64(a); break;
+		case KPROF_AGG_A_COUNT: count = kt_u64(a); break;
+		case KPROF_AGG_A_WAKER_PID: waker = true; break;
+		}
+	}
+	if (pid == p->pid && !waker) {
+		p->time_ns += time_ns;
+		p->blocks += count;
+	}
+	return -ENOENT;		/* every entry */
+}
+
+/* AGG_DUMP of interval @epoch (~0: the tables being written) into @p. */
+static int pid_time_dump(FIXTURE_DATA(probe) *self, uint64_t epoch, struct pid_time *p)
+{
+	struct kt_msg m;
+	int ret;
+
+	kt_msg_init(&m, self->family, KPROF_CMD_AGG_DUMP, KPROF_FAMILY_VERSION);
+	if (epoch != ~0ULL)
+		kt_put_u64(&m, KPROF_A_AGG_EPOCH, epoch);
+	ret = dump_each(self->fd, &m, pid_time_add, p);
+	return ret == -ENOENT ? 0 : ret;
+}
+
+/*
+ * Intervals (ABI 1.15): a thread blocks 3 s on a pipe while the session
+ * swaps every 250 ms.  Its block is split at each swap: its time shows
+ * in the intervals it spans, none more than the interval, one block in
+ * all (counted where it ended), and the parts add up to what the thread
+ * measured around its read(), within 1 ms and the read's own path in the
+ * kernel (timed on a pipe that holds data: a debug kernel's takes a
+ * millisecond).
+ */
+TEST_F_TIMEOUT(probe, offcpu_block_split_at_each_swap, 60)
+{
+	uint64_t total = 0, blocks = 0, measured[2] = { 0, 0 }, epoch;
+	int go[2], res[2], i, spread = 0;
+	struct pid_time last;
+	struct kt_msg m;
+	pid_t child;
+	char c = 1;
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(res));
+	kt_start_init(&m, self->family, OFFCPU_SESSION | KPROF_SESSION_F_INTERVALS, 99, 0);
+	put_offcpu(&m, KPROF_OFFCPU_F_S, ~0ULL, ~0ULL, NULL);
+	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		struct timespec a, b;
+		uint64_t ns[2] = { 0, 0 }, one;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ns[0] = (b.tv_sec - a.tv_sec) * 1000000000ULL + b.tv_nsec - a.tv_nsec;
+		/* the longest of ten reads that do not block: the path around a block */
+		for (i = 0; i < 10; i++) {
+			if (write(go[1], &c, 1) != 1)
+				_exit(1);
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			if (read(go[0], &c, 1) != 1)
+				_exit(1);
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			one = (b.tv_sec - a.tv_sec) * 1000000000ULL + b.tv_nsec - a.tv_nsec;
+			if (one > ns[1])
+				ns[1] = one;
+		}
+		_exit(write(res[1], ns, sizeof(ns)) == sizeof(ns) ? 0 : 1);
+	}
+	for (i = 0; i < 14; i++) {
+		struct pid_time p = { .pid = child };
+		uint64_t len;
+
+		if (i == 12)
+			ASSERT_EQ(1, write(go[1], &c, 1));
+		usleep(250000);
+		ASSERT_EQ(0, kt_transact(self->fd, (kt_msg_init(&m, self->family, KPROF_CMD_AGG_SWAP,
+								 KPROF_FAMILY_VERSION), &m)))
+			TH_LOG("swap %d: %s", i, m.extack);
+		epoch = kt_u64(m.tb[KPROF_A_AGG_EPOCH]);
+		len = kt_u64(m.tb[KPROF_A_AGG_END_NS]) - kt_u64(m.tb[KPROF_A_AGG_START_NS]);
+		ASSERT_EQ(0, pid_time_dump(self, epoch, &p));
+		EXPECT_LE(p.time_ns, len) TH_LOG("interval %d: %llu ns of %llu", i,
+						 (unsigned long long)p.time_ns,
+						 (unsigned long long)len);
+		total += p.time_ns;
+		blocks += p.blocks;
+		spread += p.time_ns > 0;
+	}
+	ASSERT_EQ(sizeof(measured), read(res[0], measured, sizeof(measured)));
+	ASSERT_EQ(child, waitpid(child, NULL, 0));
+	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
+	last = (struct pid_time){ .pid = child };
+	ASSERT_EQ(0, pid_time_dump(self, ~0ULL, &last));
+	total += last.time_ns;
+	blocks += last.blocks;
+	TH_LOG("a block of %llu us (a read that does not block: %llu us): %llu us in %d intervals and the last, %llu blocks",
+	       (unsigned long long)measured[0] / 1000, (unsigned long long)measured[1] / 1000,
+	       (unsigned long long)total / 1000, spread, (unsigned long long)blocks);
+	EXPECT_LE(11, spread);
+	EXPECT_EQ(1, blocks);
+	/* within the read, and short of it by at most its path in and out */
+	EXPECT_LE(total, measured[0]);
+	EXPECT_LE(measured[0] - total, 1000000 + 2 * measured[1]);
+	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_LOST_AGG_RESET));
+	close(go[0]);
+	close(go[1]);
+	close(res[0]);
+	close(res[1]);
+}
+
 /*
  * Microseconds of the debugfs wakers lines of @comm blocked in @blocked
  * and woken by @waker through @through: "comm;blocked..;--;waker
@@ -1203,6 +1346,147 @@ TEST_F(probe, lock_counts_contention_and_balances)
 	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_AGG_SAMPLES));
 	/* off-CPU counters untouched */
 	EXPECT_EQ(0, kt_stat(&m, KPROF_STATS_A_OFFCPU_BLOCKS));
+}
+
+/* dump_each(): the lock waits of kprof_testmod's lock threads (comm kprof-lock/N), by lock. */
+struct testmod_lock {
+	uint64_t lock;
+	uint64_t time_ns;
+	uint64_t waits;
+	uint64_t max_ns;
+	int intervals;
+};
+
+struct testmod_waits {
+	struct testmod_lock locks[32];
+	int nr;
+	bool counted[32];	/* in the interval being read */
+};
+
+static int testmod_waits_add(struct kt_msg *one, struct nlmsghdr *nlh, void *arg)
+{
+	struct testmod_waits *t = arg;
+	struct nlattr *e = one->tb[KPROF_A_AGG_ENTRY], *a;
+	uint64_t time_ns = 0, count = 0, max_ns = 0, lock = 0;
+	bool is_lock = false, ours = false;
+	struct testmod_lock *l;
+	int alen, i;
+
+	if (!e)
+		return -EPROTO;
+	alen = e->nla_len - NLA_HDRLEN;
+	for (a = (struct nlattr *)((char *)e + NLA_HDRLEN);
+	     alen >= (int)NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= alen;
+	     alen -= NLA_ALIGN(a->nla_len), a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
+		switch (a->nla_type & NLA_TYPE_MASK) {
+		case KPROF_AGG_A_COMM:
+			ours = !strncmp(kt_str(a), "kprof-lock/", 11);
+			break;
+		case KPROF_AGG_A_LOCK: lock = kt_u64(a); is_lock = true; break;
+		case KPROF_AGG_A_TIME_NS: time_ns = kt_u64(a); break;
+		case KPROF_AGG_A_COUNT: count = kt_u64(a); break;
+		case KPROF_AGG_A_MAX_NS: max_ns = kt_u64(a); break;
+		}
+	}
+	if (!ours || !is_lock)
+		return -ENOENT;
+	for (i = 0; i < t->nr && t->locks[i].lock != lock; i++)
+		;
+	if (i == t->nr) {
+		if (t->nr == 32)
+			return -ENOENT;
+		t->locks[t->nr++] = (struct testmod_lock){ .lock = lock };
+	}
+	l = &t->locks[i];
+	l->time_ns += time_ns;
+	l->waits += count;
+	if (max_ns > l->max_ns)
+		l->max_ns = max_ns;
+	if (time_ns && !t->counted[i]) {
+		t->counted[i] = true;
+		l->intervals++;
+	}
+	return -ENOENT;		/* every entry */
+}
+
+/* AGG_DUMP of interval @epoch (~0: the tables being written) into @t. */
+static int testmod_waits_dump(FIXTURE_DATA(probe) *self, uint64_t epoch,
+			      struct testmod_waits *t)
+{
+	struct kt_msg m;
+	int ret;
+
+	memset(t->counted, 0, sizeof(t->counted));
+	kt_msg_init(&m, self->family, KPROF_CMD_AGG_DUMP, KPROF_FAMILY_VERSION);
+	if (epoch != ~0ULL)
+		kt_put_u64(&m, KPROF_A_AGG_EPOCH, epoch);
+	ret = dump_each(self->fd, &m, testmod_waits_add, t);
+	return ret == -ENOENT ? 0 : ret;
+}
+
+/*
+ * Intervals (ABI 1.15): a mutex wait of 1.5 s (kprof_testmod's lock
+ * parameter: two threads, the holder asleep) while the session swaps
+ * every 250 ms.  The wait is split at each swap: its parts are in the
+ * intervals it spans and add up to the whole wait the entry keeps as its
+ * longest, to the nanosecond; it is counted once, where it ended.
+ */
+TEST_F_TIMEOUT(probe, lock_wait_split_at_each_swap, 60)
+{
+	const char *ko = getenv("KPROF_TESTMOD");
+	char cmd[4096], result[64] = "";
+	struct testmod_waits t = {};
+	struct testmod_lock *l = NULL;
+	int i, status;
+	struct kt_msg m;
+	pid_t writer;
+	FILE *f;
+
+	if (!ko || access(ko, R_OK))
+		SKIP(return, "no kprof_testmod.ko (KPROF_TESTMOD)");
+	snprintf(cmd, sizeof(cmd), "grep -q '^kprof_testmod ' /proc/modules || insmod %s", ko);
+	ASSERT_EQ(0, system(cmd));
+	kt_start_init(&m, self->family, OFFCPU_SESSION | KPROF_SESSION_F_INTERVALS, 99, 0);
+	put_lock(&m, 0, ~0ULL, ~0ULL, NULL);
+	ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("%s", m.extack);
+	writer = fork();
+	ASSERT_LE(0, writer);
+	if (!writer) {
+		int fd = open("/sys/module/kprof_testmod/parameters/lock", O_WRONLY);
+
+		_exit(fd >= 0 && write(fd, "mutex,2,1500000,1", 17) == 17 ? 0 : 1);
+	}
+	for (i = 0; i < 9; i++) {
+		usleep(250000);
+		kt_msg_init(&m, self->family, KPROF_CMD_AGG_SWAP, KPROF_FAMILY_VERSION);
+		ASSERT_EQ(0, kt_transact(self->fd, &m)) TH_LOG("swap %d: %s", i, m.extack);
+		ASSERT_EQ(0, testmod_waits_dump(self, kt_u64(m.tb[KPROF_A_AGG_EPOCH]), &t));
+	}
+	ASSERT_EQ(writer, waitpid(writer, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	f = fopen("/sys/module/kprof_testmod/parameters/lock", "r");
+	if (f) {
+		if (!fgets(result, sizeof(result), f))
+			result[0] = '\0';
+		result[strcspn(result, "\n")] = '\0';
+		fclose(f);
+	}
+	ASSERT_EQ(0, kt_stop(self->fd, self->family, &m));
+	ASSERT_EQ(0, testmod_waits_dump(self, ~0ULL, &t));
+	EXPECT_EQ(0, system("rmmod kprof_testmod"));
+	/* the mutex: the lock of the longest wait (a debug kernel's own locks wait too) */
+	for (i = 0; i < t.nr; i++)
+		if (!l || t.locks[i].max_ns > l->max_ns)
+			l = &t.locks[i];
+	ASSERT_NE(NULL, l) TH_LOG("no lock wait of the testmod's threads");
+	TH_LOG("testmod: %s; %d locks waited for; the mutex: %llu waits, %llu us in %d intervals, the longest %llu us",
+	       result, t.nr, (unsigned long long)l->waits, (unsigned long long)l->time_ns / 1000,
+	       l->intervals, (unsigned long long)l->max_ns / 1000);
+	EXPECT_STREQ("mutex 1 2", result);
+	EXPECT_EQ(1, l->waits);
+	EXPECT_LE(1000000000ULL, l->max_ns);
+	EXPECT_EQ(l->max_ns, l->time_ns);
+	EXPECT_LE(3, l->intervals);
 }
 
 /*

@@ -26,7 +26,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		14
+#define KPROF_ABI_MINOR		15
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -70,6 +70,7 @@ enum {
 	KPROF_CMD_HIST_DUMP,	/* dump: latency histograms; CAP_PERFMON */
 	KPROF_CMD_AGG_MAPS,	/* dump (1.2): kept mappings of exited processes; CAP_PERFMON */
 	KPROF_CMD_FREE,		/* do (1.12): free a stopped session, its data saved; CAP_PERFMON */
+	KPROF_CMD_AGG_SWAP,	/* do (1.15): close an interval of F_INTERVALS; CAP_PERFMON */
 
 	/* private: non-ABI */
 	__KPROF_CMD_MAX,
@@ -108,7 +109,18 @@ enum {
  * processes' side-band is recorded.  A sampling or counting session.
  */
 #define KPROF_SESSION_F_THREADS		(1U << 7)
-#define KPROF_SESSION_F_ALL		0xffU	/* non-ABI: the flags this ABI knows */
+/*
+ * (ABI 1.15) An aggregating session read in intervals: two tables per CPU
+ * (twice the memory), swapped by KPROF_CMD_AGG_SWAP, which replies with
+ * KPROF_A_AGG_EPOCH, _START_NS and _END_NS; AGG_DUMP with that
+ * KPROF_A_AGG_EPOCH reads the interval closed, frozen, until the next
+ * swap (refused with EBUSY while that dump runs).  Off-CPU and lock
+ * waits open at a swap are split there: their time so far in the
+ * interval closed (KPROF_AGG_A_TIME_NS), the rest in the next; an
+ * entry's KPROF_AGG_A_COUNT is the waits that ended in its interval.
+ */
+#define KPROF_SESSION_F_INTERVALS	(1U << 8)
+#define KPROF_SESSION_F_ALL		0x1ffU	/* non-ABI: the flags this ABI knows */
 
 /*
  * KPROF_A_SESSION_AGG_ENTRIES: entries per CPU, a power of two.  Each
@@ -360,6 +372,13 @@ enum {
 	 * (what kprof allocated for it; not counted against the budget)
 	 */
 	KPROF_A_COUNT_SESSION,
+	/* u64 (1.15): in AGG_SWAP's reply, the interval closed; in an
+	 * AGG_DUMP request, read that interval (the last one closed) instead
+	 * of the tables being written
+	 */
+	KPROF_A_AGG_EPOCH,
+	KPROF_A_AGG_START_NS,		/* u64 (1.15): AGG_SWAP: its start (CLOCK_MONOTONIC) */
+	KPROF_A_AGG_END_NS,		/* u64 (1.15): AGG_SWAP: its end, the swap */
 
 	/* private: non-ABI */
 	__KPROF_A_MAX,

@@ -31,7 +31,9 @@
  *				kernel threads (at most 16) that each take
  *				kprof_test_mutex (or kprof_test_spinlock) I
  *				times (at most 100000) and hold it H us (at
- *				most 10000), trying it first: each failed
+ *				most 10000 spinning; the mutex up to 5000000,
+ *				asleep beyond 10000: a wait that spans
+ *				intervals), trying it first: each failed
  *				trylock is counted.  The write returns when all
  *				are done; reading gives "<kind> <failed
  *				trylocks> <acquisitions>" of the last run, the
@@ -269,7 +271,10 @@ static int kprof_test_lock_fn(void *arg)
 				atomic_inc(&t->failed);
 				mutex_lock(&kprof_test_mutex);
 			}
-			kprof_test_hold(t->hold_ns);
+			if (t->hold_ns > 10 * NSEC_PER_MSEC)
+				msleep(div_u64(t->hold_ns, NSEC_PER_MSEC));
+			else
+				kprof_test_hold(t->hold_ns);
 			mutex_unlock(&kprof_test_mutex);
 		}
 		cond_resched();
@@ -289,7 +294,7 @@ static int kprof_test_lock_set(const char *val, const struct kernel_param *kp)
 	if ((!spin && !str_has_prefix(val, "mutex,")) ||
 	    sscanf(val + (spin ? 5 : 6), "%u,%u,%u", &n, &hold_us, &iters) != 3)
 		return -EINVAL;
-	if (!n || n > 16 || hold_us > 10000 || !iters || iters > 100000)
+	if (!n || n > 16 || hold_us > (spin ? 10000 : 5000000) || !iters || iters > 100000)
 		return -ERANGE;
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
