@@ -68,8 +68,8 @@ static int agg__add_waker(struct kp_agg *a, const struct kp_agg_entry *e, struct
 	struct kp_rec_waker *w;
 	uint64_t *ips;
 
-	if (!e->count)
-		return 0;	/* no block it woke has ended */
+	if (!e->count && !e->time_ns)
+		return 0;	/* no block it woke has ended (or, ABI 1.15, had time in an interval) */
 	if (e->event >= KPROF_MAX_EVENTS || e->nr_kernel > KPROF_MAX_STACK_DEPTH ||
 	    e->nr_user > KPROF_MAX_STACK_DEPTH || e->waker_nr_kernel > KPROF_MAX_STACK_DEPTH ||
 	    e->waker_nr_user > KPROF_MAX_STACK_DEPTH) {

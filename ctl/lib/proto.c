@@ -61,6 +61,9 @@ static const char * const kp_attr_names[KPROF_A_MAX + 1] = {
 	[KPROF_A_SESSION_CPUS_SKIPPED]	= "KPROF_A_SESSION_CPUS_SKIPPED",
 	[KPROF_A_SESSION_LOST_NO_RING]	= "KPROF_A_SESSION_LOST_NO_RING",
 	[KPROF_A_COUNT_SESSION]		= "KPROF_A_COUNT_SESSION",
+	[KPROF_A_AGG_EPOCH]		= "KPROF_A_AGG_EPOCH",
+	[KPROF_A_AGG_START_NS]		= "KPROF_A_AGG_START_NS",
+	[KPROF_A_AGG_END_NS]		= "KPROF_A_AGG_END_NS",
 };
 
 static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
@@ -205,6 +208,9 @@ static const struct nla_policy kp_reply_policy[KPROF_A_MAX + 1] = {
 	[KPROF_A_SESSION_CPUS_SKIPPED]	= { .type = NLA_U32 },
 	[KPROF_A_SESSION_LOST_NO_RING]	= { .type = NLA_U64 },
 	[KPROF_A_COUNT_SESSION]		= { .type = NLA_NESTED },
+	[KPROF_A_AGG_EPOCH]		= { .type = NLA_U64 },
+	[KPROF_A_AGG_START_NS]		= { .type = NLA_U64 },
+	[KPROF_A_AGG_END_NS]		= { .type = NLA_U64 },
 };
 
 /* Every KPROF_STATS_A_* counter is a u64; CPU a u32. */
@@ -704,6 +710,7 @@ static bool kp_cmd__names_session(uint8_t cmd)
 	case KPROF_CMD_HIST_DUMP:
 	case KPROF_CMD_AGG_MAPS:
 	case KPROF_CMD_FREE:
+	case KPROF_CMD_AGG_SWAP:
 		return true;
 	default:
 		return false;
@@ -1402,7 +1409,9 @@ static int kp_agg__reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *e
 	return ret;
 }
 
-int kp_nl__agg_dump(struct kp_nl *nl, kp_agg_entry_fn fn, void *arg, struct kp_err *err)
+/* AGG_DUMP of the tables being written, or of the closed interval *@epoch. */
+static int kp_agg__dump(struct kp_nl *nl, const uint64_t *epoch, kp_agg_entry_fn fn, void *arg,
+			struct kp_err *err)
 {
 	struct kp_agg_dump *d;
 	struct nl_msg *msg;
@@ -1421,14 +1430,71 @@ int kp_nl__agg_dump(struct kp_nl *nl, kp_agg_entry_fn fn, void *arg, struct kp_e
 		free(d);
 		return -ENOMEM;
 	}
+	if (epoch && kp_put_u64_64bit(msg, KPROF_A_AGG_EPOCH, *epoch, KPROF_A_PAD)) {
+		nlmsg_free(msg);
+		free(d);
+		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	ret = kp_nl__request(nl, msg, kp_agg__reply, d, err);
 	if (ret == -ENOENT && !d->failed)
 		kp_err__set(err, ENOENT, "no session: start one with 'kprofctl start'");
-	else if (ret == -EOPNOTSUPP && !d->failed)
+	else if (ret == -EOPNOTSUPP && !d->failed && !epoch)
 		kp_err__set(err, EOPNOTSUPP,
 			    "the session does not aggregate: start it with --mode aggregate or both");
 	free(d);
 	return ret;
+}
+
+int kp_nl__agg_dump(struct kp_nl *nl, kp_agg_entry_fn fn, void *arg, struct kp_err *err)
+{
+	return kp_agg__dump(nl, NULL, fn, arg, err);
+}
+
+int kp_nl__agg_dump_interval(struct kp_nl *nl, uint64_t epoch, kp_agg_entry_fn fn, void *arg,
+			     struct kp_err *err)
+{
+	return kp_agg__dump(nl, &epoch, fn, arg, err);
+}
+
+/* ---- KPROF_CMD_AGG_SWAP ---- */
+
+int kp_swap__parse(const struct nlmsghdr *nlh, struct kp_agg_interval *iv, struct kp_err *err)
+{
+	static const int required[] = {
+		KPROF_A_AGG_EPOCH, KPROF_A_AGG_START_NS, KPROF_A_AGG_END_NS, 0
+	};
+	struct nlattr *tb[KPROF_A_MAX + 1];
+	int ret;
+
+	ret = kp_reply__parse(nlh, KPROF_CMD_AGG_SWAP, tb, required, err);
+	if (ret)
+		return ret;
+	iv->epoch = nla_get_u64(tb[KPROF_A_AGG_EPOCH]);
+	iv->start_ns = nla_get_u64(tb[KPROF_A_AGG_START_NS]);
+	iv->end_ns = nla_get_u64(tb[KPROF_A_AGG_END_NS]);
+	if (iv->end_ns < iv->start_ns) {
+		kp_err__set(err, EBADMSG, MALFORMED "an interval that ends (%" PRIu64
+			    ") before it starts (%" PRIu64 ")", iv->end_ns, iv->start_ns);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int kp_swap__reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *err)
+{
+	return kp_swap__parse(nlh, arg, err);
+}
+
+int kp_nl__agg_swap(struct kp_nl *nl, struct kp_agg_interval *iv, struct kp_err *err)
+{
+	struct nl_msg *msg;
+
+	memset(iv, 0, sizeof(*iv));
+	msg = kp_request__new(nl, KPROF_CMD_AGG_SWAP, err);
+	if (!msg)
+		return -ENOMEM;
+	return kp_nl__request(nl, msg, kp_swap__reply, iv, err);
 }
 
 /* ---- KPROF_CMD_AGG_MAPS ---- */

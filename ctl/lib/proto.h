@@ -414,6 +414,31 @@ typedef int (*kp_agg_entry_fn)(const struct kp_agg_entry *e, void *arg, struct k
  */
 int kp_nl__agg_dump(struct kp_nl *nl, kp_agg_entry_fn fn, void *arg, struct kp_err *err);
 
+/*
+ * KPROF_CMD_AGG_DUMP (ABI 1.15) of the interval @epoch, closed by the last
+ * kp_nl__agg_swap() and frozen: the module refuses a swap until the dump
+ * ends.  -ESTALE when it is not the last interval closed.
+ */
+int kp_nl__agg_dump_interval(struct kp_nl *nl, uint64_t epoch, kp_agg_entry_fn fn, void *arg,
+			     struct kp_err *err);
+
+/* An interval of a session read in intervals (KPROF_SESSION_F_INTERVALS). */
+struct kp_agg_interval {
+	uint64_t	epoch;			/* for kp_nl__agg_dump_interval() */
+	uint64_t	start_ns;		/* CLOCK_MONOTONIC: its start */
+	uint64_t	end_ns;			/* and end: the swap */
+};
+
+/* One AGG_SWAP reply into @iv. */
+int kp_swap__parse(const struct nlmsghdr *nlh, struct kp_agg_interval *iv, struct kp_err *err);
+
+/*
+ * KPROF_CMD_AGG_SWAP (ABI 1.15): close the session's interval, *@iv.
+ * -EOPNOTSUPP for a session started without intervals, -EBUSY while a
+ * dump reads the interval closed before; err says which.
+ */
+int kp_nl__agg_swap(struct kp_nl *nl, struct kp_agg_interval *iv, struct kp_err *err);
+
 /* One KPROF_CMD_AGG_MAPS message: a kept mapping of a process that is gone. */
 struct kp_agg_map {
 	uint64_t	session_id;

@@ -450,6 +450,39 @@ static void test_stats_parse(void)
 	is_str(kp_stat__name(KP_STATS_NR), "unknown", "stat name: out of range");
 }
 
+static void test_swap_parse(void)
+{
+	struct kp_agg_interval iv;
+	struct kp_err err;
+	struct nl_msg *msg;
+
+	msg = reply_new(KPROF_CMD_AGG_SWAP);
+	nla_put_u64(msg, KPROF_A_SESSION_ID, 3);
+	nla_put_u64(msg, KPROF_A_AGG_EPOCH, 7);
+	nla_put_u64(msg, KPROF_A_AGG_START_NS, 1000);
+	nla_put_u64(msg, KPROF_A_AGG_END_NS, 5000);
+	ok(!kp_swap__parse(nlmsg_hdr(msg), &iv, &err) && iv.epoch == 7 && iv.start_ns == 1000 &&
+	   iv.end_ns == 5000, "swap: epoch and interval parsed");
+	nlmsg_free(msg);
+
+	msg = reply_new(KPROF_CMD_AGG_SWAP);
+	nla_put_u64(msg, KPROF_A_AGG_EPOCH, 7);
+	nla_put_u64(msg, KPROF_A_AGG_START_NS, 1000);
+	is_int(kp_swap__parse(nlmsg_hdr(msg), &iv, &err), -EBADMSG, "swap: no end");
+	is_str(err.msg, "malformed reply from kprof.ko: KPROF_A_AGG_END_NS is missing",
+	       "swap: no end, named");
+	nlmsg_free(msg);
+
+	msg = reply_new(KPROF_CMD_AGG_SWAP);
+	nla_put_u64(msg, KPROF_A_AGG_EPOCH, 7);
+	nla_put_u64(msg, KPROF_A_AGG_START_NS, 5000);
+	nla_put_u64(msg, KPROF_A_AGG_END_NS, 1000);
+	is_int(kp_swap__parse(nlmsg_hdr(msg), &iv, &err), -EBADMSG, "swap: ends before it starts");
+	is_str(err.msg, "malformed reply from kprof.ko: an interval that ends (1000) before it starts (5000)",
+	       "swap: ends before it starts, named");
+	nlmsg_free(msg);
+}
+
 int main(void)
 {
 	test_version_parse();
@@ -457,5 +490,6 @@ int main(void)
 	test_handshake();
 	test_start();
 	test_stats_parse();
+	test_swap_parse();
 	return done_testing();
 }
