@@ -214,4 +214,8 @@ int kp_flame_opt__height(const struct option *opt, const char *arg, bool unset);
 /* @opt->value is the struct kp_flame_opts. */
 int kp_flame_opt__minwidth(const struct option *opt, const char *arg, bool unset);
 
+/* lib/flame.js and lib/flame.css, as flame.c embeds them (NUL-terminated) */
+extern const char kp_flame_script[];
+extern const char kp_flame_style[];
+
 #endif /* KPROFCTL_FLAME_H */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -830,8 +831,45 @@ static void test_cli(void)
 	tmpdir__remove(root);
 }
 
+/* @path's contents, NUL-terminated (malloc'ed), or NULL. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	long size;
+
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END) && (size = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET)) {
+		buf = malloc(size + 1);
+		if (buf) {
+			len = fread(buf, 1, size, f);
+			buf[len] = '\0';
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+/* The script and style are lib/flame.js and lib/flame.css, whole, and fit a CDATA section. */
+static void test_embedded(void)
+{
+	char *js = slurp("lib/flame.js"), *css = slurp("lib/flame.css");
+
+	ok(js && !strcmp(js, kp_flame_script), "embedded: the script is lib/flame.js");
+	ok(css && !strcmp(css, kp_flame_style), "embedded: the style is lib/flame.css");
+	ok(!strstr(kp_flame_script, "]]>") && !strstr(kp_flame_style, "]]>"),
+	   "embedded: no CDATA end in the script or the style");
+	ok(strstr(kp_flame_script, "function init(evt)") != NULL,
+	   "embedded: the script has the SVG's onload handler");
+	free(js);
+	free(css);
+}
+
 int main(void)
 {
+	test_embedded();
 	test_tree();
 	test_svg_widths();
 	test_svg_minwidth();
