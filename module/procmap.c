@@ -27,6 +27,13 @@
  * Build ids are not read here (build_id_parse() is not exported): kprofctl
  * reads them from the files.  Everything is bounded and what does not fit
  * is counted (KPROF_MAPS_A_*).
+ *
+ * A session read in intervals has two pools, one per half of its tables
+ * (Documentation/aggregation.rst, "Kept mappings per interval"): a process
+ * is noted in the pool of the half its entry went to, and its mappings
+ * are kept, when it goes, in the pool of the half being written; a swap
+ * empties a pool with its half, when no entry of a half still to be read
+ * can name the process (kprof_procmap_clear_half()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -98,11 +105,25 @@ struct kprof_procmap_vma {
 };
 
 /**
- * struct kprof_procmap - a session's kept mappings
+ * struct kprof_procmap_pool - the kept mappings of one half
  * @pids: processes with counted user stacks (pidset.h)
  * @heads: the first mapping (index + 1) of each bucket's list, 0: none;
- *	pushed lock-free, never removed
+ *	pushed lock-free, removed only by kprof_procmap_clear_half()
  * @used: slots of @vmas handed out (may run past the end: then full)
+ * @vmas: the mappings
+ */
+struct kprof_procmap_pool {
+	u32 pids[KPROF_PROCMAP_PIDS];
+	u32 heads[KPROF_PROCMAP_HEADS];
+	atomic_t used;
+	struct kprof_procmap_vma vmas[KPROF_PROCMAP_VMAS];
+};
+
+/**
+ * struct kprof_procmap - a session's kept mappings
+ * @halves: pools in @pools: 1, or 2 for a session read in intervals
+ * @epoch: that session's epoch (struct kprof_agg's), whose parity names
+ *	the pool written; NULL with one pool
  * @procs: address spaces copied
  * @lost: mappings that found no slot
  * @lost_pids: processes @pids had no room for
@@ -113,12 +134,12 @@ struct kprof_procmap_vma {
  * @root: the last reader's root (a reference), when @root_valid
  * @root_valid: @root and @root_prefix are set
  * @root_prefix: the global path of @root, "" for "/" (PATH_MAX bytes)
- * @vmas: the pool
+ * @drain_lock: serialises naming the mappings and emptying a pool
+ * @pools: the pools
  */
 struct kprof_procmap {
-	u32 pids[KPROF_PROCMAP_PIDS];
-	u32 heads[KPROF_PROCMAP_HEADS];
-	atomic_t used;
+	unsigned int halves;
+	const u64 *epoch;
 	atomic64_t procs;
 	atomic64_t lost;
 	atomic64_t lost_pids;
@@ -129,8 +150,15 @@ struct kprof_procmap {
 	struct path root;
 	bool root_valid;
 	char *root_prefix;
-	struct kprof_procmap_vma vmas[KPROF_PROCMAP_VMAS];
+	struct mutex drain_lock;	/* naming vs. emptying */
+	struct kprof_procmap_pool pools[];
 };
+
+/* The pool of the half being written.  Any context. */
+static struct kprof_procmap_pool *kprof_procmap_pool_now(struct kprof_procmap *pm)
+{
+	return &pm->pools[pm->epoch ? READ_ONCE(*pm->epoch) & 1 : 0];
+}
 
 static const char kprof_procmap_vdso[] = "[vdso]";
 
@@ -143,19 +171,33 @@ static const char kprof_procmap_vdso[] = "[vdso]";
  */
 void kprof_procmap_note_pid(struct kprof_procmap *pm, u32 tgid)
 {
-	if (!kprof_pidset_insert(pm->pids, KPROF_PROCMAP_PIDS, tgid))
+	if (!kprof_pidset_insert(kprof_procmap_pool_now(pm)->pids, KPROF_PROCMAP_PIDS, tgid))
 		atomic64_inc(&pm->lost_pids);
 }
 
-static u32 *kprof_procmap_head(struct kprof_procmap *pm, u32 pid)
+NOKPROBE_SYMBOL(kprof_procmap_note_pid);
+
+/* Was @tgid noted in any pool? */
+static bool kprof_procmap_noted(struct kprof_procmap *pm, u32 tgid)
 {
-	return &pm->heads[kprof_pidset_slot(pid, KPROF_PROCMAP_HEADS)];
+	unsigned int h;
+
+	for (h = 0; h < pm->halves; h++)
+		if (kprof_pidset_lookup(pm->pools[h].pids, KPROF_PROCMAP_PIDS, tgid))
+			return true;
+	return false;
+}
+
+static u32 *kprof_procmap_head(struct kprof_procmap_pool *pool, u32 pid)
+{
+	return &pool->heads[kprof_pidset_slot(pid, KPROF_PROCMAP_HEADS)];
 }
 
 /* Push slot @i on its bucket's list; cmpxchg orders @v->next before it. */
-static void kprof_procmap_push(struct kprof_procmap *pm, struct kprof_procmap_vma *v, u32 i)
+static void kprof_procmap_push(struct kprof_procmap_pool *pool, struct kprof_procmap_vma *v,
+			       u32 i)
 {
-	u32 *head = kprof_procmap_head(pm, v->pid);
+	u32 *head = kprof_procmap_head(pool, v->pid);
 	u32 old = READ_ONCE(*head), prev;
 
 	for (;;) {
@@ -195,13 +237,14 @@ static u32 kprof_procmap_owner(struct mm_struct *mm)
 
 /*
  * Copy the executable file mappings and the vDSO of @mm, process @tgid's,
- * named @comm, into the pool, at most KPROF_PROCMAP_WALK VMAs looked at.
- * The caller keeps @mm's VMAs from changing (no users left, or its mmap
- * lock).  Return: a mapping was kept.
+ * named @comm, into the pool of the half being written, at most
+ * KPROF_PROCMAP_WALK VMAs looked at.  The caller keeps @mm's VMAs from
+ * changing (no users left, or its mmap lock).  Return: a mapping was kept.
  */
 static bool kprof_procmap_copy(struct kprof_procmap *pm, struct mm_struct *mm, u32 tgid,
 			       const char *comm)
 {
+	struct kprof_procmap_pool *pool = kprof_procmap_pool_now(pm);
 	VMA_ITERATOR(vmi, mm, 0);
 	struct vm_area_struct *vma;
 	unsigned int walked = 0;
@@ -216,12 +259,12 @@ static bool kprof_procmap_copy(struct kprof_procmap *pm, struct mm_struct *mm, u
 		if (!(vma->vm_flags & VM_EXEC) ||
 		    (!vma->vm_file && !kprof_procmap_is_vdso(vma)))
 			continue;
-		i = atomic_inc_return(&pm->used) - 1;
+		i = atomic_inc_return(&pool->used) - 1;
 		if (i >= KPROF_PROCMAP_VMAS) {
 			atomic64_inc(&pm->lost);
 			continue;
 		}
-		v = &pm->vmas[i];
+		v = &pool->vmas[i];
 		v->pid = tgid;
 		v->start = vma->vm_start;
 		v->len = vma->vm_end - vma->vm_start;
@@ -230,7 +273,7 @@ static bool kprof_procmap_copy(struct kprof_procmap *pm, struct mm_struct *mm, u
 		strscpy(v->comm, comm, sizeof(v->comm));
 		/* release matches the worker's and readers' acquire */
 		smp_store_release(&v->state, KPROF_PROCMAP_NOTED);
-		kprof_procmap_push(pm, v, i);
+		kprof_procmap_push(pool, v, i);
 		noted = true;
 	}
 	if (noted)
@@ -262,7 +305,7 @@ static int kprof_procmap_exit_mmap(struct kprobe *kp, struct pt_regs *regs)
 			atomic64_inc(&pm->unowned);
 			continue;
 		}
-		if (!kprof_pidset_lookup(pm->pids, KPROF_PROCMAP_PIDS, tgid))
+		if (!kprof_procmap_noted(pm, tgid))
 			continue;
 		rcu_read_lock();
 		if (kprof_procmap_copy(pm, mm, tgid, comm))
@@ -299,19 +342,71 @@ static void kprof_procmap_name_one(struct kprof_procmap_vma *v, char *buf)
 	smp_store_release(&v->state, KPROF_PROCMAP_NAMED);
 }
 
+/* Name every noted mapping.  Process context. */
 static void kprof_procmap_drain(struct kprof_procmap *pm)
 {
-	u32 i, used = min_t(u32, atomic_read(&pm->used), KPROF_PROCMAP_VMAS);
 	char *buf = kmalloc(PATH_MAX, KPROF_GFP);
+	unsigned int h;
+	u32 i, used;
+
+	mutex_lock(&pm->drain_lock);
+	for (h = 0; h < pm->halves; h++) {
+		struct kprof_procmap_pool *pool = &pm->pools[h];
+
+		used = min_t(u32, atomic_read(&pool->used), KPROF_PROCMAP_VMAS);
+		for (i = 0; i < used; i++) {
+			struct kprof_procmap_vma *v = &pool->vmas[i];
+
+			/* acquire matches the probe's release: the note is whole */
+			if (smp_load_acquire(&v->state) == KPROF_PROCMAP_NOTED)
+				kprof_procmap_name_one(v, buf);
+		}
+	}
+	mutex_unlock(&pm->drain_lock);
+	kfree(buf);
+}
+
+/* Give back what the named mappings of @pool hold.  Under drain_lock. */
+static void kprof_procmap_pool_put(struct kprof_procmap_pool *pool)
+{
+	u32 i, used = min_t(u32, atomic_read(&pool->used), KPROF_PROCMAP_VMAS);
 
 	for (i = 0; i < used; i++) {
-		struct kprof_procmap_vma *v = &pm->vmas[i];
+		const char *path = pool->vmas[i].path;
 
-		/* acquire matches the probe's release: the note is whole */
-		if (smp_load_acquire(&v->state) == KPROF_PROCMAP_NOTED)
-			kprof_procmap_name_one(v, buf);
+		if (path != kprof_procmap_vdso)
+			kfree(path);
 	}
-	kfree(buf);
+}
+
+/**
+ * kprof_procmap_clear_half() - empty the pool of a half a swap clears
+ * @pm: the pool, or NULL
+ * @half: the half: no sample writes it, and the exit hook writes the
+ *	other pool (the swap that closed it waited for both)
+ *
+ * A process noted there is forgotten (one with entries in the half being
+ * written is noted in the other pool too); the mappings kept there are
+ * given back: no entry left to read names them.
+ *
+ * Context: process context, the session locked (session.c).
+ */
+void kprof_procmap_clear_half(struct kprof_procmap *pm, unsigned int half)
+{
+	struct kprof_procmap_pool *pool;
+
+	if (!pm || half >= pm->halves)
+		return;
+	pool = &pm->pools[half];
+	flush_work(&pm->work);
+	kprof_procmap_drain(pm);	/* no file reference stays behind */
+	mutex_lock(&pm->drain_lock);
+	kprof_procmap_pool_put(pool);
+	memset(pool->pids, 0, sizeof(pool->pids));
+	memset(pool->heads, 0, sizeof(pool->heads));
+	memset(pool->vmas, 0, sizeof(pool->vmas));
+	atomic_set(&pool->used, 0);
+	mutex_unlock(&pm->drain_lock);
 }
 
 static void kprof_procmap_work(struct work_struct *work)
@@ -321,16 +416,23 @@ static void kprof_procmap_work(struct work_struct *work)
 
 /**
  * kprof_procmap_alloc() - the kept mappings of a new aggregating session
+ * @halves: 1, or 2 for a session read in intervals
+ * @epoch: with 2, its epoch, whose parity is the half being written
  *
  * Context: process context.
  * Return: the (empty) pool, or NULL without memory.
  */
-struct kprof_procmap *kprof_procmap_alloc(void)
+struct kprof_procmap *kprof_procmap_alloc(unsigned int halves, const u64 *epoch)
 {
-	struct kprof_procmap *pm = __vmalloc(sizeof(*pm), KPROF_GFP | __GFP_ZERO);
+	struct kprof_procmap *pm;
 
+	if (WARN_ON_ONCE(halves < 1 || halves > 2 || (halves == 2 && !epoch)))
+		return NULL;
+	pm = __vmalloc(struct_size(pm, pools, halves), KPROF_GFP | __GFP_ZERO);
 	if (!pm)
 		return NULL;
+	pm->halves = halves;
+	pm->epoch = halves == 2 ? epoch : NULL;
 	pm->root_prefix = kzalloc(PATH_MAX, KPROF_GFP);
 	if (!pm->root_prefix) {
 		vfree(pm);
@@ -338,18 +440,20 @@ struct kprof_procmap *kprof_procmap_alloc(void)
 	}
 	INIT_WORK(&pm->work, kprof_procmap_work);
 	mutex_init(&pm->root_lock);
+	mutex_init(&pm->drain_lock);
 	return pm;
 }
 
 /**
  * kprof_procmap_bytes() - the memory kprof_procmap_alloc() takes
+ * @halves: its pools
  *
- * Return: the pool's bytes (the names of its mappings come on top, one
+ * Return: the pools' bytes (the names of its mappings come on top, one
  * path each).
  */
-u64 kprof_procmap_bytes(void)
+u64 kprof_procmap_bytes(unsigned int halves)
 {
-	return sizeof(struct kprof_procmap) + PATH_MAX;
+	return struct_size((struct kprof_procmap *)NULL, pools, halves) + PATH_MAX;
 }
 
 /**
@@ -362,24 +466,20 @@ u64 kprof_procmap_bytes(void)
  */
 void kprof_procmap_free(struct kprof_procmap *pm)
 {
-	u32 i, used;
+	unsigned int h;
 
 	if (!pm)
 		return;
 	kprof_procmap_stop(pm);
 	flush_work(&pm->work);
 	kprof_procmap_drain(pm);	/* notes queued after the last run */
-	used = min_t(u32, atomic_read(&pm->used), KPROF_PROCMAP_VMAS);
-	for (i = 0; i < used; i++) {
-		const char *path = pm->vmas[i].path;
-
-		if (path != kprof_procmap_vdso)
-			kfree(path);
-	}
+	for (h = 0; h < pm->halves; h++)
+		kprof_procmap_pool_put(&pm->pools[h]);
 	if (pm->root_valid)
 		path_put(&pm->root);
 	kfree(pm->root_prefix);
 	mutex_destroy(&pm->root_lock);
+	mutex_destroy(&pm->drain_lock);
 	vfree(pm);
 }
 
@@ -467,13 +567,17 @@ void kprof_procmap_keep_live(struct kprof_procmap *pm)
 	char comm[TASK_COMM_LEN];
 	struct task_struct *task;
 	struct mm_struct *mm;
+	unsigned int h;
 	u32 i, tgid;
 
 	if (!pm)
 		return;
-	for (i = 0; i < KPROF_PROCMAP_PIDS; i++) {
-		tgid = READ_ONCE(pm->pids[i]);
-		if (!tgid)
+	for (i = 0; i < pm->halves * KPROF_PROCMAP_PIDS; i++) {
+		h = i / KPROF_PROCMAP_PIDS;
+		tgid = READ_ONCE(pm->pools[h].pids[i % KPROF_PROCMAP_PIDS]);
+		/* a process noted in both pools is kept once */
+		if (!tgid ||
+		    (h && kprof_pidset_lookup(pm->pools[0].pids, KPROF_PROCMAP_PIDS, tgid)))
 			continue;
 		/* the set holds ids of the initial namespace, whoever stops */
 		rcu_read_lock();
@@ -500,11 +604,14 @@ void kprof_procmap_keep_live(struct kprof_procmap *pm)
 
 void kprof_procmap_stats(struct kprof_procmap *pm, struct kprof_procmap_stats *st)
 {
+	unsigned int h;
+
 	memset(st, 0, sizeof(*st));
 	if (!pm)
 		return;
 	st->procs = atomic64_read(&pm->procs);
-	st->kept = min_t(u32, atomic_read(&pm->used), KPROF_PROCMAP_VMAS);
+	for (h = 0; h < pm->halves; h++)
+		st->kept += min_t(u32, atomic_read(&pm->pools[h].used), KPROF_PROCMAP_VMAS);
 	st->lost = atomic64_read(&pm->lost);
 	st->lost_pids = atomic64_read(&pm->lost_pids);
 	st->unowned = atomic64_read(&pm->unowned);
@@ -587,23 +694,36 @@ static const char *kprof_procmap_reader_path(struct kprof_procmap *pm, const cha
 /**
  * kprof_procmap_get() - the @index'th kept mapping, once named
  * @pm: the pool
- * @index: from 0
- * @info: filled; its strings live as long as the session
+ * @index: from 0: the first pool's slots, then the second's
+ * @info: filled; its strings live as long as the session, or until the
+ *	session's lock, held by the caller, is let go (a swap empties a pool)
  * @reader: give the path as the calling reader sees it, not the global one
  *
  * Return: false past the last mapping.  A mapping not named yet, or that
- * could not be (no memory), reads with a NULL path.
+ * could not be (no memory), or a slot of the first pool past its last,
+ * reads with a NULL path.
  * Context: process context: the reader's.
  */
 bool kprof_procmap_get(struct kprof_procmap *pm, u32 index, struct kprof_procmap_info *info,
 		       bool reader)
 {
+	struct kprof_procmap_pool *pool;
 	struct kprof_procmap_vma *v;
+	unsigned int h;
+	u32 used;
 
-	if (!pm || index >= min_t(u32, atomic_read(&pm->used), KPROF_PROCMAP_VMAS))
+	if (!pm)
 		return false;
-	v = &pm->vmas[index];
+	h = index / KPROF_PROCMAP_VMAS;
+	if (h >= pm->halves)
+		return false;
+	pool = &pm->pools[h];
+	index %= KPROF_PROCMAP_VMAS;
+	used = min_t(u32, atomic_read(&pool->used), KPROF_PROCMAP_VMAS);
 	memset(info, 0, sizeof(*info));
+	if (index >= used)
+		return h + 1 < pm->halves;	/* on to the next pool */
+	v = &pool->vmas[index];
 	/* acquire matches the worker's release: path, dev and ino are set */
 	if (smp_load_acquire(&v->state) != KPROF_PROCMAP_NAMED)
 		return true;
@@ -641,26 +761,33 @@ int kprof_procmap_name(struct kprof_procmap *pm, u32 pid, const char *comm, bool
 		       u64 addr, char *buf, size_t len)
 {
 	struct kprof_procmap_vma *v, *best = NULL;
+	unsigned int h;
 	u32 i;
 	int n;
 
 	if (!pm)
 		return 0;
-	/* acquire matches the cmpxchg of the push: the list is whole */
-	for (i = smp_load_acquire(kprof_procmap_head(pm, pid)); i; i = READ_ONCE(v->next)) {
-		v = &pm->vmas[i - 1];
-		if (v->pid != pid || addr < v->start || addr - v->start >= v->len)
-			continue;
-		/* acquire matches the worker's release: the path is set */
-		if (smp_load_acquire(&v->state) != KPROF_PROCMAP_NAMED || !v->path)
-			continue;
-		if (!strcmp(v->comm, comm)) {
-			best = v;
-			break;
+	for (h = 0; h < pm->halves; h++) {
+		struct kprof_procmap_pool *pool = &pm->pools[h];
+
+		/* acquire matches the cmpxchg of the push: the list is whole */
+		i = smp_load_acquire(kprof_procmap_head(pool, pid));
+		for (; i; i = READ_ONCE(v->next)) {
+			v = &pool->vmas[i - 1];
+			if (v->pid != pid || addr < v->start || addr - v->start >= v->len)
+				continue;
+			/* acquire matches the worker's release: the path is set */
+			if (smp_load_acquire(&v->state) != KPROF_PROCMAP_NAMED || !v->path)
+				continue;
+			if (!strcmp(v->comm, comm)) {
+				best = v;
+				goto found;
+			}
+			if (!best && !same_comm)
+				best = v;
 		}
-		if (!best && !same_comm)
-			best = v;
 	}
+found:
 	if (!best)
 		return 0;
 	mutex_lock(&pm->root_lock);

@@ -50,8 +50,9 @@ struct kprof_procmap_info {
 	const char *path;
 };
 
-u64 kprof_procmap_bytes(void);
-struct kprof_procmap *kprof_procmap_alloc(void);
+u64 kprof_procmap_bytes(unsigned int halves);
+struct kprof_procmap *kprof_procmap_alloc(unsigned int halves, const u64 *epoch);
+void kprof_procmap_clear_half(struct kprof_procmap *pm, unsigned int half);
 void kprof_procmap_free(struct kprof_procmap *pm);
 int kprof_procmap_start(struct kprof_procmap *pm, struct netlink_ext_ack *extack);
 bool kprof_procmap_stop(struct kprof_procmap *pm);

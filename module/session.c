@@ -592,7 +592,7 @@ static u64 kprof_session_bytes(const struct kprof_session *s)
 	u64 bytes = kprof_probes_bytes(s);
 
 	if (kprof_session_has_tables(s))
-		bytes += kprof_procmap_bytes();
+		bytes += kprof_procmap_bytes(kprof_session_halves(s));
 	return bytes;
 }
 
@@ -726,7 +726,7 @@ static int kprof_session_alloc(struct kprof_session *s, struct netlink_ext_ack *
 			NL_SET_ERR_MSG(extack, "kprof: cannot allocate the aggregation tables");
 			return -ENOMEM;
 		}
-		s->procmap = kprof_procmap_alloc();
+		s->procmap = kprof_procmap_alloc(kprof_session_halves(s), &s->agg->epoch);
 		if (!s->procmap) {
 			NL_SET_ERR_MSG(extack, "kprof: cannot allocate the kept mappings");
 			return -ENOMEM;
@@ -1456,8 +1456,10 @@ int kprof_session_agg_swap(u64 id, struct kprof_agg_interval *iv,
 		NL_SET_ERR_MSG(extack, "kprof: the previous interval is still being read");
 		ret = -EBUSY;
 	} else {
-		if (s->agg_closed)
+		if (s->agg_closed) {
 			kprof_agg_clear_half(s->agg, (s->agg->epoch + 1) & 1);
+			kprof_procmap_clear_half(s->procmap, (s->agg->epoch + 1) & 1);
+		}
 		s->agg_closed = false;
 		iv->start_ns = s->agg_since_ns;
 		/* the waits' clock (NMI-safe), CLOCK_MONOTONIC */
