@@ -50,11 +50,14 @@ static const char * const start_usage[] = {
 	"Without -p: system-wide.  Needs CAP_PERFMON or CAP_SYS_ADMIN.",
 	"",
 	"--mode aggregate, the default without -o: the module counts the call",
-	"chains (-g is implied) in per-CPU tables of --agg-entries entries (16K by",
-	"default; 256 bytes each per CPU, 4 MiB per CPU by default) and nothing",
+	"chains (-g is implied) in per-CPU tables of --agg-entries entries (8K by",
+	"default; 256 bytes each per CPU, 2 MiB per CPU by default) and nothing",
 	"needs to read it: 'kprofctl report/folded/flamegraph --live' and",
 	"/sys/kernel/debug/kprof/report show it while it runs; 'kprofctl stop -o",
-	"<file>' stops it and saves the profile for the offline commands.",
+	"<file>' stops it and saves the profile for the offline commands.  With",
+	"--intervals each CPU has two tables (twice the memory), and 'kprofctl",
+	"rotate -o <file>' saves the interval since the last rotation while",
+	"sampling goes on into the other one, losing nothing in between.",
 	"",
 	"--mode stream (the default with -o) or both: a background drainer writes",
 	"the records to the file (default kprof.data); 'kprofctl stop' stops it,",
@@ -74,7 +77,8 @@ static void fmt_memory(char *buf, size_t len, uint64_t bytes)
 }
 
 /*
- * "8192 entries per CPU on 2 CPUs: 4 MiB": the tables are allocated on
+ * "8192 entries per CPU on 2 CPUs: 4 MiB" ("..., two halves: 8 MiB" with
+ * --intervals): the tables are allocated on
  * the session's CPUs (-C, else all) that are online (kprof.ko ABI 1.13; a
  * CPU that comes up later gets its own); without the online list, on
  * the -C CPUs or every possible one (the START reply's count).
@@ -83,7 +87,7 @@ static void agg_tables(char *buf, size_t len, const struct kp_session *s,
 		       const struct kp_start_info *start)
 {
 	bool subset = (s->flags & KPROF_SESSION_F_SYSTEM_WIDE) && s->cpus_bytes;
-	unsigned int nr = start->nr_cpus, i;
+	unsigned int nr = start->nr_cpus, i, halves;
 	struct kp_cpumap online;
 	char mem[32];
 
@@ -96,9 +100,10 @@ static void agg_tables(char *buf, size_t len, const struct kp_session *s,
 		for (nr = 0, i = 0; i < s->cpus_bytes / 8; i++)
 			nr += __builtin_popcountll(s->cpus[i]);
 	}
-	fmt_memory(mem, sizeof(mem), (uint64_t)s->agg_entries * KP_AGG_ENTRY_BYTES * nr);
-	snprintf(buf, len, "%u entries per CPU on %u CPU%s: %s", s->agg_entries, nr,
-		 nr == 1 ? "" : "s", mem);
+	halves = s->flags & KPROF_SESSION_F_INTERVALS ? 2 : 1;
+	fmt_memory(mem, sizeof(mem), (uint64_t)s->agg_entries * KP_AGG_ENTRY_BYTES * nr * halves);
+	snprintf(buf, len, "%u entries per CPU on %u CPU%s%s: %s", s->agg_entries, nr,
+		 nr == 1 ? "" : "s", halves > 1 ? ", two halves" : "", mem);
 }
 
 /*
@@ -156,8 +161,12 @@ static int start_aggregate(struct kp_recorder *r, struct kp_err *err)
 		free(info);
 	}
 	agg_tables(tables, sizeof(tables), &r->session, &r->start);
-	printf("kprof session %" PRIu64 " started: aggregating in the kernel (%s); 'kprofctl report --live' shows it, 'kprofctl stop [-o <file>]' ends it\n",
-	       r->start.session_id, tables);
+	if (r->session.flags & KPROF_SESSION_F_INTERVALS)
+		printf("kprof session %" PRIu64 " started: aggregating in the kernel in intervals (%s); 'kprofctl rotate -o <file>' saves each, 'kprofctl stop [-o <file>]' ends it\n",
+		       r->start.session_id, tables);
+	else
+		printf("kprof session %" PRIu64 " started: aggregating in the kernel (%s); 'kprofctl report --live' shows it, 'kprofctl stop [-o <file>]' ends it\n",
+		       r->start.session_id, tables);
 	return 0;
 }
 
@@ -312,8 +321,11 @@ int cmd_start(int argc, const char **argv)
 {
 	const char *cmd = argv[0];
 	struct kp_session_opts opts = { 0 };
+	bool intervals = false;
 	const struct option options[] = {
 		KP_SESSION_OPTIONS(&opts),
+		OPT_BOOLEAN(0, "intervals", &intervals,
+			    "two tables per CPU, saved interval after interval by 'kprofctl rotate'"),
 		OPT_END()
 	};
 	struct kp_recorder r = { .cmd = cmd };
@@ -335,6 +347,12 @@ int cmd_start(int argc, const char **argv)
 		kp_err__print(&err, cmd);
 		return KP_EXIT_USAGE;
 	}
+	if (intervals && !(r.session.flags & KPROF_SESSION_F_AGGREGATE)) {
+		kp_error(cmd, "--intervals needs an aggregating session: --mode aggregate or both");
+		return KP_EXIT_USAGE;
+	}
+	if (intervals)
+		r.session.flags |= KPROF_SESSION_F_INTERVALS;
 	if (!(r.session.flags & KPROF_SESSION_F_STREAM) &&
 	    (r.session.flags & KPROF_SESSION_F_AGGREGATE)) {
 		r.nl = kp_nl__open(&err);

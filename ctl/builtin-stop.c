@@ -123,16 +123,27 @@ static bool print_agg_totals(const struct kp_stop_info *stop, bool kept)
 /*
  * Save the tables of the socket's session (kp_nl__set_session()) to
  * @output; once the file is in place, a module of ABI 1.12 or later may
- * free the stopped session: its memory goes back to the kernel.
+ * free the stopped session: its memory goes back to the kernel.  A
+ * session read in intervals (@flags) is saved as its last interval: a swap
+ * after the stop closes it, so that the file starts where the last
+ * 'kprofctl rotate' ended.
  */
 static int save_profile(struct kp_nl *nl, const struct kp_version_info *ver, const char *cmd,
-			const char *output, const struct kp_stats *totals, struct kp_err *err)
+			const char *output, const struct kp_stats *totals, uint32_t flags,
+			struct kp_err *err)
 {
 	struct kp_agg_save_opts o = { .cmd = cmd, .totals = totals };
+	struct kp_agg_interval iv;
 	struct kp_agg_summary sum;
 	struct kp_err free_err;
 	int ret;
 
+	if (flags & KPROF_SESSION_F_INTERVALS) {
+		ret = kp_nl__agg_swap(nl, &iv, err);
+		if (ret)
+			return ret;
+		o.interval = &iv;
+	}
 	ret = kp_agg__save_profile(nl, output, &o, &sum, err);
 	if (ret)
 		return ret;
@@ -326,7 +337,7 @@ int cmd_stop(int argc, const char **argv)
 			goto out_err;
 		}
 		kp_nl__set_session(nl, st.session_id);
-		if (save_profile(nl, &ver, cmd, output, NULL, &err))
+		if (save_profile(nl, &ver, cmd, output, NULL, st.session_flags, &err))
 			goto out_err;
 		ret = KP_EXIT_OK;
 		goto out;
@@ -340,7 +351,8 @@ int cmd_stop(int argc, const char **argv)
 		}
 		if (agg && !print_agg_totals(&stop, kept))
 			ok = false;
-		if (output && agg && save_profile(nl, &ver, cmd, output, &stop.stats, &err))
+		if (output && agg && save_profile(nl, &ver, cmd, output, &stop.stats,
+						  st.session_flags, &err))
 			goto out_err;
 		ret = ok ? KP_EXIT_OK : KP_EXIT_FAILURE;
 		goto out;
@@ -363,7 +375,8 @@ int cmd_stop(int argc, const char **argv)
 	ok = kp_summary__print(&sum, stderr);
 	if (agg && !print_agg_totals(&stop, kept))
 		ok = false;
-	if (output && agg && save_profile(nl, &ver, cmd, output, &stop.stats, &err))
+	if (output && agg && save_profile(nl, &ver, cmd, output, &stop.stats, st.session_flags,
+					  &err))
 		goto out_err;
 	ret = ok ? KP_EXIT_OK : KP_EXIT_FAILURE;
 	goto out;

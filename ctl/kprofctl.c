@@ -20,6 +20,7 @@ static const struct cmd_struct commands[] = {
 	{ "start",	cmd_start,	"Start a session recorded in the background" },
 	{ "stat",	cmd_stat,	"Count events in a command or the system, as perf stat" },
 	{ "stop",	cmd_stop,	"Stop the session and finish its file" },
+	{ "rotate",	cmd_rotate,	"Save the current interval of a session started with --intervals" },
 	{ "status",	cmd_status,	"Show the state of kprof.ko" },
 	{ "dump",	cmd_dump,	"Print the raw contents of kprof.data" },
 	{ "list",	cmd_list,	"List the event names" },

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agg.h"
@@ -268,6 +269,11 @@ static int agg__dump_entry(const struct kp_agg_entry *e, void *arg, struct kp_er
 int kp_agg__fetch(struct kp_agg *a, struct kp_nl *nl, struct kp_err *err)
 {
 	return kp_nl__agg_dump(nl, agg__dump_entry, a, err);
+}
+
+int kp_agg__fetch_interval(struct kp_agg *a, struct kp_nl *nl, uint64_t epoch, struct kp_err *err)
+{
+	return kp_nl__agg_dump_interval(nl, epoch, agg__dump_entry, a, err);
 }
 
 size_t kp_agg__nr_keys(const struct kp_agg *a)
@@ -617,10 +623,11 @@ static int write_kept_maps(struct kp_data_writer *w, const struct kept_maps *k, 
 	return 0;
 }
 
+/* @end_time: the profile's end (CLOCK_MONOTONIC ns), 0: now */
 static int write_profile(const char *path, const struct kp_data_info *info, struct kp_agg *a,
 			 const struct kp_stats *cpus, unsigned int nr_cpus,
 			 const struct kp_stats *totals, const struct kept_maps *kept,
-			 struct kp_agg_summary *sum, struct kp_err *err)
+			 uint64_t end_time, struct kp_agg_summary *sum, struct kp_err *err)
 {
 	uint32_t nr_named = 0;
 	struct kp_rec_synth_done done = {
@@ -686,7 +693,7 @@ static int write_profile(const char *path, const struct kp_data_info *info, stru
 	if (!ret && totals)
 		ret = write_stats(aw.w, KP_DATA_STATS_TOTAL, totals, err);
 	if (!ret)
-		ret = kp_data_writer__finish(aw.w, kp_clock_ns(), 0, err);
+		ret = kp_data_writer__finish(aw.w, end_time ? end_time : kp_clock_ns(), 0, err);
 	if (!ret) {
 		sum->file_bytes = kp_data_writer__bytes(aw.w);
 		sum->nr_keys = nr_recs;
@@ -741,7 +748,10 @@ int kp_agg__save_profile(struct kp_nl *nl, const char *path, const struct kp_agg
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = kp_agg__fetch(a, nl, err);
+	if (o->interval)
+		ret = kp_agg__fetch_interval(a, nl, o->interval->epoch, err);
+	else
+		ret = kp_agg__fetch(a, nl, err);
 	if (!ret)
 		ret = kp_nl__agg_maps(nl, kept_map, &kept, err);
 	if (ret)
@@ -756,7 +766,8 @@ int kp_agg__save_profile(struct kp_nl *nl, const char *path, const struct kp_agg
 		ret = -EAGAIN;
 		goto out;
 	}
-	if (kp_nl__stats(nl, &cpus, &nr_cpus, &warn))
+	/* the counters are the session's, not an interval's: none with one */
+	if (!o->interval && kp_nl__stats(nl, &cpus, &nr_cpus, &warn))
 		kp_error(o->cmd, "warning: no per-CPU statistics: %s", warn.msg);
 
 	sum->session_id = after.session_id;
@@ -772,10 +783,21 @@ int kp_agg__save_profile(struct kp_nl *nl, const char *path, const struct kp_agg
 	if (!sum->known_session && !o->quiet)
 		kp_error(o->cmd, "session %" PRIu64 " was not started by 'kprofctl start': its events are named event0, event1, ...",
 			 after.session_id);
+	if (o->interval) {
+		/* the interval's times: CLOCK_MONOTONIC, and its start in Unix time */
+		struct timespec rt;
+		uint64_t mono = kp_clock_ns();
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		info->start_time = o->interval->start_ns;
+		info->start_realtime = (uint64_t)rt.tv_sec * 1000000000ULL + rt.tv_nsec -
+				       (mono - o->interval->start_ns);
+	}
 	/* the session runs on this kernel: its vDSO names [vdso] frames */
 	info->vdso = kp_vdso__self(&info->vdso_size);
-	ret = write_profile(path, info, a, cpus, nr_cpus, sum->has_totals ? &sum->totals : NULL,
-			    &kept, sum, err);
+	ret = write_profile(path, info, a, cpus, nr_cpus,
+			    sum->has_totals && !o->interval ? &sum->totals : NULL, &kept,
+			    o->interval ? o->interval->end_ns : 0, sum, err);
 out:
 	kept_maps__free(&kept);
 	free(cpus);

@@ -50,6 +50,9 @@ int kp_agg__add(struct kp_agg *a, const struct kp_agg_entry *e, struct kp_err *e
 /* Add every entry of the session's tables (KPROF_CMD_AGG_DUMP). */
 int kp_agg__fetch(struct kp_agg *a, struct kp_nl *nl, struct kp_err *err);
 
+/* Add every entry of the interval @epoch a swap closed (ABI 1.15). */
+int kp_agg__fetch_interval(struct kp_agg *a, struct kp_nl *nl, uint64_t epoch, struct kp_err *err);
+
 /*
  * Merged keys, table entries added, samples (the sum of the counts), the
  * off-CPU entries' time (their counts are ns, not samples).
@@ -123,6 +126,12 @@ struct kp_agg_save_opts {
 	/* the configuration of a session the caller started itself (nothing
 	 * in the run directory then); NULL: kp_agg__save_session()'s */
 	const struct kp_data_info *session;
+	/*
+	 * (ABI 1.15) the interval a swap closed, read instead of the tables:
+	 * the profile's start and end are the interval's, and it has no
+	 * STATS records (the counters are the session's, not the interval's)
+	 */
+	const struct kp_agg_interval *interval;
 };
 
 /*

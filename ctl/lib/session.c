@@ -239,6 +239,12 @@ void kp_session__own(struct kp_session *s, uint32_t module_abi)
 int kp_session__check_abi(const struct kp_session *s, uint32_t module_abi,
 			  struct kp_err *err)
 {
+	if ((s->flags & KPROF_SESSION_F_INTERVALS) && KPROF_ABI_VERSION_MINOR(module_abi) < 15) {
+		kp_err__set(err, EOPNOTSUPP,
+			    "--intervals: kprof.ko has no intervals (ABI %u.%u, --intervals needs 1.15)",
+			    KPROF_ABI_VERSION_MAJOR(module_abi), KPROF_ABI_VERSION_MINOR(module_abi));
+		return -EOPNOTSUPP;
+	}
 	if ((s->flags & KPROF_SESSION_F_THREADS) && KPROF_ABI_VERSION_MINOR(module_abi) < 11) {
 		kp_err__set(err, EOPNOTSUPP,
 			    "-t/--tid needs kprof.ko ABI 1.11; the loaded module has %u.%u (load the new one)",

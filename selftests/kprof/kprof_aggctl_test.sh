@@ -51,7 +51,7 @@ refused() {
 }
 
 echo "TAP version 13"
-echo "1..30"
+echo "1..37"
 
 # A freshly loaded module: an earlier test may have left a stopped session.
 if grep -q '^kprof ' /proc/modules; then
@@ -65,8 +65,13 @@ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/de
 refused "report --live without a session: one line" "no session" "$kprofctl" report --live
 
 # --- start: aggregate, nobody attached ----------------------------------------
-if "$kprofctl" start -a -g -e cpu-clock -F 999 >"$tmp/start.out" 2>&1 &&
-   grep -qE 'aggregating in the kernel \(8192 entries per CPU on [0-9]+ CPUs?: [0-9]+ [KMG]iB\)' \
+# 32K entries a CPU: the session samples the whole guest for two minutes,
+# every kprofctl run of this test included (each a process of its own,
+# thousands of stacks deep in libelf): the default 8K filled one CPU's
+# table once (27,336 samples lost to it), and the gone process's with it.
+# The default's capacity is kprof_memory_test.sh's.
+if "$kprofctl" start -a -g -e cpu-clock -F 999 --agg-entries 32K >"$tmp/start.out" 2>&1 &&
+   grep -qE 'aggregating in the kernel \(32768 entries per CPU on [0-9]+ CPUs?: [0-9]+ [KMG]iB\)' \
 	"$tmp/start.out"; then
 	ok "start -a -g -e cpu-clock: aggregates, prints the tables' memory"
 else
@@ -252,6 +257,48 @@ fi
 check "start --mode both: the shell's frames before its exec are not named from hot's image, hot's after it are" \
 	"grep -q '^sh;' '$tmp/both-agg.folded' && ! grep '^sh;' '$tmp/both-agg.folded' | grep -q 'hot_' && grep -qE '^execd;.*main;.*hot_outer;hot_middle;hot_leaf' '$tmp/both-agg.folded'"
 grep -E '^(sh|execd);' "$tmp/both-agg.folded" | sort -k2 -n | tail -n 4 | cut -c1-200 | diag
+
+# --- intervals: start --intervals, rotate -o each interval (kprof.ko ABI 1.15) ----
+# Three intervals of hot, each saved by a rotation while the session goes
+# on, and the last by stop -o (which closes it with a swap after the
+# stop): the four files hold every sample the session counted, each has
+# hot's stacks named, and each starts where the one before it ended.
+"$kprofctl" start --intervals -a -g -e cpu-clock -F 999 >"$tmp/iv-start.out" 2>&1
+rc=$?
+for i in 1 2 3; do
+	"$hot" 400 >/dev/null
+	"$kprofctl" rotate -o "$tmp/iv$i.data" >"$tmp/iv$i.out" 2>&1 || rc="rotate $i"
+done
+"$kprofctl" stop -o "$tmp/iv4.data" >"$tmp/iv-stop.out" 2>&1 || rc=stop
+diag "$tmp/iv-start.out" "$tmp/iv1.out" "$tmp/iv-stop.out"
+"$kprofctl" status --json >"$tmp/iv-st.json" 2>&1
+iv_samples=$(sed -n 's/.*"stats":{[^}]*"agg_samples":\([0-9]*\).*/\1/p' "$tmp/iv-st.json")
+iv_sum=0
+iv_hot=0
+iv_prev=
+iv_joined=yes
+for i in 1 2 3 4; do
+	cnt=$("$kprofctl" dump --json -i "$tmp/iv$i.data" |
+		sed -n 's/.*"type":"AGG".*"count":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+	iv_sum=$((iv_sum + cnt))
+	[ $i = 4 ] || [ "$(top_user_symbol -i "$tmp/iv$i.data")" != hot_leaf ] || iv_hot=$((iv_hot + 1))
+	start=$("$kprofctl" dump -i "$tmp/iv$i.data" 2>/dev/null | sed -n 's/^# start_time: //p')
+	[ -z "$iv_prev" ] || [ "$start" = "$iv_prev" ] || iv_joined="no: interval $i starts at $start, not $iv_prev"
+	iv_prev=$("$kprofctl" dump -i "$tmp/iv$i.data" 2>/dev/null | sed -n 's/^# end_time: //p')
+done
+check "start --intervals, rotate -o thrice, stop -o: the files hold the session's samples (${iv_samples:-?} = $iv_sum)" \
+	"[ '$rc' = 0 ] && [ -n '$iv_samples' ] && [ '$iv_samples' -gt 0 ] && [ '$iv_sum' = '$iv_samples' ]"
+check "rotate -o: each interval's file has hot's stacks, hot_leaf on top ($iv_hot of 3)" "[ $iv_hot = 3 ]"
+check "rotate -o: each interval starts where the one before ended ($iv_joined)" "[ '$iv_joined' = yes ]"
+check "start --intervals: says it aggregates in intervals, with two halves of tables" \
+	"grep -q 'in intervals (.*two halves' '$tmp/iv-start.out'"
+"$kprofctl" start -a -e cpu-clock -F 99 >/dev/null 2>&1
+refused "rotate of a session started without --intervals: one line" "not started with --intervals" \
+	"$kprofctl" rotate -o "$tmp/none.data"
+"$kprofctl" stop >/dev/null 2>&1
+refused "rotate without -o: one line" "-o/--output is needed" "$kprofctl" rotate
+refused "start --intervals of a stream: one line" "needs an aggregating session" \
+	"$kprofctl" start --intervals --mode stream -e cpu-clock -o "$tmp/s.data"
 
 # --- bad input -------------------------------------------------------------------
 refused "bad input: --agg-entries not a power of two" "'1000'.*power of two" \
