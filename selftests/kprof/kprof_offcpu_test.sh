@@ -194,8 +194,12 @@ check "-K: kernel frames, no user frames" \
 nap_k=$(sum "$tmp/kk.folded" '^kp-napper;' ';do_nanosleep;')
 long_k=$(( $(sum "$tmp/kk.folded" '^kp-reader;' ';pipe_read;') + $(sum "$tmp/kk.folded" '^kp-writer;') ))
 echo "# -m 4000 -M 7000: naps $nap_k us, reads and writer sleeps $long_k us"
-check "--state S -m 4000 -M 7000: the 5 ms naps, not (or < 5 % of them) the 10 ms reads and sleeps" \
-	awk -v n="$nap_k" -v l="$long_k" 'BEGIN { exit !(n > 0 && l * 20 < n) }' ||
+# A busy host delays the reader's wakeups, and the reads after a late one
+# are shorter and fall in the window (8 % of the naps' time with two busy
+# loops on the host, 2026-12-07); without -M the reads and the writer's
+# sleeps, blocked all the time as the napper is, would be twice the naps.
+check "--state S -m 4000 -M 7000: the 5 ms naps, not (under half of them) the 10 ms reads and sleeps" \
+	awk -v n="$nap_k" -v l="$long_k" 'BEGIN { exit !(n > 0 && l * 2 < n) }' ||
 	sed 's/^/# /' "$tmp/kk.folded"
 
 # --wakers: each block with its waker's stack, against offwaketime on the

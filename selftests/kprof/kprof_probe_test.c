@@ -1018,8 +1018,13 @@ static int pid_time_add(struct kt_msg *one, struct nlmsghdr *nlh, void *arg)
 	return -ENOENT;		/* every entry */
 }
 
-/* AGG_DUMP of interval @epoch (~0: the tables being written) into @p. */
-static int pid_time_dump(FIXTURE_DATA(probe) *self, uint64_t epoch, struct pid_time *p)
+/*
+ * AGG_DUMP of interval @epoch (~0: the tables being written), each entry
+ * to @fn (dump_each(), which returns -ENOENT to see them all); 0 or the
+ * dump's negative errno.
+ */
+static int interval_dump(FIXTURE_DATA(probe) *self, uint64_t epoch,
+			 int (*fn)(struct kt_msg *one, struct nlmsghdr *nlh, void *arg), void *arg)
 {
 	struct kt_msg m;
 	int ret;
@@ -1027,8 +1032,13 @@ static int pid_time_dump(FIXTURE_DATA(probe) *self, uint64_t epoch, struct pid_t
 	kt_msg_init(&m, self->family, KPROF_CMD_AGG_DUMP, KPROF_FAMILY_VERSION);
 	if (epoch != ~0ULL)
 		kt_put_u64(&m, KPROF_A_AGG_EPOCH, epoch);
-	ret = dump_each(self->fd, &m, pid_time_add, p);
+	ret = dump_each(self->fd, &m, fn, arg);
 	return ret == -ENOENT ? 0 : ret;
+}
+
+static int pid_time_dump(FIXTURE_DATA(probe) *self, uint64_t epoch, struct pid_time *p)
+{
+	return interval_dump(self, epoch, pid_time_add, p);
 }
 
 /*
@@ -1413,15 +1423,8 @@ static int testmod_waits_add(struct kt_msg *one, struct nlmsghdr *nlh, void *arg
 static int testmod_waits_dump(FIXTURE_DATA(probe) *self, uint64_t epoch,
 			      struct testmod_waits *t)
 {
-	struct kt_msg m;
-	int ret;
-
 	memset(t->counted, 0, sizeof(t->counted));
-	kt_msg_init(&m, self->family, KPROF_CMD_AGG_DUMP, KPROF_FAMILY_VERSION);
-	if (epoch != ~0ULL)
-		kt_put_u64(&m, KPROF_A_AGG_EPOCH, epoch);
-	ret = dump_each(self->fd, &m, testmod_waits_add, t);
-	return ret == -ENOENT ? 0 : ret;
+	return interval_dump(self, epoch, testmod_waits_add, t);
 }
 
 /*

@@ -270,10 +270,14 @@ ua=$(util "$tmp/kprof-$tid_a.csv")
 ub=$(util "$tmp/kprof-$tid_b.csv")
 upa=$(util "$tmp/perf-$tid_a.csv")
 upb=$(util "$tmp/perf-$tid_b.csv")
+# Counted alone, the napper is a fraction of the spinner; counted with it
+# (the process, not the thread), it would be more.  How small a fraction
+# depends on the host: with two busy loops beside the guest its wakeups
+# cost more, 0.113 CPUs against the spinner's 1.019 once (2026-12-07).
 check "stat -t: the spinning thread ($ka msec, $ua CPUs) counted alone, not its napping sibling ($kb msec, $ub CPUs)" \
-	eval 'within "$ka" 100 3500 && within "$ua" 0.5 1.5 && within "$ub" 0 "$(awk -v a="$ua" "BEGIN { print a / 10 }")"'
+	eval 'within "$ka" 100 3500 && within "$ua" 0.5 1.5 && within "$ub" 0 "$(awk -v a="$ua" "BEGIN { print a / 3 }")"'
 check "stat -t: as perf stat -t counts the same threads ($pa and $pb msec, $upa and $upb CPUs)" \
-	eval 'within "$pa" 100 3500 && within "$upa" 0.5 1.5 && within "$upb" 0 "$(awk -v a="$upa" "BEGIN { print a / 10 }")"'
+	eval 'within "$pa" 100 3500 && within "$upa" 0.5 1.5 && within "$upb" 0 "$(awk -v a="$upa" "BEGIN { print a / 3 }")"'
 diag "$tmp/kprof-$tid_a.csv" "$tmp/kprof-$tid_a.err" "$tmp/kprof-$tid_b.csv" "$tmp/perf-$tid_a.csv" \
 	"$tmp/perf-$tid_b.csv"
 
