@@ -244,8 +244,8 @@ static u32 kprof_procmap_owner(struct mm_struct *mm)
 static bool kprof_procmap_copy(struct kprof_procmap *pm, struct mm_struct *mm, u32 tgid,
 			       const char *comm)
 {
-	struct kprof_procmap_pool *pool = kprof_procmap_pool_now(pm);
 	VMA_ITERATOR(vmi, mm, 0);
+	struct kprof_procmap_pool *pool = kprof_procmap_pool_now(pm);
 	struct vm_area_struct *vma;
 	unsigned int walked = 0;
 	bool noted = false;
