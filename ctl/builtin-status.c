@@ -501,10 +501,16 @@ int cmd_status(int argc, const char **argv)
 	if (kp_nl__status_sessions(nl, &st, rows, KP_STATUS_SESSIONS_MAX, &nr_rows, &err))
 		goto out_err;
 
-	/* per CPU for -v, and for the fullest table of an aggregating session */
-	if ((verbose || (st.session_flags & KPROF_SESSION_F_AGGREGATE)) && st.has_session &&
-	    kp_nl__stats(nl, &cpus, &nr_cpus, &err))
-		goto out_err;
+	/*
+	 * per CPU for -v, and for the fullest table of an aggregating
+	 * session: of the session shown, named (with several running, the
+	 * module answers a request without an id with EINVAL)
+	 */
+	if ((verbose || (st.session_flags & KPROF_SESSION_F_AGGREGATE)) && st.has_session) {
+		kp_nl__set_session(nl, st.session_id);
+		if (kp_nl__stats(nl, &cpus, &nr_cpus, &err))
+			goto out_err;
+	}
 
 	if (json) {
 		status__print_json(&ver, &st, kp_clock_ns(), cpus, nr_cpus, verbose, rows,

@@ -288,6 +288,14 @@ echo "$old" >"$param"
 check "a third session over max_sessions=2: refused in one line naming both" \
 	"[ \"\$(printf '%s\n' \"\$err\" | wc -l)\" = 1 ] && printf '%s\n' \"\$err\" | grep -qE 'max_sessions parameter allows \(2\): [0-9]+ \(running, detached, uid 0\), [0-9]+ \(running, detached'"
 echo "# $err"
+# status names the session it details in its statistics request: with
+# two aggregating sessions the most recent is an aggregating one (a request
+# without an id was refused, and status printed nothing)
+"$kprofctl" status >"$tmp/two.out" 2>&1; s1=$?
+"$kprofctl" status -v >"$tmp/two-v.out" 2>&1; s2=$?
+check "status and status -v with two aggregating sessions: exit $s1 and $s2, both listed" \
+	"[ $s1 = 0 ] && [ $s2 = 0 ] && [ \"\$(awk '\$2 == \"running\" && \$3 == \"aggregate\"' '$tmp/two.out' | wc -l)\" = 2 ]"
+diag "$tmp/two.out"
 for id in $(ids_in running); do
 	"$kprofctl" stop --id "$id" >/dev/null 2>&1
 done
