@@ -54,19 +54,27 @@ result() {	# result ok|fail|skip NAME [REASON]
 # result line of its own is counted through its runner line.
 count_tap() {	# count_tap LOG PREFIX
 	local log=$1 prefix=$2 line name
-	local inner_fail=0
+	local inner_fail=0 after=0
 	local -a diag=()
 
 	while IFS= read -r line; do
 		case $line in
 		"# # "*)
 			# the harness's own lines for the running test: kept
-			# to show why it failed
+			# to show why it failed; a shell test's come after its
+			# "not ok" (up to 40 of them shown)
+			case $line in *" RUN "*) after=0 ;; esac
+			if [ $after -gt 0 ]; then
+				printf '#   %s\n' "${line#\# }"
+				after=$((after - 1))
+				continue
+			fi
 			case $line in *" RUN "*) diag=() ;; esac
 			diag+=("$line")
 			[ ${#diag[@]} -le 40 ] || diag=("${diag[@]:1}")
 			continue ;;
 		esac
+		after=0
 		case $line in
 		"# ok "*"# SKIP"*|"# ok "*"# skip"*)
 			diag=(); skipped=$((skipped + 1)); echo "$prefix${line#\# }" ;;
@@ -75,7 +83,8 @@ count_tap() {	# count_tap LOG PREFIX
 		"# not ok "*)
 			failed=$((failed + 1)); inner_fail=1
 			name="$prefix${line#\# }"; failures+=("$name"); echo "$name"
-			[ ${#diag[@]} -eq 0 ] || printf '#   %s\n' "${diag[@]#\# }" ;;
+			[ ${#diag[@]} -eq 0 ] || printf '#   %s\n' "${diag[@]#\# }"
+			diag=(); after=40 ;;
 		"not ok "*)
 			# a whole test program failed
 			if [ $inner_fail = 0 ]; then
