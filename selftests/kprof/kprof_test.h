@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -247,6 +248,33 @@ static inline uint64_t kt_u64(const struct nlattr *a)
 static inline const char *kt_str(const struct nlattr *a)
 {
 	return (const char *)a + NLA_HDRLEN;
+}
+
+/* Nanoseconds on @clock (CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID, ...). */
+static inline uint64_t kt_clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Nanoseconds the calling thread has waited on a runqueue, runnable but
+ * not running (run_delay, /proc/thread-self/schedstat's second field); 0
+ * when the kernel does not say (no CONFIG_SCHED_INFO).
+ */
+static inline uint64_t kt_run_delay_ns(void)
+{
+	unsigned long long run = 0, delay = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu %llu", &run, &delay) != 2)
+		delay = 0;
+	fclose(f);
+	return delay;
 }
 
 /* Is kprof.ko loaded (its family registered)? */
