@@ -147,14 +147,7 @@ static int start_aggregate(struct kp_recorder *r, struct kp_err *err)
 		return ret;
 	info = malloc(sizeof(*info));
 	if (info) {
-		kp_data_info__init(info);
-		info->nr_cpus = r->start.nr_cpus;
-		info->session_id = r->start.session_id;
-		info->session = r->session;
-		info->session.buffer_size = r->start.buffer_size;
-		snprintf(info->module_release, sizeof(info->module_release), "%.31s",
-			 r->ver.release);
-		snprintf(info->cmdline, sizeof(info->cmdline), "%s", r->cmdline);
+		kp_agg__started_info(info, &r->session, &r->start, r->ver.release, r->cmdline);
 		if (kp_agg__save_session(info, &warn))
 			kp_error(r->cmd, "warning: %s; --live will name the events event0, ...",
 				 warn.msg);

@@ -709,6 +709,19 @@ static int write_profile(const char *path, const struct kp_data_info *info, stru
 	return ret;
 }
 
+void kp_agg__started_info(struct kp_data_info *info, const struct kp_session *s,
+			  const struct kp_start_info *start, const char *release,
+			  const char *cmdline)
+{
+	kp_data_info__init(info);
+	info->nr_cpus = start->nr_cpus;
+	info->session_id = start->session_id;
+	info->session = *s;
+	info->session.buffer_size = start->buffer_size;
+	snprintf(info->module_release, sizeof(info->module_release), "%.31s", release);
+	snprintf(info->cmdline, sizeof(info->cmdline), "%s", cmdline);
+}
+
 int kp_agg__save_profile(struct kp_nl *nl, const char *path, const struct kp_agg_save_opts *o,
 			 struct kp_agg_summary *sum, struct kp_err *err)
 {
@@ -784,14 +797,21 @@ int kp_agg__save_profile(struct kp_nl *nl, const char *path, const struct kp_agg
 		kp_error(o->cmd, "session %" PRIu64 " was not started by 'kprofctl start': its events are named event0, event1, ...",
 			 after.session_id);
 	if (o->interval) {
-		/* the interval's times: CLOCK_MONOTONIC, and its start in Unix time */
-		struct timespec rt;
-		uint64_t mono = kp_clock_ns();
+		/*
+		 * the interval's times: CLOCK_MONOTONIC, and its start in
+		 * Unix time by the clocks read at the swap (or now)
+		 */
+		struct kp_agg_interval iv = *o->interval;
 
-		clock_gettime(CLOCK_REALTIME, &rt);
-		info->start_time = o->interval->start_ns;
-		info->start_realtime = (uint64_t)rt.tv_sec * 1000000000ULL + rt.tv_nsec -
-				       (mono - o->interval->start_ns);
+		if (!iv.mono_ns) {
+			struct timespec rt;
+
+			clock_gettime(CLOCK_REALTIME, &rt);
+			iv.mono_ns = kp_clock_ns();
+			iv.realtime_ns = (uint64_t)rt.tv_sec * 1000000000ULL + rt.tv_nsec;
+		}
+		info->start_time = iv.start_ns;
+		info->start_realtime = kp_agg_interval__unix_ns(&iv, iv.start_ns);
 	}
 	/* the session runs on this kernel: its vDSO names [vdso] frames */
 	info->vdso = kp_vdso__self(&info->vdso_size);

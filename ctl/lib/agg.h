@@ -135,6 +135,15 @@ struct kp_agg_save_opts {
 };
 
 /*
+ * The configuration of a session the caller has just started (@s, as
+ * START answered @start), for kp_agg_save_opts.session: module release and
+ * command line for the profile's header.
+ */
+void kp_agg__started_info(struct kp_data_info *info, const struct kp_session *s,
+			  const struct kp_start_info *start, const char *release,
+			  const char *cmdline);
+
+/*
  * Read the tables of the session (running or stopped, see STATUS) and
  * write its aggregated profile to @path.  -ENOENT without a session,
  * -EOPNOTSUPP when it does not aggregate, with err->msg saying so in one

@@ -106,6 +106,11 @@ int kp_nl__family(const struct kp_nl *nl)
 	return nl->family;
 }
 
+int kp_nl__fd(const struct kp_nl *nl)
+{
+	return nl_socket_get_fd(nl->sk);
+}
+
 uint64_t kp_nl__session(const struct kp_nl *nl)
 {
 	return nl->session;

@@ -37,6 +37,12 @@ void kp_nl__delete(struct kp_nl *nl);
 int kp_nl__family(const struct kp_nl *nl);
 
 /*
+ * The socket's descriptor: a forked child that must not keep the
+ * session's owner socket open closes it.
+ */
+int kp_nl__fd(const struct kp_nl *nl);
+
+/*
  * The sampling session this socket's requests name (KPROF_A_SESSION_ID of
  * STOP, STATUS, STATS, AGG_*, HIST_DUMP; ABI 1.10): the one it started, or
  * one set with kp_nl__set_session(); 0 names none (the module's default).

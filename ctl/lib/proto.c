@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
@@ -1488,13 +1489,22 @@ static int kp_swap__reply(const struct nlmsghdr *nlh, void *arg, struct kp_err *
 
 int kp_nl__agg_swap(struct kp_nl *nl, struct kp_agg_interval *iv, struct kp_err *err)
 {
+	struct timespec rt, mono;
 	struct nl_msg *msg;
+	int ret;
 
 	memset(iv, 0, sizeof(*iv));
 	msg = kp_request__new(nl, KPROF_CMD_AGG_SWAP, err);
 	if (!msg)
 		return -ENOMEM;
-	return kp_nl__request(nl, msg, kp_swap__reply, iv, err);
+	ret = kp_nl__request(nl, msg, kp_swap__reply, iv, err);
+	if (ret)
+		return ret;
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	iv->mono_ns = (uint64_t)mono.tv_sec * 1000000000ULL + mono.tv_nsec;
+	iv->realtime_ns = (uint64_t)rt.tv_sec * 1000000000ULL + rt.tv_nsec;
+	return 0;
 }
 
 /* ---- KPROF_CMD_AGG_MAPS ---- */

@@ -427,7 +427,21 @@ struct kp_agg_interval {
 	uint64_t	epoch;			/* for kp_nl__agg_dump_interval() */
 	uint64_t	start_ns;		/* CLOCK_MONOTONIC: its start */
 	uint64_t	end_ns;			/* and end: the swap */
+	/*
+	 * CLOCK_REALTIME and CLOCK_MONOTONIC read together as the swap
+	 * answered (kp_nl__agg_swap()): Unix time of a monotonic t is
+	 * realtime_ns - (mono_ns - t), by the clock of the swap, whatever
+	 * steps it takes later; 0 when not read
+	 */
+	uint64_t	realtime_ns;
+	uint64_t	mono_ns;
 };
+
+/* The Unix time (ns) of the CLOCK_MONOTONIC time @t by @iv's clock pair. */
+static inline uint64_t kp_agg_interval__unix_ns(const struct kp_agg_interval *iv, uint64_t t)
+{
+	return iv->realtime_ns - (iv->mono_ns - t);
+}
 
 /* One AGG_SWAP reply into @iv. */
 int kp_swap__parse(const struct nlmsghdr *nlh, struct kp_agg_interval *iv, struct kp_err *err);

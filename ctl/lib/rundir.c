@@ -31,30 +31,17 @@ const char *kp_rundir__dir(void)
 int kp_rundir__ensure(struct kp_err *err)
 {
 	const char *dir = kp_rundir__dir();
-	char path[4096], *p;
-	int e;
+	char failed[4096];
+	int ret;
 
-	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path)) {
-		kp_err__set(err, ENAMETOOLONG, "run directory '%.64s...' is too long (KPROF_RUNDIR)", dir);
-		return -ENAMETOOLONG;
+	ret = kp_mkdir_p(dir, failed, sizeof(failed));
+	if (ret == -ENAMETOOLONG) {
+		kp_err__set(err, ENAMETOOLONG, "run directory '%s' is too long (KPROF_RUNDIR)", failed);
+	} else if (ret) {
+		kp_err__set(err, -ret, "cannot create the run directory '%s': %s (set KPROF_RUNDIR to a writable directory)",
+			    failed, strerror(-ret));
 	}
-	/* mkdir -p: each parent, then the directory */
-	for (p = path + 1; ; p++) {
-		if (*p && *p != '/')
-			continue;
-		e = *p;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			e = errno;
-			kp_err__set(err, e, "cannot create the run directory '%s': %s (set KPROF_RUNDIR to a writable directory)",
-				    path, strerror(e));
-			return -e;
-		}
-		if (!e)
-			break;
-		*p = '/';
-	}
-	return 0;
+	return ret;
 }
 
 int kp_rundir__session_dir(uint64_t id, char *buf, size_t len, struct kp_err *err)

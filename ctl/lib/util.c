@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include <linux/kprof.h>
 
@@ -288,6 +289,32 @@ int kp_parse_percent(const char *s, double *val)
 		return -EINVAL;
 	*val = v;
 	return 0;
+}
+
+int kp_mkdir_p(const char *dir, char *failed, size_t len)
+{
+	char path[4096], *p, c;
+	int e;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s", dir) >= sizeof(path)) {
+		snprintf(failed, len, "%.64s...", dir);
+		return -ENAMETOOLONG;
+	}
+	/* each parent, then the directory */
+	for (p = path + 1; ; p++) {
+		if (*p && *p != '/')
+			continue;
+		c = *p;
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			e = errno;
+			snprintf(failed, len, "%s", path);
+			return -e;
+		}
+		if (!c)
+			return 0;
+		*p = c;
+	}
 }
 
 int kp_parse_size(const char *s, uint64_t *bytes)

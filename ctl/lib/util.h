@@ -43,6 +43,12 @@ int kp_parse_uint(const char *s, unsigned int *val);
 int kp_parse_int(const char *s, int *val);
 
 /*
+ * mkdir -p: @dir and each missing parent (mode 0755).  0, or -errno with
+ * the path that could not be made in @failed (@len bytes).
+ */
+int kp_mkdir_p(const char *dir, char *failed, size_t len);
+
+/*
  * A size: a number (kp_parse_u64()) with an optional K, M or G suffix
  * (powers of 1024, either case).  0, -EINVAL or -ERANGE (over UINT64_MAX).
  */

@@ -92,6 +92,13 @@ int kp_nl__family(const struct kp_nl *nl)
 	return nl->family;
 }
 
+/* No socket behind the fake: a child's close() of it does nothing. */
+int kp_nl__fd(const struct kp_nl *nl)
+{
+	(void)nl;
+	return -1;
+}
+
 uint64_t kp_nl__session(const struct kp_nl *nl)
 {
 	return nl->session;
