@@ -70,6 +70,7 @@ int cmd_stat(int argc, const char **argv);
 int cmd_status(int argc, const char **argv);
 int cmd_stop(int argc, const char **argv);
 int cmd_rotate(int argc, const char **argv);
+int cmd_daemon(int argc, const char **argv);
 int cmd_top(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);
 

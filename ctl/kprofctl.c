@@ -21,6 +21,7 @@ static const struct cmd_struct commands[] = {
 	{ "stat",	cmd_stat,	"Count events in a command or the system, as perf stat" },
 	{ "stop",	cmd_stop,	"Stop the session and finish its file" },
 	{ "rotate",	cmd_rotate,	"Save the current interval of a session started with --intervals" },
+	{ "daemon",	cmd_daemon,	"Profile always: one profile per interval into a directory" },
 	{ "status",	cmd_status,	"Show the state of kprof.ko" },
 	{ "dump",	cmd_dump,	"Print the raw contents of kprof.data" },
 	{ "list",	cmd_list,	"List the event names" },

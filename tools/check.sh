@@ -476,12 +476,12 @@ hostile_results() {
 # TCG guest on the other core is less than they are made to stand.
 timed_tests="kprof_probe_test kprof_record_test.sh kprof_stat_test.sh kprof_sched_test.sh kprof_offcpu_test.sh kprof_lock_test.sh"
 all_tests=$(make -s --no-print-directory -C selftests/kprof list-tests KSFT_DIR="$top/build/ksrc/tools/testing/selftests")
-# kprofctl's decoding, its recording and rotation, its exporter, and its
+# kprofctl's decoding, its recording and rotation, its daemon, its exporter, and its
 # comparisons with perf and Prometheus: the same on every kernel, so on
 # generic 6.1 only (the module's paths under them, rings, side-band,
 # aggregation and counting sessions, run everywhere in the session, dev,
 # agg and count tests)
-decoding_tests="kprof_exporter_test.sh kprof_record_test.sh kprof_switch_test.sh kprof_stat_test.sh kprof_aggctl_test.sh"
+decoding_tests="kprof_exporter_test.sh kprof_record_test.sh kprof_switch_test.sh kprof_stat_test.sh kprof_aggctl_test.sh kprof_daemon_test.sh"
 # The untimed test that boots apart, in the hostile boots' lane (make
 # check; in check-quick it stays in the untimed boot): record
 # --switch-output under load, the longest, so that generic 6.1's untimed

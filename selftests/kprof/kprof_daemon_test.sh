@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kprofctl daemon against the real module: 2 s intervals of a system-wide
+# -g session while hot runs, in three formats; SIGTERM saves the last
+# interval.  Each interval's profile decodes alone, starts where the one
+# before ended (the kernel's swap times), its files agree (folded counts =
+# kprof samples) and are named by their UTC times and sequence; the
+# intervals hold every sample the session aggregated; --keep leaves the
+# newest; a second daemon on the directory is refused; a directory it
+# cannot write is reported and sampling goes on.  Prints KTAP; needs
+# KPROFCTL and KPROF_KO (tools/guest-selftests.sh sets them).
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/kprof_lib.sh"
+kprofctl=${KPROFCTL:-$here/../../ctl/kprofctl}
+hot=$here/progs/hot
+tmp=$(mktemp -d /tmp/kprof-daemon.XXXXXX)
+victims=
+cleanup() {
+	[ -n "$victims" ] && kill -9 $victims 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+diag() { sed 's/^/# /' "$@"; }
+
+echo "TAP version 13"
+echo "1..12"
+
+if grep -q '^kprof ' /proc/modules; then
+	rmmod kprof || { echo "Bail out! cannot unload kprof"; exit 1; }
+fi
+insmod "${KPROF_KO:?}" || { echo "Bail out! cannot load ${KPROF_KO}"; exit 1; }
+
+# --- four intervals or more, then SIGTERM -------------------------------------
+d=$tmp/profiles
+"$hot" 600000 >/dev/null & h=$!
+victims=$h
+"$kprofctl" daemon -a -g -F 199 -e cpu-clock --interval 2s --output-dir "$d" \
+	--format kprof,pprof,folded -v 2>"$tmp/daemon.err" &
+dpid=$!
+victims="$h $dpid"
+# the session is up when status lists it
+wait_for 60 sh -c "'$kprofctl' status 2>/dev/null | grep -qE '^ +[0-9]+ +running +aggregate +pid $dpid '"
+refused_err=$("$kprofctl" daemon -a -e cpu-clock --interval 2s --output-dir "$d" 2>&1 >/dev/null)
+refused_rc=$?
+wait_for 60 sh -c "[ \$(ls '$d' | grep -c '\\.kprof\$') -ge 4 ]"
+kill -TERM $dpid
+wait $dpid
+rc=$?
+kill -9 $h 2>/dev/null
+wait $h 2>/dev/null
+victims=
+diag "$tmp/daemon.err"
+check "daemon: runs until SIGTERM, exits 0, its balance ok" \
+	"[ $rc = 0 ] && grep -q 'Aggregate balance: .* ok' '$tmp/daemon.err'"
+check "a second daemon on the directory: refused in one line naming the first, pid $dpid (exit $refused_rc: $refused_err)" \
+	"[ $refused_rc != 0 ] && [ \"\$(printf '%s\n' \"\$refused_err\" | wc -l)\" = 1 ] && printf '%s' \"\$refused_err\" | grep -q \"another daemon (pid $dpid)\""
+
+n_kprof=$(ls "$d" | grep -c '\.kprof$')
+n_pprof=$(ls "$d" | grep -c '\.pb\.gz$')
+n_folded=$(ls "$d" | grep -c '\.folded$')
+check "one file per format per interval ($n_kprof kprof, $n_pprof pprof, $n_folded folded), no temporary left" \
+	"[ $n_kprof -ge 5 ] && [ $n_kprof = $n_pprof ] && [ $n_kprof = $n_folded ] && [ -z \"\$(ls -A '$d' | grep -v '^kprof-' | grep -v '^.kprof-daemon.lock\$')\" ]"
+ls -l "$d" | diag
+
+# each interval: decodes alone, starts where the one before ended, its
+# folded counts are its kprof samples, its name says its sequence
+sum=0
+prev=
+joined=yes
+agree=yes
+decoded=0
+names=yes
+i=0
+for f in $(ls "$d"/*.kprof | sort -t- -k4); do
+	i=$((i + 1))
+	base=${f%.kprof}
+	cnt=$("$kprofctl" dump --json -i "$f" |
+		sed -n 's/.*"type":"AGG".*"count":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+	sum=$((sum + cnt))
+	fsum=$(awk '{ s += $NF } END { print s + 0 }' "$base.folded")
+	[ "$fsum" = "$cnt" ] || agree="no: $(basename "$base"): folded $fsum, kprof $cnt"
+	"$kprofctl" report -i "$f" --stdio >/dev/null 2>&1 && gzip -t "$base.pb.gz" &&
+		decoded=$((decoded + 1))
+	start=$("$kprofctl" dump -i "$f" 2>/dev/null | sed -n 's/^# start_time: //p')
+	[ -z "$prev" ] || [ "$start" = "$prev" ] || joined="no: $(basename "$f") starts at $start, not $prev"
+	prev=$("$kprofctl" dump -i "$f" 2>/dev/null | sed -n 's/^# end_time: //p')
+	case $(basename "$f") in
+	kprof-[0-9]*T[0-9]*Z-[0-9]*T[0-9]*Z-$(printf '%06d' $i).kprof) ;;
+	*) names="no: $(basename "$f") is not interval $i" ;;
+	esac
+done
+agg=$(sed -n 's/.*Aggregate balance: [0-9]* invocations = \([0-9]*\) aggregated.*/\1/p' "$tmp/daemon.err")
+check "the intervals hold every sample the session aggregated ($sum = ${agg:-?})" \
+	"[ -n '$agg' ] && [ '$sum' = '$agg' ] && [ $sum -gt 0 ] && grep -q 'Intervals: .* all of them: ok' '$tmp/daemon.err'"
+check "each interval decodes alone: report -i, and its pprof is whole gzip ($decoded of $i)" "[ $decoded = $i ]"
+check "each interval starts where the one before ended ($joined)" "[ '$joined' = yes ]"
+check "each interval's folded counts are its kprof samples ($agree)" "[ '$agree' = yes ]"
+check "names: kprof-START-END-SEQ, the sequence 1, 2, ... ($names)" "[ '$names' = yes ]"
+# the middle intervals are about 2 s (the first and last are partial)
+lens=$(for f in $(ls "$d"/*.kprof | sort -t- -k4); do
+	"$kprofctl" dump -i "$f" 2>/dev/null |
+		awk '/^# start_time:/ { s = $3 } /^# end_time:/ { printf "%.2f\n", ($3 - s) / 1e9 }'
+done | sed '1d;$d' | tr '\n' ' ')
+check "the middle intervals last the 2 s interval (${lens})" \
+	"[ -n '$lens' ] && echo '$lens' | awk '{ for (i = 1; i <= NF; i++) if (\$i < 1.5 || \$i > 2.5) exit 1 }'"
+top=$("$kprofctl" report -i "$(ls "$d"/*.kprof | sort -t- -k4 | sed -n 2p)" --stdio --comms hot -U \
+	--sort symbol 2>/dev/null | sed -n 's/^ *[0-9.]*%  *\[\.\] \([^ ]*\).*/\1/p' | head -n 1)
+check "an interval's profile names hot's frames: hot_leaf on top ($top)" "[ '$top' = hot_leaf ]"
+
+# --- --keep 2: only the newest two intervals stay ---------------------------
+k=$tmp/keep
+"$kprofctl" daemon -a -F 99 -e cpu-clock --interval 1s --output-dir "$k" --keep 2 \
+	--format folded 2>"$tmp/keep.err" &
+dpid=$!
+victims=$dpid
+wait_for 60 sh -c "grep -q 'session .* aggregating' '$tmp/keep.err'"
+sleep 5
+kill -TERM $dpid
+wait $dpid
+rc=$?
+victims=
+kept=$(ls "$k" | grep -c '\.folded$')
+last=$(ls "$k" | grep '\.folded$' | sort -t- -k4 | tail -n 1 | sed 's/.*-\([0-9]*\)\.folded$/\1/')
+check "--keep 2: two intervals left, the newest among them (exit $rc, $kept left, last $last)" \
+	"[ $rc = 0 ] && [ $kept = 2 ] && [ \"\${last:-0}\" -ge 4 ] && grep -q 'removed by retention' '$tmp/keep.err'"
+diag "$tmp/keep.err"
+
+# --- a directory it cannot write: reported, sampling goes on ------------------
+# (as another user with CAP_PERFMON: root writes a read-only directory)
+ro=$tmp/ro
+chmod 0755 "$tmp"
+mkdir -p "$ro"
+: >"$ro/.kprof-daemon.lock"
+chmod 0666 "$ro/.kprof-daemon.lock"
+chmod 0555 "$ro"
+if command -v setpriv >/dev/null &&
+   setpriv --reuid 65534 --inh-caps +perfmon --ambient-caps +perfmon true 2>/dev/null; then
+	setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps +perfmon \
+		--ambient-caps +perfmon "$kprofctl" daemon -a -F 99 -e cpu-clock --interval 1s \
+		--output-dir "$ro" --format kprof 2>"$tmp/ro.err" &
+	dpid=$!
+	victims=$dpid
+	wait_for 60 sh -c "grep -q 'session .* aggregating' '$tmp/ro.err'"
+	sleep 3
+	kill -TERM $dpid
+	wait $dpid
+	rc=$?
+	victims=
+	check "an unwritable directory: the failure reported once, the session runs on and stops with its balance (exit $rc)" \
+		"[ $rc = 0 ] && [ \"\$(grep -c 'not saved: ' '$tmp/ro.err')\" = 1 ] && grep -q 'Aggregate balance: .* ok' '$tmp/ro.err' && grep -q ' [1-9][0-9]* not saved,' '$tmp/ro.err' && [ -z \"\$(ls '$ro')\" ]"
+	diag "$tmp/ro.err"
+else
+	skip "an unwritable directory" "setpriv cannot give another user CAP_PERFMON here"
+fi
+
+[ $failed = 0 ]
