@@ -41,6 +41,7 @@
 #include "lib/parse-options.h"
 #include "lib/prom.h"
 #include "lib/proto.h"
+#include "lib/rundir.h"
 #include "lib/stat.h"
 #include "lib/util.h"
 
@@ -259,6 +260,84 @@ static void exporter__functions(FILE *fp, const struct exporter *ex, struct kp_n
 	free(fn.f);
 }
 
+/*
+ * The daemons ('kprofctl daemon') of the sessions listed: what each says
+ * of itself in the run directory (lib/rundir.h), labelled with its
+ * session; nothing when none runs.
+ */
+static void exporter__daemons(FILE *fp, struct kp_nl *nl)
+{
+	struct kp_daemon_state *d = NULL;
+	struct kp_session_row *rows;
+	unsigned int nr = 0, n = 0, i;
+	char id[24], pid[16];
+	struct kp_err err;
+
+	rows = calloc(KP_STATUS_SESSIONS_MAX, sizeof(*rows));
+	if (!rows || kp_nl__sessions(nl, rows, KP_STATUS_SESSIONS_MAX, &nr, &err))
+		goto out;
+	if (nr > KP_STATUS_SESSIONS_MAX)
+		nr = KP_STATUS_SESSIONS_MAX;
+	d = calloc(nr ? nr : 1, sizeof(*d));
+	if (!d)
+		goto out;
+	for (i = 0; i < nr; i++)
+		if (!kp_rundir__read_daemon(rows[i].id, &d[n], &err))
+			n++;
+	if (!n)
+		goto out;
+	kp_prom__family(fp, "kprof_daemon_info", "gauge",
+			"1 for each kprofctl daemon, by session, pid and output directory.");
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof(id), "%" PRIu64, d[i].session_id);
+		snprintf(pid, sizeof(pid), "%d", (int)d[i].pid);
+		fputs("kprof_daemon_info", fp);
+		kp_prom__labels(fp, "session", id, "pid", pid, "dir", d[i].dir, "formats",
+				d[i].formats, NULL);
+		kp_prom__value(fp, 1);
+	}
+	kp_prom__family(fp, "kprof_daemon_intervals_total", "counter",
+			"Intervals the daemon closed, by outcome: saved (every format in its directory) or not_saved.");
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof(id), "%" PRIu64, d[i].session_id);
+		fputs("kprof_daemon_intervals_total", fp);
+		kp_prom__labels(fp, "session", id, "outcome", "saved", NULL);
+		kp_prom__value(fp, d[i].saved);
+		fputs("kprof_daemon_intervals_total", fp);
+		kp_prom__labels(fp, "session", id, "outcome", "not_saved", NULL);
+		kp_prom__value(fp, d[i].not_saved);
+	}
+	kp_prom__family(fp, "kprof_daemon_removed_intervals_total", "counter",
+			"Intervals whose files retention removed (--keep, --max-age, --max-size).");
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof(id), "%" PRIu64, d[i].session_id);
+		fputs("kprof_daemon_removed_intervals_total", fp);
+		kp_prom__labels(fp, "session", id, NULL);
+		kp_prom__value(fp, d[i].removed);
+	}
+	kp_prom__family(fp, "kprof_daemon_last_interval_end_seconds", "gauge",
+			"Unix time of the end of the last interval saved (0: none yet).");
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof(id), "%" PRIu64, d[i].session_id);
+		fputs("kprof_daemon_last_interval_end_seconds", fp);
+		kp_prom__labels(fp, "session", id, NULL);
+		kp_prom__value(fp, d[i].last_end_ns / 1e9);
+	}
+	kp_prom__family(fp, "kprof_daemon_upload_waiting", "gauge",
+			"Profiles of a daemon with --upload waiting to be delivered (spool and outbox).");
+	for (i = 0; i < n; i++) {
+		if (!*d[i].upload)
+			continue;
+		snprintf(id, sizeof(id), "%" PRIu64, d[i].session_id);
+		fputs("kprof_daemon_upload_waiting", fp);
+		kp_prom__labels(fp, "session", id, NULL);
+		kp_prom__value(fp, d[i].spooled);
+	}
+out:
+	free(d);
+	free(rows);
+}
+
 /* One exposition of the module's state now, into @fp. */
 static void exporter__render(FILE *fp, const struct exporter *ex)
 {
@@ -275,11 +354,14 @@ static void exporter__render(FILE *fp, const struct exporter *ex)
 		kp_nl__delete(nl);
 		return;
 	}
+	/* of the session STATUS details, named: with several, the module needs its id */
+	kp_nl__set_session(nl, st.session_id);
 	if (st.has_session && kp_nl__stats(nl, &cpus, &nr, &err))
 		nr = 0;
 	kp_prom__health(fp, &v, &st, cpus, nr);
 	free(cpus);
 	exporter__counting(fp, ex, nl);
+	exporter__daemons(fp, nl);
 	if (ex->top && st.has_session && st.state != KPROF_STATE_IDLE &&
 	    (st.session_flags & KPROF_SESSION_F_AGGREGATE))
 		exporter__functions(fp, ex, nl);

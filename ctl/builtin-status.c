@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <errno.h>
 
 #include <linux/kprof.h>
@@ -15,6 +16,7 @@
 #include "lib/nl.h"
 #include "lib/parse-options.h"
 #include "lib/proto.h"
+#include "lib/rundir.h"
 #include "lib/session.h"
 #include "lib/util.h"
 
@@ -114,6 +116,33 @@ static const char *status__age(uint64_t start_ns, uint64_t now_ns, char *buf, si
  * The sessions the module holds (ABI 1.10), one line each, then (ABI 1.14)
  * the counting sessions of kprofctl stat, numbered apart: "c1", "c2", ...
  */
+/* The daemon of session @id, if one runs it (lib/rundir.h's ID/daemon): one line. */
+static void status__print_daemon(uint64_t id)
+{
+	struct kp_daemon_state d;
+	char a[32], b[32];
+	struct kp_err err;
+	time_t t;
+	struct tm tm;
+
+	if (kp_rundir__read_daemon(id, &d, &err))
+		return;
+	printf("session %" PRIu64 ": kprofctl daemon (pid %d), %.0f s intervals into %s (%s): %" PRIu64
+	       " saved, %" PRIu64 " not saved, %" PRIu64 " removed", id, (int)d.pid,
+	       d.interval_ms / 1e3, d.dir, d.formats, d.saved, d.not_saved, d.removed);
+	if (d.last_seq) {
+		t = d.last_end_ns / 1000000000ULL;
+		strftime(b, sizeof(b), "%H:%M:%S", gmtime_r(&t, &tm));
+		t = d.last_start_ns / 1000000000ULL;
+		strftime(a, sizeof(a), "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
+		printf("; last %" PRIu64 ": %s to %s UTC, %" PRIu64 " samples", d.last_seq, a, b,
+		       d.last_samples);
+	}
+	if (*d.upload)
+		printf("; upload to %s: %" PRIu64 " waiting", d.upload, d.spooled);
+	printf("\n");
+}
+
 static void status__print_sessions(const struct kp_session_row *rows, unsigned int nr,
 				   unsigned int shown, const struct kp_status_info *st,
 				   uint64_t now_ns)
@@ -150,6 +179,8 @@ static void status__print_sessions(const struct kp_session_row *rows, unsigned i
 		       status__age(c->start_ns, now_ns, age, sizeof(age)),
 		       status__mib(mem, sizeof(mem), c->mem), "-", "-");
 	}
+	for (i = 0; i < shown; i++)
+		status__print_daemon(rows[i].id);
 	for (i = 0; i < shown; i++)
 		if (rows[i].cpus_skipped || rows[i].lost_no_ring)
 			printf("session %" PRIu64 ": %" PRIu32 " CPUs that came up got no buffer "
@@ -267,6 +298,34 @@ static void status__print_session(const struct kp_status_info *st, const struct 
 	       t->v[KP_STAT_HANDLER_MAX_NS]);
 }
 
+/* The daemon of session @id, if one runs it: "daemon": {...}. */
+static void status__json_daemon(struct json_writer *w, uint64_t id)
+{
+	struct kp_daemon_state d;
+	struct kp_err err;
+
+	if (kp_rundir__read_daemon(id, &d, &err))
+		return;
+	json__begin_object(w, "daemon");
+	json__u64(w, "pid", d.pid);
+	json__u64(w, "interval_ms", d.interval_ms);
+	json__string(w, "output_dir", d.dir);
+	json__string(w, "formats", d.formats);
+	json__u64(w, "intervals", d.intervals);
+	json__u64(w, "saved", d.saved);
+	json__u64(w, "not_saved", d.not_saved);
+	json__u64(w, "removed", d.removed);
+	json__u64(w, "last_seq", d.last_seq);
+	json__u64(w, "last_start_ns", d.last_start_ns);
+	json__u64(w, "last_end_ns", d.last_end_ns);
+	json__u64(w, "last_samples", d.last_samples);
+	if (*d.upload) {
+		json__string(w, "upload", d.upload);
+		json__u64(w, "upload_waiting", d.spooled);
+	}
+	json__end_object(w);
+}
+
 /*
  * One row per CPU: every counter, then whether the CPU balances; for an
  * aggregating session, the aggregation counters and their balance too.
@@ -354,6 +413,7 @@ static void status__json_sessions(struct json_writer *w, const struct kp_session
 		json__u64(w, "lost_no_ring", r->lost_no_ring);
 		if (r->has_stats)
 			status__json_stats(w, "stats", &r->stats);
+		status__json_daemon(w, r->id);
 		json__end_object(w);
 	}
 	json__end_array(w);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,16 +114,19 @@ int kp_rundir__write(const struct kp_drainer_info *d, struct kp_err *err)
 	return write_file(d->session_id, "drainer.pid", text, err);
 }
 
-int kp_rundir__read(uint64_t id, struct kp_drainer_info *d, struct kp_err *err)
+/*
+ * Each "key value" line of session @id's state file @name to @fn (@path
+ * set to the file, for messages).  0, -ENOENT when there is none, or
+ * -EIO with @err set.
+ */
+static int read_state(uint64_t id, const char *name, char *path, size_t path_len,
+		      void (*fn)(const char *key, const char *value, void *arg), void *arg,
+		      struct kp_err *err)
 {
-	char path[4200], line[4200];
-	bool has_id = false, has_pid = false, has_out = false;
-	unsigned int pid;
+	char line[4200], *v;
 	FILE *fp;
-	size_t len;
 
-	memset(d, 0, sizeof(*d));
-	kp_rundir__state_path(id, "session", path, sizeof(path));
+	kp_rundir__state_path(id, name, path, path_len);
 	fp = fopen(path, "re");
 	if (!fp) {
 		if (errno == ENOENT || errno == ENOTDIR || errno == ENAMETOOLONG)
@@ -131,29 +135,154 @@ int kp_rundir__read(uint64_t id, struct kp_drainer_info *d, struct kp_err *err)
 		return -EIO;
 	}
 	while (fgets(line, sizeof(line), fp)) {
-		len = strcspn(line, "\n");
-		line[len] = '\0';
-		if (!strncmp(line, "id ", 3))
-			has_id = !kp_parse_u64(line + 3, &d->session_id);
-		else if (!strncmp(line, "pid ", 4))
-			has_pid = !kp_parse_uint(line + 4, &pid) && pid && pid <= INT32_MAX;
-		else if (!strncmp(line, "output ", 7) && len - 7 < sizeof(d->output))
-			has_out = snprintf(d->output, sizeof(d->output), "%s", line + 7) > 0;
+		line[strcspn(line, "\n")] = '\0';
+		v = strchr(line, ' ');
+		if (!v)
+			continue;
+		*v++ = '\0';
+		fn(line, v, arg);
 	}
 	fclose(fp);
-	if (!has_id || !has_pid || !has_out || d->session_id != id) {
+	return 0;
+}
+
+struct drainer_read {
+	struct kp_drainer_info	*d;
+	unsigned int		pid;
+	bool			has_id, has_pid, has_out;
+};
+
+static void drainer_line(const char *key, const char *v, void *arg)
+{
+	struct drainer_read *r = arg;
+
+	if (!strcmp(key, "id"))
+		r->has_id = !kp_parse_u64(v, &r->d->session_id);
+	else if (!strcmp(key, "pid"))
+		r->has_pid = !kp_parse_uint(v, &r->pid) && r->pid && r->pid <= INT32_MAX;
+	else if (!strcmp(key, "output") && strlen(v) < sizeof(r->d->output))
+		r->has_out = snprintf(r->d->output, sizeof(r->d->output), "%s", v) > 0;
+}
+
+int kp_rundir__read(uint64_t id, struct kp_drainer_info *d, struct kp_err *err)
+{
+	struct drainer_read r = { .d = d };
+	char path[4200];
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	ret = read_state(id, "session", path, sizeof(path), drainer_line, &r, err);
+	if (ret)
+		return ret;
+	if (!r.has_id || !r.has_pid || !r.has_out || d->session_id != id) {
 		kp_err__set(err, EBADMSG, "'%s' is garbled; remove it", path);
 		return -EBADMSG;
 	}
-	d->pid = pid;
+	d->pid = r.pid;
 	return 0;
+}
+
+int kp_rundir__write_daemon(const struct kp_daemon_state *s, struct kp_err *err)
+{
+	char *text = NULL;
+	int ret;
+
+	ret = kp_rundir__ensure_session(s->session_id, err);
+	if (ret)
+		return ret;
+	if (asprintf(&text, "pid %d\nsession %" PRIu64 "\ninterval_ms %" PRIu64
+		     "\nintervals %" PRIu64 "\nsaved %" PRIu64 "\nnot_saved %" PRIu64
+		     "\nremoved %" PRIu64 "\nlast_seq %" PRIu64 "\nlast_start_ns %" PRIu64
+		     "\nlast_end_ns %" PRIu64 "\nlast_samples %" PRIu64 "\nspooled %" PRIu64
+		     "\nformats %s\ndir %s\nupload %s\n", (int)s->pid, s->session_id,
+		     s->interval_ms, s->intervals, s->saved, s->not_saved, s->removed, s->last_seq,
+		     s->last_start_ns, s->last_end_ns, s->last_samples, s->spooled, s->formats,
+		     s->dir, s->upload) < 0) {
+		kp_err__set(err, ENOMEM, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	ret = write_file(s->session_id, "daemon", text, err);
+	free(text);
+	return ret;
+}
+
+/* The numbers of ID/daemon, by key. */
+static const struct {
+	const char	*key;
+	size_t		off;
+} daemon_nums[] = {
+	{ "session", offsetof(struct kp_daemon_state, session_id) },
+	{ "interval_ms", offsetof(struct kp_daemon_state, interval_ms) },
+	{ "intervals", offsetof(struct kp_daemon_state, intervals) },
+	{ "saved", offsetof(struct kp_daemon_state, saved) },
+	{ "not_saved", offsetof(struct kp_daemon_state, not_saved) },
+	{ "removed", offsetof(struct kp_daemon_state, removed) },
+	{ "last_seq", offsetof(struct kp_daemon_state, last_seq) },
+	{ "last_start_ns", offsetof(struct kp_daemon_state, last_start_ns) },
+	{ "last_end_ns", offsetof(struct kp_daemon_state, last_end_ns) },
+	{ "last_samples", offsetof(struct kp_daemon_state, last_samples) },
+	{ "spooled", offsetof(struct kp_daemon_state, spooled) },
+};
+
+struct daemon_read {
+	struct kp_daemon_state	*s;
+	unsigned int		pid, seen;
+};
+
+static void daemon_line(const char *key, const char *v, void *arg)
+{
+	struct daemon_read *r = arg;
+	struct kp_daemon_state *s = r->s;
+	unsigned int i;
+
+	for (i = 0; i < KP_ARRAY_SIZE(daemon_nums); i++)
+		if (!strcmp(key, daemon_nums[i].key) &&
+		    !kp_parse_u64(v, (uint64_t *)((char *)s + daemon_nums[i].off)))
+			r->seen |= 1U << i;
+	if (!strcmp(key, "pid"))
+		kp_parse_uint(v, &r->pid);
+	else if (!strcmp(key, "formats"))
+		snprintf(s->formats, sizeof(s->formats), "%s", v);
+	else if (!strcmp(key, "dir"))
+		snprintf(s->dir, sizeof(s->dir), "%s", v);
+	else if (!strcmp(key, "upload"))
+		snprintf(s->upload, sizeof(s->upload), "%s", v);
+}
+
+int kp_rundir__read_daemon(uint64_t id, struct kp_daemon_state *s, struct kp_err *err)
+{
+	struct daemon_read r = { .s = s };
+	char path[4200];
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	ret = read_state(id, "daemon", path, sizeof(path), daemon_line, &r, err);
+	if (ret)
+		return ret;
+	if (r.seen != (1U << KP_ARRAY_SIZE(daemon_nums)) - 1 || !r.pid || r.pid > INT32_MAX ||
+	    s->session_id != id) {
+		kp_err__set(err, EBADMSG, "'%s' is garbled", path);
+		return -EBADMSG;
+	}
+	s->pid = r.pid;
+	return kp_pid_alive(s->pid) ? 0 : -ENOENT;
+}
+
+void kp_rundir__remove_daemon(uint64_t id)
+{
+	char path[4200];
+
+	if (!kp_rundir__state_path(id, "daemon", path, sizeof(path)))
+		unlink(path);
+	if (!kp_rundir__session_dir(id, path, sizeof(path), NULL))
+		rmdir(path);
 }
 
 /* Remove session @id's state files and its directory, when empty. */
 static void remove_state(uint64_t id, bool all)
 {
 	static const char * const names[] = {
-		"drainer.pid", "session", "aggregate.data", "aggregate.data.tmp",
+		"drainer.pid", "session", "aggregate.data", "aggregate.data.tmp", "daemon",
 	};
 	char path[4200];
 	size_t i;

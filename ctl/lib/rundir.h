@@ -8,6 +8,8 @@
  *	ID/session		"id N", "pid P" and "output PATH" lines
  *	ID/aggregate.data	the configuration of an aggregating session
  *				(lib/agg.c)
+ *	ID/daemon		'kprofctl daemon''s state: "key value" lines,
+ *				rewritten after each interval, for status
  *
  * Commands that start, read and stop their own session (offcpu, lock,
  * latency, sched) write nothing here.  The directories of sessions the
@@ -68,6 +70,34 @@ void kp_rundir__remove(uint64_t id, pid_t pid);
  * table): what sessions of an earlier load or a killed drainer left.
  */
 void kp_rundir__prune(const uint64_t *live, unsigned int nr);
+
+/* What 'kprofctl daemon' says of itself (ID/daemon). */
+struct kp_daemon_state {
+	pid_t		pid;
+	uint64_t	session_id;
+	uint64_t	interval_ms;
+	uint64_t	intervals;		/* closed */
+	uint64_t	saved, not_saved, removed;
+	uint64_t	last_seq;		/* the last saved; 0: none yet */
+	uint64_t	last_start_ns, last_end_ns;	/* Unix */
+	uint64_t	last_samples;
+	uint64_t	spooled;		/* upload: profiles waiting in the spool */
+	char		formats[64];
+	char		dir[4096];
+	char		upload[1024];		/* the URL; "": no upload */
+};
+
+/* Write @s as session @s->session_id's ID/daemon, whole. */
+int kp_rundir__write_daemon(const struct kp_daemon_state *s, struct kp_err *err);
+
+/*
+ * Session @id's daemon state: 0, -ENOENT when it has none (or its daemon
+ * is gone), or -EBADMSG with @err set.
+ */
+int kp_rundir__read_daemon(uint64_t id, struct kp_daemon_state *s, struct kp_err *err);
+
+/* The daemon of session @id ends: its state goes (and the directory, when empty). */
+void kp_rundir__remove_daemon(uint64_t id);
 
 /* Is @pid alive (and not a zombie)? */
 bool kp_pid_alive(pid_t pid);

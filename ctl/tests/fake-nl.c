@@ -544,13 +544,20 @@ static int fake_free(struct nlattr **tb, struct kp_err *err)
 }
 
 /* The STATS dump: one message per CPU, each passed to @fn. */
-static int fake_stats(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_reply_fn fn,
-		      void *arg, struct kp_err *err)
+static int fake_stats(struct kp_nl *nl, const struct nlmsghdr *req, struct nlattr **tb,
+		      kp_nl_reply_fn fn, void *arg, struct kp_err *err)
 {
+	unsigned int i, running = 0;
 	struct nl_msg *msg;
 	struct kp_stats st;
 	uint32_t cpu;
 	int ret = 0;
+
+	/* as the module: with several sessions running, a request names one */
+	for (i = 0; i < fake.nr_table; i++)
+		running += fake.table[i].state == KPROF_STATE_RUNNING;
+	if (!tb[KPROF_A_SESSION_ID] && running > 1)
+		return fake_error(EINVAL, "kprof: several sessions run: name one (KPROF_A_SESSION_ID; kprofctl status lists them)", err);
 
 	if (!(req->nlmsg_flags & NLM_F_DUMP))
 		return fake_error(EOPNOTSUPP, NULL, err);
@@ -820,7 +827,7 @@ int kp_nl__request(struct kp_nl *nl, struct nl_msg *msg, kp_nl_reply_fn fn,
 		ret = fake_free(tb, err);
 		break;
 	case KPROF_CMD_STATS:
-		ret = fake_stats(nl, nlh, fn, arg, err);
+		ret = fake_stats(nl, nlh, tb, fn, arg, err);
 		goto out;
 	case KPROF_CMD_AGG_DUMP:
 		ret = fake_agg_dump(nl, nlh, fn, arg, err);

@@ -20,6 +20,7 @@
 #include "fake-count.h"
 #include "lib/agg.h"
 #include "lib/data.h"
+#include "lib/rundir.h"
 #include "run-kprofctl.h"
 #include "tap.h"
 #include "tmpdir.h"
@@ -441,6 +442,58 @@ static void test_bad(void)
 	run_free(&r);
 }
 
+/*
+ * A daemon's session: its state in the run directory becomes the
+ * kprof_daemon_* families; a second session beside it, so that STATS must
+ * name the session STATUS details.
+ */
+static void test_daemon(void)
+{
+	struct kp_daemon_state d = {
+		.pid = getpid(), .session_id = 3, .interval_ms = 60000, .intervals = 43,
+		.saved = 42, .not_saved = 1, .removed = 2, .last_seq = 42,
+		.last_start_ns = 1796649300ULL * 1000000000ULL,
+		.last_end_ns = 1796649360ULL * 1000000000ULL, .last_samples = 4242, .spooled = 3,
+	};
+	struct kp_err err;
+	struct run r;
+
+	fake_kprof__reset();
+	fake.status.nr_cpus = 2;
+	fake.status.online_cpus = 2;
+	fake.status.state = KPROF_STATE_RUNNING;
+	fake.session_id = 3;
+	fake.cpu_stats[0].v[KP_STAT_SAMPLES] = 4;
+	fake.nr_table = 2;
+	fake.table[0] = (struct kp_session_row){ .id = 3, .state = KPROF_STATE_RUNNING,
+		.flags = KPROF_SESSION_F_AGGREGATE | KPROF_SESSION_F_OWNED, .owner_pid = getpid() };
+	fake.table[1] = (struct kp_session_row){ .id = 4, .state = KPROF_STATE_RUNNING,
+		.flags = KPROF_SESSION_F_STREAM | KPROF_SESSION_F_OWNED, .owner_pid = getpid() };
+	snprintf(d.formats, sizeof(d.formats), "pprof");
+	snprintf(d.dir, sizeof(d.dir), "/var/lib/kprof/\"profiles\"");
+	snprintf(d.upload, sizeof(d.upload), "http://127.0.0.1:4040");
+	ok(!kp_rundir__write_daemon(&d, &err), "a daemon's state for session 3");
+	kprofctl(&r, "exporter", "--once", NULL);
+	ok(strstr(r.out, "kprof_daemon_intervals_total{session=\"3\",outcome=\"saved\"} 42\n") &&
+	   strstr(r.out, "kprof_daemon_intervals_total{session=\"3\",outcome=\"not_saved\"} 1\n") &&
+	   strstr(r.out, "kprof_daemon_removed_intervals_total{session=\"3\"} 2\n") &&
+	   strstr(r.out, "kprof_daemon_last_interval_end_seconds{session=\"3\"} 1796649360\n") &&
+	   strstr(r.out, "kprof_daemon_upload_waiting{session=\"3\"} 3\n"),
+	   "the daemon's intervals, removals, last end and upload backlog");
+	ok(strstr(r.out, "dir=\"/var/lib/kprof/\\\"profiles\\\"\",formats=\"pprof\"} 1\n") != NULL,
+	   "kprof_daemon_info: its directory, quotes escaped");
+	ok(strstr(r.out, "kprof_cpu_samples_total{cpu=\"0\"} 4\n") != NULL,
+	   "with two sessions, the per-CPU counters of the one STATUS details");
+	is_int(promtool(r.out, "daemon"), 0, "promtool check metrics: a daemon's session");
+	run_free(&r);
+	d.pid = 999999999;
+	kp_rundir__write_daemon(&d, &err);
+	kprofctl(&r, "exporter", "--once", NULL);
+	ok(!strstr(r.out, "kprof_daemon_"), "a daemon that is gone: no kprof_daemon_ families");
+	run_free(&r);
+	kp_rundir__remove_daemon(3);
+}
+
 int main(void)
 {
 	tmpdir__create(root, sizeof(root));
@@ -458,6 +511,7 @@ int main(void)
 	test_running();
 	test_counting();
 	test_top();
+	test_daemon();
 	test_bad();
 	tmpdir__remove(root);
 	return done_testing();

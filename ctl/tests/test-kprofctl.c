@@ -17,6 +17,7 @@
 #include "builtin.h"
 #include "capture.h"
 #include "fake-nl.h"
+#include "lib/rundir.h"
 #include "lib/util.h"
 #include "run-kprofctl.h"
 #include "tap.h"
@@ -334,6 +335,48 @@ static void test_status(void)
 			 "\"flag_names\":\"system-wide\","),
 	   "status --json, two sessions and a counting one: session_table, counting_sessions");
 	run_free(&r);
+
+	/* session 3 is a daemon's (its state in the run directory): one line more */
+	{
+		struct kp_daemon_state d = {
+			.pid = getpid(), .session_id = 3, .interval_ms = 60000, .intervals = 43,
+			.saved = 42, .not_saved = 1, .removed = 2, .last_seq = 43,
+			.last_start_ns = 1796649300ULL * 1000000000ULL,
+			.last_end_ns = 1796649360ULL * 1000000000ULL, .last_samples = 4242,
+			.spooled = 3,
+		};
+		const char *saved_rundir = kp_rundir;
+		char rundir[64];
+		struct kp_err err;
+
+		tmpdir__create(rundir, sizeof(rundir));
+		kp_rundir = rundir;
+		snprintf(d.formats, sizeof(d.formats), "kprof,pprof");
+		snprintf(d.dir, sizeof(d.dir), "/var/lib/kprof/profiles");
+		snprintf(d.upload, sizeof(d.upload), "http://127.0.0.1:4040");
+		ok(!kp_rundir__write_daemon(&d, &err), "a daemon's state written");
+		kprofctl(&r, "status", NULL);
+		ok(strstr(r.out, "session 3: kprofctl daemon (pid ") &&
+		   strstr(r.out, "), 60 s intervals into /var/lib/kprof/profiles (kprof,pprof): 42 saved, "
+				 "1 not saved, 2 removed; last 43: 2026-12-07 13:15:00 to 13:16:00 UTC, "
+				 "4242 samples; upload to http://127.0.0.1:4040: 3 waiting\n"),
+		   "status: the daemon's line under its session");
+		run_free(&r);
+		kprofctl(&r, "status", "--json", NULL);
+		ok(strstr(r.out, "\"daemon\":{\"pid\":") &&
+		   strstr(r.out, "\"saved\":42,\"not_saved\":1,\"removed\":2,\"last_seq\":43,") &&
+		   strstr(r.out, "\"upload\":\"http://127.0.0.1:4040\",\"upload_waiting\":3}"),
+		   "status --json: the daemon's object in its session's row");
+		run_free(&r);
+		d.pid = 999999999;
+		kp_rundir__write_daemon(&d, &err);
+		kprofctl(&r, "status", NULL);
+		ok(!strstr(r.out, "kprofctl daemon"), "status: a daemon that is gone is not shown");
+		run_free(&r);
+		kp_rundir__remove_daemon(3);
+		tmpdir__remove(rundir);
+		kp_rundir = saved_rundir;
+	}
 
 	fake_kprof__reset();
 	fake.now_ns += 5;
