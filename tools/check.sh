@@ -482,11 +482,12 @@ all_tests=$(make -s --no-print-directory -C selftests/kprof list-tests KSFT_DIR=
 # aggregation and counting sessions, run everywhere in the session, dev,
 # agg and count tests)
 decoding_tests="kprof_exporter_test.sh kprof_record_test.sh kprof_switch_test.sh kprof_stat_test.sh kprof_aggctl_test.sh kprof_daemon_test.sh"
-# The untimed test that boots apart, in the hostile boots' lane (make
-# check; in check-quick it stays in the untimed boot): record
-# --switch-output under load, the longest, so that generic 6.1's untimed
-# boot and rt-6.12's chain beside it come out about even.
-lane_tests="kprof_switch_test.sh"
+# The untimed tests that boot apart, in the hostile boots' lane (make
+# check; in check-quick they stay in the untimed boot): record
+# --switch-output under load, the longest, and the daemon's (2 minutes of
+# intervals), so that generic 6.1's untimed boot stays within its CPU
+# limit and about even with rt-6.12's chain beside it.
+lane_tests="kprof_switch_test.sh kprof_daemon_test.sh"
 # tests_of KIND timed|untimed|lane: that boot's list
 tests_of() {
 	local t out=''
