@@ -22,8 +22,8 @@
 #   make checkpatch      the kernel's checkpatch.pl --strict on module/ and include/
 #   make deps            install the Debian packages kprof needs (idempotent)
 #   make install         kprofctl, its man pages and bash completion (PREFIX, /usr/local)
-#   make install-systemd the exporter's unit, kprof-exporter.service (then: systemctl
-#                        daemon-reload; systemctl enable --now kprof-exporter)
+#   make install-systemd the units kprof-exporter.service and kprof-daemon.service
+#                        (then: systemctl daemon-reload; systemctl enable --now ...)
 #   make dkms            kprof.ko's sources in /usr/src/kprof-VERSION, dkms add, build
 #                        and install: rebuilt for every kernel installed later
 #                        (DKMS_INSTALL=0: no install; DKMS_KERNELS: these releases)
@@ -137,7 +137,8 @@ demo: deps
 	@$(CURDIR)/tools/demo.sh
 
 # Installing kprofctl (ctl/Makefile: binary, man pages, bash completion)
-# and the exporter's systemd unit, its ExecStart pointed at BINDIR.
+# and the systemd units of the exporter and the daemon, their ExecStart
+# pointed at BINDIR.
 PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
@@ -145,11 +146,15 @@ SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 install:
 	$(MAKE) -C ctl install PREFIX=$(PREFIX) BINDIR=$(BINDIR)
 
+SYSTEMD_UNITS	:= kprof-exporter.service kprof-daemon.service
+
 install-systemd:
 	install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR)
-	sed 's|^ExecStart=/usr/local/bin/kprofctl |ExecStart=$(BINDIR)/kprofctl |' \
-		tools/systemd/kprof-exporter.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/kprof-exporter.service
-	chmod 644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/kprof-exporter.service
+	for u in $(SYSTEMD_UNITS); do \
+		sed 's|^ExecStart=/usr/local/bin/kprofctl |ExecStart=$(BINDIR)/kprofctl |' \
+			tools/systemd/$$u > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$u && \
+		chmod 644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$u || exit 1; \
+	done
 
 # DKMS: the module's sources (Kbuild, module/, include/) and a dkms.conf
 # (tools/dkms/dkms.conf.in with the version) in KPROF_DKMS_SRC, then dkms

@@ -18,6 +18,7 @@
  * partial interval is saved, the session stopped, and the balance of the
  * intervals against the session's counters printed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -29,6 +30,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,7 +41,9 @@
 #include "lib/nl.h"
 #include "lib/parse-options.h"
 #include "lib/proto.h"
+#include "lib/rundir.h"
 #include "lib/session.h"
+#include "lib/upload-args.h"
 #include "lib/sys.h"
 #include "lib/util.h"
 
@@ -49,9 +53,7 @@
 #define DAEMON_MAX_INTERVAL_MS	(24ULL * 3600 * 1000)
 
 static const char * const daemon_usage[] = {
-	"kprofctl daemon [-F <hz>] [-a | -p <pid,...>] [-g] [-e <events>] [--interval <duration>]",
-	"                [--output-dir <dir>] [--format kprof|pprof|folded[,...]]",
-	"                [--keep <n>] [--max-age <duration>] [--max-size <bytes>]",
+	"kprofctl daemon [-F <hz>] [-a | -p <pid,...>] [-e <events>] [--interval <duration>] [--output-dir <dir>] [--format <formats>] [--keep <n>] [--max-age <duration>] [--max-size <bytes>] [--upload <url> [--tag <key=value>]...]",
 	"",
 	"Profile always, in intervals: an aggregating session (system-wide unless",
 	"-p, 19 Hz unless -F) whose tables the kernel swaps at each multiple of",
@@ -62,6 +64,13 @@ static const char * const daemon_usage[] = {
 	"profiles add up to the session's.  --keep, --max-age and --max-size",
 	"remove the oldest intervals' files after each one.  SIGINT or SIGTERM",
 	"saves the last, partial interval and stops.  One daemon per directory.",
+	"",
+	"--upload URL sends each interval's pprof to Pyroscope (POST URL/ingest,",
+	"labels hostname= and kernel= added unless given by --tag) from a spool",
+	"(default <output-dir>/.spool), oldest first, by a process of its own: a",
+	"server that is down or slow never holds an interval; what it cannot take",
+	"waits in the spool, retried after 1 s, 2 s, ... up to 60 s.",
+	"",
 	"Needs CAP_PERFMON or CAP_SYS_ADMIN, and kprof.ko ABI 1.15.",
 	NULL
 };
@@ -92,6 +101,20 @@ struct daemon {
 	struct kp_daemon_interval converting;
 	struct kp_daemon_interval backlog[DAEMON_BACKLOG];
 	unsigned int		head, nr;
+	/*
+	 * --upload: a child that delivers the spool, oldest first, when
+	 * poked (a byte on @poke_fd, one per interval spooled) and after a
+	 * backoff when the server cannot take it: no upload ever holds a
+	 * swap or a conversion.  EOF on the pipe: a last delivery, then exit.
+	 */
+	bool			uploading;
+	struct kp_uploader	uploader;
+	unsigned int		hz;		/* the sampling rate, for the upload */
+	pid_t			sender;		/* 0: none */
+	int			poke_fd;	/* -1: none */
+	uint64_t		upload_timeout_ms;
+	/* what status shows: the run directory's ID/daemon */
+	struct kp_daemon_state	state;
 };
 
 /* "2026-12-07 13:15:00" (UTC) of Unix ns @ns. */
@@ -138,6 +161,227 @@ static int swap(struct daemon *dm, struct kp_agg_interval *iv, struct kp_err *er
 	return ret;
 }
 
+static uint64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * The intervals' pprof profiles in the outbox, oldest first, into the
+ * spool (whose bounds drop its oldest items), each removed once spooled.
+ * Only the sender takes the spool's lock: a converter never waits for it.
+ */
+static void outbox_spool(struct daemon *dm)
+{
+	const char *dir = dm->conf.outbox;
+	struct kp_upload_stats st;
+	struct dirent **names;
+	enum kp_daemon_format fmt;
+	uint64_t start_s, end_s, seq;
+	char path[4400];
+	size_t base_len;
+	struct kp_err err;
+	struct stat sb;
+	int i, n, fd;
+	void *body;
+
+	n = scandir(dir, &names, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+
+		if (!kp_daemon__parse_name(name, &start_s, &end_s, &seq, &fmt, &base_len) ||
+		    fmt != KP_DAEMON_PPROF ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+			goto next;
+		body = NULL;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &sb) || !(body = malloc(sb.st_size + 1)) ||
+		    read(fd, body, sb.st_size) != sb.st_size)
+			kp_err__set(&err, errno ? errno : EIO, "%s", strerror(errno ? errno : EIO));
+		else if (!kp_uploader__spool(&dm->uploader, body, sb.st_size, start_s, end_s + 1,
+					     dm->hz, &st, &err) || st.dropped)
+			unlink(path);	/* spooled, or over the spool's bounds: dropped, counted */
+		if (fd < 0 || access(path, F_OK) == 0)
+			kp_error(dm->cmd, "upload: '%s' is not spooled: %s", path, err.msg);
+		free(body);
+		if (fd >= 0)
+			close(fd);
+next:
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
+/*
+ * The sender: deliver the spool when poked; when the server cannot take
+ * it, again after a backoff doubling from 1 s to 60 s with a quarter of
+ * jitter (pokes meanwhile wait for it); at EOF one last delivery.
+ */
+static void __attribute__((noreturn)) sender_run(struct daemon *dm, int fd)
+{
+	uint64_t backoff = 0, due = 0, now;
+	struct kp_upload_stats st;
+	struct kp_err err;
+	int last = 0, ret = 0, timeout;
+	bool eof = false, poked;
+	char buf[64];
+	ssize_t n;
+
+	srandom(getpid() ^ (unsigned int)monotonic_ms());
+	/* what an earlier run left in the spool goes first: no wait at first */
+	for (timeout = 0;; timeout = -1) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+		now = monotonic_ms();
+		if (backoff)
+			timeout = due > now ? (int)(due - now) : 0;
+		poked = false;
+		if (poll(&pf, 1, timeout) > 0) {
+			n = read(fd, buf, sizeof(buf));
+			eof = !n;
+			poked = n > 0;
+		}
+		/* a poke during a backoff waits for it */
+		if (!eof && backoff && poked && monotonic_ms() < due)
+			continue;
+		outbox_spool(dm);
+		ret = kp_uploader__flush(&dm->uploader, &st, &err);
+		if (ret) {
+			if (ret != last)
+				kp_error(dm->cmd, "upload: %s (retrying)", err.msg);
+			backoff = backoff ? backoff * 2 : 1000;
+			if (backoff > 60000)
+				backoff = 60000;
+			due = monotonic_ms() + backoff - backoff / 8 + random() % (backoff / 4 + 1);
+		} else {
+			if (last)
+				fprintf(stderr, "[ kprof daemon: upload: the spool is delivered again (%u profiles) ]\n",
+					st.delivered);
+			backoff = 0;
+		}
+		last = ret;
+		if (eof)
+			_exit(ret ? 1 : 0);
+	}
+}
+
+/* Start the sender; without it the spool waits for the next daemon. */
+static void sender_start(struct daemon *dm)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC)) {
+		kp_error(dm->cmd, "upload: %s: the spool waits", strerror(errno));
+		return;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (!pid) {
+		close(kp_nl__fd(dm->nl));
+		close(p[1]);
+		sender_run(dm, p[0]);
+	}
+	close(p[0]);
+	if (pid < 0) {
+		close(p[1]);
+		kp_error(dm->cmd, "upload: %s: the spool waits", strerror(errno));
+		return;
+	}
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	dm->sender = pid;
+	dm->poke_fd = p[1];
+}
+
+/* An interval was spooled: the sender may deliver it (a full pipe is a poke). */
+static void sender_poke(struct daemon *dm)
+{
+	if (dm->poke_fd >= 0 && write(dm->poke_fd, "", 1) < 0 && errno != EAGAIN)
+		kp_error(dm->cmd, "upload: the sender is gone: %s", strerror(errno));
+}
+
+/* Did the sender end (it should not): restart it. */
+static void sender_reap(struct daemon *dm)
+{
+	int status;
+
+	if (!dm->sender || waitpid(dm->sender, &status, WNOHANG) != dm->sender)
+		return;
+	kp_error(dm->cmd, "upload: the sender ended (status %#x): started again", status);
+	close(dm->poke_fd);
+	dm->poke_fd = -1;
+	dm->sender = 0;
+	sender_start(dm);
+}
+
+/*
+ * The last delivery: EOF to the sender, which tries once more; what it
+ * cannot deliver within the upload timeout stays in the spool.
+ */
+static void sender_stop(struct daemon *dm)
+{
+	uint64_t deadline = monotonic_ms() + dm->upload_timeout_ms + 5000;
+	int status;
+
+	if (!dm->sender)
+		return;
+	close(dm->poke_fd);
+	dm->poke_fd = -1;
+	while (waitpid(dm->sender, &status, WNOHANG) == 0) {
+		if (monotonic_ms() > deadline) {
+			kill(dm->sender, SIGKILL);
+			waitpid(dm->sender, &status, 0);
+			kp_error(dm->cmd, "upload: the last delivery took too long: the rest waits in '%s'",
+				 dm->uploader.c.spool_dir);
+			break;
+		}
+		usleep(50000);
+	}
+	dm->sender = 0;
+}
+
+/* Profiles in @dir named *@suffix (the spool's items, the outbox's). */
+static uint64_t count_files(const char *dir, const char *suffix)
+{
+	size_t slen = strlen(suffix), len;
+	struct dirent *de;
+	uint64_t n = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		len = strlen(de->d_name);
+		n += de->d_name[0] != '.' && len > slen && !strcmp(de->d_name + len - slen, suffix);
+	}
+	closedir(d);
+	return n;
+}
+
+/* The state status shows, rewritten (a failure is said once). */
+static void state_write(struct daemon *dm)
+{
+	struct kp_daemon_state *st = &dm->state;
+	struct kp_err err;
+	static bool warned;
+
+	st->intervals = dm->seq;
+	st->saved = dm->saved;
+	st->not_saved = dm->failed;
+	st->removed = dm->removed;
+	if (dm->uploading)
+		st->spooled = count_files(dm->uploader.c.spool_dir, ".pprof") +
+			      count_files(dm->conf.outbox, ".pb.gz");
+	if (kp_rundir__write_daemon(st, &err) && !warned) {
+		kp_error(dm->cmd, "warning: status will not show the daemon: %s", err.msg);
+		warned = true;
+	}
+}
+
 /* Interval @seq was not saved: counted, and said once per kind of failure. */
 static void failure(struct daemon *dm, uint64_t seq, int errnum, const char *msg)
 {
@@ -146,6 +390,7 @@ static void failure(struct daemon *dm, uint64_t seq, int errnum, const char *msg
 		kp_error(dm->cmd, "interval %" PRIu64 " not saved: %s (sampling goes on; %" PRIu64 " not saved so far)",
 			 seq, msg, dm->failed);
 	dm->last_errno = errnum;
+	state_write(dm);
 }
 
 /* Interval @it is in the directory: counted, then retention. */
@@ -161,6 +406,7 @@ static void saved(struct daemon *dm, const struct kp_daemon_interval *it)
 	dm->last_errno = 0;
 	dm->saved++;
 	dm->samples += it->samples;
+	sender_poke(dm);
 	if (dm->verbose)
 		fprintf(stderr, "[ kprof daemon: %s: %s to %s UTC (%.3f s), %" PRIu64 " samples in %zu stacks, %.1f KB ]\n",
 			it->base, utc(a, sizeof(a), it->start_ns), utc(b, sizeof(b), it->end_ns),
@@ -168,12 +414,17 @@ static void saved(struct daemon *dm, const struct kp_daemon_interval *it)
 			it->bytes / 1024.0);
 	if (kp_daemon__retain(&dm->conf, realtime_ns(), &rt, &err)) {
 		kp_error(dm->cmd, "retention: %s", err.msg);
-		return;
+		memset(&rt, 0, sizeof(rt));
 	}
 	dm->removed += rt.removed;
 	if (rt.failed)
 		kp_error(dm->cmd, "retention: %u files could not be removed from '%s'", rt.failed,
 			 dm->conf.dir);
+	dm->state.last_seq = it->seq;
+	dm->state.last_start_ns = it->start_ns;
+	dm->state.last_end_ns = it->end_ns;
+	dm->state.last_samples = it->samples;
+	state_write(dm);
 }
 
 /* The converter of @it, in a child: reports "" or why not on @fd. */
@@ -311,7 +562,7 @@ static void save(struct daemon *dm, const struct kp_agg_interval *iv)
 		failure(dm, dm->seq, err.errnum, err.msg);
 		return;
 	}
-	if (dm->conf.formats == 1U << KP_DAEMON_KPROF) {
+	if (dm->conf.formats == 1U << KP_DAEMON_KPROF && !dm->conf.outbox) {
 		if (kp_daemon__convert(&dm->conf, it, &err))
 			failure(dm, it->seq, err.errnum, err.msg);
 		else
@@ -343,6 +594,7 @@ static int finish(struct daemon *dm)
 	save(dm, &iv);
 	/* every interval converted: the summary counts them all */
 	reap(dm, true);
+	sender_stop(dm);
 	if (kp_nl__free(dm->nl, &err))
 		kp_error(dm->cmd, "warning: session %" PRIu64 " was not freed: %s",
 			 kp_nl__session(dm->nl), err.msg);
@@ -381,6 +633,8 @@ static int run(struct daemon *dm)
 	int tfd, sfd, ret = KP_EXIT_FAILURE;
 	ssize_t n;
 
+	/* a sender that died: its poke fails with EPIPE, not a signal */
+	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
@@ -406,8 +660,10 @@ static int run(struct daemon *dm)
 			n = read(sfd, &si, sizeof(si));
 			if (n == sizeof(si) && (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM))
 				break;
-			if (n == sizeof(si) && si.ssi_signo == SIGCHLD)
+			if (n == sizeof(si) && si.ssi_signo == SIGCHLD) {
 				reap(dm, false);
+				sender_reap(dm);
+			}
 			else if (n == sizeof(si))
 				fprintf(stderr, "[ kprof daemon: SIGHUP: nothing to reload (no configuration file) ]\n");
 		}
@@ -446,15 +702,55 @@ out:
 	return ret;
 }
 
+/*
+ * --upload: the spool (default DIR/.spool, which retention never sees),
+ * the host's and kernel's labels unless given, the uploader.
+ */
+static int daemon_uploader(struct daemon *dm, struct kp_upload_args *up, const char *dir,
+			   char *spool, size_t spool_len, char *host_tag, char *kernel_tag,
+			   size_t tag_len)
+{
+	struct utsname u;
+	unsigned int i;
+	bool host = false, kernel = false;
+	int ret;
+
+	if (!up->spool_dir) {
+		snprintf(spool, spool_len, "%s/.spool", dir);
+		up->spool_dir = spool;
+	}
+	for (i = 0; i < up->nr_tags; i++) {
+		host |= !strncmp(up->tags[i], "hostname=", 9);
+		kernel |= !strncmp(up->tags[i], "kernel=", 7);
+	}
+	if (!uname(&u)) {
+		snprintf(host_tag, tag_len, "hostname=%s", u.nodename);
+		snprintf(kernel_tag, tag_len, "kernel=%s", u.release);
+		if (!host && up->nr_tags < KP_UPLOAD_MAX_TAGS)
+			up->tags[up->nr_tags++] = host_tag;
+		if (!kernel && up->nr_tags < KP_UPLOAD_MAX_TAGS)
+			up->tags[up->nr_tags++] = kernel_tag;
+	}
+	up->quiet = !dm->verbose;
+	ret = kp_upload_args__uploader(up, &dm->uploader, dm->cmd);
+	if (ret)
+		return ret;
+	dm->uploading = true;
+	dm->upload_timeout_ms = dm->uploader.c.timeout_ms;
+	return KP_EXIT_OK;
+}
+
 int cmd_daemon(int argc, const char **argv)
 {
 	const char *cmd = argv[0], *interval = "60s", *dir = DAEMON_DEFAULT_DIR;
 	const char *formats = "kprof", *max_age = NULL, *max_size = NULL;
 	struct kp_session_opts opts = { 0 };
-	struct daemon dm = { .cmd = cmd };
+	struct daemon dm = { .cmd = cmd, .poke_fd = -1 };
+	struct kp_upload_args up = { 0 };
+	char spool[4200], outbox[4300], host_tag[128], kernel_tag[128];
 	const struct option options[] = {
 		OPT_CALLBACK('e', "event", &opts, "event",
-			     "event(s) to sample (default cpu-clock; see 'kprofctl list')",
+			     "event(s) to sample (default cycles, cpu-clock without a hardware PMU)",
 			     kp_session_opts__event_cb),
 		OPT_STRING('F', "freq", &opts.freq, "n", "samples per second per event (default 19)"),
 		OPT_BOOLEAN('a', "all-cpus", &opts.all_cpus, "system-wide, on all CPUs (the default)"),
@@ -464,6 +760,8 @@ int cmd_daemon(int argc, const char **argv)
 		OPT_BOOLEAN('g', NULL, &opts.callchain, "kernel and user call chains (implied)"),
 		OPT_BOOLEAN('K', "all-kernel", &opts.all_kernel, "sample the kernel only"),
 		OPT_BOOLEAN('U', "all-user", &opts.all_user, "sample user space only"),
+		OPT_BOOLEAN(0, "off-cpu", &opts.off_cpu,
+			    "also the off-CPU time by stack, beside the samples (pprof: two sample types; folded: under [off-cpu])"),
 		OPT_STRING(0, "stack-depth", &opts.stack_depth, "n",
 			   "frames per call chain, 1 to 512 (default 127)"),
 		OPT_STRING(0, "agg-entries", &opts.agg_entries, "n",
@@ -478,6 +776,7 @@ int cmd_daemon(int argc, const char **argv)
 			   "remove intervals that ended longer ago (e.g. 1d, 12h)"),
 		OPT_STRING(0, "max-size", &max_size, "bytes",
 			   "remove the oldest intervals while the files take more (e.g. 1G)"),
+		KP_UPLOAD_OPTIONS(&up),
 		OPT_INCR('v', "verbose", &dm.verbose, "one line per interval"),
 		OPT_END()
 	};
@@ -519,6 +818,17 @@ int cmd_daemon(int argc, const char **argv)
 		kp_err__print(&err, cmd);
 		return KP_EXIT_USAGE;
 	}
+	if (!up.url && kp_upload_args__needs_url(&up)) {
+		kp_error(cmd, "%s needs --upload", kp_upload_args__needs_url(&up));
+		return KP_EXIT_USAGE;
+	}
+	if (up.url) {
+		ret = daemon_uploader(&dm, &up, dir, spool, sizeof(spool), host_tag,
+				      kernel_tag, sizeof(host_tag));
+		if (ret)
+			return ret;
+		ret = KP_EXIT_FAILURE;
+	}
 	if (!opts.freq)
 		opts.freq = "19";
 	opts.aggregate_default = true;
@@ -554,14 +864,37 @@ int cmd_daemon(int argc, const char **argv)
 	}
 	kp_agg__started_info(info, &s, &start, ver.release, cmdline);
 	dm.conf.session = info;
+	dm.hz = s.freq;
+	if (dm.uploading) {
+		/* the converter's pprof waits here for the sender to spool it */
+		snprintf(outbox, sizeof(outbox), "%s/.outbox", dm.uploader.c.spool_dir);
+		e = kp_mkdir_p(outbox, path, sizeof(path));
+		if (e) {
+			kp_err__set(&err, -e, "cannot create '%s': %s", path, strerror(-e));
+			goto out_err;
+		}
+		dm.conf.outbox = outbox;
+		sender_start(&dm);
+	}
+	dm.state.pid = getpid();
+	dm.state.session_id = start.session_id;
+	dm.state.interval_ms = dm.interval_ns / NSEC_PER_MSEC;
+	snprintf(dm.state.formats, sizeof(dm.state.formats), "%s", formats);
+	snprintf(dm.state.dir, sizeof(dm.state.dir), "%s", dir);
+	snprintf(dm.state.upload, sizeof(dm.state.upload), "%s", up.url ? up.url : "");
+	state_write(&dm);
 	fprintf(stderr, "[ kprof daemon: session %" PRIu64 " aggregating in %.0f s intervals into %s (%s) ]\n",
 		start.session_id, dm.interval_ns / 1e9, dir, formats);
 	ret = run(&dm);
+	kp_rundir__remove_daemon(start.session_id);
 	goto out;
 
 out_err:
 	kp_err__print(&err, cmd);
 out:
+	sender_stop(&dm);
+	if (dm.uploading)
+		kp_uploader__exit(&dm.uploader);
 	free(info);
 	kp_nl__delete(dm.nl);
 	if (lock_fd >= 0)

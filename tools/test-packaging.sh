@@ -10,7 +10,8 @@
 #    module has its kernel's vermagic, and a copy is left in
 #    build/dkms/<release>/kprof.ko for the guest tests;
 #  - systemd: systemd-analyze verify of tools/systemd/kprof-exporter.service
-#    (ExecStart pointed at ctl/kprofctl) and 'make install-systemd';
+#    and kprof-daemon.service (ExecStart pointed at ctl/kprofctl) and 'make
+#    install-systemd';
 #  - man pages: 'make -C ctl man' writes one page per command, each lists
 #    the command's options and passes groff -ww with no warning;
 #  - bash completion: ctl/completion/kprofctl.bash completes commands,
@@ -161,32 +162,35 @@ test_dkms() {
 # --- systemd -------------------------------------------------------------
 
 test_systemd() {
-	local unit=$top/tools/systemd/kprof-exporter.service d=$tmp/systemd out
+	local unit d=$tmp/systemd out u cmd
 
 	mkdir -p "$d/unit" "$d/man/man1"
-	if ! command -v systemd-analyze >/dev/null; then
-		skip "systemd-analyze verify kprof-exporter.service" "systemd-analyze missing"
-	else
-		# ExecStart must exist, Documentation= must be a page man finds.
-		sed "s|^ExecStart=/usr/local/bin/kprofctl |ExecStart=$kprofctl |" "$unit" \
-			>"$d/unit/kprof-exporter.service"
-		cp "$man"/*.1 "$d/man/man1/"
-		if out=$(cd "$d" && MANPATH=$d/man systemd-analyze verify \
-			 "$d/unit/kprof-exporter.service" 2>&1) && [ -z "$out" ]; then
-			pass "systemd-analyze verify kprof-exporter.service: no complaint"
-		else
-			fail "systemd-analyze verify kprof-exporter.service: no complaint"
-			echo "$out" | diag
-		fi
-	fi
-
+	cp "$man"/*.1 "$d/man/man1/"
 	make -s -C "$top" install-systemd DESTDIR="$d/root" PREFIX=/usr >"$d/log" 2>&1
-	check "make install-systemd PREFIX=/usr: the unit runs /usr/bin/kprofctl exporter" \
-		grep -q '^ExecStart=/usr/bin/kprofctl exporter ' \
-		"$d/root/usr/lib/systemd/system/kprof-exporter.service"
-	# The unit's command line is one kprofctl takes.
-	check "the unit's ExecStart is a kprofctl command (exporter)" \
-		bash -c "'$kprofctl' \$(sed -n 's|^ExecStart=[^ ]* \\([a-z]*\\).*|\\1|p' '$unit') --help >/dev/null"
+	for u in kprof-exporter kprof-daemon; do
+		unit=$top/tools/systemd/$u.service
+		cmd=${u#kprof-}
+		if ! command -v systemd-analyze >/dev/null; then
+			skip "systemd-analyze verify $u.service" "systemd-analyze missing"
+		else
+			# ExecStart must exist, Documentation= must be a page man finds.
+			sed "s|^ExecStart=/usr/local/bin/kprofctl |ExecStart=$kprofctl |" "$unit" \
+				>"$d/unit/$u.service"
+			if out=$(cd "$d" && MANPATH=$d/man systemd-analyze verify \
+				 "$d/unit/$u.service" 2>&1) && [ -z "$out" ]; then
+				pass "systemd-analyze verify $u.service: no complaint"
+			else
+				fail "systemd-analyze verify $u.service: no complaint"
+				echo "$out" | diag
+			fi
+		fi
+		check "make install-systemd PREFIX=/usr: $u.service runs /usr/bin/kprofctl $cmd" \
+			grep -q "^ExecStart=/usr/bin/kprofctl $cmd " \
+			"$d/root/usr/lib/systemd/system/$u.service"
+		# The unit's command line is one kprofctl takes.
+		check "$u.service's ExecStart is a kprofctl command ($cmd)" \
+			bash -c "'$kprofctl' \$(sed -n 's|^ExecStart=[^ ]* \\([a-z]*\\).*|\\1|p' '$unit') --help >/dev/null"
+	done
 }
 
 # --- man pages -----------------------------------------------------------

@@ -113,15 +113,15 @@ static bool parse_stamp(const char *s, uint64_t *secs)
 	return true;
 }
 
-bool kp_daemon__parse_name(const char *name, uint64_t *end_s, uint64_t *seq,
+bool kp_daemon__parse_name(const char *name, uint64_t *start_s, uint64_t *end_s, uint64_t *seq,
 			   enum kp_daemon_format *fmt, size_t *base_len)
 {
 	const char *p = name + strlen(DAEMON_PREFIX), *dot;
-	uint64_t start_s, v = 0;
+	uint64_t v = 0;
 	unsigned int f, digits = 0;
 
-	if (strncmp(name, DAEMON_PREFIX, strlen(DAEMON_PREFIX)) || !parse_stamp(p, &start_s) ||
-	    p[16] != '-' || !parse_stamp(p + 17, end_s) || p[33] != '-' || *end_s < start_s)
+	if (strncmp(name, DAEMON_PREFIX, strlen(DAEMON_PREFIX)) || !parse_stamp(p, start_s) ||
+	    p[16] != '-' || !parse_stamp(p + 17, end_s) || p[33] != '-' || *end_s < *start_s)
 		return false;
 	for (p += 34; *p >= '0' && *p <= '9'; p++, digits++) {
 		if (v > (UINT64_MAX - 9) / 10)
@@ -160,20 +160,32 @@ static uint64_t file_size(const char *path)
 	return stat(path, &st) ? 0 : (uint64_t)st.st_size;
 }
 
-/* The pprof profile of @d into @dst (temp + rename). */
-static int save_pprof(struct kp_decoder *d, const char *dst, struct kp_err *err)
+/*
+ * The pprof profile of @d: into @dst (temp + rename) when pprof is a
+ * format, into the outbox when there is one.
+ */
+static int save_pprof(const struct kp_daemon_conf *c, const struct kp_daemon_interval *it,
+		      struct kp_decoder *d, const char *dst, struct kp_err *err)
 {
 	/* no source lines: DWARF line tables take most of a conversion's time */
 	struct kp_pprof_opts po = { .no_srclines = true };
+	char out[4096];
 	size_t len;
 	void *buf;
 	long n;
-	int ret;
+	int ret = 0;
 
 	n = kp_pprof__build(d, &po, &buf, &len, err);
 	if (n < 0)
 		return (int)n;
-	ret = kp_pprof__save(buf, len, dst, err);
+	if (c->formats & (1U << KP_DAEMON_PPROF))
+		ret = kp_pprof__save(buf, len, dst, err);
+	if (!ret && c->outbox) {
+		ret = file_path(out, sizeof(out), c->outbox, "", it->base,
+				format_exts[KP_DAEMON_PPROF], err);
+		if (!ret)
+			ret = kp_pprof__save(buf, len, out, err);
+	}
 	free(buf);
 	return ret;
 }
@@ -252,7 +264,9 @@ int kp_daemon__convert(const struct kp_daemon_conf *c, struct kp_daemon_interval
 	/* the processes of the interval may still run: their files through /proc */
 	opts.machine.proc_root = true;
 	for (f = 0; f < KP_DAEMON_NR_FORMATS; f++) {
-		if (f == KP_DAEMON_KPROF || !(c->formats & (1U << f)))
+		bool upload = f == KP_DAEMON_PPROF && c->outbox;
+
+		if (f == KP_DAEMON_KPROF || (!(c->formats & (1U << f)) && !upload))
 			continue;
 		if (!open) {
 			ret = kp_decoder__open(&d, it->tmp, &opts, err);
@@ -260,10 +274,12 @@ int kp_daemon__convert(const struct kp_daemon_conf *c, struct kp_daemon_interval
 				goto out_unlink;
 			open = true;
 		}
-		ret = f == KP_DAEMON_PPROF ? save_pprof(&d, dst[f], err) :
+		ret = f == KP_DAEMON_PPROF ? save_pprof(c, it, &d, dst[f], err) :
 					     save_folded(&d, dst[f], err);
 		if (ret)
 			goto out_unlink;
+		if (!(c->formats & (1U << f)))
+			continue;
 		done[f] = true;
 		it->bytes += file_size(dst[f]);
 	}
@@ -345,7 +361,7 @@ static int retained__list(const struct kp_daemon_conf *c, struct retained **out,
 	size_t used = 0, alloc = 0, i;
 	enum kp_daemon_format fmt;
 	struct dirent *de;
-	uint64_t end_s, seq;
+	uint64_t start_s, end_s, seq;
 	size_t base_len;
 	char path[4096];
 	DIR *dir;
@@ -356,7 +372,7 @@ static int retained__list(const struct kp_daemon_conf *c, struct retained **out,
 		return -errno;
 	}
 	while ((de = readdir(dir))) {
-		if (!kp_daemon__parse_name(de->d_name, &end_s, &seq, &fmt, &base_len) ||
+		if (!kp_daemon__parse_name(de->d_name, &start_s, &end_s, &seq, &fmt, &base_len) ||
 		    base_len >= sizeof(v->base))
 			continue;
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", c->dir, de->d_name) >= sizeof(path))

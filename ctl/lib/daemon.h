@@ -59,10 +59,10 @@ uint64_t kp_daemon__next_boundary(uint64_t now_ns, uint64_t interval_ns);
 int kp_daemon__name(char *buf, size_t len, uint64_t start_ns, uint64_t end_ns, uint64_t seq);
 
 /*
- * Is @name a profile file of the daemon?  Its END (Unix seconds), SEQ and
- * format, and the length of its base name.
+ * Is @name a profile file of the daemon?  Its START and END (Unix
+ * seconds), SEQ and format, and the length of its base name.
  */
-bool kp_daemon__parse_name(const char *name, uint64_t *end_s, uint64_t *seq,
+bool kp_daemon__parse_name(const char *name, uint64_t *start_s, uint64_t *end_s, uint64_t *seq,
 			   enum kp_daemon_format *fmt, size_t *base_len);
 
 /* The configuration of the files. */
@@ -75,6 +75,12 @@ struct kp_daemon_conf {
 	uint64_t		max_size;	/* --max-size (bytes); 0: no limit */
 	/* the session, for the profiles' headers */
 	const struct kp_data_info *session;
+	/*
+	 * --upload: each interval's pprof also goes, whole, into this
+	 * directory, whence the sender spools and delivers it (NULL: no
+	 * upload); the converter never waits for the network or the spool
+	 */
+	const char		*outbox;
 };
 
 /* What one interval gave. */
@@ -104,7 +110,8 @@ int kp_daemon__dump(const struct kp_daemon_conf *c, struct kp_nl *nl,
  * Second part: each format of @c from the kprof.data @it->tmp, written
  * under a temporary name and renamed into place when complete; the
  * kprof.data renamed into place too, or removed when kprof is not a
- * format.  Decoding takes seconds (symbols): the daemon runs it apart
+ * format.  With an outbox, the pprof goes there too, under the interval's
+ * name.  Decoding takes seconds (symbols): the daemon runs it apart
  * from its swaps.  0 with @it->bytes set, or -errno with @err set and
  * nothing of the interval left in the directory.
  */

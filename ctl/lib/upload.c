@@ -830,3 +830,28 @@ int kp_uploader__profile(struct kp_uploader *u, const void *body, size_t len, ui
 	spool__unlock(u);
 	return ret;
 }
+
+int kp_uploader__spool(struct kp_uploader *u, const void *body, size_t len, uint64_t from,
+		       uint64_t until, unsigned int hz, struct kp_upload_stats *st,
+		       struct kp_err *err)
+{
+	struct kp_upload_item it = { .from = from, .until = until, .sample_rate = hz,
+				     .body = body, .len = len };
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if (!u->c.spool_dir) {
+		kp_err__set(err, EINVAL, "no spool directory");
+		return -EINVAL;
+	}
+	snprintf(it.name, sizeof(it.name), "%s", u->name);
+	snprintf(it.spy_name, sizeof(it.spy_name), "%s", u->c.spy_name);
+	ret = spool__lock(u, err);
+	if (ret)
+		return ret;
+	ret = spool__add(u, &it, st, err);
+	if (!ret)
+		st->spooled = true;
+	spool__unlock(u);
+	return ret;
+}

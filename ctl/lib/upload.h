@@ -143,4 +143,14 @@ int kp_uploader__profile(struct kp_uploader *u, const void *body, size_t len, ui
  */
 int kp_uploader__flush(struct kp_uploader *u, struct kp_upload_stats *st, struct kp_err *err);
 
+/*
+ * Put one profile in the spool without sending anything: the sender
+ * (kp_uploader__flush(), another process) delivers the spool in order,
+ * oldest first.  The spool's bounds drop its oldest items, counted in
+ * @st->dropped.  0, or -errno with @err set.
+ */
+int kp_uploader__spool(struct kp_uploader *u, const void *body, size_t len, uint64_t from,
+		       uint64_t until, unsigned int hz, struct kp_upload_stats *st,
+		       struct kp_err *err);
+
 #endif /* KPROFCTL_UPLOAD_H */

@@ -60,7 +60,7 @@ static void test_boundaries(void)
 static void test_names(void)
 {
 	enum kp_daemon_format fmt;
-	uint64_t end, seq;
+	uint64_t start, end, seq;
 	size_t base;
 	char buf[96];
 
@@ -68,21 +68,21 @@ static void test_names(void)
 			    1796649360ULL * SEC + 2000000, 42), "a name");
 	is_str(buf, "kprof-20261207T131500Z-20261207T131600Z-000042", "UTC start, end, sequence");
 	strcat(buf, ".pb.gz");
-	ok(kp_daemon__parse_name(buf, &end, &seq, &fmt, &base) && end == 1796649360ULL &&
+	ok(kp_daemon__parse_name(buf, &start, &end, &seq, &fmt, &base) && start == 1796649300ULL &&
+	   end == 1796649360ULL &&
 	   seq == 42 && fmt == KP_DAEMON_PPROF && base == strlen(buf) - 6,
-	   "parsed back: end, seq, format, base length");
-	ok(kp_daemon__parse_name("kprof-20261207T131500Z-20261207T131600Z-1234567.folded", &end,
+	   "parsed back: start, end, seq, format, base length");
+	ok(kp_daemon__parse_name("kprof-20261207T131500Z-20261207T131600Z-1234567.folded", &start, &end,
 				 &seq, &fmt, &base) && seq == 1234567,
 	   "a sequence of 7 digits");
-	ok(!kp_daemon__parse_name("kprof-20261207T131500Z-20261207T131600Z-000042.svg", &end, &seq,
+	ok(!kp_daemon__parse_name("kprof-20261207T131500Z-20261207T131600Z-000042.svg", &start, &end, &seq,
 				  &fmt, &base), "another extension: not ours");
-	ok(!kp_daemon__parse_name("kprof-20261207T131600Z-20261207T131500Z-000042.kprof", &end,
+	ok(!kp_daemon__parse_name("kprof-20261207T131600Z-20261207T131500Z-000042.kprof", &start, &end,
 				  &seq, &fmt, &base), "an end before the start: not ours");
-	ok(!kp_daemon__parse_name("kprof-20261207T131500Z-20261207T131600Z-42.kprof", &end, &seq,
+	ok(!kp_daemon__parse_name("kprof-20261207T131500Z-20261207T131600Z-42.kprof", &start, &end, &seq,
 				  &fmt, &base), "a short sequence: not ours");
-	ok(!kp_daemon__parse_name(".kprof-20261207T131500Z-20261207T131600Z-000042.kprof.tmp",
-				  &end, &seq, &fmt, &base), "a temporary file: not a profile");
-	ok(!kp_daemon__parse_name("perf.data", &end, &seq, &fmt, &base), "perf.data: not ours");
+	ok(!kp_daemon__parse_name(".kprof-20261207T131500Z-20261207T131600Z-000042.kprof.tmp", &start, &end, &seq, &fmt, &base), "a temporary file: not a profile");
+	ok(!kp_daemon__parse_name("perf.data", &start, &end, &seq, &fmt, &base), "perf.data: not ours");
 }
 
 /* Interval @seq ending at minute @min after 13:00 of 2026-12-07, @bytes in each format. */
@@ -236,6 +236,9 @@ static void test_refusals(void)
 		{ { "--max-size", "0" }, "bad --max-size '0'" },
 		{ { "--output-dir", "" }, "empty --output-dir" },
 		{ { "-F", "fast" }, "fast" },
+		{ { "--tag", "env=test" }, "--tag needs --upload" },
+		{ { "--upload", "ftp://127.0.0.1/" }, "bad upload URL 'ftp://127.0.0.1/'" },
+		{ { "--upload-timeout", "soon" }, "--upload-timeout needs --upload" },
 	};
 	unsigned int i;
 

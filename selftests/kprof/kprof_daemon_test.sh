@@ -7,8 +7,9 @@
 # before ended (the kernel's swap times), its files agree (folded counts =
 # kprof samples) and are named by their UTC times and sequence; the
 # intervals hold every sample the session aggregated; --keep leaves the
-# newest; a second daemon on the directory is refused; a directory it
-# cannot write is reported and sampling goes on.  Prints KTAP; needs
+# newest; --upload delivers each interval once, in order, through a
+# receiver's 503s; a second daemon on the directory is refused; a directory
+# it cannot write is reported and sampling goes on.  Prints KTAP; needs
 # KPROFCTL and KPROF_KO (tools/guest-selftests.sh sets them).
 
 set -u
@@ -28,8 +29,26 @@ trap cleanup EXIT
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 diag() { sed 's/^/# /' "$@"; }
 
+# daemon_for SECONDS ERR CMD...: run the daemon command CMD (kprofctl daemon
+# ..., or it under setpriv) with its stderr in ERR, SECONDS after its session
+# started SIGTERM it; its exit status in rc
+daemon_for() {
+	local secs=$1 err=$2 dp
+
+	shift 2
+	"$@" 2>"$err" &
+	dp=$!
+	victims="$victims $dp"
+	wait_for 60 sh -c "grep -q 'session .* aggregating' '$err'"
+	sleep "$secs"
+	kill -TERM $dp
+	wait $dp
+	rc=$?
+	victims=${victims% $dp}
+}
+
 echo "TAP version 13"
-echo "1..12"
+echo "1..20"
 
 if grep -q '^kprof ' /proc/modules; then
 	rmmod kprof || { echo "Bail out! cannot unload kprof"; exit 1; }
@@ -49,6 +68,7 @@ wait_for 60 sh -c "'$kprofctl' status 2>/dev/null | grep -qE '^ +[0-9]+ +running
 refused_err=$("$kprofctl" daemon -a -e cpu-clock --interval 2s --output-dir "$d" 2>&1 >/dev/null)
 refused_rc=$?
 wait_for 60 sh -c "[ \$(ls '$d' | grep -c '\\.kprof\$') -ge 4 ]"
+"$kprofctl" status >"$tmp/status.out" 2>&1
 kill -TERM $dpid
 wait $dpid
 rc=$?
@@ -58,6 +78,9 @@ victims=
 diag "$tmp/daemon.err"
 check "daemon: runs until SIGTERM, exits 0, its balance ok" \
 	"[ $rc = 0 ] && grep -q 'Aggregate balance: .* ok' '$tmp/daemon.err'"
+check "status names the daemon under its session, with what it saved" \
+	"grep -qE '^session [0-9]+: kprofctl daemon \\(pid $dpid\\), 2 s intervals into $d \\(kprof,pprof,folded\\): [4-9][0-9]* saved, 0 not saved, 0 removed; last [0-9]+: ' '$tmp/status.out'"
+diag "$tmp/status.out"
 check "a second daemon on the directory: refused in one line naming the first, pid $dpid (exit $refused_rc: $refused_err)" \
 	"[ $refused_rc != 0 ] && [ \"\$(printf '%s\n' \"\$refused_err\" | wc -l)\" = 1 ] && printf '%s' \"\$refused_err\" | grep -q \"another daemon (pid $dpid)\""
 
@@ -115,21 +138,106 @@ check "an interval's profile names hot's frames: hot_leaf on top ($top)" "[ '$to
 
 # --- --keep 2: only the newest two intervals stay ---------------------------
 k=$tmp/keep
-"$kprofctl" daemon -a -F 99 -e cpu-clock --interval 1s --output-dir "$k" --keep 2 \
-	--format folded 2>"$tmp/keep.err" &
-dpid=$!
-victims=$dpid
-wait_for 60 sh -c "grep -q 'session .* aggregating' '$tmp/keep.err'"
-sleep 5
-kill -TERM $dpid
-wait $dpid
-rc=$?
-victims=
+daemon_for 5 "$tmp/keep.err" "$kprofctl" daemon -a -F 99 -e cpu-clock --interval 1s \
+	--output-dir "$k" --keep 2 --format folded
 kept=$(ls "$k" | grep -c '\.folded$')
 last=$(ls "$k" | grep '\.folded$' | sort -t- -k4 | tail -n 1 | sed 's/.*-\([0-9]*\)\.folded$/\1/')
 check "--keep 2: two intervals left, the newest among them (exit $rc, $kept left, last $last)" \
 	"[ $rc = 0 ] && [ $kept = 2 ] && [ \"\${last:-0}\" -ge 4 ] && grep -q 'removed by retention' '$tmp/keep.err'"
 diag "$tmp/keep.err"
+
+# --- --off-cpu: the blocked time beside the samples, per interval -----------
+"$here/progs/offcpu_prog" spin 600 >/dev/null & op=$!
+victims=$op
+o=$tmp/off
+daemon_for 4 "$tmp/off.err" "$kprofctl" daemon -p $op -F 199 -e cpu-clock --off-cpu \
+	--interval 1s --output-dir "$o" --format folded,kprof
+kill -9 $op 2>/dev/null
+wait $op 2>/dev/null
+victims=
+# the middle intervals: kp_nap's blocked ns and kp_spin's, both there
+mid=$(ls "$o" | grep '\.folded$' | sort -t- -k4 | sed -n 2p)
+nap=$(grep '\[off-cpu\].*kp_nap' "$o/$mid" 2>/dev/null | awk '{ s += $NF } END { print s + 0 }')
+spin=$(grep -v '\[off-cpu\]' "$o/$mid" 2>/dev/null | grep 'kp_spin' | awk '{ s += $NF } END { print s + 0 }')
+check "--off-cpu: an interval holds kp_nap's off-CPU time and kp_spin's samples (exit $rc; $mid: $nap ns blocked in kp_nap, $spin ns in kp_spin)" \
+	"[ $rc = 0 ] && [ -n '$mid' ] && [ '$nap' -gt 100000000 ] && [ '$spin' -gt 100000000 ]"
+diag "$tmp/off.err"
+
+# --- --upload: each interval once, in order, through the server's 503s -----
+# The receiver (pyroscope_rx.py) checks Pyroscope's /ingest parameters and
+# answers 503 to the first three: the sender backs off (1, 2, 4 s) while
+# intervals spool behind them, and SIGTERM's last delivery sends the rest.
+rx=$tmp/rx
+python3 "$here/pyroscope_rx.py" "$rx.port" "$rx.log" --fail 3 &
+rxpid=$!
+victims=$rxpid
+wait_for 30 test -s "$rx.port"
+port=$(cat "$rx.port" 2>/dev/null)
+u=$tmp/up
+daemon_for 6 "$tmp/up.err" "$kprofctl" daemon -a -F 99 -e cpu-clock --interval 1s \
+	--output-dir "$u" --format folded --upload "http://127.0.0.1:${port:-1}" \
+	--tag env=kprof-test --upload-timeout 5s
+kill $rxpid 2>/dev/null
+wait $rxpid 2>/dev/null
+victims=
+diag "$tmp/up.err" "$rx.log"
+# the intervals' starts, from the names; what arrived with 200, in order
+starts=$(ls "$u" | grep '\.folded$' | sort -t- -k4 | sed 's/^kprof-\([0-9T]*Z\)-.*/\1/' |
+	while read -r t; do date -u -d "$(echo "$t" | sed 's/^\(....\)\(..\)\(..\)T\(..\)\(..\)\(..\)Z$/\1-\2-\3 \4:\5:\6/')" +%s; done | tr '\n' ' ')
+got=$(python3 -c '
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+print(" ".join(str(r["from"]) for r in recs if r["status"] == 200))' "$rx.log" 2>/dev/null)
+check "--upload: every interval arrived once, in order (exit $rc; intervals from $starts; arrived $got)" \
+	"[ $rc = 0 ] && [ -n '$starts' ] && [ '$starts' = '$got ' ]"
+read -r n503 nbad name rate <<<"$(python3 -c '
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+ok = [r for r in recs if r["status"] == 200]
+print(sum(r["status"] == 503 for r in recs), sum(bool(r["bad"]) for r in recs),
+      ok[0]["name"] if ok else "-", ok[0]["rate"] if ok else 0)' "$rx.log" 2>/dev/null)"
+check "--upload: the server's three 503s retried, no request malformed ($n503 503s, $nbad bad)" \
+	"[ '$n503' = 3 ] && [ '$nbad' = 0 ]"
+want="kprof{env=kprof-test,hostname=$(uname -n),kernel=$(uname -r)}"
+check "--upload: named $want at 99 Hz ($name, $rate)" "[ '$name' = '$want' ] && [ '$rate' = 99 ]"
+check "--upload: nothing left in the spool or the outbox" \
+	"[ -z \"\$(ls '$u/.spool' | grep '\\.pprof\$')\" ] && [ -z \"\$(ls -A '$u/.spool/.outbox')\" ]"
+
+# --- the unit's capability set: another user's process named ---------------
+# kprof-daemon.service runs as root with only CapabilityBoundingSet's
+# capabilities: under exactly those (setpriv), a process of another user
+# has its frames named; without CAP_SYS_PTRACE its maps cannot be read
+# and its user frames are not (what the unit needs it for).
+unit=$here/../../tools/systemd/kprof-daemon.service
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" 2>/dev/null | tr 'A-Z' 'a-z' |
+	sed 's/cap_//g; s/^/+/; s/ /,+/g')
+# unit_top SET DIR: hot_leaf's samples in the second interval of a daemon
+# under bounding set SET following nobody's hot
+unit_top() {
+	setpriv --reuid 65534 --regid 65534 --clear-groups "$hot" 600000 >/dev/null &
+	local hp=$! mid
+	victims=$hp
+	daemon_for 3 "$2.err" setpriv --bounding-set "-all,$1" --inh-caps -all "$kprofctl" \
+		daemon -p $hp -F 199 -e cpu-clock --interval 1s --output-dir "$2" --format folded
+	kill -9 $hp 2>/dev/null
+	wait $hp 2>/dev/null
+	victims=
+	mid=$(ls "$2" 2>/dev/null | grep '\.folded$' | sort -t- -k4 | sed -n 2p)
+	grep 'hot_leaf' "$2/$mid" 2>/dev/null | awk '{ s += $NF } END { print s + 0 }'
+}
+if [ -n "$caps" ] && command -v setpriv >/dev/null; then
+	with=$(unit_top "$caps" "$tmp/caps")
+	without=$(unit_top "$(echo "$caps" | sed 's/,*+sys_ptrace//; s/^,//')" "$tmp/noptrace")
+	check "the unit's capabilities ($caps): another user's hot_leaf named (samples $with)" \
+		"[ '$with' -gt 0 ]"
+	diag "$tmp/caps.err"
+	check "without CAP_SYS_PTRACE: its maps unread, hot_leaf not named (samples $without)" \
+		"[ '$without' = 0 ] && ls '$tmp/noptrace' | grep -q '\\.folded\$'"
+	diag "$tmp/noptrace.err"
+else
+	skip "the unit's capability set" "no setpriv or no CapabilityBoundingSet in $unit"
+	skip "without CAP_SYS_PTRACE" "no setpriv"
+fi
 
 # --- a directory it cannot write: reported, sampling goes on ------------------
 # (as another user with CAP_PERFMON: root writes a read-only directory)
@@ -141,17 +249,9 @@ chmod 0666 "$ro/.kprof-daemon.lock"
 chmod 0555 "$ro"
 if command -v setpriv >/dev/null &&
    setpriv --reuid 65534 --inh-caps +perfmon --ambient-caps +perfmon true 2>/dev/null; then
-	setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps +perfmon \
-		--ambient-caps +perfmon "$kprofctl" daemon -a -F 99 -e cpu-clock --interval 1s \
-		--output-dir "$ro" --format kprof 2>"$tmp/ro.err" &
-	dpid=$!
-	victims=$dpid
-	wait_for 60 sh -c "grep -q 'session .* aggregating' '$tmp/ro.err'"
-	sleep 3
-	kill -TERM $dpid
-	wait $dpid
-	rc=$?
-	victims=
+	daemon_for 3 "$tmp/ro.err" setpriv --reuid 65534 --regid 65534 --clear-groups \
+		--inh-caps +perfmon --ambient-caps +perfmon "$kprofctl" daemon -a -F 99 \
+		-e cpu-clock --interval 1s --output-dir "$ro" --format kprof
 	check "an unwritable directory: the failure reported once, the session runs on and stops with its balance (exit $rc)" \
 		"[ $rc = 0 ] && [ \"\$(grep -c 'not saved: ' '$tmp/ro.err')\" = 1 ] && grep -q 'Aggregate balance: .* ok' '$tmp/ro.err' && grep -q ' [1-9][0-9]* not saved,' '$tmp/ro.err' && [ -z \"\$(ls '$ro')\" ]"
 	diag "$tmp/ro.err"
