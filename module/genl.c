@@ -81,7 +81,7 @@ static const struct nla_policy kprof_event_nl_policy[KPROF_EV_A_BP_LEN + 1] = {
 	[KPROF_EV_A_BP_LEN]	= NLA_POLICY_RANGE(NLA_U32, 1, 8),
 };
 
-static const struct nla_policy kprof_start_nl_policy[KPROF_A_SESSION_AGG_ENTRIES + 1] = {
+static const struct nla_policy kprof_start_nl_policy[KPROF_A_SESSION_USER_STACK + 1] = {
 	[KPROF_A_SESSION_FLAGS]		= NLA_POLICY_MASK(NLA_U32, KPROF_SESSION_F_ALL),
 	[KPROF_A_SESSION_FREQ]		= NLA_POLICY_MIN(NLA_U32, 1),
 	[KPROF_A_SESSION_PERIOD]	= NLA_POLICY_FULL_RANGE(NLA_U64, &kprof_period_range),
@@ -93,6 +93,7 @@ static const struct nla_policy kprof_start_nl_policy[KPROF_A_SESSION_AGG_ENTRIES
 	[KPROF_A_SESSION_WATERMARK]	= NLA_POLICY_MIN(NLA_U32, 8),
 	[KPROF_A_SESSION_EVENT]		= NLA_POLICY_NESTED(kprof_event_nl_policy),
 	[KPROF_A_SESSION_AGG_ENTRIES]	= NLA_POLICY_FULL_RANGE(NLA_U32, &kprof_agg_entries_range),
+	[KPROF_A_SESSION_USER_STACK]	= NLA_POLICY_MAX(NLA_U32, KPROF_USER_STACK_MAX),
 };
 
 /* COUNT_START: the events and target of START, no sampling attributes. */
@@ -725,6 +726,31 @@ static int kprof_nl_check_intervals(struct genl_info *info,
 }
 
 /* Validate a START request into @cfg; everything not ABI-typed is checked here. */
+/*
+ * KPROF_A_SESSION_USER_STACK: the bytes of user stack each stream SAMPLE
+ * copies (0: none), a multiple of 8, for sessions that take user stacks
+ * into a stream.
+ */
+static int kprof_nl_parse_user_stack(struct genl_info *info, struct kprof_session_config *cfg)
+{
+	struct nlattr *attr = info->attrs[KPROF_A_SESSION_USER_STACK];
+
+	cfg->user_stack = attr ? nla_get_u32(attr) : 0;
+	if (!cfg->user_stack)
+		return 0;
+	if (cfg->user_stack % 8) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "kprof: user stack bytes must be a multiple of 8");
+		return -EINVAL;
+	}
+	if (!(cfg->flags & KPROF_SESSION_F_USER_STACK) || !(cfg->flags & KPROF_SESSION_F_STREAM)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "kprof: a user stack copy needs user call chains in a stream");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int kprof_nl_parse_start(struct genl_info *info, struct kprof_session_config *cfg)
 {
 	struct nlattr **tb = info->attrs;
@@ -781,6 +807,9 @@ static int kprof_nl_parse_start(struct genl_info *info, struct kprof_session_con
 				    "kprof: watermark larger than the buffer");
 		return -EINVAL;
 	}
+	ret = kprof_nl_parse_user_stack(info, cfg);
+	if (ret)
+		return ret;
 
 	ret = kprof_nl_parse_target(info, cfg->flags, cfg->pids, cfg->pid_attrs, &cfg->nr_pids);
 	if (ret)

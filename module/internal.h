@@ -90,6 +90,7 @@ static inline void kprof_attr_init_type(struct perf_event_attr *attr,
  * @stack_depth: frames per chain, kernel and user each
  * @watermark: ring bytes that wake a reader; 0 for half the ring
  * @agg_entries: aggregation table slots per CPU
+ * @user_stack: bytes of user stack each stream SAMPLE copies, 0: none
  * @owner_net: with KPROF_SESSION_F_OWNED, the owner's socket's namespace
  * @owner_portid: ... and port id
  * @owner_pid: the owner's process, for STATUS
@@ -108,6 +109,7 @@ struct kprof_session_config {
 	u32 stack_depth;
 	u32 watermark;
 	u32 agg_entries;
+	u32 user_stack;
 	struct net *owner_net;
 	u32 owner_portid;
 	pid_t owner_pid;

@@ -18,10 +18,13 @@
 #include "guard.h"
 #include "waitkind.h"
 
-/* Largest record: a sample with full kernel and user chains. */
+/*
+ * Largest record: a sample with full kernel and user chains, a raw record
+ * and a user stack part.
+ */
 #define KPROF_SAMPLE_FIXED	56
 #define KPROF_RECORD_MAX	(KPROF_SAMPLE_FIXED + 2 * KPROF_MAX_STACK_DEPTH * 8 + \
-				 8 + KPROF_RAW_MAX)
+				 8 + KPROF_RAW_MAX + 5 * 8 + KPROF_USER_STACK_MAX)
 #define KPROF_SCRATCH_WORDS	(KPROF_RECORD_MAX / 8)
 
 /**

@@ -208,6 +208,38 @@ static u32 kprof_raw_append(struct kprof_sample *rec, u32 len, struct perf_raw_r
 	return len + 8 + padded;
 }
 
+/*
+ * Append the user stack part (uapi: KPROF_MISC_USER_STACK): %rbp, %rsp and
+ * %rip of @uregs, then up to @bytes of stack from %rsp, fewer when %rbp
+ * lies above %rsp and closer (the return addresses of frameless functions
+ * called from a frame-pointer caller lie below its frame), cut at the first
+ * unreadable page; copy_from_user_nmi() does not fault pages in.  Returns
+ * the new length.
+ */
+static u32 kprof_user_stack_append(struct kprof_sample *rec, u32 len, struct pt_regs *uregs,
+				   u32 bytes)
+{
+	unsigned long sp = uregs->sp, bp = uregs->bp;
+	u64 *w = (void *)rec + len;
+	u32 size = bytes;
+	unsigned long left;
+
+	if (bp > sp && bp - sp < size)
+		size = ALIGN(bp - sp, 8);
+	w[0] = KPROF_USER_REGS_MASK;
+	w[1] = bp;
+	w[2] = sp;
+	w[3] = uregs->ip;
+	left = copy_from_user_nmi(w + 5, (void __user *)sp, size);
+	if (left) {
+		rec->flags |= KPROF_SAMPLE_F_USTACK_SHORT;
+		size = (size - left) & ~7U;
+	}
+	w[4] = size;	/* stack_size, then __reserved3 = 0 (little-endian) */
+	rec->header.misc |= KPROF_MISC_USER_STACK;
+	return len + 5 * sizeof(u64) + size;
+}
+
 static void kprof_count_max(local64_t *max, u64 v)
 {
 	u64 old = local64_read(max);
@@ -342,6 +374,7 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 	struct kprof_session *s = kev->session;
 	struct kprof_session_config *cfg = &s->cfg;
 	struct task_struct *task = current;
+	struct pt_regs *uregs = NULL;
 	struct kprof_sample *rec;
 	struct kprof_ring *ring;
 	unsigned int n = 0;
@@ -407,8 +440,7 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 	rec->nr_user = 0;
 	if ((cfg->flags & KPROF_SESSION_F_USER_STACK) && task->mm &&
 	    !(task->flags & (PF_KTHREAD | PF_EXITING))) {
-		struct pt_regs *uregs = user_mode(regs) ? regs : task_pt_regs(task);
-
+		uregs = user_mode(regs) ? regs : task_pt_regs(task);
 		rec->nr_user = kprof_user_chain(uregs, rec->ips + n, cfg->stack_depth,
 						&rec->flags);
 		n += rec->nr_user;
@@ -421,6 +453,9 @@ void kprof_sample(struct kprof_event *kev, struct pt_regs *regs, u64 period,
 		len = sizeof(*rec) + n * sizeof(u64);
 		if (raw)
 			len = kprof_raw_append(rec, len, raw);
+		/* its time counts in the RING stage, as the raw record's does */
+		if (cfg->user_stack && rec->nr_user && user_64bit_mode(uregs))
+			len = kprof_user_stack_append(rec, len, uregs, cfg->user_stack);
 		rec->header.size = len;
 		ret = kprof_ring_write(ring, rec, len);
 		if (likely(!ret))

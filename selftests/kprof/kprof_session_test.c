@@ -254,9 +254,11 @@ static void run_mixed(unsigned int ms)
  * record to @check, then stop and check the books.  *@child is set before
  * the child runs, for @check to know it.
  */
-static void profile_child(struct __test_metadata *_metadata, FIXTURE_DATA(session) *self,
-			  void (*fn)(unsigned int), unsigned int ms, uint32_t flags,
-			  const struct kt_event *ev, kt_sample_fn check, void *arg, pid_t *child)
+/* The same with KPROF_A_SESSION_USER_STACK @user_stack (0: not sent). */
+static void profile_child_ustack(struct __test_metadata *_metadata, FIXTURE_DATA(session) *self,
+				 void (*fn)(unsigned int), unsigned int ms, uint32_t flags,
+				 uint32_t user_stack, const struct kt_event *ev, kt_sample_fn check,
+				 void *arg, pid_t *child)
 {
 	struct kt_tally t = {};
 	struct kt_reader r;
@@ -267,6 +269,8 @@ static void profile_child(struct __test_metadata *_metadata, FIXTURE_DATA(sessio
 	ASSERT_LT(0, *child);
 	kt_start_init(&m, self->family, flags, 999, 1 << 20);
 	kt_put_u32(&m, KPROF_A_SESSION_PID, *child);
+	if (user_stack)
+		kt_put_u32(&m, KPROF_A_SESSION_USER_STACK, user_stack);
 	kt_put_event(&m, ev);
 	ASSERT_EQ(0, start(_metadata, self, &m)) TH_LOG("%s", m.extack);
 	ASSERT_EQ(0, kt_reader_open(&r, self->nr_cpus, self->stride));
@@ -277,6 +281,13 @@ static void profile_child(struct __test_metadata *_metadata, FIXTURE_DATA(sessio
 	}
 	stop_and_balance(_metadata, self, &r, &t, check, arg);
 	kt_reader_close(&r);
+}
+
+static void profile_child(struct __test_metadata *_metadata, FIXTURE_DATA(session) *self,
+			  void (*fn)(unsigned int), unsigned int ms, uint32_t flags,
+			  const struct kt_event *ev, kt_sample_fn check, void *arg, pid_t *child)
+{
+	profile_child_ustack(_metadata, self, fn, ms, flags, 0, ev, check, arg, child);
 }
 
 static void run_mode(struct __test_metadata *_metadata, FIXTURE_DATA(session) *self,
@@ -441,6 +452,89 @@ TEST_F(session, user_chain_follows_frame_pointers)
 	 * leaf <- outer where the leaf has no frame of its own yet
 	 */
 	EXPECT_EQ(0, c.misordered) TH_LOG("first bad chain: %s", c.first_bad);
+}
+
+/* --- the user stack copy of the leaf fix-up (ABI 1.16) -------------------- */
+
+struct ustack_check {
+	pid_t pid;
+	uint64_t stack_lo, stack_hi;	/* this process's [stack], the child's too */
+	uint64_t samples, copies, in_stack, trimmed, bad;
+	char first_bad[160];
+};
+
+static void ustack_bad(struct ustack_check *c, const char *why, uint64_t v)
+{
+	if (!c->bad++)
+		snprintf(c->first_bad, sizeof(c->first_bad), "%s (%#llx)", why,
+			 (unsigned long long)v);
+}
+
+static void check_ustack(const struct kprof_record_header *h, void *arg)
+{
+	struct ustack_check *c = arg;
+	const char *p = (const char *)h;
+	const uint16_t *nr = (const uint16_t *)(p + 48);
+	const uint64_t *ips = (const uint64_t *)(p + 56), *w;
+	uint32_t size;
+
+	if (h->type != KPROF_RECORD_SAMPLE || *(const uint32_t *)(p + 32) != (uint32_t)c->pid ||
+	    !nr[1])
+		return;
+	c->samples++;
+	if (!(h->misc & KPROF_MISC_USER_STACK))
+		return ustack_bad(c, "no user stack part", h->misc);
+	c->copies++;
+	w = ips + nr[0] + nr[1];
+	size = (uint32_t)w[4];
+	if ((const char *)(w + 5) + size != p + h->size)
+		return ustack_bad(c, "part does not end the record", size);
+	if (w[0] != KPROF_USER_REGS_MASK)
+		return ustack_bad(c, "registers mask", w[0]);
+	if (w[3] != ips[nr[0]])
+		return ustack_bad(c, "%rip is not the chain's first address", w[3]);
+	if (w[4] >> 32)
+		return ustack_bad(c, "reserved word", w[4]);
+	if (size > 64 || size % 8 || (*(const uint16_t *)(p + 46) & KPROF_SAMPLE_F_USTACK_SHORT))
+		return ustack_bad(c, "size", size);
+	/* cut at a frame pointer above %rsp and closer than the 64 bytes asked */
+	if (w[1] > w[2] && w[1] - w[2] < 64) {
+		if (size != ((w[1] - w[2] + 7) & ~7ULL))
+			return ustack_bad(c, "not cut at %rbp", size);
+		c->trimmed++;
+	} else if (size != 64) {
+		return ustack_bad(c, "short of the 64 bytes", size);
+	}
+	c->in_stack += w[2] >= c->stack_lo && w[2] < c->stack_hi;
+}
+
+TEST_F(session, user_stack_copy)
+{
+	struct ustack_check c = {};
+	unsigned long long lo, hi;
+	char line[256];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &lo, &hi) == 2) {
+			c.stack_lo = lo;
+			c.stack_hi = hi;
+		}
+	fclose(f);
+	profile_child_ustack(_metadata, self, kt_outer, 500,
+			     KPROF_SESSION_F_USER_STACK | KPROF_SESSION_F_KERNEL_STACK, 64,
+			     &kt_cpu_clock, check_ustack, &c, &c.pid);
+	TH_LOG("samples %llu, with a copy %llu, %%rsp in [stack] %llu, cut at %%rbp %llu, bad %llu",
+	       (unsigned long long)c.samples, (unsigned long long)c.copies,
+	       (unsigned long long)c.in_stack, (unsigned long long)c.trimmed,
+	       (unsigned long long)c.bad);
+	EXPECT_LT(20, c.samples);
+	EXPECT_EQ(0, c.bad) TH_LOG("first bad sample: %s", c.first_bad);
+	EXPECT_EQ(c.samples, c.copies);
+	EXPECT_EQ(c.samples, c.in_stack);
+	/* kt_outer's functions keep frame pointers: most copies end at %rbp */
+	EXPECT_LT(c.samples / 2, c.trimmed);
 }
 
 /* --- kernel call chains: the read() path ---------------------------------- */
@@ -938,6 +1032,30 @@ TEST_F(session, refuse_freq_above_max_sample_rate)
 	kt_put_event(&m, &kt_cpu_clock);
 	EXPECT_EQ(-EINVAL, start_err(self, &m));
 	EXPECT_STREQ("kprof: frequency above kernel.perf_event_max_sample_rate", m.extack);
+}
+
+TEST_F(session, refuse_bad_user_stack)
+{
+	struct kt_msg m;
+
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_USER_STACK,
+		      999, 1 << 20);
+	kt_put_u32(&m, KPROF_A_SESSION_USER_STACK, 12);
+	kt_put_event(&m, &kt_cpu_clock);
+	EXPECT_EQ(-EINVAL, start_err(self, &m));
+	EXPECT_STREQ("kprof: user stack bytes must be a multiple of 8", m.extack);
+
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE, 999, 1 << 20);
+	kt_put_u32(&m, KPROF_A_SESSION_USER_STACK, 64);
+	kt_put_event(&m, &kt_cpu_clock);
+	EXPECT_EQ(-EINVAL, start_err(self, &m));
+	EXPECT_STREQ("kprof: a user stack copy needs user call chains in a stream", m.extack);
+
+	kt_start_init(&m, self->family, KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_USER_STACK,
+		      999, 1 << 20);
+	kt_put_u32(&m, KPROF_A_SESSION_USER_STACK, KPROF_USER_STACK_MAX + 8);
+	kt_put_event(&m, &kt_cpu_clock);
+	EXPECT_EQ(-ERANGE, start_err(self, &m));
 }
 
 TEST_F(session, refuse_buffer_not_power_of_two)

@@ -26,7 +26,7 @@
  * A client built for major M works with any module of major M.
  */
 #define KPROF_ABI_MAJOR		1
-#define KPROF_ABI_MINOR		15
+#define KPROF_ABI_MINOR		16
 #define KPROF_ABI_VERSION	((KPROF_ABI_MAJOR << 16) | KPROF_ABI_MINOR)
 #define KPROF_ABI_VERSION_MAJOR(v)	((__u32)(v) >> 16)
 #define KPROF_ABI_VERSION_MINOR(v)	((__u32)(v) & 0xffff)
@@ -379,6 +379,12 @@ enum {
 	KPROF_A_AGG_EPOCH,
 	KPROF_A_AGG_START_NS,		/* u64 (1.15): AGG_SWAP: its start (CLOCK_MONOTONIC) */
 	KPROF_A_AGG_END_NS,		/* u64 (1.15): AGG_SWAP: its end, the swap */
+	/* u32 (1.16), START: with F_USER_STACK and F_STREAM, each SAMPLE with
+	 * a user chain carries the user registers and up to this many bytes
+	 * of user stack from the user %rsp up (KPROF_MISC_USER_STACK), a
+	 * multiple of 8 up to KPROF_USER_STACK_MAX; 0 or absent: none
+	 */
+	KPROF_A_SESSION_USER_STACK,
 
 	/* private: non-ABI */
 	__KPROF_A_MAX,
@@ -728,7 +734,23 @@ enum kprof_record_type {
 	 *	__u32 raw_size;
 	 *	__u32 __reserved2;
 	 *	__u8 raw[raw_size], zero-padded to 8 bytes;
+	 *	with KPROF_MISC_USER_STACK in misc (1.16), after those:
+	 *	__u64 regs_mask;	the user registers that follow, as bits
+	 *				of enum perf_event_x86_regs (asm/perf_regs.h)
+	 *	__u64 regs[hweight64(regs_mask)];	in bit order
+	 *	__u32 stack_size;	bytes copied from the user %rsp up
+	 *	__u32 __reserved3;
+	 *	__u8 stack[stack_size], zero-padded to 8 bytes;
 	 * };
+	 *
+	 * The user stack part (1.16): with KPROF_A_SESSION_USER_STACK, every
+	 * SAMPLE with a user chain.  regs_mask is KPROF_USER_REGS_MASK; the
+	 * copy holds at most the session's bytes, fewer when the user %rbp
+	 * lies above %rsp and closer (a frame-pointer caller's frame ends
+	 * there: the return addresses of frameless functions called from it
+	 * lie below), and stops short at an unreadable page
+	 * (KPROF_SAMPLE_F_USTACK_SHORT).  Readers that do not know the part
+	 * skip it: the header's size covers it.
 	 */
 	KPROF_RECORD_SAMPLE = 1,
 
@@ -818,8 +840,21 @@ enum kprof_record_type {
 #define KPROF_MISC_COMM_EXEC	(1U << 2)	/* COMM: set by exec */
 #define KPROF_MISC_RAW		(1U << 3)	/* SAMPLE: carries a raw record */
 
+#define KPROF_MISC_USER_STACK	(1U << 4)	/* SAMPLE (1.16): user registers and stack */
+
 /* Largest raw tracepoint record a sample carries; longer ones are cut. */
 #define KPROF_RAW_MAX		2048
+
+/*
+ * (1.16) Largest KPROF_A_SESSION_USER_STACK.  The copy is raw user memory
+ * of every sampled task: whatever its stack holds there (return addresses,
+ * and also locals, which may be secrets) goes into the recording, as with
+ * perf's PERF_SAMPLE_STACK_USER.
+ */
+#define KPROF_USER_STACK_MAX	1024
+
+/* (1.16) The registers of a SAMPLE's user stack part: bits of enum perf_event_x86_regs. */
+#define KPROF_USER_REGS_MASK	((1ULL << 6) | (1ULL << 7) | (1ULL << 8))	/* BP, SP, IP */
 
 /* SAMPLE flags: how good the call chains are. */
 #define KPROF_SAMPLE_F_KSTACK_TRUNC	(1U << 0) /* kernel chain cut at the depth limit */
@@ -827,6 +862,7 @@ enum kprof_record_type {
 #define KPROF_SAMPLE_F_USTACK_FAULT	(1U << 2) /* user stack unreadable */
 #define KPROF_SAMPLE_F_KSTACK_ERROR	(1U << 3) /* kernel unwinder reported an error */
 #define KPROF_SAMPLE_F_RAW_TRUNC	(1U << 4) /* raw record cut at KPROF_RAW_MAX */
+#define KPROF_SAMPLE_F_USTACK_SHORT	(1U << 5) /* (1.16) user stack copy cut short */
 
 /* LOST causes. */
 enum kprof_lost_cause {
