@@ -209,6 +209,7 @@ static void dump_record_text(const struct kprof_record_header *h, uint64_t off)
 	case KPROF_RECORD_SAMPLE: {
 		const struct kp_rec_sample *s = (const void *)h;
 		unsigned int nr = s->nr_kernel + s->nr_user;
+		struct kp_ustack u;
 
 		printf(" time=%" PRIu64 " cpu=%u pid=%u tid=%u event=%u ip=0x%016" PRIx64
 		       " [%s] period=%" PRIu64 " flags=0x%x nr_kernel=%u nr_user=%u\n",
@@ -221,6 +222,9 @@ static void dump_record_text(const struct kprof_record_header *h, uint64_t off)
 			       i < s->nr_kernel ? "k" : "u");
 		if (h->misc & KPROF_MISC_RAW)
 			dump_raw(s, nr);
+		if (kp_sample__ustack(s, &u))	/* as perf report -D prints its user regs */
+			printf("... user regs: bp 0x%016" PRIx64 " sp 0x%016" PRIx64 " ip 0x%016"
+			       PRIx64 "\n... ustack: size %u\n", u.bp, u.sp, u.ip, u.size);
 		break;
 	}
 	case KPROF_RECORD_LOST: {

@@ -164,6 +164,7 @@ struct report {
 	struct node_chunk	*chunks;
 	uint64_t		total[KPROF_MAX_EVENTS];	/* period, filtered */
 	uint64_t		samples[KPROF_MAX_EVENTS];	/* filtered */
+	uint64_t		leaf[KP_LEAF__MAX];	/* samples by leaf fix-up outcome */
 	FILE			*fp;
 };
 
@@ -450,6 +451,7 @@ static int report__sample(struct kp_decoder *d, const struct kp_resolved *s, voi
 	e->samples += s->count;
 	rep->total[r->event] += r->period;
 	rep->samples[r->event] += s->count;
+	rep->leaf[s->leaf] += s->count;
 	if (!rep->children)
 		return rep->callgraph ? entry__add_chain(rep, e, s, cf, cl) : 0;
 	/*
@@ -984,6 +986,29 @@ static int report__print_threads(struct report *rep, struct kp_decoder *d)
 	return 0;
 }
 
+/*
+ * The leaf fix-up's line (unwind.h), when samples carried a stack copy:
+ * how many user chains gained the caller of a frameless leaf, needed
+ * nothing, were left as recorded with %rbp in use ("marked": maybe
+ * wrong), or could not be fixed (the copy too short, no CFI, a PLT or
+ * signal frame).
+ */
+static void report__print_leaf(const struct report *rep)
+{
+	uint64_t copies = 0;
+	unsigned int i;
+
+	for (i = KP_LEAF_NONE + 1; i < KP_LEAF__MAX; i++)
+		copies += rep->leaf[i];
+	if (!copies)
+		return;
+	fprintf(rep->fp, "# Leaf frames of %" PRIu64 " user chains:", copies);
+	for (i = KP_LEAF_NONE + 1; i < KP_LEAF__MAX; i++)
+		fprintf(rep->fp, "%s %" PRIu64 " %s", i == KP_LEAF_NONE + 1 ? "" : ",",
+			rep->leaf[i], kp_leaf_names[i]);
+	fprintf(rep->fp, "\n#\n");
+}
+
 static int report__print(struct report *rep, struct kp_decoder *d)
 {
 	const struct kp_data_info *info = &d->info;
@@ -998,6 +1023,7 @@ static int report__print(struct report *rep, struct kp_decoder *d)
 	if (!d->finished)
 		fprintf(fp, "# warning: the recording did not finish (no FINISHED record)\n");
 	fprintf(fp, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", kp_decoder__lost(d));
+	report__print_leaf(rep);
 	if (kp_decoder__has_offcpu(d))
 		report__print_wall(rep, d);
 	for (ev = 0; ev < nr_events; ev++) {

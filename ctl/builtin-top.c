@@ -484,7 +484,7 @@ int cmd_top(int argc, const char **argv)
 		OPT_BOOLEAN(0, "once", &t.once, "print one table and exit"),
 		OPT_BOOLEAN(0, "stdio", &stdio_, "the plain table, not the full-screen view"),
 		OPT_BOOLEAN(0, "tui", &tui_, "the full-screen view even when not on a terminal"),
-		KP_DECODE_SYMBOL_OPTIONS(&mopts),
+		KP_DECODE_SYMBOL_FILE_OPTIONS(&mopts),
 		OPT_STRING(0, "input", &input, "file", "read a recording instead"),
 		OPT_END()
 	};
@@ -504,6 +504,7 @@ int cmd_top(int argc, const char **argv)
 		return parse_options_exit_code(argc);
 	if (parse_options_max_args(cmd, argc, argv, 0))
 		return KP_EXIT_USAGE;
+	mopts.no_leaf_fixup = opts.no_leaf_fixup;
 	if (!delay || delay > 3600) {
 		kp_error(cmd, "bad --delay value '%u' (1 to 3600 seconds)", delay);
 		return KP_EXIT_USAGE;

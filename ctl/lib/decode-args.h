@@ -50,10 +50,16 @@ struct kp_decode_args {
 		    "the running session's aggregation tables ('kprofctl start'), not a file")
 
 /*
- * --kallsyms, --symfs, --debug-dir, --buildid-dir and --no-demangle, into
- * struct kp_machine_opts @m.
+ * --kallsyms, --symfs, --debug-dir, --buildid-dir, --no-demangle and
+ * --no-leaf-fixup, into struct kp_machine_opts @m.
  */
 #define KP_DECODE_SYMBOL_OPTIONS(m)						\
+	KP_DECODE_SYMBOL_FILE_OPTIONS(m),					\
+	OPT_BOOLEAN(0, "no-leaf-fixup", &(m)->no_leaf_fixup,			\
+		    "user chains as recorded: no caller of a frameless leaf from the stack copy")
+
+/* The same without --no-leaf-fixup (top: record's option sets it). */
+#define KP_DECODE_SYMBOL_FILE_OPTIONS(m)					\
 	OPT_STRING(0, "kallsyms", &(m)->kallsyms, "file",			\
 		   "kernel symbols (default /proc/kallsyms)"),			\
 	OPT_STRING(0, "symfs", &(m)->symfs, "dir",				\

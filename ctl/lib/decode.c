@@ -451,7 +451,7 @@ struct stack_table {
 	size_t			mask, used;
 	uint64_t		*words;
 	size_t			nr_words, words_alloc;
-	uint64_t		key[STACK_HDR + 2 * KPROF_MAX_STACK_DEPTH + 1];
+	uint64_t		key[STACK_HDR + 2 * KPROF_MAX_STACK_DEPTH + 1];	/* leaf fix-up within */
 };
 
 static int stacks__grow(struct stack_table *t)
@@ -558,7 +558,7 @@ static int stacks__flush(struct kp_decoder *d, struct stack_table *t, kp_sample_
 		s->event = w[0] & 0xffff;
 		s->nr_kernel = (w[0] >> 16) & 0xffff;
 		s->nr_user = (w[0] >> 32) & 0xffff;
-		s->header.misc = (w[0] >> 48) & 0xffff;
+		s->header.misc = (w[0] >> 48) & 0xffff;	/* with frames: the leaf fix-up's */
 		s->pid = w[1] & 0xffffffff;
 		s->tid = w[1] >> 32;
 		s->cpu = w[3] >> 32;
@@ -571,7 +571,11 @@ static int stacks__flush(struct kp_decoder *d, struct stack_table *t, kp_sample_
 			s->ip = w[STACK_HDR];
 		}
 		s->header.size = sizeof(*s) + (s->nr_kernel + s->nr_user) * 8;
+		if (s->nr_kernel + s->nr_user)
+			s->header.misc = 0;
 		decoder__resolve(d, s);
+		if (s->nr_kernel + s->nr_user)
+			d->res->leaf = (enum kp_leaf)((w[0] >> 48) & 0xff);
 		d->res->count = e->count;
 		d->res->comm = (const char *)(uintptr_t)w[2];
 		ret = fn(d, d->res, arg);
@@ -595,9 +599,10 @@ int kp_decoder__for_each_stack(struct kp_decoder *d, unsigned int flags, kp_samp
 	for (i = 0; i < d->nr_index && !ret; i++) {
 		const struct kprof_record_header *h;
 		const struct kp_rec_sample *s;
-		uint64_t off = d->index[i].offset, *key = t->key;
-		unsigned int nr;
+		uint64_t off = d->index[i].offset, *key = t->key, added[KP_LEAF_MAX_ADDED];
+		unsigned int nr, nr_added;
 		const char *comm;
+		enum kp_leaf leaf;
 
 		if (off + sizeof(*s) > d->map_len) {
 			ret = -EIO;
@@ -630,17 +635,29 @@ int kp_decoder__for_each_stack(struct kp_decoder *d, unsigned int flags, kp_samp
 			break;
 		}
 		comm = kp_machine__comm(d->machine, s->pid, s->tid, s->time);
-		key[0] = s->event | (uint64_t)s->nr_kernel << 16 | (uint64_t)s->nr_user << 32 |
-			 (uint64_t)(nr ? 0 : h->misc) << 48;
+		/* the leaf fix-up's frames are part of the stack (after user[0]) */
+		leaf = kp_machine__leaf_fixup(d->machine, s, added,
+					      2 * KPROF_MAX_STACK_DEPTH - nr, &nr_added);
+		key[0] = s->event | (uint64_t)s->nr_kernel << 16 |
+			 (uint64_t)(s->nr_user + nr_added) << 32 |
+			 (uint64_t)(nr ? leaf : h->misc) << 48;
 		key[1] = s->pid | (uint64_t)(flags & KP_STACK_TID ? s->tid : s->pid) << 32;
 		key[2] = (uintptr_t)comm;
 		key[3] = kp_machine__epoch(d->machine, s->pid, s->time) |
 			 (uint64_t)(flags & KP_STACK_CPU ? s->cpu : 0) << 32;
-		if (nr)
+		if (nr_added) {		/* a user chain: its first frame, the fix-up's, the rest */
+			uint64_t *k = key + STACK_HDR;
+
+			memcpy(k, s->ips, (s->nr_kernel + 1) * 8);
+			memcpy(k + s->nr_kernel + 1, added, nr_added * 8);
+			memcpy(k + s->nr_kernel + 1 + nr_added, s->ips + s->nr_kernel + 1,
+			       (nr - s->nr_kernel - 1) * 8);
+		} else if (nr) {
 			memcpy(key + STACK_HDR, s->ips, nr * 8);
-		else
+		} else {
 			key[STACK_HDR] = s->ip;
-		ret = stacks__add(t, STACK_HDR + (nr ? nr : 1), s->period, s->time);
+		}
+		ret = stacks__add(t, STACK_HDR + (nr ? nr + nr_added : 1), s->period, s->time);
 		if (!ret && t->nr_words > STACK_FLUSH)
 			ret = stacks__flush(d, t, fn, arg);
 	}

@@ -102,7 +102,11 @@ struct kp_machine {
 	uint32_t		vdso_size;
 	struct kp_hmap		build_ids;	/* kp_hash_str(name) -> struct bid_entry chain */
 	char			buildid_dir[PATH_MAX];
+	struct kp_hmap		cfis;		/* DSO's address -> struct kp_cfi, or no_cfi */
 };
+
+/* A DSO whose CFI was looked for and not found. */
+static char no_cfi;
 
 /* A BUILD_ID record: the build-id the file @name had when recorded. */
 struct bid_entry {
@@ -210,6 +214,10 @@ void kp_machine__delete(struct kp_machine *m)
 		}
 	}
 	kp_hmap__exit(&m->build_ids);
+	for (i = 0; m->cfis.keys && i <= m->cfis.mask; i++)
+		if (m->cfis.keys[i] && m->cfis.vals[i] != &no_cfi)
+			kp_cfi__delete(m->cfis.vals[i]);
+	kp_hmap__exit(&m->cfis);
 	for (i = 0; m->threads.keys && i <= m->threads.mask; i++)
 		if (m->threads.keys[i])
 			thread__free(m->threads.vals[i]);
@@ -1043,13 +1051,71 @@ static void machine__user_frame(struct kp_machine *m, struct kp_proc *p, uint64_
 	}
 }
 
+/* The CFI of @dso (loaded), read once: its file's, or the recorded vDSO's. */
+static struct kp_cfi *machine__cfi(struct kp_machine *m, struct kp_dso *dso)
+{
+	uint64_t key = (uintptr_t)dso;
+	struct kp_cfi *cfi;
+	void *v = kp_hmap__get(&m->cfis, key);
+
+	if (v)
+		return v == &no_cfi ? NULL : v;
+	if (!strcmp(dso->name, KP_DSO_VDSO_NAME))
+		cfi = m->vdso ? kp_cfi__open_mem(m->vdso, m->vdso_size) : NULL;
+	else
+		cfi = dso->path ? kp_cfi__open(dso->path) : NULL;
+	if (kp_hmap__put(&m->cfis, key, cfi ? (void *)cfi : &no_cfi)) {
+		kp_cfi__delete(cfi);
+		return NULL;
+	}
+	return cfi;
+}
+
+/* The process and time of the sample whose leaf is fixed up. */
+struct leaf_ctx {
+	struct kp_machine	*m;
+	struct kp_proc		*p;
+	uint64_t		time;
+};
+
+static bool machine__leaf_lookup(void *arg, uint64_t addr, struct kp_cfi **cfi,
+				 uint64_t *elf_addr)
+{
+	struct leaf_ctx *c = arg;
+	struct kp_frame f = { .addr = addr };
+
+	machine__user_frame(c->m, c->p, c->time, &f);
+	if (!f.dso || f.dso == c->p->jit)
+		return false;
+	*cfi = machine__cfi(c->m, f.dso);
+	*elf_addr = f.dso_addr;
+	return true;
+}
+
+enum kp_leaf kp_machine__leaf_fixup(struct kp_machine *m, const struct kp_rec_sample *s,
+				    uint64_t *added, unsigned int max, unsigned int *nr_added)
+{
+	struct leaf_ctx c = { .m = m, .time = s->time };
+	struct kp_ustack u;
+
+	*nr_added = 0;
+	if (!s->nr_user || m->opts.no_leaf_fixup || !kp_sample__ustack(s, &u))
+		return KP_LEAF_NONE;
+	c.p = machine__proc(m, s->pid, true);
+	return kp_unwind__leaf(s->ips + s->nr_kernel, s->nr_user, &u, machine__leaf_lookup, &c,
+			       added, max, nr_added);
+}
+
 void kp_machine__resolve(struct kp_machine *m, const struct kp_rec_sample *s,
 			 struct kp_resolved *out, unsigned int max)
 {
-	unsigned int i, nr = s->nr_kernel + s->nr_user, end;
+	unsigned int i, nr = s->nr_kernel + s->nr_user, end, nu, nr_added = 0;
+	uint64_t added[KP_LEAF_MAX_ADDED];
+	const uint64_t *user;
 	struct kp_proc *p = NULL;
 
 	out->rec = s;
+	out->leaf = KP_LEAF_NONE;
 	out->count = 1;
 	out->comm = kp_machine__comm(m, s->pid, s->tid, s->time);
 	if (!nr) {
@@ -1070,19 +1136,27 @@ void kp_machine__resolve(struct kp_machine *m, const struct kp_rec_sample *s,
 	out->nr_frames = nr;
 	out->nr_kernel = s->nr_kernel < nr ? s->nr_kernel : nr;
 	if (!max)
-		max = nr;
+		max = KP_MAX_FRAMES;
 	end = out->nr_kernel < max ? out->nr_kernel : max;
 	for (i = 0; i < end; i++) {
 		out->frames[i].addr = s->ips[i];
 		machine__kernel_frame(m, &out->frames[i]);
 	}
+	/* the leaf fix-up's return addresses go between user[0] and user[1] */
+	user = s->ips + out->nr_kernel;
+	nu = nr - out->nr_kernel;
+	if (nu) {
+		out->leaf = kp_machine__leaf_fixup(m, s, added, KP_MAX_FRAMES - nr, &nr_added);
+		out->nr_frames += nr_added;
+	}
 	/* frames beyond @max are left alone: callers do not look at them */
-	i = out->nr_kernel;
-	end = nr - out->nr_kernel < max ? nr : out->nr_kernel + max;
-	if (i < end)
+	end = nu + nr_added < max ? nu + nr_added : max;
+	if (end && !p)
 		p = machine__proc(m, s->pid, true);
-	for (; i < end; i++) {
-		out->frames[i].addr = s->ips[i];
-		machine__user_frame(m, p, s->time, &out->frames[i]);
+	for (i = 0; i < end; i++) {
+		struct kp_frame *f = &out->frames[out->nr_kernel + i];
+
+		f->addr = !i ? user[0] : i <= nr_added ? added[i - 1] : user[i - nr_added];
+		machine__user_frame(m, p, s->time, f);
 	}
 }

@@ -26,6 +26,7 @@
 
 #include "record.h"
 #include "symbols.h"
+#include "unwind.h"
 
 struct kp_machine_opts {
 	const char	*kallsyms;	/* default /proc/kallsyms */
@@ -36,6 +37,7 @@ struct kp_machine_opts {
 	bool		proc_root;	/* try /proc/PID/root/PATH (live processes) */
 	bool		no_kernel;	/* do not load kallsyms */
 	bool		no_demangle;	/* keep C++ names mangled (--no-demangle) */
+	bool		no_leaf_fixup;	/* user chains as recorded (--no-leaf-fixup) */
 	const char	*cmd;		/* for notices: "report" */
 };
 
@@ -58,6 +60,7 @@ struct kp_resolved {
 	bool				offcpu;	/* off-CPU time (rec->period ns), not samples */
 	unsigned int			nr_frames;
 	unsigned int			nr_kernel;	/* frames[0 .. nr_kernel - 1] */
+	enum kp_leaf			leaf;	/* the leaf fix-up's (unwind.h) */
 	struct kp_frame			frames[KP_MAX_FRAMES];
 };
 
@@ -72,6 +75,15 @@ void kp_machine__delete(struct kp_machine *m);
 int kp_machine__add(struct kp_machine *m, const struct kprof_record_header *rec);
 /* Apply what was queued, in time order. */
 int kp_machine__prepare(struct kp_machine *m);
+
+/*
+ * The leaf fix-up of the valid SAMPLE @s (unwind.h): up to @max return
+ * addresses that belong between its first and second user frames, from
+ * its user stack copy; KP_LEAF_NONE without a copy or with
+ * no_leaf_fixup.  kp_machine__resolve() applies it.
+ */
+enum kp_leaf kp_machine__leaf_fixup(struct kp_machine *m, const struct kp_rec_sample *s,
+				    uint64_t *added, unsigned int max, unsigned int *nr_added);
 
 /*
  * Resolve the frames of @s (a valid SAMPLE) into @out: the first @max of

@@ -65,6 +65,7 @@ static const char * const kp_attr_names[KPROF_A_MAX + 1] = {
 	[KPROF_A_AGG_EPOCH]		= "KPROF_A_AGG_EPOCH",
 	[KPROF_A_AGG_START_NS]		= "KPROF_A_AGG_START_NS",
 	[KPROF_A_AGG_END_NS]		= "KPROF_A_AGG_END_NS",
+	[KPROF_A_SESSION_USER_STACK]	= "KPROF_A_SESSION_USER_STACK",
 };
 
 static const char * const kp_stats_attr_names[KPROF_STATS_A_MAX + 1] = {
@@ -212,6 +213,7 @@ static const struct nla_policy kp_reply_policy[KPROF_A_MAX + 1] = {
 	[KPROF_A_AGG_EPOCH]		= { .type = NLA_U64 },
 	[KPROF_A_AGG_START_NS]		= { .type = NLA_U64 },
 	[KPROF_A_AGG_END_NS]		= { .type = NLA_U64 },
+	[KPROF_A_SESSION_USER_STACK]	= { .type = NLA_U32 },
 };
 
 /* Every KPROF_STATS_A_* counter is a u64; CPU a u32. */
@@ -1099,6 +1101,10 @@ int kp_start__put(struct nl_msg *msg, const struct kp_session *s, uint32_t *ev_o
 		return -EMSGSIZE;
 	if ((s->flags & KPROF_SESSION_F_AGGREGATE) && s->agg_entries &&
 	    nla_put_u32(msg, KPROF_A_SESSION_AGG_ENTRIES, s->agg_entries) < 0)
+		return -EMSGSIZE;
+	if (s->user_stack && (s->flags & KPROF_SESSION_F_USER_STACK) &&
+	    (s->flags & KPROF_SESSION_F_STREAM) &&
+	    nla_put_u32(msg, KPROF_A_SESSION_USER_STACK, s->user_stack) < 0)
 		return -EMSGSIZE;
 	for (i = 0; i < s->nr_events; i++) {
 		if (ev_offs)

@@ -77,6 +77,7 @@ int kp_record__check(const struct kprof_record_header *h, const struct kp_record
 	switch (h->type) {
 	case KPROF_RECORD_SAMPLE: {
 		const struct kp_rec_sample *s = (const void *)h;
+		struct kp_ustack u;
 		size_t nr = (size_t)s->nr_kernel + s->nr_user;
 
 		if (sizeof(*s) + nr * 8 > size)
@@ -89,6 +90,8 @@ int kp_record__check(const struct kprof_record_header *h, const struct kp_record
 			    ctx->nr_events);
 		if (s->__reserved)
 			BAD("SAMPLE has a non-zero reserved field");
+		if ((s->header.misc & KPROF_MISC_USER_STACK) && !kp_sample__ustack(s, &u))
+			BAD("SAMPLE's user stack part is malformed");
 		break;
 	}
 	case KPROF_RECORD_LOST: {
@@ -242,4 +245,57 @@ uint64_t kp_rec_stats__lost_cost(const struct kp_rec_stats *st)
 	unsigned int i = KP_DATA_STATS_IDX(KPROF_STATS_A_LOST_COST);
 
 	return st->nr > i ? st->v[i] : 0;
+}
+
+const void *kp_sample__raw(const void *rec, size_t size, unsigned int nr, uint32_t *len)
+{
+	/* struct kp_rec_sample: 56 bytes, then the frames, then the raw block. */
+	const size_t head = sizeof(struct kp_rec_sample) + (size_t)nr * 8;
+	const uint8_t *p = rec;
+	uint32_t raw_size;
+
+	if (head + 8 > size)
+		return NULL;
+	memcpy(&raw_size, p + head, 4);
+	if (raw_size > size - head - 8)
+		return NULL;
+	*len = raw_size;
+	return p + head + 8;
+}
+
+bool kp_sample__ustack(const struct kp_rec_sample *s, struct kp_ustack *u)
+{
+	unsigned int nr = s->nr_kernel + s->nr_user;
+	size_t off = sizeof(*s) + (size_t)nr * 8, size = s->header.size;
+	const uint8_t *p = (const uint8_t *)s;
+	uint32_t stack_size, reserved, raw_len;
+	uint64_t mask, regs[3];
+
+	if (!(s->header.misc & KPROF_MISC_USER_STACK))
+		return false;
+	if (s->header.misc & KPROF_MISC_RAW) {
+		if (!kp_sample__raw(s, size, nr, &raw_len))
+			return false;
+		off += 8 + (((size_t)raw_len + 7) & ~(size_t)7);
+	}
+	if (off + 8 > size)
+		return false;
+	memcpy(&mask, p + off, 8);
+	/* ABI 1.16 sends exactly these; a wider mask is a later ABI's */
+	if (mask != KPROF_USER_REGS_MASK || off + 8 + sizeof(regs) + 8 > size)
+		return false;
+	memcpy(regs, p + off + 8, sizeof(regs));
+	off += 8 + sizeof(regs);
+	memcpy(&stack_size, p + off, 4);
+	memcpy(&reserved, p + off + 4, 4);
+	off += 8;
+	if (reserved || stack_size % 8 || stack_size > size - off ||
+	    stack_size > KPROF_USER_STACK_MAX)
+		return false;
+	u->bp = regs[0];
+	u->sp = regs[1];
+	u->ip = regs[2];
+	u->size = stack_size;
+	u->stack = p + off;
+	return true;
 }

@@ -273,4 +273,25 @@ _Static_assert(sizeof(struct kprof_record_header) == 8, "record header: 8 bytes"
 /* "SAMPLE", "STATS", ...; NULL for an unknown type. */
 const char *kp_record__type_name(uint32_t type);
 
+/*
+ * The raw record of a SAMPLE record of @size bytes at @rec whose chains
+ * hold @nr frames, when it carries one (KPROF_MISC_RAW): its bytes and
+ * length, or NULL if absent or malformed.
+ */
+const void *kp_sample__raw(const void *rec, size_t size, unsigned int nr, uint32_t *len);
+
+/* A SAMPLE's user registers and stack copy (KPROF_MISC_USER_STACK, ABI 1.16). */
+struct kp_ustack {
+	uint64_t	bp, sp, ip;		/* the user %rbp, %rsp and %rip */
+	uint32_t	size;			/* bytes of stack copied from sp up */
+	const uint8_t	*stack;
+};
+
+/*
+ * The user stack part of the valid SAMPLE @s (kp_record__check()): true
+ * with @u filled when it carries a well-formed one with %rbp, %rsp and
+ * %rip, false otherwise.
+ */
+bool kp_sample__ustack(const struct kp_rec_sample *s, struct kp_ustack *u);
+
 #endif /* KPROFCTL_RECORD_H */

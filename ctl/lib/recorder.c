@@ -468,6 +468,7 @@ int kp_recorder__start(struct kp_recorder *r, struct kp_err *err)
 	}
 	if (r->owned)
 		kp_session__own(&r->session, r->ver.abi);
+	kp_session__fit_abi(&r->session, r->ver.abi);
 	ret = kp_session__check_abi(&r->session, r->ver.abi, err);
 	if (ret)
 		return ret;

@@ -236,6 +236,15 @@ void kp_session__own(struct kp_session *s, uint32_t module_abi)
 		s->flags |= KPROF_SESSION_F_OWNED;
 }
 
+void kp_session__fit_abi(struct kp_session *s, uint32_t module_abi)
+{
+	if (KPROF_ABI_VERSION_MINOR(module_abi) < 16 && s->user_stack) {
+		kp_pr_debug("kprof.ko ABI %u.%u copies no user stack (1.16): no leaf fix-up",
+			    KPROF_ABI_VERSION_MAJOR(module_abi), KPROF_ABI_VERSION_MINOR(module_abi));
+		s->user_stack = 0;
+	}
+}
+
 int kp_session__check_abi(const struct kp_session *s, uint32_t module_abi,
 			  struct kp_err *err)
 {
@@ -558,6 +567,8 @@ uint32_t kp_session__default_buffer(const struct kp_session *s)
 		sample += frames * sizeof(uint64_t);
 	if (s->flags & KPROF_SESSION_F_USER_STACK)
 		sample += frames * sizeof(uint64_t);
+	if (s->user_stack)	/* the registers, the size, the copy */
+		sample += 5 * sizeof(uint64_t) + s->user_stack;
 	bytes = rate * sample * KP_RING_MS / 1000;
 	while (size < bytes && size < KPROF_MAX_BUFFER_SIZE)
 		size <<= 1;
@@ -679,6 +690,9 @@ int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
 		if (!o->all_kernel)
 			s->flags |= KPROF_SESSION_F_USER_STACK;
 	}
+	if ((s->flags & KPROF_SESSION_F_USER_STACK) && (s->flags & KPROF_SESSION_F_STREAM) &&
+	    !o->no_leaf_fixup)
+		s->user_stack = KP_LEAF_STACK_BYTES;
 
 	if (o->buffer_size && o->mmap_pages) {
 		kp_err__set(err, EINVAL, "-m/--mmap-pages '%s' and --buffer-size '%s' both size the buffer: give one",

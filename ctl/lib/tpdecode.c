@@ -611,18 +611,3 @@ const char *kp_tpdecode__fields(struct kp_tpdecode *t, unsigned int event, const
 	return done(t, len);
 }
 
-const void *kp_sample__raw(const void *rec, size_t size, unsigned int nr, uint32_t *len)
-{
-	/* struct kp_rec_sample: 56 bytes, then the frames, then the raw block. */
-	const size_t head = 56 + (size_t)nr * 8;
-	const uint8_t *p = rec;
-	uint32_t raw_size;
-
-	if (head + 8 > size)
-		return NULL;
-	memcpy(&raw_size, p + head, 4);
-	if (raw_size > size - head - 8)
-		return NULL;
-	*len = raw_size;
-	return p + head + 8;
-}

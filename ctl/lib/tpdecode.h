@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "data.h"
+#include "record.h"
 #include "session.h"
 
 struct kp_tpdecode;
@@ -67,12 +68,5 @@ const char *kp_tpdecode__info(struct kp_tpdecode *t, unsigned int event, unsigne
  */
 const char *kp_tpdecode__fields(struct kp_tpdecode *t, unsigned int event, const void *raw,
 				uint32_t len);
-
-/*
- * The raw record of a SAMPLE record of @size bytes at @rec whose chains
- * hold @nr frames, when it carries one (KPROF_MISC_RAW): its bytes and
- * length, or NULL if absent or malformed.
- */
-const void *kp_sample__raw(const void *rec, size_t size, unsigned int nr, uint32_t *len);
 
 #endif /* KPROFCTL_TPDECODE_H */

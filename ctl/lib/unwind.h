@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Call frame information (CFI) of user code, read with libdw from an ELF
+ * file's .eh_frame (or .debug_frame) or from an image in memory (the
+ * vDSO), and the leaf fix-up built on it: the return addresses that a
+ * frame-pointer walk misses when the sampled function (libc's syscall
+ * wrappers, the vDSO, string functions) sets up no frame, read from the
+ * copy of the user stack a SAMPLE carries (KPROF_MISC_USER_STACK).
+ * Documentation/sampling.rst says when a chain is fixed up, left or marked.
+ */
+#ifndef KPROFCTL_UNWIND_H
+#define KPROFCTL_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+
+/* How the canonical frame address (CFA) is found at an address. */
+enum kp_cfa_rule {
+	KP_CFA_NONE,		/* no CFI covers the address */
+	KP_CFA_SP,		/* %rsp + offset, %rbp not saved: no frame of its own */
+	KP_CFA_SP_BP_SAVED,	/* %rsp + offset, but %rbp saved: maybe in use */
+	KP_CFA_BP,		/* %rbp + offset: a frame-pointer frame */
+	KP_CFA_OTHER,		/* an expression (PLT), another register, a signal frame */
+};
+
+struct kp_cfi;
+
+/* The CFI of the ELF file @path; NULL when it has none or cannot be read. */
+struct kp_cfi *kp_cfi__open(const char *path);
+/* The same of the ELF image @image of @size bytes, which must outlive it. */
+struct kp_cfi *kp_cfi__open_mem(const void *image, size_t size);
+void kp_cfi__delete(struct kp_cfi *cfi);
+
+/*
+ * The rule at @addr (an address of the ELF file, as its symbols have):
+ * for KP_CFA_SP, KP_CFA_SP_BP_SAVED and KP_CFA_BP, *@off is the offset
+ * added to the register.  @ret: @addr is a return address (looked up at
+ * @addr - 1, inside the call).
+ */
+enum kp_cfa_rule kp_cfi__rule(struct kp_cfi *cfi, uint64_t addr, bool ret, int64_t *off);
+
+/* What the leaf fix-up did to one sample's user chain. */
+enum kp_leaf {
+	KP_LEAF_NONE,		/* no user stack copy, or the fix-up is off */
+	KP_LEAF_FIXED,		/* return addresses added after the leaf */
+	KP_LEAF_FRAMED,		/* nothing was missing: the leaf has a frame */
+	KP_LEAF_MARKED,		/* %rbp saved or in use at the leaf: as recorded, maybe wrong */
+	KP_LEAF_OUTSIDE,	/* the return address lies past the stack copied */
+	KP_LEAF_NO_CFI,		/* no CFI at the leaf (no .eh_frame, JIT, file not found) */
+	KP_LEAF_OTHER,		/* PLT (expression CFA) or signal frame: as recorded */
+	KP_LEAF__MAX
+};
+
+/* Their names in report's stack-quality line. */
+extern const char * const kp_leaf_names[KP_LEAF__MAX];
+
+/* At most this many return addresses are added to one chain. */
+#define KP_LEAF_MAX_ADDED	8
+
+/*
+ * Is the user address @addr of the sample being fixed up in a mapped
+ * file?  If so, *@cfi is that file's CFI (NULL: it has none) and
+ * *@elf_addr the address in the file.
+ */
+typedef bool (*kp_cfi_lookup_fn)(void *arg, uint64_t addr, struct kp_cfi **cfi,
+				 uint64_t *elf_addr);
+
+/*
+ * Fix up the user chain @user[0 .. @nr) (innermost first, @user[0] the
+ * sampled IP) with the stack copy @u: up to @max (at most
+ * KP_LEAF_MAX_ADDED) return addresses of frameless functions, to insert
+ * between @user[0] and @user[1], go to @added, their number to *@nr_added.
+ * From the leaf up, while a function's CFA is %rsp-based with %rbp
+ * unchanged, its return address is read at CFA - 8; the walk ends at a
+ * frame-pointer function (whose return address the chain has), at the
+ * chain's next address, or at a rule it cannot follow.
+ */
+enum kp_leaf kp_unwind__leaf(const uint64_t *user, unsigned int nr, const struct kp_ustack *u,
+			     kp_cfi_lookup_fn lookup, void *arg, uint64_t *added,
+			     unsigned int max, unsigned int *nr_added);
+
+#endif /* KPROFCTL_UNWIND_H */
