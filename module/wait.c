@@ -367,11 +367,11 @@ void kprof_waits_drain(struct kprof_waits *w, struct kprof_cpu_stats *st, u64 no
  * @swap_ns to the old entry, unless the wait is still shorter than the
  * shortest counted (then all of it goes where it ends).  The level's
  * @start_ns as seen by the caller: the wait's, or the block's for a
- * waker.  Return: 1 when moved.
+ * waker.
  */
-static unsigned int kprof_wait_move_level(struct kprof_waits *w, struct kprof_agg_cpu *ot,
-					  struct kprof_agg_cpu *nt, struct kprof_wait_level *lv,
-					  u64 start, u64 swap_ns)
+static void kprof_wait_move_level(struct kprof_waits *w, struct kprof_agg_cpu *ot,
+				  struct kprof_agg_cpu *nt, struct kprof_wait_level *lv,
+				  u64 start, u64 swap_ns)
 {
 	u64 where = READ_ONCE(lv->where), from = READ_ONCE(lv->from_ns), moved;
 	struct kprof_agg_entry *e;
@@ -382,26 +382,25 @@ static unsigned int kprof_wait_move_level(struct kprof_waits *w, struct kprof_ag
 	kprof_wait_where_decode(where, &index, &gen, &slot);
 	if (index != ot->index || from == KPROF_WAIT_TAKEN ||
 	    gen != (READ_ONCE(ot->gen) & KPROF_AGG_GEN_MASK))
-		return 0;	/* not there, closed, or a reset took its entry */
+		return;	/* not there, closed, or a reset took its entry */
 	if (swap_ns > start && swap_ns - start > w->max_ns)
-		return 0;	/* longer than the longest counted: filtered at its end */
+		return;	/* longer than the longest counted: filtered at its end */
 	e = kprof_agg_entry_get(ot, slot);
 	if (!e)
-		return 0;
+		return;
 	/* the key as it is in the closed table, which no sample writes now */
 	key = (struct kprof_agg_key){
 		.ips = kprof_agg_keys(ot, e), .nr_key = e->nr_key,
 		.nr_kernel = e->nr_kernel, .nr_user = e->nr_user, .flags = e->flags,
 	};
 	if (kprof_agg_intern(nt, e->event, e->pid, e->comm, &key, &nslot) < 0)
-		return 0;	/* no room: it ends against the cleared table, lost_reset */
+		return;	/* no room: it ends against the cleared table, lost_reset */
 	moved = kprof_wait_where(nt->index, READ_ONCE(nt->gen), nslot);
 	if (cmpxchg(&lv->where, where, moved) != where)
-		return 0;	/* it ended, or the level holds another wait now */
+		return;	/* it ended, or the level holds another wait now */
 	if (swap_ns > from && swap_ns - start >= w->min_ns &&
 	    cmpxchg(&lv->from_ns, from, swap_ns) == from)
 		kprof_agg_add_time(ot, slot, gen, swap_ns - from, 0, false);
-	return 1;
 }
 
 NOKPROBE_SYMBOL(kprof_wait_move_level);
@@ -412,7 +411,6 @@ struct kprof_wait_move {
 	unsigned int half;
 	unsigned int cpu;
 	u64 swap_ns;
-	unsigned int moved;
 };
 
 /* The slots checked between two chances to reschedule. */
@@ -442,13 +440,11 @@ static int kprof_waits_move_cpu(void *arg)
 				continue;
 			nr = min_t(u64, READ_ONCE(s->nr), w->depth);
 			for (j = 0; j < nr; j++)
-				m->moved += kprof_wait_move_level(w, ot, nt, &s->lv[j],
-								  READ_ONCE(s->lv[j].start_ns),
-								  m->swap_ns);
+				kprof_wait_move_level(w, ot, nt, &s->lv[j],
+						      READ_ONCE(s->lv[j].start_ns), m->swap_ns);
 			if (w->wakers && READ_ONCE(s->lv[1].tag))
-				m->moved += kprof_wait_move_level(w, ot, nt, &s->lv[1],
-								  READ_ONCE(s->lv[0].start_ns),
-								  m->swap_ns);
+				kprof_wait_move_level(w, ot, nt, &s->lv[1],
+						      READ_ONCE(s->lv[0].start_ns), m->swap_ns);
 		}
 		preempt_enable();
 		cond_resched();
@@ -470,15 +466,14 @@ static int kprof_waits_move_cpu(void *arg)
  * (synchronize_rcu()) before the closed half is read.
  *
  * Context: process context, may sleep; takes cpus_read_lock().
- * Return: the waits moved.
  */
-unsigned int kprof_waits_move(struct kprof_waits *w, unsigned int half, u64 swap_ns)
+void kprof_waits_move(struct kprof_waits *w, unsigned int half, u64 swap_ns)
 {
 	struct kprof_wait_move m = { .w = w, .half = half, .swap_ns = swap_ns };
 	struct kprof_agg *agg = w->agg;
 
 	if (!w->slots || agg->halves != 2)
-		return 0;
+		return;
 	cpus_read_lock();
 	for (m.cpu = 0; m.cpu < agg->nr_cpus; m.cpu++) {
 		if (!kprof_agg_table(agg, half, m.cpu))
@@ -487,7 +482,6 @@ unsigned int kprof_waits_move(struct kprof_waits *w, unsigned int half, u64 swap
 			kprof_waits_move_cpu(&m);
 	}
 	cpus_read_unlock();
-	return m.moved;
 }
 
 /**

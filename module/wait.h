@@ -51,7 +51,7 @@ void kprof_wait_begin(struct kprof_waits *w, struct kprof_cpu_stats *st,
 void kprof_wait_end(struct kprof_waits *w, struct kprof_cpu_stats *st, u32 tid, u64 tag,
 		    bool any, u64 now);
 void kprof_waits_drain(struct kprof_waits *w, struct kprof_cpu_stats *st, u64 now);
-unsigned int kprof_waits_move(struct kprof_waits *w, unsigned int half, u64 swap_ns);
+void kprof_waits_move(struct kprof_waits *w, unsigned int half, u64 swap_ns);
 bool kprof_wait_peek(struct kprof_waits *w, u32 tid, u64 *where);
 void kprof_wait_note_waker(struct kprof_waits *w, struct kprof_cpu_stats *st, u32 tid,
 			   u64 blocked, u64 where);
