@@ -210,27 +210,22 @@ static u32 kprof_raw_append(struct kprof_sample *rec, u32 len, struct perf_raw_r
 
 /*
  * Append the user stack part (uapi: KPROF_MISC_USER_STACK): %rbp, %rsp and
- * %rip of @uregs, then up to @bytes of stack from %rsp, fewer when %rbp
- * lies above %rsp and closer (the return addresses of frameless functions
- * called from a frame-pointer caller lie below its frame), cut at the first
+ * %rip of @uregs, then @bytes of stack from %rsp, cut at the first
  * unreadable page; copy_from_user_nmi() does not fault pages in.  Returns
  * the new length.
  */
 static u32 kprof_user_stack_append(struct kprof_sample *rec, u32 len, struct pt_regs *uregs,
 				   u32 bytes)
 {
-	unsigned long sp = uregs->sp, bp = uregs->bp;
 	u64 *w = (void *)rec + len;
-	u32 size = bytes;
 	unsigned long left;
+	u32 size = bytes;
 
-	if (bp > sp && bp - sp < size)
-		size = ALIGN(bp - sp, 8);
 	w[0] = KPROF_USER_REGS_MASK;
-	w[1] = bp;
-	w[2] = sp;
+	w[1] = uregs->bp;
+	w[2] = uregs->sp;
 	w[3] = uregs->ip;
-	left = copy_from_user_nmi(w + 5, (void __user *)sp, size);
+	left = copy_from_user_nmi(w + 5, (void __user *)uregs->sp, size);
 	if (left) {
 		rec->flags |= KPROF_SAMPLE_F_USTACK_SHORT;
 		size = (size - left) & ~7U;

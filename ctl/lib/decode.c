@@ -599,8 +599,9 @@ int kp_decoder__for_each_stack(struct kp_decoder *d, unsigned int flags, kp_samp
 	for (i = 0; i < d->nr_index && !ret; i++) {
 		const struct kprof_record_header *h;
 		const struct kp_rec_sample *s;
-		uint64_t off = d->index[i].offset, *key = t->key, added[KP_LEAF_MAX_ADDED];
-		unsigned int nr, nr_added;
+		uint64_t off = d->index[i].offset, *key = t->key;
+		struct kp_leaf_walk w;
+		unsigned int nr, nu;
 		const char *comm;
 		enum kp_leaf leaf;
 
@@ -635,29 +636,26 @@ int kp_decoder__for_each_stack(struct kp_decoder *d, unsigned int flags, kp_samp
 			break;
 		}
 		comm = kp_machine__comm(d->machine, s->pid, s->tid, s->time);
-		/* the leaf fix-up's frames are part of the stack (after user[0]) */
-		leaf = kp_machine__leaf_fixup(d->machine, s, added,
-					      2 * KPROF_MAX_STACK_DEPTH - nr, &nr_added);
-		key[0] = s->event | (uint64_t)s->nr_kernel << 16 |
-			 (uint64_t)(s->nr_user + nr_added) << 32 |
+		/* the leaf fix-up's frames are part of the stack */
+		leaf = kp_machine__leaf_fixup(d->machine, s, 2 * KPROF_MAX_STACK_DEPTH - nr, &w);
+		nu = s->nr_user;
+		if (w.nr_walk)
+			nu = kp_leaf_walk__chain(&w, s->ips + s->nr_kernel, s->nr_user,
+						 key + STACK_HDR + s->nr_kernel);
+		else if (nu)
+			memcpy(key + STACK_HDR + s->nr_kernel, s->ips + s->nr_kernel, nu * 8);
+		if (s->nr_kernel)
+			memcpy(key + STACK_HDR, s->ips, s->nr_kernel * 8);
+		if (!nr)
+			key[STACK_HDR] = s->ip;
+		key[0] = s->event | (uint64_t)s->nr_kernel << 16 | (uint64_t)nu << 32 |
 			 (uint64_t)(nr ? leaf : h->misc) << 48;
 		key[1] = s->pid | (uint64_t)(flags & KP_STACK_TID ? s->tid : s->pid) << 32;
 		key[2] = (uintptr_t)comm;
 		key[3] = kp_machine__epoch(d->machine, s->pid, s->time) |
 			 (uint64_t)(flags & KP_STACK_CPU ? s->cpu : 0) << 32;
-		if (nr_added) {		/* a user chain: its first frame, the fix-up's, the rest */
-			uint64_t *k = key + STACK_HDR;
-
-			memcpy(k, s->ips, (s->nr_kernel + 1) * 8);
-			memcpy(k + s->nr_kernel + 1, added, nr_added * 8);
-			memcpy(k + s->nr_kernel + 1 + nr_added, s->ips + s->nr_kernel + 1,
-			       (nr - s->nr_kernel - 1) * 8);
-		} else if (nr) {
-			memcpy(key + STACK_HDR, s->ips, nr * 8);
-		} else {
-			key[STACK_HDR] = s->ip;
-		}
-		ret = stacks__add(t, STACK_HDR + (nr ? nr + nr_added : 1), s->period, s->time);
+		nr = s->nr_kernel + nu;
+		ret = stacks__add(t, STACK_HDR + (nr ? nr : 1), s->period, s->time);
 		if (!ret && t->nr_words > STACK_FLUSH)
 			ret = stacks__flush(d, t, fn, arg);
 	}

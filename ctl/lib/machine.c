@@ -1093,24 +1093,26 @@ static bool machine__leaf_lookup(void *arg, uint64_t addr, struct kp_cfi **cfi,
 }
 
 enum kp_leaf kp_machine__leaf_fixup(struct kp_machine *m, const struct kp_rec_sample *s,
-				    uint64_t *added, unsigned int max, unsigned int *nr_added)
+				    unsigned int max, struct kp_leaf_walk *w)
 {
 	struct leaf_ctx c = { .m = m, .time = s->time };
 	struct kp_ustack u;
 
-	*nr_added = 0;
-	if (!s->nr_user || m->opts.no_leaf_fixup || !kp_sample__ustack(s, &u))
+	w->nr_walk = 0;
+	w->next = 1;
+	if (!s->nr_user || !max || m->opts.no_leaf_fixup || !kp_sample__ustack(s, &u))
 		return KP_LEAF_NONE;
 	c.p = machine__proc(m, s->pid, true);
 	return kp_unwind__leaf(s->ips + s->nr_kernel, s->nr_user, &u, machine__leaf_lookup, &c,
-			       added, max, nr_added);
+			       max, w);
 }
 
 void kp_machine__resolve(struct kp_machine *m, const struct kp_rec_sample *s,
 			 struct kp_resolved *out, unsigned int max)
 {
-	unsigned int i, nr = s->nr_kernel + s->nr_user, end, nu, nr_added = 0;
-	uint64_t added[KP_LEAF_MAX_ADDED];
+	unsigned int i, nr = s->nr_kernel + s->nr_user, end, nu;
+	uint64_t fixed[KP_MAX_FRAMES];
+	struct kp_leaf_walk w;
 	const uint64_t *user;
 	struct kp_proc *p = NULL;
 
@@ -1142,21 +1144,25 @@ void kp_machine__resolve(struct kp_machine *m, const struct kp_rec_sample *s,
 		out->frames[i].addr = s->ips[i];
 		machine__kernel_frame(m, &out->frames[i]);
 	}
-	/* the leaf fix-up's return addresses go between user[0] and user[1] */
+	/* the user chain, with the leaf fix-up's frames */
 	user = s->ips + out->nr_kernel;
 	nu = nr - out->nr_kernel;
 	if (nu) {
-		out->leaf = kp_machine__leaf_fixup(m, s, added, KP_MAX_FRAMES - nr, &nr_added);
-		out->nr_frames += nr_added;
+		out->leaf = kp_machine__leaf_fixup(m, s, KP_MAX_FRAMES - nr, &w);
+		if (w.nr_walk) {
+			nu = kp_leaf_walk__chain(&w, user, nu, fixed);
+			user = fixed;
+			out->nr_frames = out->nr_kernel + nu;
+		}
 	}
 	/* frames beyond @max are left alone: callers do not look at them */
-	end = nu + nr_added < max ? nu + nr_added : max;
+	end = nu < max ? nu : max;
 	if (end && !p)
 		p = machine__proc(m, s->pid, true);
 	for (i = 0; i < end; i++) {
 		struct kp_frame *f = &out->frames[out->nr_kernel + i];
 
-		f->addr = !i ? user[0] : i <= nr_added ? added[i - 1] : user[i - nr_added];
+		f->addr = user[i];
 		machine__user_frame(m, p, s->time, f);
 	}
 }

@@ -77,13 +77,12 @@ int kp_machine__add(struct kp_machine *m, const struct kprof_record_header *rec)
 int kp_machine__prepare(struct kp_machine *m);
 
 /*
- * The leaf fix-up of the valid SAMPLE @s (unwind.h): up to @max return
- * addresses that belong between its first and second user frames, from
- * its user stack copy; KP_LEAF_NONE without a copy or with
- * no_leaf_fixup.  kp_machine__resolve() applies it.
+ * The leaf fix-up of the valid SAMPLE @s (unwind.h) into @w, walking at
+ * most @max frames; KP_LEAF_NONE (and nothing walked) without a copy or
+ * with no_leaf_fixup.  kp_machine__resolve() applies it.
  */
 enum kp_leaf kp_machine__leaf_fixup(struct kp_machine *m, const struct kp_rec_sample *s,
-				    uint64_t *added, unsigned int max, unsigned int *nr_added);
+				    unsigned int max, struct kp_leaf_walk *w);
 
 /*
  * Resolve the frames of @s (a valid SAMPLE) into @out: the first @max of

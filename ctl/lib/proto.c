@@ -1102,8 +1102,7 @@ int kp_start__put(struct nl_msg *msg, const struct kp_session *s, uint32_t *ev_o
 	if ((s->flags & KPROF_SESSION_F_AGGREGATE) && s->agg_entries &&
 	    nla_put_u32(msg, KPROF_A_SESSION_AGG_ENTRIES, s->agg_entries) < 0)
 		return -EMSGSIZE;
-	if (s->user_stack && (s->flags & KPROF_SESSION_F_USER_STACK) &&
-	    (s->flags & KPROF_SESSION_F_STREAM) &&
+	if (s->user_stack && (s->flags & KPROF_SESSION_F_USER_STACK) && kp_session__streams(s) &&
 	    nla_put_u32(msg, KPROF_A_SESSION_USER_STACK, s->user_stack) < 0)
 		return -EMSGSIZE;
 	for (i = 0; i < s->nr_events; i++) {

@@ -236,6 +236,12 @@ void kp_session__own(struct kp_session *s, uint32_t module_abi)
 		s->flags |= KPROF_SESSION_F_OWNED;
 }
 
+bool kp_session__streams(const struct kp_session *s)
+{
+	/* neither mode flag: the module's default, a stream */
+	return (s->flags & KPROF_SESSION_F_STREAM) || !(s->flags & KPROF_SESSION_F_AGGREGATE);
+}
+
 void kp_session__fit_abi(struct kp_session *s, uint32_t module_abi)
 {
 	if (KPROF_ABI_VERSION_MINOR(module_abi) < 16 && s->user_stack) {
@@ -690,8 +696,7 @@ int kp_session__from_opts(struct kp_session *s, enum kp_target *target,
 		if (!o->all_kernel)
 			s->flags |= KPROF_SESSION_F_USER_STACK;
 	}
-	if ((s->flags & KPROF_SESSION_F_USER_STACK) && (s->flags & KPROF_SESSION_F_STREAM) &&
-	    !o->no_leaf_fixup)
+	if ((s->flags & KPROF_SESSION_F_USER_STACK) && kp_session__streams(s) && !o->no_leaf_fixup)
 		s->user_stack = KP_LEAF_STACK_BYTES;
 
 	if (o->buffer_size && o->mmap_pages) {

@@ -201,6 +201,9 @@ const char *kp_session_mode__name(uint32_t flags);
  */
 void kp_session__own(struct kp_session *s, uint32_t module_abi);
 
+/* Does @s write a stream (KPROF_SESSION_F_STREAM, or no mode flag)? */
+bool kp_session__streams(const struct kp_session *s);
+
 /*
  * Leave out of @s what the module (ABI @module_abi) does not know and
  * needs no refusal: the user stack copy (1.16) of the leaf fix-up.

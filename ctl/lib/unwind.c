@@ -30,8 +30,7 @@
 
 struct cfi_cache_entry {
 	uint64_t		key;		/* addr << 1 | ret; 0: empty */
-	int64_t			off;
-	enum kp_cfa_rule	rule;
+	struct kp_cfa		cfa;
 };
 
 struct kp_cfi {
@@ -120,96 +119,187 @@ static bool ra_at_cfa_minus_8(Dwarf_Frame *f)
 	       (int64_t)ops[1].number == -8;
 }
 
-static enum kp_cfa_rule cfi__lookup(struct kp_cfi *c, uint64_t pc, int64_t *off)
+/* Where the caller's %rbp is: saved at CFA + *@off, or left alone. */
+static int bp_rule(Dwarf_Frame *f, bool *saved, int64_t *off)
 {
 	Dwarf_Op mem[3], *ops;
-	enum kp_cfa_rule rule;
+	size_t n;
+
+	if (dwarf_frame_register(f, DWARF_REG_RBP, mem, &ops, &n))
+		return -1;
+	/* no operations and no array: "same value", %rbp untouched */
+	if (!n && !ops) {
+		*saved = false;
+		return 0;
+	}
+	if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa && ops[1].atom == DW_OP_plus_uconst) {
+		*saved = true;
+		*off = (int64_t)ops[1].number;
+		return 0;
+	}
+	return -1;	/* undefined, or an expression */
+}
+
+static void cfi__lookup(struct kp_cfi *c, uint64_t pc, struct kp_cfa *cfa)
+{
 	Dwarf_Addr start, end;
 	Dwarf_Frame *f;
+	Dwarf_Op *ops;
 	bool signal;
 	size_t n;
 
-	if (dwarf_cfi_addrframe(c->cfi, pc, &f))
-		return KP_CFA_NONE;
-	rule = KP_CFA_OTHER;
+	memset(cfa, 0, sizeof(*cfa));
+	if (dwarf_cfi_addrframe(c->cfi, pc, &f)) {
+		cfa->rule = KP_CFA_NONE;
+		return;
+	}
+	cfa->rule = KP_CFA_OTHER;
 	if (dwarf_frame_info(f, &start, &end, &signal) != DWARF_REG_RA || signal ||
 	    !ra_at_cfa_minus_8(f))
 		goto out;
-	if (dwarf_frame_cfa(f, &ops, &n) || n != 1 || ops[0].atom != DW_OP_bregx)
+	if (dwarf_frame_cfa(f, &ops, &n) || n != 1 || ops[0].atom != DW_OP_bregx ||
+	    bp_rule(f, &cfa->bp_saved, &cfa->bp_off))
 		goto out;
-	*off = (int64_t)ops[0].number2;
-	if (ops[0].number == DWARF_REG_RBP) {
-		rule = KP_CFA_BP;
-	} else if (ops[0].number == DWARF_REG_RSP) {
-		if (dwarf_frame_register(f, DWARF_REG_RBP, mem, &ops, &n))
-			goto out;
-		/* no operations and no array: "same value", %rbp untouched */
-		rule = !n && !ops ? KP_CFA_SP : KP_CFA_SP_BP_SAVED;
-	}
+	cfa->off = (int64_t)ops[0].number2;
+	if (ops[0].number == DWARF_REG_RBP)
+		cfa->rule = KP_CFA_BP;
+	else if (ops[0].number == DWARF_REG_RSP)
+		cfa->rule = cfa->bp_saved ? KP_CFA_SP_BP_SAVED : KP_CFA_SP;
 out:
 	free(f);
-	return rule;
 }
 
-enum kp_cfa_rule kp_cfi__rule(struct kp_cfi *c, uint64_t addr, bool ret, int64_t *off)
+void kp_cfi__rule(struct kp_cfi *c, uint64_t addr, bool ret, struct kp_cfa *cfa)
 {
 	uint64_t pc = ret ? addr - 1 : addr, key = addr << 1 | ret;
 	struct cfi_cache_entry *e = &c->cache[(key ^ key >> 11) % CFI_CACHE_SIZE];
 
 	if (e->key != key || !key) {
-		e->off = 0;
-		e->rule = cfi__lookup(c, pc, &e->off);
+		cfi__lookup(c, pc, &e->cfa);
 		e->key = key;
 	}
-	*off = e->off;
-	return e->rule;
+	*cfa = e->cfa;
+}
+
+/* The word at @addr in the copy; false when the copy does not hold it. */
+static bool copy_word(const struct kp_ustack *u, uint64_t addr, uint64_t *v)
+{
+	if (addr < u->sp || addr - u->sp > u->size || u->size - (addr - u->sp) < 8)
+		return false;
+	memcpy(v, u->stack + (addr - u->sp), 8);
+	return true;
 }
 
 enum kp_leaf kp_unwind__leaf(const uint64_t *user, unsigned int nr, const struct kp_ustack *u,
-			     kp_cfi_lookup_fn lookup, void *arg, uint64_t *added,
-			     unsigned int max, unsigned int *nr_added)
+			     kp_cfi_lookup_fn lookup, void *arg, unsigned int max,
+			     struct kp_leaf_walk *w)
 {
-	uint64_t sp = u->sp, elf_addr = 0, cfa, ra;
+	uint64_t sp = u->sp, bp = u->bp, elf_addr = 0, cfa_addr, ra, v;
+	bool sp_known = true, bp_known = true, ret = false, added = false, frameless, chained;
+	enum kp_leaf why = KP_LEAF_FRAMED;
 	struct kp_cfi *cfi = NULL;
-	enum kp_cfa_rule rule;
-	unsigned int n = 0;
-	bool ret = false;
-	int64_t off = 0;
+	struct kp_cfa cfa;
 
-	*nr_added = 0;
-	if (max > KP_LEAF_MAX_ADDED)
-		max = KP_LEAF_MAX_ADDED;
+	w->nr_walk = 0;
+	w->next = 1;
+	if (max > KP_LEAF_MAX_WALK)
+		max = KP_LEAF_MAX_WALK;
 	if (!lookup(arg, user[0], &cfi, &elf_addr))
 		cfi = NULL;
-	for (;;) {
-		rule = cfi ? kp_cfi__rule(cfi, elf_addr, ret, &off) : KP_CFA_NONE;
-		switch (rule) {
-		case KP_CFA_SP:
+	/* nothing more to learn once neither register is known: the chain goes on */
+	while (w->nr_walk < max && (sp_known || bp_known)) {
+		frameless = false;
+		chained = false;
+		if (cfi)
+			kp_cfi__rule(cfi, elf_addr, ret, &cfa);
+		else
+			cfa.rule = KP_CFA_NONE;
+		switch (cfa.rule) {
+		case KP_CFA_BP:		/* its return address is the chain's next entry */
+			if (w->next >= nr)
+				goto out;
+			ra = user[w->next];
+			if (bp_known) {
+				cfa_addr = bp + (uint64_t)cfa.off;
+				if (copy_word(u, cfa_addr - 8, &v) && v != ra) {
+					why = KP_LEAF_MARKED;	/* the chain is not this frame's */
+					goto undo;
+				}
+				sp = cfa_addr;
+				sp_known = true;
+				bp_known = cfa.bp_saved && copy_word(u, cfa_addr + cfa.bp_off, &bp);
+			} else {
+				sp_known = false;
+			}
+			w->next++;
+			chained = true;
 			break;
-		case KP_CFA_BP:		/* the chain has this frame's return */
-			return n ? KP_LEAF_FIXED : KP_LEAF_FRAMED;
+		case KP_CFA_SP:		/* frameless: the frame the chain lacks */
+			if (!sp_known)
+				goto out;
+			cfa_addr = sp + (uint64_t)cfa.off;
+			if (cfa.off < 8 || !copy_word(u, cfa_addr - 8, &ra)) {
+				if (!ret)
+					why = KP_LEAF_OUTSIDE;
+				goto out;
+			}
+			/* the chain goes on from here: nothing (more) was missing */
+			if (w->next < nr && ra == user[w->next]) {
+				w->next++;
+				chained = true;
+			} else if (!ra) {
+				goto out;
+			} else {
+				frameless = true;
+			}
+			sp = cfa_addr;
+			break;
 		case KP_CFA_SP_BP_SAVED:	/* %rbp may not be the chain's */
-			return KP_LEAF_MARKED;
+			why = KP_LEAF_MARKED;
+			goto undo;
 		case KP_CFA_NONE:
-			return n ? KP_LEAF_FIXED : KP_LEAF_NO_CFI;
+			if (!ret)
+				why = KP_LEAF_NO_CFI;
+			goto out;
 		default:
-			return n ? KP_LEAF_FIXED : KP_LEAF_OTHER;
+			if (!ret)
+				why = KP_LEAF_OTHER;
+			goto out;
 		}
-		cfa = sp + (uint64_t)off;
-		if (off < 8 || cfa - u->sp < 8 || cfa - u->sp > u->size)
-			return n ? KP_LEAF_FIXED : KP_LEAF_OUTSIDE;
-		memcpy(&ra, u->stack + (cfa - 8 - u->sp), 8);
-		/* the chain goes on from here: nothing (more) was missing */
-		if (nr > 1 && ra == user[1])
-			return n ? KP_LEAF_FIXED : KP_LEAF_FRAMED;
 		/* a return address lies in a mapped file; else the rule misled */
-		if (!ra || !lookup(arg, ra, &cfi, &elf_addr))
-			return n ? KP_LEAF_FIXED : KP_LEAF_OTHER;
-		if (n == max)
-			return KP_LEAF_FIXED;
-		added[n++] = ra;
-		*nr_added = n;
-		sp = cfa;
+		if (!lookup(arg, ra, &cfi, &elf_addr)) {
+			if (frameless && !added)
+				why = KP_LEAF_OTHER;
+			w->next -= chained;	/* the chain's entry stays where it is */
+			goto out;
+		}
+		added |= frameless;
+		w->walk[w->nr_walk++] = ra;
 		ret = true;
 	}
+out:
+	if (added)
+		return KP_LEAF_FIXED;
+undo:
+	/* as recorded */
+	w->nr_walk = 0;
+	w->next = 1;
+	return why;
+}
+
+unsigned int kp_leaf_walk__chain(const struct kp_leaf_walk *w, const uint64_t *user,
+				 unsigned int nr, uint64_t *out)
+{
+	unsigned int n = 0;
+
+	if (!nr)
+		return 0;
+	out[n++] = user[0];
+	memcpy(out + n, w->walk, w->nr_walk * sizeof(*out));
+	n += w->nr_walk;
+	if (w->next < nr) {
+		memcpy(out + n, user + w->next, (nr - w->next) * sizeof(*out));
+		n += nr - w->next;
+	}
+	return n;
 }

@@ -395,6 +395,19 @@ static int fake_start(const struct nlmsghdr *nlh, struct nlattr **tb, struct nl_
 	s->stack_depth = nla_get_u32(tb[KPROF_A_SESSION_STACK_DEPTH]);
 	if (tb[KPROF_A_SESSION_WATERMARK])
 		s->watermark = nla_get_u32(tb[KPROF_A_SESSION_WATERMARK]);
+	if (tb[KPROF_A_SESSION_USER_STACK]) {	/* as kprof.ko checks it (ABI 1.16) */
+		s->user_stack = nla_get_u32(tb[KPROF_A_SESSION_USER_STACK]);
+		if (s->user_stack > KPROF_USER_STACK_MAX)
+			return fake_error(ERANGE, "integer out of range", err);
+		if (s->user_stack % 8)
+			return fake_error(EINVAL, "kprof: user stack bytes must be a multiple of 8",
+					  err);
+		if (s->user_stack && (!(s->flags & KPROF_SESSION_F_USER_STACK) ||
+				      !kp_session__streams(s)))
+			return fake_error(EINVAL,
+					  "kprof: a user stack copy needs user call chains in a stream",
+					  err);
+	}
 	if (tb[KPROF_A_SESSION_AGG_ENTRIES]) {
 		if (!(s->flags & KPROF_SESSION_F_AGGREGATE))
 			return fake_error(EINVAL, "kprof: aggregation entries given to a session that does not aggregate",
@@ -779,6 +792,7 @@ static const struct nla_policy fake_policy[KPROF_A_MAX + 1] = {
 	[KPROF_A_SESSION_WATERMARK]	= { .type = NLA_U32 },
 	[KPROF_A_SESSION_EVENT]		= { .type = NLA_NESTED },
 	[KPROF_A_SESSION_AGG_ENTRIES]	= { .type = NLA_U32 },
+	[KPROF_A_SESSION_USER_STACK]	= { .type = NLA_U32 },
 };
 
 int kp_nl__request(struct kp_nl *nl, struct nl_msg *msg, kp_nl_reply_fn fn,

@@ -216,6 +216,8 @@ static void test_record(void)
 	   fake.start_req.buffer_size == 8192 && fake.start_req.freq == 4000 &&
 	   !strcmp(fake.start_req.events[0].name, "cpu-clock"),
 	   "record: START with the command's PID, inherit, -g");
+	is_int(fake.start_req.user_stack, KP_LEAF_STACK_BYTES,
+	       "record -g: the stack copy of the leaf fix-up asked (KPROF_A_SESSION_USER_STACK)");
 	ok(fake.nr_stops == 1 && fake.status.state == KPROF_STATE_STOPPED, "record: one STOP");
 	run_free(&r);
 
@@ -712,6 +714,25 @@ static void test_record_targets(void)
 	ok(fake.nr_stops == 1 &&
 	   fake.start_req.flags == (KPROF_SESSION_F_SYSTEM_WIDE | KPROF_SESSION_F_OWNED) &&
 	   fake.start_req.freq == 99 && !fake.start_req.nr_pids, "record -a: system-wide, stopped");
+	is_int(fake.start_req.user_stack, 0, "record -a without -g: no user stack copy");
+	run_free(&r);
+	/* the leaf fix-up's copy: asked with user chains in a stream only */
+	fake_setup();
+	fake.on_start = raise_sigint;
+	kprofctl(&r, "record", "-a", "-g", "--no-leaf-fixup", "-o", out, "--buffer-size", "8K", NULL);
+	ok(r.rc == 0 && (fake.start_req.flags & KPROF_SESSION_F_USER_STACK) &&
+	   !fake.start_req.user_stack, "record -a -g --no-leaf-fixup: user chains, no stack copy");
+	run_free(&r);
+	fake_setup();
+	fake.on_start = raise_sigint;
+	kprofctl(&r, "record", "-a", "-g", "--mode", "both", "-o", out, "--buffer-size", "8K", NULL);
+	ok(r.rc == 0 && fake.start_req.user_stack == KP_LEAF_STACK_BYTES,
+	   "record -a -g --mode both: the stream's samples carry the stack copy");
+	run_free(&r);
+	fake_setup();
+	fake.on_start = raise_sigint;
+	kprofctl(&r, "record", "-a", "-g", "--all-kernel", "-o", out, "--buffer-size", "8K", NULL);
+	ok(r.rc == 0 && !fake.start_req.user_stack, "record -a -g -K: no user chains, no stack copy");
 	run_free(&r);
 	kprofctl(&r, "dump", "-i", out, NULL);
 	ok(strstr(r.out, ": COMM misc=0x0 time=864000000000000 pid=55 tid=55 exec=0 comm=\"server\"\n") &&

@@ -88,14 +88,17 @@ static void test_default_buffer(void)
 		uint32_t want;
 		const char *what;
 	} cases[] = {
-		{ { "-g" }, 2U << 20, "-g -F 4000: 2000 x 568 B = 1.1 MB, 2M" },
+		/* each user chain also carries 168 B: the leaf fix-up's registers and copy */
+		{ { "-g" }, 2U << 20, "-g -F 4000: 2000 x (568 + 168) B = 1.5 MB, 2M" },
 		{ { "-g", "-F", "4999" }, 2U << 20, "-g -F 4999: 1.4 MB, 2M" },
 		{ { "-g", "-F", "20000" }, 8U << 20, "-g -F 20000: 5.7 MB, 8M" },
 		{ { "-g", "-F", "99" }, 256U << 10, "-g -F 99: at least 256K" },
-		{ { "-g", "--stack-depth", "8" }, 512U << 10,
-		  "-g --stack-depth 8: 2000 x (56 + 128) B, 512K" },
+		{ { "-g", "--stack-depth", "8" }, 1U << 20,
+		  "-g --stack-depth 8: 2000 x (56 + 128 + 168) B, 1M" },
+		{ { "-g", "--stack-depth", "8", "--no-leaf-fixup" }, 512U << 10,
+		  "-g --stack-depth 8 --no-leaf-fixup: 2000 x (56 + 128) B, 512K" },
 		{ { "--call-graph", "fp", "-U" }, 1U << 20,
-		  "user stacks only (-U): 2000 x 312 B, 1M" },
+		  "user stacks only (-U): 2000 x (312 + 168) B, 1M" },
 		{ { "-g", "-e", "cycles,instructions" }, 4U << 20,
 		  "two events at 4000 Hz: twice the samples, 4M" },
 		{ { "-g", "-c", "100000" }, KPROF_DEFAULT_BUFFER_SIZE,

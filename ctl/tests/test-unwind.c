@@ -4,7 +4,8 @@
  * tests/elf/leaf.c, built with frame pointers, blocks in read() (single-
  * and multi-threaded: glibc's two paths), nanosleep() (which calls
  * clock_nanosleep(): two frameless functions), a syscall inside a function
- * with a frame, and an assembler function without CFI.  The test takes
+ * with a frame (called directly, and through a function without one), and
+ * an assembler function without CFI.  The test takes
  * the sample kprof.ko would take while it blocks (the user %rsp and %rip
  * from /proc/PID/syscall, the frame-pointer chain and 128 bytes of stack
  * (fewer: when the copy is too short)
@@ -161,8 +162,7 @@ static int child__maps(struct child *c, struct kp_machine *m)
 
 /*
  * The SAMPLE kprof.ko takes in the syscall: the frame-pointer chain from
- * the %rbp, and the user stack part with KP_LEAF_STACK_BYTES, cut at the
- * %rbp as the module cuts it.
+ * the %rbp, and the user stack part with @size bytes.
  */
 static struct kp_rec_sample *child__sample(const struct child *c, uint32_t size)
 {
@@ -184,8 +184,6 @@ static struct kp_rec_sample *child__sample(const struct child *c, uint32_t size)
 		fp = frame[0];
 	}
 	s->nr_user = n;
-	if (c->fp > c->sp && c->fp - c->sp < size)
-		size = (c->fp - c->sp + 7) & ~7ULL;
 	w = s->ips + n;
 	w[0] = KPROF_USER_REGS_MASK;
 	w[1] = c->fp;
@@ -257,13 +255,12 @@ static enum kp_leaf resolve(struct child *c, uint32_t window, char *fixed, char 
 static int64_t libc_cfa(const struct child *c)
 {
 	struct kp_cfi *cfi = kp_cfi__open(c->libc);
-	int64_t off = -1;
+	struct kp_cfa cfa = { .rule = KP_CFA_NONE };
 
-	if (cfi && kp_cfi__rule(cfi, c->pc - c->libc_start + c->libc_pgoff, false, &off) !=
-		   KP_CFA_SP)
-		off = -1;
+	if (cfi)
+		kp_cfi__rule(cfi, c->pc - c->libc_start + c->libc_pgoff, false, &cfa);
 	kp_cfi__delete(cfi);
-	return off;
+	return cfa.rule == KP_CFA_SP ? cfa.off : -1;
 }
 
 static void check_window(const char *mode, long nr, uint32_t window, enum kp_leaf want,
@@ -322,6 +319,9 @@ int main(void)
 	/* no CFI: the chain as recorded */
 	check("nocfi", 0, KP_LEAF_NO_CFI, "raw_read_nocfi;leaf_main",
 	      "raw_read_nocfi;leaf_main", -1);
+	/* a frameless function between two with frames */
+	check("middle", 0, KP_LEAF_FIXED, "framed_read;thin_middle;thick_outer;leaf_main",
+	      "framed_read;thin_middle;leaf_main", -1);
 	/* the cancellable read()'s return address (%rsp + 40) past a 40-byte copy */
 	check_window("read-mt", 0, 40, KP_LEAF_OUTSIDE, "read;leaf_main", "read;leaf_main", 48);
 	return done_testing();

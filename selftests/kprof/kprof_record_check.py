@@ -164,9 +164,9 @@ def only_tid(data, tid):
 def modes(data, mode):
     samples = [r for r in records(data) if r["type"] == "SAMPLE"]
     if mode == "kernel":
-        bad = [r for r in samples if r["misc"] != 1 or r["nr_user"]]
+        bad = [r for r in samples if (r["misc"] & 3) != 1 or r["nr_user"]]
     else:
-        bad = [r for r in samples if r["misc"] != 2 or r["nr_kernel"]]
+        bad = [r for r in samples if (r["misc"] & 3) != 2 or r["nr_kernel"]]
     print(f"{len(samples)} samples, {len(bad)} not {mode}-only")
     return 0 if len(samples) >= 20 and not bad else 1
 

@@ -63,13 +63,14 @@ result "record -- sysread: kernel chains go through vfs_read and do_syscall_64" 
 # --call-graph dwarf finds it.  gettime_loop() likewise in the vDSO.
 # leaf_share FILE FUNC: "W T", T samples of comm leaf in folded FILE, W with FUNC
 leaf_share() {
-	awk -v f=";$2;" '/^leaf;/ { t += $NF; if (index($0, f)) w += $NF }
+	awk -v f=";$2;" '/^leaf;/ { k = $0; sub(/ [0-9]+$/, ";", k); t += $NF; if (index(k, f)) w += $NF }
 		END { printf "%d %d\n", w, t }' "$1"
 }
-# perf_leaf_share FILE FUNC: the same of perf script -F comm,sym's samples
+# perf_leaf_share FILE FUNC: the same of perf script -F comm,ip,sym's
+# samples (a line with the comm, then a tab-indented line per frame)
 perf_leaf_share() {
-	awk -v f="$2" '/^[^ \t]/ { if (c == "leaf") { t++; w += h }; c = $1; h = 0; next }
-		$1 == f { h = 1 }
+	awk -v f="$2" '/^\t/ { if ($2 == f) h = 1; next }
+		NF { if (c == "leaf") { t++; w += h }; c = $1; h = 0 }
 		END { if (c == "leaf") { t++; w += h }; printf "%d %d\n", w, t }' "$1"
 }
 # pct W T: W of T in percent, one decimal
@@ -104,10 +105,10 @@ fi
 # chains as recorded do
 HOME=$tmp perf record -q -e cpu-clock -F 499 --call-graph dwarf -o "$tmp/leaf-dwarf.pdata" -- \
 	"$here/progs/leaf" write 2000 >/dev/null 2>&1
-HOME=$tmp perf script -i "$tmp/leaf-dwarf.pdata" -F comm,sym >"$tmp/leaf-dwarf.pscript" 2>/dev/null
+HOME=$tmp perf script -i "$tmp/leaf-dwarf.pdata" -F comm,ip,sym >"$tmp/leaf-dwarf.pscript" 2>/dev/null
 HOME=$tmp perf record -q -e cpu-clock -F 499 -g -o "$tmp/leaf-fp.pdata" -- \
 	"$here/progs/leaf" write 2000 >/dev/null 2>&1
-HOME=$tmp perf script -i "$tmp/leaf-fp.pdata" -F comm,sym >"$tmp/leaf-fp.pscript" 2>/dev/null
+HOME=$tmp perf script -i "$tmp/leaf-fp.pdata" -F comm,ip,sym >"$tmp/leaf-fp.pscript" 2>/dev/null
 read -r dw dt < <(perf_leaf_share "$tmp/leaf-dwarf.pscript" write_loop)
 read -r fw ft < <(perf_leaf_share "$tmp/leaf-fp.pscript" write_loop)
 tol=$(awk -v a="$lw" -v n="$lt" -v b="$dw" -v m="$dt" 'BEGIN {

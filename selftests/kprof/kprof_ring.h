@@ -304,6 +304,9 @@ static inline void kt_reader_drain(struct kt_reader *r, struct kt_tally *t,
 
 				if (h.misc & KPROF_MISC_RAW)	/* + u32 size, u32 0, padded raw */
 					want += 8 + ((*(uint32_t *)((char *)rec + want) + 7) & ~7U);
+				/* + the registers' mask, 3 registers, u32 size, u32 0, the copy */
+				if ((h.misc & KPROF_MISC_USER_STACK) && want + 40 <= h.size)
+					want += 40 + *(uint32_t *)((char *)rec + want + 32);
 				if (want != h.size && !t->bad++)
 					snprintf(t->why, sizeof(t->why),
 						 "cpu %u: sample size %u with %u+%u frames",

@@ -459,7 +459,7 @@ TEST_F(session, user_chain_follows_frame_pointers)
 struct ustack_check {
 	pid_t pid;
 	uint64_t stack_lo, stack_hi;	/* this process's [stack], the child's too */
-	uint64_t samples, copies, in_stack, trimmed, bad;
+	uint64_t samples, copies, in_stack, matched, bad;
 	char first_bad[160];
 };
 
@@ -497,15 +497,13 @@ static void check_ustack(const struct kprof_record_header *h, void *arg)
 		return ustack_bad(c, "reserved word", w[4]);
 	if (size > 64 || size % 8 || (*(const uint16_t *)(p + 46) & KPROF_SAMPLE_F_USTACK_SHORT))
 		return ustack_bad(c, "size", size);
-	/* cut at a frame pointer above %rsp and closer than the 64 bytes asked */
-	if (w[1] > w[2] && w[1] - w[2] < 64) {
-		if (size != ((w[1] - w[2] + 7) & ~7ULL))
-			return ustack_bad(c, "not cut at %rbp", size);
-		c->trimmed++;
-	} else if (size != 64) {
+	if (size != 64)
 		return ustack_bad(c, "short of the 64 bytes", size);
-	}
 	c->in_stack += w[2] >= c->stack_lo && w[2] < c->stack_hi;
+	/* a frame-pointer leaf's return address, at %rbp + 8, is the chain's */
+	if (w[1] >= w[2] && w[1] + 16 <= w[2] + size && nr[1] >= 2 &&
+	    !memcmp((const char *)(w + 5) + (w[1] + 8 - w[2]), &ips[nr[0] + 1], 8))
+		c->matched++;
 }
 
 TEST_F(session, user_stack_copy)
@@ -525,16 +523,20 @@ TEST_F(session, user_stack_copy)
 	profile_child_ustack(_metadata, self, kt_outer, 500,
 			     KPROF_SESSION_F_USER_STACK | KPROF_SESSION_F_KERNEL_STACK, 64,
 			     &kt_cpu_clock, check_ustack, &c, &c.pid);
-	TH_LOG("samples %llu, with a copy %llu, %%rsp in [stack] %llu, cut at %%rbp %llu, bad %llu",
+	TH_LOG("samples %llu, with a copy %llu, %%rsp in [stack] %llu, return address as the chain's %llu, bad %llu",
 	       (unsigned long long)c.samples, (unsigned long long)c.copies,
-	       (unsigned long long)c.in_stack, (unsigned long long)c.trimmed,
+	       (unsigned long long)c.in_stack, (unsigned long long)c.matched,
 	       (unsigned long long)c.bad);
 	EXPECT_LT(20, c.samples);
 	EXPECT_EQ(0, c.bad) TH_LOG("first bad sample: %s", c.first_bad);
 	EXPECT_EQ(c.samples, c.copies);
 	EXPECT_EQ(c.samples, c.in_stack);
-	/* kt_outer's functions keep frame pointers: most copies end at %rbp */
-	EXPECT_LT(c.samples / 2, c.trimmed);
+	/*
+	 * kt_outer's functions keep frame pointers: where the copy holds the
+	 * leaf's frame, its return address is the chain's second entry (the
+	 * copy is the stack at the sample)
+	 */
+	EXPECT_LT(c.samples / 2, c.matched);
 }
 
 /* --- kernel call chains: the read() path ---------------------------------- */

@@ -5,13 +5,15 @@
  * (or in a function of its own) and says where its stack is first, so
  * that the test can take a kprof sample of it from outside.
  *
- *	leaf read|read-mt|nanosleep|framed|nocfi
+ *	leaf read|read-mt|nanosleep|framed|nocfi|middle
  *
  * read: read() of a pipe (single-threaded: the return address at %rsp);
  * read-mt: the same with a second thread (glibc's cancellable path: at
  * %rsp + 40); nanosleep: nanosleep(), which calls clock_nanosleep() (two
  * frameless functions); framed: the syscall inside a function with a
- * frame; nocfi: inside an assembler function with no CFI.  Prints the
+ * frame; nocfi: inside an assembler function with no CFI; middle: that
+ * framed syscall called from a function without a frame, called from one
+ * with a frame (the frameless one is in the middle).  Prints the
  * blocking function's caller's frame address (its %rbp, which the
  * frameless wrappers leave alone) on stdout, then blocks on stdin.
  */
@@ -72,6 +74,19 @@ __attribute__((noinline)) int sleep_long(void)
 	return nanosleep(&ts, NULL);
 }
 
+/* no frame of its own; not a tail call (the addition) */
+__attribute__((noinline, optimize("omit-frame-pointer"))) long thin_middle(int fd)
+{
+	char c;
+
+	return framed_read(fd, &c, 1) + 1;
+}
+
+__attribute__((noinline)) long thick_outer(int fd)
+{
+	return thin_middle(fd) + 1;
+}
+
 static void *idle(void *arg)
 {
 	pause();
@@ -96,6 +111,8 @@ __attribute__((noinline)) int leaf_main(const char *mode)
 		return framed_read(0, &c, 1) < 0;
 	if (!strcmp(mode, "nocfi"))
 		return wait_nocfi(0) < 0;
+	if (!strcmp(mode, "middle"))
+		return thick_outer(0) < 0;
 	return 2;
 }
 

@@ -745,12 +745,9 @@ enum kprof_record_type {
 	 *
 	 * The user stack part (1.16): with KPROF_A_SESSION_USER_STACK, every
 	 * SAMPLE with a user chain.  regs_mask is KPROF_USER_REGS_MASK; the
-	 * copy holds at most the session's bytes, fewer when the user %rbp
-	 * lies above %rsp and closer (a frame-pointer caller's frame ends
-	 * there: the return addresses of frameless functions called from it
-	 * lie below), and stops short at an unreadable page
-	 * (KPROF_SAMPLE_F_USTACK_SHORT).  Readers that do not know the part
-	 * skip it: the header's size covers it.
+	 * copy holds the session's bytes, fewer when it reached an unreadable
+	 * page (KPROF_SAMPLE_F_USTACK_SHORT).  Readers that do not know the
+	 * part skip it: the header's size covers it.
 	 */
 	KPROF_RECORD_SAMPLE = 1,
 
