@@ -227,7 +227,10 @@ else
 	rc=start
 fi
 diag "$tmp/both-start.out" "$tmp/both-stop.out"
-"$kprofctl" folded -i "$tmp/both.data" >"$tmp/both-stream.folded" 2>"$tmp/both-stream.err"
+# the stream's chains as recorded: its samples carry the stack copy of the
+# leaf fix-up, the tables not yet (Documentation/sampling.rst)
+"$kprofctl" folded -i "$tmp/both.data" --no-leaf-fixup >"$tmp/both-stream.folded" \
+	2>"$tmp/both-stream.err"
 "$kprofctl" folded -i "$tmp/both-agg.data" >"$tmp/both-agg.folded" 2>"$tmp/both-agg.err"
 # both_diff: "stream_total tables_total differing", differing = the samples
 # whose frames one side has more of than the other.  The frames only: the
@@ -236,17 +239,27 @@ diag "$tmp/both-start.out" "$tmp/both-stop.out"
 # called, "swapper/1", "kworker/u8:1"), and a sample at an exec's
 # perf_event_comm() may have the new name in the tables and the old one in
 # the stream, whose COMM is dated there.
+#
+# One exception, counted apart: a sample inside execve past its point of
+# no return (load_elf_binary: the old address space freed, the user
+# registers still the old image's).  The stream names its user frame from
+# the old image's mappings; the tables only when the module kept them, and
+# it keeps an image only of a process sampled before (a child that a
+# shell forked and that is sampled first after that point has none kept,
+# which a busy host makes more likely: seen 2 of 10444 under
+# KPROF_CHECK_LOAD=2).
 both_diff() {
-	awk '{ n = $NF; $NF = ""; k = $0; sub(/^[^;]*/, "", k) }
-	     FNR == NR { a[k] += n; ta += n; next }
-	     { b[k] += n; tb += n }
-	     END { for (k in a) { d = a[k] - b[k]; if (d > 0) diff += d }
-		   for (k in b) { d = b[k] - a[k]; if (d > 0) diff += d }
-		   print ta + 0, tb + 0, diff / 2 }' "$tmp/both-stream.folded" "$tmp/both-agg.folded"
+	awk '{ n = $NF; $NF = ""; k = $0; sub(/^[^;]*/, "", k)
+	       x = index(k, ";bprm_execve;load_elf_binary") ? 1 : 0 }
+	     FNR == NR { a[k] += n; ta += n; ax[k] = x; next }
+	     { b[k] += n; tb += n; bx[k] = x }
+	     END { for (k in a) { d = a[k] - b[k]; if (d > 0) { if (ax[k]) ex += d; else diff += d } }
+		   for (k in b) { d = b[k] - a[k]; if (d > 0) { if (bx[k]) ex += d; else diff += d } }
+		   print ta + 0, tb + 0, diff / 2, ex / 2 }' "$tmp/both-stream.folded" "$tmp/both-agg.folded"
 }
-read -r ta tb differ <<<"$(both_diff)"
-check "start --mode both, stop -o: the stream and the tables hold the same samples ($ta, $tb) on the same frames ($differ differ)" \
-	"[ '$rc' = 0 ] && [ '${ta:-0}' -gt 0 ] && [ '$ta' = '$tb' ] && [ '$differ' = 0 ]"
+read -r ta tb differ inexec <<<"$(both_diff)"
+check "start --mode both, stop -o: the stream and the tables hold the same samples ($ta, $tb) on the same frames ($differ differ; $inexec more inside an exec's load_elf_binary)" \
+	"[ '$rc' = 0 ] && [ '${ta:-0}' -gt 0 ] && [ '$ta' = '$tb' ] && [ '$differ' = 0 ] && [ \$(( ${inexec%.*} * 1000 )) -le '$ta' ]"
 if [ "${differ:-x}" != 0 ]; then
 	awk '{ n = $NF; $NF = ""; sub(/^[^;]*/, ""); print $0 "|" n }' "$tmp/both-stream.folded" |
 		sort >"$tmp/s.sorted"
