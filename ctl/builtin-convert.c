@@ -18,7 +18,8 @@ static const char * const convert_usage[] = {
 	"kprofctl convert [-i <kprof.data>] [-o <perf.data>]",
 	"",
 	"Write a recording as a perf.data file that perf reads ('perf report',",
-	"'perf script'): samples with their call chains, the processes and their",
+	"'perf script'): samples with their call chains (the callers of frameless",
+	"leaves found, as kprofctl's decoders show them), the processes and their",
 	"mappings, the build-ids of the files hit.  Tracepoints lose their raw",
 	"fields; an aggregated profile cannot be converted.",
 	NULL
@@ -27,9 +28,12 @@ static const char * const convert_usage[] = {
 int cmd_convert(int argc, const char **argv)
 {
 	const char *cmd = argv[0], *input = KP_DEFAULT_OUTPUT, *output = "perf.data";
+	bool no_leaf_fixup = false;
 	const struct option options[] = {
 		OPT_STRING('i', "input", &input, "file", "input file (default kprof.data)"),
 		OPT_STRING('o', "output", &output, "file", "output file (default perf.data)"),
+		OPT_BOOLEAN(0, "no-leaf-fixup", &no_leaf_fixup,
+			    "user chains as recorded: no caller of a frameless leaf from the stack copy"),
 		OPT_END()
 	};
 	struct kp_perfdata_stats st;
@@ -40,7 +44,7 @@ int cmd_convert(int argc, const char **argv)
 		return parse_options_exit_code(argc);
 	if (parse_options_max_args(cmd, argc, argv, 0))
 		return KP_EXIT_USAGE;
-	if (kp_perfdata__convert(input, output, &st, &err)) {
+	if (kp_perfdata__convert(input, output, no_leaf_fixup, &st, &err)) {
 		kp_err__print(&err, cmd);
 		return KP_EXIT_FAILURE;
 	}
@@ -50,6 +54,9 @@ int cmd_convert(int argc, const char **argv)
 	if (st.kernel_maps)
 		fprintf(stderr, "[ kprof convert: the maps of the kernel and %u module%s of this boot ]\n",
 			st.kernel_maps - 1, st.kernel_maps == 2 ? "" : "s");
+	if (st.leaf_fixed)
+		fprintf(stderr, "[ kprof convert: %" PRIu64
+			" user chains with the callers of frameless leaves ]\n", st.leaf_fixed);
 	if (st.raw_dropped)
 		fprintf(stderr, "[ kprof convert: %" PRIu64
 			" tracepoint samples without their fields (no recorded format) ]\n", st.raw_dropped);

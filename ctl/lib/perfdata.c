@@ -15,6 +15,7 @@
 
 #include "buildid.h"
 #include "data.h"
+#include "decode.h"
 #include "outfile.h"
 #include "perfdata.h"
 #include "record.h"
@@ -94,7 +95,37 @@ struct conv {
 	/* the first and last sample's time (FEAT_SAMPLE_TIME) */
 	uint64_t			first_time, last_time;
 	int				error;
+	/* the leaf fix-up: a decoder of the input for its machine, opened at
+	 * the first sample with a stack copy
+	 */
+	const char			*in;
+	bool				no_leaf_fixup, dec_tried, dec_open;
+	struct kp_decoder		dec;
 };
+
+/* The user chain of @s, fixed up when it carries a stack copy, into @buf. */
+static const uint64_t *conv_user_chain(struct conv *c, const struct kp_rec_sample *s,
+				       uint64_t *buf, unsigned int *nr)
+{
+	struct kp_decode_opts opts = { .machine = { .cmd = "convert" } };
+	const uint64_t *user = s->ips + s->nr_kernel;
+	struct kp_leaf_walk w;
+	struct kp_err err;
+
+	*nr = s->nr_user;
+	if (c->no_leaf_fixup || !s->nr_user || !(s->header.misc & KPROF_MISC_USER_STACK))
+		return user;
+	if (!c->dec_tried) {
+		c->dec_tried = true;
+		c->dec_open = !kp_decoder__open(&c->dec, c->in, &opts, &err);
+	}
+	if (!c->dec_open ||
+	    kp_machine__leaf_fixup(c->dec.machine, s, KPROF_MAX_STACK_DEPTH, &w) != KP_LEAF_FIXED)
+		return user;
+	*nr = kp_leaf_walk__chain(&w, user, s->nr_user, buf);
+	c->st.leaf_fixed++;
+	return buf;
+}
 
 static uint64_t event_id(unsigned int ev)
 {
@@ -206,7 +237,9 @@ static void conv_sample(struct conv *c, const struct kp_rec_sample *s)
 		c->first_time = s->time;
 	if (s->time > c->last_time)
 		c->last_time = s->time;
-	uint64_t nr = 0, ctx;
+	uint64_t nr = 0, ctx, fixed[2 * KPROF_MAX_STACK_DEPTH];
+	unsigned int nr_user = 0;
+	const uint64_t *user = NULL;
 	struct {
 		uint64_t	id, ip;
 		uint32_t	pid, tid;
@@ -222,7 +255,8 @@ static void conv_sample(struct conv *c, const struct kp_rec_sample *s)
 	const void *raw = NULL;
 
 	if (c->callchain) {
-		nr = (s->nr_kernel ? 1 + s->nr_kernel : 0) + (s->nr_user ? 1 + s->nr_user : 0);
+		user = conv_user_chain(c, s, fixed, &nr_user);
+		nr = (s->nr_kernel ? 1 + s->nr_kernel : 0) + (nr_user ? 1 + nr_user : 0);
 		size += 8 + 8 * nr;
 	}
 	if (s->header.misc & KPROF_MISC_RAW) {
@@ -250,10 +284,10 @@ static void conv_sample(struct conv *c, const struct kp_rec_sample *s)
 			put(c, &ctx, sizeof(ctx));
 			put(c, s->ips, 8 * s->nr_kernel);
 		}
-		if (s->nr_user) {
+		if (nr_user) {
 			ctx = PERF_CONTEXT_USER;
 			put(c, &ctx, sizeof(ctx));
-			put(c, s->ips + s->nr_kernel, 8 * s->nr_user);
+			put(c, user, 8 * nr_user);
 		}
 	}
 	if (with_raw) {
@@ -845,13 +879,13 @@ static int formats_init(struct conv *c, const struct kp_tp_formats *stored, cons
 	return 0;
 }
 
-int kp_perfdata__convert(const char *in, const char *out, struct kp_perfdata_stats *st,
-			 struct kp_err *err)
+int kp_perfdata__convert(const char *in, const char *out, bool no_leaf_fixup,
+			 struct kp_perfdata_stats *st, struct kp_err *err)
 {
 	struct perf_file_header h = { .magic = PERF_MAGIC, .size = sizeof(h),
 				      .attr_size = sizeof(struct perf_file_attr) };
 	const struct kprof_record_header *rec;
-	struct conv c = { .out = out };
+	struct conv c = { .out = out, .in = in, .no_leaf_fixup = no_leaf_fixup };
 	unsigned int i, nr_events;
 	struct utsname uts;
 	struct kp_data *d;
@@ -953,6 +987,8 @@ out_close:
 	for (k = 0; k < c.nr_bids; k++)
 		free(c.bids[k]);
 	free(c.bids);
+	if (c.dec_open)
+		kp_decoder__close(&c.dec);
 	kp_data__close(d);
 	return ret;
 }

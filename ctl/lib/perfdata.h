@@ -16,6 +16,10 @@
  * feature so that 'perf script' decodes them.  The layouts are those of perf's
  * Documentation/perf.data-file-format.txt and <linux/perf_event.h>.
  *
+ * User chains are written fixed up (lib/unwind.h: the callers of frameless
+ * leaves, from the samples' stack copies), as kprofctl's decoders show
+ * them, unless @no_leaf_fixup; the copies themselves are not written.
+ *
  * Not converted (refused or left out, see kp_perfdata__convert()): an
  * aggregated profile's AGG records; the raw data of a tracepoint whose
  * format the recording did not keep (counted in raw_dropped).
@@ -23,6 +27,7 @@
 #ifndef KPROFCTL_PERFDATA_H
 #define KPROFCTL_PERFDATA_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -36,6 +41,7 @@ struct kp_perfdata_stats {
 	uint32_t	build_ids;
 	uint32_t	mmap_build_ids;	/* MMAP2 records with their file's build-id */
 	uint32_t	kernel_maps;	/* the kernel's and modules' (a recording of this boot) */
+	uint64_t	leaf_fixed;	/* user chains given frames by the leaf fix-up */
 };
 
 /*
@@ -43,7 +49,7 @@ struct kp_perfdata_stats {
  * (AGG records) is refused with -EOPNOTSUPP: it has no samples.  0 or
  * -errno with @err set; @st (may be NULL) counts what was written.
  */
-int kp_perfdata__convert(const char *in, const char *out, struct kp_perfdata_stats *st,
-			 struct kp_err *err);
+int kp_perfdata__convert(const char *in, const char *out, bool no_leaf_fixup,
+			 struct kp_perfdata_stats *st, struct kp_err *err);
 
 #endif /* KPROFCTL_PERFDATA_H */

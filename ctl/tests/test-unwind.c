@@ -26,7 +26,10 @@
 #include "lib/record.h"
 #include "lib/session.h"
 #include "lib/unwind.h"
+#include "gen.h"
+#include "run-kprofctl.h"
 #include "tap.h"
+#include "tmpdir.h"
 
 static const char *elf_dir;
 
@@ -121,8 +124,9 @@ static int child__mem(const struct child *c, uint64_t addr, void *buf, size_t le
 	return ok ? 0 : -1;
 }
 
-/* Its executable file mappings as MMAP records into @m; its libc noted. */
-static int child__maps(struct child *c, struct kp_machine *m)
+/* Its executable file mappings as MMAP records to @fn; its libc noted. */
+static int child__maps(struct child *c, void (*fn)(const struct kprof_record_header *, void *),
+		       void *arg)
 {
 	unsigned long long start, end, pgoff;
 	char path[64], line[512], perm[8], file[300];
@@ -148,8 +152,7 @@ static int child__maps(struct child *c, struct kp_machine *m)
 		rec->len = end - start;
 		rec->pgoff = pgoff;
 		strcpy(rec->filename, file);
-		if (kp_machine__add(m, &rec->header))
-			abort();
+		fn(&rec->header, arg);
 		if (strstr(file, "/libc.so")) {
 			snprintf(c->libc, sizeof(c->libc), "%s", file);
 			c->libc_start = start;
@@ -158,6 +161,17 @@ static int child__maps(struct child *c, struct kp_machine *m)
 	}
 	fclose(fp);
 	return 0;
+}
+
+static void to_machine(const struct kprof_record_header *h, void *arg)
+{
+	if (kp_machine__add(arg, h))
+		abort();
+}
+
+static void to_file(const struct kprof_record_header *h, void *arg)
+{
+	gen__write(arg, h);
 }
 
 /*
@@ -232,7 +246,7 @@ static enum kp_leaf resolve(struct child *c, uint32_t window, char *fixed, char 
 	for (pass = 0; pass < 2; pass++) {
 		opts.no_leaf_fixup = pass;
 		m = kp_machine__new(&opts);
-		if (!m || child__maps(c, m) || kp_machine__prepare(m))
+		if (!m || child__maps(c, to_machine, m) || kp_machine__prepare(m))
 			break;
 		if (!s)
 			s = child__sample(c, window);
@@ -263,6 +277,57 @@ static int64_t libc_cfa(const struct child *c)
 	return cfa.rule == KP_CFA_SP ? cfa.off : -1;
 }
 
+/*
+ * The same sample in a recording: folded shows the fixed chain (and the
+ * one as recorded with --no-leaf-fixup), convert writes it for perf.
+ */
+static void check_file(struct child *c)
+{
+	char dir[256], rec[300], pd[300], cmd[700], line[512];
+	struct kp_rec_sample *s = child__sample(c, KP_LEAF_STACK_BYTES);
+	struct gen_writer g;
+	struct run r;
+	bool found = false;
+	FILE *fp;
+
+	tmpdir__create(dir, sizeof(dir));
+	snprintf(rec, sizeof(rec), "%s/kprof.data", dir);
+	snprintf(pd, sizeof(pd), "%s/perf.data", dir);
+	gen__writer(&g, rec, "kprof-test", "kprofctl record -g -- leaf read");
+	gen__comm(&g, 1, c->pid, c->pid, "leaf", true);
+	child__maps(c, to_file, &g);
+	if (s) {
+		s->time = 2;
+		gen__write(&g, s);
+	}
+	gen__finish(&g, 3);
+	free(s);
+
+	kprofctl(&r, "folded", "-i", rec, NULL);
+	ok(r.rc == 0 && strstr(r.out, ";leaf_main;wait_on_pipe;"),
+	   "read, recorded: folded shows leaf_main;wait_on_pipe;read");
+	if (r.rc || !strstr(r.out, "wait_on_pipe"))
+		diag("%s%s", r.out, r.err);
+	run_free(&r);
+	kprofctl(&r, "folded", "-i", rec, "--no-leaf-fixup", NULL);
+	ok(r.rc == 0 && strstr(r.out, ";leaf_main;") && !strstr(r.out, "wait_on_pipe"),
+	   "read, recorded: folded --no-leaf-fixup shows the chain as recorded");
+	run_free(&r);
+	kprofctl(&r, "convert", "-i", rec, "-o", pd, NULL);
+	ok(r.rc == 0 && strstr(r.err, "[ kprof convert: 1 user chains with the callers of frameless leaves ]"),
+	   "read, recorded: convert writes the fixed chain");
+	run_free(&r);
+	/* perf itself (linux-perf, tools/deps.sh) reads it: the frame is there */
+	snprintf(cmd, sizeof(cmd), "HOME=%s perf script -i %s -F ip,sym 2>/dev/null", dir, pd);
+	fp = popen(cmd, "r");
+	while (fp && fgets(line, sizeof(line), fp))
+		found |= !!strstr(line, " wait_on_pipe");
+	if (fp)
+		pclose(fp);
+	ok(found, "read, recorded: perf script of the converted file shows wait_on_pipe");
+	tmpdir__remove(dir);
+}
+
 static void check_window(const char *mode, long nr, uint32_t window, enum kp_leaf want,
 			 const char *want_fixed, const char *want_plain, int64_t want_cfa)
 {
@@ -277,6 +342,8 @@ static void check_window(const char *mode, long nr, uint32_t window, enum kp_lea
 		return;
 	}
 	leaf = resolve(&c, window, fixed, plain, sizeof(fixed));
+	if (!strcmp(mode, "read") && window == KP_LEAF_STACK_BYTES)
+		check_file(&c);
 	diag("%s: %%rsp %#" PRIx64 ", %%rbp %#" PRIx64 ", fixed %s, as recorded %s", mode, c.sp,
 	     c.fp, fixed, plain);
 	is_str(leaf < KP_LEAF__MAX ? kp_leaf_names[leaf] : "?", kp_leaf_names[want],
