@@ -37,7 +37,8 @@
 #   --rounds N         profiled runs per tool and rate (default 1)
 #   --event EV         event for both tools (default cpu-clock; "" = tool default)
 #   --tools "T..."     what runs beside the workload, of: perf (perf record -g),
-#                      kprof (kprofctl record -g), agg (kprofctl start -g
+#                      kprof (kprofctl record -g), kprof-noleaf (the same
+#                      with --no-leaf-fixup: no stack copy), agg (kprofctl start -g
 #                      --mode aggregate), floor-empty and floor-walk
 #                      (kprof_floor.ko: an empty handler; one that only
 #                      walks both stacks), bpftrace (profile:hz, stacks
@@ -307,7 +308,7 @@ run() {
 	data=$tmp/$name.data
 	note "$name"
 	case $tool in
-	kprof|agg|three) use_ko "$ko" ;;
+	kprof|kprof-noleaf|agg|three) use_ko "$ko" ;;
 	*-stages) use_ko "$stages_ko"; stages_snapshot >"$tmp/$name.stages0" ;;
 	esac
 	case $tool in
@@ -320,6 +321,11 @@ run() {
 		;;
 	kprof|kprof-stages)
 		"$kprofctl" record -a -g -F "$rate" "${evopt[@]}" -o "$data" -- \
+			"$workload" "$seconds" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
+		;;
+	kprof-noleaf)
+		# the same without the leaf fix-up's stack copy: what it costs
+		"$kprofctl" record -a -g --no-leaf-fixup -F "$rate" "${evopt[@]}" -o "$data" -- \
 			"$workload" "$seconds" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
 		;;
 	three)
@@ -413,7 +419,8 @@ run() {
 		lost=${lost:-0}
 	elif [[ $tool != baseline ]]; then
 		samples=$(parse_samples "$out/log/$name.err")
-		if [[ $tool == kprof || $tool == kprof-stages || $tool == three ]]; then
+		if [[ $tool == kprof || $tool == kprof-noleaf || $tool == kprof-stages ||
+		      $tool == three ]]; then
 			lost=$(parse_kprof_lost "$out/log/$name.err")
 			bal=$(parse_kprof_balance "$out/log/$name.err")
 			extra="balance=${bal:--} $(parse_kprof_handler "$out/log/$name.err")"

@@ -72,13 +72,14 @@ def get(t, key, scale=1.0):
 
 
 # what runs beside the workload at each rate (guest.sh --tools)
-SAMPLERS = ("perf", "kprof", "agg", "three", "floor-empty", "floor-walk", "bpftrace", "bcc",
-            "kprof-stages", "agg-stages")
+SAMPLERS = ("perf", "kprof", "kprof-noleaf", "agg", "three", "floor-empty", "floor-walk",
+            "bpftrace", "bcc", "kprof-stages", "agg-stages")
 LABELS = {
     "floor-empty": "floor: empty handler",
     "floor-walk": "floor: walk only",
     "perf": "perf record -g",
     "kprof": "kprof record -g (stream)",
+    "kprof-noleaf": "kprof record -g --no-leaf-fixup",
     "agg": "kprof start -g --mode aggregate",
     "three": "stream + 2 aggregating sessions",
     "bpftrace": "bpftrace profile:hz",
@@ -239,7 +240,8 @@ def sampling_tables(rates, md):
             lines.append(f"| {LABELS[t]} | " + " | ".join(cells) + " |")
         else:
             lines.append(f"{LABELS[t]:>32}" + "".join(f"  {c:>22}" for c in cells))
-    keys = [k for k in ("kprof/perf", "kprof/floor-walk", "kprof/floor-empty", "agg/floor-walk",
+    keys = [k for k in ("kprof/perf", "kprof/kprof-noleaf", "kprof/floor-walk",
+                        "kprof/floor-empty", "agg/floor-walk",
                         "agg/floor-empty", "agg/bpftrace", "agg/bcc", "agg/perf")
             if any(k in e["multiples"] for e in rates)]
     if keys:
@@ -426,7 +428,8 @@ def main():
         # kprof's cost as multiples of the floor's and the BPF peers'
         entry["multiples"] = {}
         for mine in ("kprof", "agg"):
-            for other in ("floor-empty", "floor-walk", "perf", "bpftrace", "bcc"):
+            for other in ("floor-empty", "floor-walk", "perf", "bpftrace", "bcc",
+                          "kprof-noleaf"):
                 m, o = entry.get(mine), entry.get(other)
                 if m and o and o["overhead"] and m["overhead"] is not None:
                     entry["multiples"][f"{mine}/{other}"] = m["overhead"] / o["overhead"]
