@@ -50,6 +50,7 @@ int cmd_rotate(int argc, const char **argv)
 	struct kp_version_info ver;
 	struct kp_agg_interval iv;
 	struct kp_agg_summary sum;
+	char what[128];
 	struct kp_status_info st;
 	struct kp_err err;
 	struct kp_nl *nl;
@@ -94,13 +95,9 @@ int cmd_rotate(int argc, const char **argv)
 	o.interval = &iv;
 	if (kp_agg__save_profile(nl, output, &o, &sum, &err))
 		goto out_err;
-	fprintf(stderr, "[ kprof rotate: Wrote %.3f MB %s (interval %" PRIu64 " of session %" PRIu64 ", %.3f s: %zu stacks, %" PRIu64 " samples, ",
-		sum.file_bytes / 1048576.0, output, iv.epoch, st.session_id,
-		(iv.end_ns - iv.start_ns) / 1e9, sum.nr_keys, sum.samples);
-	if (sum.offcpu_ns)
-		fprintf(stderr, "%.1f ms off-CPU, ", sum.offcpu_ns / 1e6);
-	fprintf(stderr, "%zu processes, %u gone, %u of them with kept mappings) ]\n",
-		sum.nr_pids, sum.nr_vanished, sum.nr_vanished_named);
+	snprintf(what, sizeof(what), "interval %" PRIu64 " of session %" PRIu64 ", %.3f s",
+		 iv.epoch, st.session_id, (iv.end_ns - iv.start_ns) / 1e9);
+	kp_agg_summary__print(&sum, "rotate", output, what);
 	ret = KP_EXIT_OK;
 	goto out;
 

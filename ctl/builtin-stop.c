@@ -150,12 +150,7 @@ static int save_profile(struct kp_nl *nl, const struct kp_version_info *ver, con
 	if (KPROF_ABI_VERSION_MINOR(ver->abi) >= 12 && kp_nl__free(nl, &free_err))
 		kp_error(cmd, "warning: session %" PRIu64 " was saved but not freed: %s",
 			 kp_nl__session(nl), free_err.msg);
-	fprintf(stderr, "[ kprof stop: Wrote %.3f MB %s (%zu stacks, %" PRIu64 " samples, ",
-		sum.file_bytes / 1048576.0, output, sum.nr_keys, sum.samples);
-	if (sum.offcpu_ns)
-		fprintf(stderr, "%.1f ms off-CPU, ", sum.offcpu_ns / 1e6);
-	fprintf(stderr, "%zu processes, %u gone, %u of them with kept mappings) ]\n",
-		sum.nr_pids, sum.nr_vanished, sum.nr_vanished_named);
+	kp_agg_summary__print(&sum, "stop", output, NULL);
 	return 0;
 }
 

@@ -876,3 +876,15 @@ out:
 	kp_nl__delete(nl);
 	return ret;
 }
+
+void kp_agg_summary__print(const struct kp_agg_summary *sum, const char *cmd, const char *path,
+			   const char *what)
+{
+	fprintf(stderr, "[ kprof %s: Wrote %.3f MB %s (%s%s%zu stacks, %" PRIu64 " samples, ", cmd,
+		sum->file_bytes / 1048576.0, path, what ? what : "", what ? ": " : "",
+		sum->nr_keys, sum->samples);
+	if (sum->offcpu_ns)
+		fprintf(stderr, "%.1f ms off-CPU, ", sum->offcpu_ns / 1e6);
+	fprintf(stderr, "%zu processes, %u gone, %u of them with kept mappings) ]\n",
+		sum->nr_pids, sum->nr_vanished, sum->nr_vanished_named);
+}

@@ -153,6 +153,14 @@ int kp_agg__save_profile(struct kp_nl *nl, const char *path, const struct kp_agg
 			 struct kp_agg_summary *sum, struct kp_err *err);
 
 /*
+ * "[ kprof CMD: Wrote 0.123 MB PATH (WHAT, N stacks, N samples, ... gone,
+ * ... with kept mappings) ]" on stderr: what @sum says was saved; @what
+ * (NULL: none) names an interval.
+ */
+void kp_agg_summary__print(const struct kp_agg_summary *sum, const char *cmd, const char *path,
+			   const char *what);
+
+/*
  * An empty temporary file $TMPDIR/@prefix.XXXXXX (default /tmp), its path in
  * @path; the caller unlinks it.  0, or -errno with @err set and @path "".
  */
