@@ -435,6 +435,7 @@ static void dump_record_json(const struct kprof_record_header *h, uint64_t off)
 	switch (h->type) {
 	case KPROF_RECORD_SAMPLE: {
 		const struct kp_rec_sample *s = (const void *)h;
+		struct kp_ustack u;
 
 		json__u64(&w, "time", s->time);
 		json__u64(&w, "cpu", s->cpu);
@@ -454,6 +455,12 @@ static void dump_record_json(const struct kprof_record_header *h, uint64_t off)
 		for (i = 0; i < s->nr_user; i++)
 			json_hex(&w, NULL, s->ips[s->nr_kernel + i]);
 		json__end_array(&w);
+		if (kp_sample__ustack(s, &u)) {	/* the leaf fix-up's registers and copy size */
+			json_hex(&w, "user_bp", u.bp);
+			json_hex(&w, "user_sp", u.sp);
+			json_hex(&w, "user_ip", u.ip);
+			json__u64(&w, "user_stack_size", u.size);
+		}
 		break;
 	}
 	case KPROF_RECORD_LOST: {

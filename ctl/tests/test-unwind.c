@@ -313,6 +313,14 @@ static void check_file(struct child *c)
 	ok(r.rc == 0 && strstr(r.out, ";leaf_main;") && !strstr(r.out, "wait_on_pipe"),
 	   "read, recorded: folded --no-leaf-fixup shows the chain as recorded");
 	run_free(&r);
+	kprofctl(&r, "dump", "-i", rec, NULL);
+	ok(r.rc == 0 && strstr(r.out, "... ustack: size 128\n") && strstr(r.out, "... user regs: bp 0x"),
+	   "read, recorded: dump prints the user registers and the copy's size");
+	run_free(&r);
+	kprofctl(&r, "dump", "--json", "-i", rec, NULL);
+	ok(r.rc == 0 && strstr(r.out, "\"user_stack_size\":128"),
+	   "read, recorded: dump --json has user_stack_size");
+	run_free(&r);
 	kprofctl(&r, "convert", "-i", rec, "-o", pd, NULL);
 	ok(r.rc == 0 && strstr(r.err, "[ kprof convert: 1 user chains with the callers of frameless leaves ]"),
 	   "read, recorded: convert writes the fixed chain");
