@@ -374,7 +374,7 @@ static void state_write(struct daemon *dm)
 	st->not_saved = dm->failed;
 	st->removed = dm->removed;
 	if (dm->uploading)
-		st->spooled = count_files(dm->uploader.c.spool_dir, ".pprof") +
+		st->spooled = kp_upload__spooled(dm->uploader.c.spool_dir) +
 			      count_files(dm->conf.outbox, ".pb.gz");
 	if (kp_rundir__write_daemon(st, &err) && !warned) {
 		kp_error(dm->cmd, "warning: status will not show the daemon: %s", err.msg);

@@ -427,6 +427,32 @@ static int spool__cmp(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
+/* Is @name in directory @dfd a spooled profile?  Its stat in @st. */
+static bool spool__is_item(int dfd, const char *name, struct stat *st)
+{
+	size_t len = strlen(name);
+
+	return name[0] != '.' && len >= sizeof(SPOOL_SUFFIX) &&
+	       len < sizeof(((struct spool_entry *)0)->name) &&
+	       !strcmp(name + len - strlen(SPOOL_SUFFIX), SPOOL_SUFFIX) &&
+	       !fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st->st_mode);
+}
+
+uint64_t kp_upload__spooled(const char *spool_dir)
+{
+	struct dirent *de;
+	struct stat st;
+	uint64_t n = 0;
+	DIR *d = opendir(spool_dir);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		n += spool__is_item(dirfd(d), de->d_name, &st);
+	closedir(d);
+	return n;
+}
+
 /* The items, oldest first; stale temporary files (we hold the lock) removed. */
 static int spool__list(struct kp_uploader *u, struct spool_list *l, struct kp_err *err)
 {
@@ -451,10 +477,7 @@ static int spool__list(struct kp_uploader *u, struct spool_list *l, struct kp_er
 			unlinkat(dirfd(d), de->d_name, 0);
 			continue;
 		}
-		if (de->d_name[0] == '.' || len < sizeof(SPOOL_SUFFIX) ||
-		    len >= sizeof(l->v->name) ||
-		    strcmp(de->d_name + len - strlen(SPOOL_SUFFIX), SPOOL_SUFFIX) ||
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		if (len >= sizeof(l->v->name) || !spool__is_item(dirfd(d), de->d_name, &st))
 			continue;
 		if (l->nr == cap) {
 			cap = cap ? cap * 2 : 64;

@@ -136,6 +136,12 @@ int kp_uploader__profile(struct kp_uploader *u, const void *body, size_t len, ui
 			 struct kp_err *err);
 
 /*
+ * The profiles waiting in the spool directory @spool_dir (the backlog),
+ * counted without its lock: for status, while the sender owns the spool.
+ */
+uint64_t kp_upload__spooled(const char *spool_dir);
+
+/*
  * Deliver the spool, oldest first.  0 when nothing is left to retry,
  * -EAGAIN when the server could not take an item (it and the rest stay),
  * -EPERM when it refused our credentials or URL, other -errno (spool I/O);

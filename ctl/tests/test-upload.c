@@ -29,6 +29,7 @@
 #include "pprof-load.h"
 #include "run-kprofctl.h"
 #include "scenario.h"
+#include "lib/upload.h"
 #include "tap.h"
 #include "tmpdir.h"
 
@@ -436,6 +437,10 @@ static void test_retry(void)
 		diag("%s", r.err);
 	run_free(&r);
 	is_int(spool_items(NULL), 1, "one item in the spool");
+	/* what status shows of it: a temporary file or a dot-file is no item */
+	tmpdir__write(spool, ".tmp-1.pprof", "x");
+	tmpdir__write(spool, "x.pprof.tmp", "x");
+	is_int(kp_upload__spooled(spool), 1, "kp_upload__spooled(): the one item, no temporary file");
 
 	decode(&r, "--upload", url, "--spool-dir", spool, "--tag", "run=2", NULL);
 	ok(r.rc == 0 && strstr(r.err, "uploaded ") && strstr(r.err, "(HTTP 200)"),
