@@ -260,6 +260,37 @@ static void exporter__functions(FILE *fp, const struct exporter *ex, struct kp_n
 	free(fn.f);
 }
 
+static double daemon_saved(const struct kp_daemon_state *d) { return d->saved; }
+static double daemon_not_saved(const struct kp_daemon_state *d) { return d->not_saved; }
+static double daemon_removed(const struct kp_daemon_state *d) { return d->removed; }
+static double daemon_last_end(const struct kp_daemon_state *d) { return d->last_end_ns / 1e9; }
+static double daemon_waiting(const struct kp_daemon_state *d) { return d->spooled; }
+
+/*
+ * The kprof_daemon_* series of one value per daemon, in family order; a
+ * row without a type continues the family above it.
+ */
+static const struct {
+	const char	*name, *type, *help;
+	const char	*outcome;	/* its outcome label, or NULL */
+	bool		upload;		/* daemons with --upload only */
+	double		(*value)(const struct kp_daemon_state *d);
+} daemon_series[] = {
+	{ "kprof_daemon_intervals_total", "counter",
+	  "Intervals the daemon closed, by outcome: saved (every format in its directory) or not_saved.",
+	  "saved", false, daemon_saved },
+	{ "kprof_daemon_intervals_total", NULL, NULL, "not_saved", false, daemon_not_saved },
+	{ "kprof_daemon_removed_intervals_total", "counter",
+	  "Intervals whose files retention removed (--keep, --max-age, --max-size).",
+	  NULL, false, daemon_removed },
+	{ "kprof_daemon_last_interval_end_seconds", "gauge",
+	  "Unix time of the end of the last interval saved (0: none yet).",
+	  NULL, false, daemon_last_end },
+	{ "kprof_daemon_upload_waiting", "gauge",
+	  "Profiles of a daemon with --upload waiting to be delivered (spool and outbox).",
+	  NULL, true, daemon_waiting },
+};
+
 /*
  * The daemons ('kprofctl daemon') of the sessions listed: what each says
  * of itself in the run directory (lib/rundir.h), labelled with its
@@ -269,7 +300,7 @@ static void exporter__daemons(FILE *fp, struct kp_nl *nl)
 {
 	struct kp_daemon_state *d = NULL;
 	struct kp_session_row *rows;
-	unsigned int nr = 0, n = 0, i;
+	unsigned int nr = 0, n = 0, i, k;
 	char id[24], pid[16];
 	struct kp_err err;
 
@@ -296,42 +327,22 @@ static void exporter__daemons(FILE *fp, struct kp_nl *nl)
 				d[i].formats, NULL);
 		kp_prom__value(fp, 1);
 	}
-	kp_prom__family(fp, "kprof_daemon_intervals_total", "counter",
-			"Intervals the daemon closed, by outcome: saved (every format in its directory) or not_saved.");
-	for (i = 0; i < n; i++) {
-		snprintf(id, sizeof(id), "%" PRIu64, d[i].session_id);
-		fputs("kprof_daemon_intervals_total", fp);
-		kp_prom__labels(fp, "session", id, "outcome", "saved", NULL);
-		kp_prom__value(fp, d[i].saved);
-		fputs("kprof_daemon_intervals_total", fp);
-		kp_prom__labels(fp, "session", id, "outcome", "not_saved", NULL);
-		kp_prom__value(fp, d[i].not_saved);
-	}
-	kp_prom__family(fp, "kprof_daemon_removed_intervals_total", "counter",
-			"Intervals whose files retention removed (--keep, --max-age, --max-size).");
-	for (i = 0; i < n; i++) {
-		snprintf(id, sizeof(id), "%" PRIu64, d[i].session_id);
-		fputs("kprof_daemon_removed_intervals_total", fp);
-		kp_prom__labels(fp, "session", id, NULL);
-		kp_prom__value(fp, d[i].removed);
-	}
-	kp_prom__family(fp, "kprof_daemon_last_interval_end_seconds", "gauge",
-			"Unix time of the end of the last interval saved (0: none yet).");
-	for (i = 0; i < n; i++) {
-		snprintf(id, sizeof(id), "%" PRIu64, d[i].session_id);
-		fputs("kprof_daemon_last_interval_end_seconds", fp);
-		kp_prom__labels(fp, "session", id, NULL);
-		kp_prom__value(fp, d[i].last_end_ns / 1e9);
-	}
-	kp_prom__family(fp, "kprof_daemon_upload_waiting", "gauge",
-			"Profiles of a daemon with --upload waiting to be delivered (spool and outbox).");
-	for (i = 0; i < n; i++) {
-		if (!*d[i].upload)
-			continue;
-		snprintf(id, sizeof(id), "%" PRIu64, d[i].session_id);
-		fputs("kprof_daemon_upload_waiting", fp);
-		kp_prom__labels(fp, "session", id, NULL);
-		kp_prom__value(fp, d[i].spooled);
+	for (k = 0; k < KP_ARRAY_SIZE(daemon_series); k++) {
+		if (daemon_series[k].type)
+			kp_prom__family(fp, daemon_series[k].name, daemon_series[k].type,
+					daemon_series[k].help);
+		for (i = 0; i < n; i++) {
+			if (daemon_series[k].upload && !*d[i].upload)
+				continue;
+			snprintf(id, sizeof(id), "%" PRIu64, d[i].session_id);
+			fputs(daemon_series[k].name, fp);
+			if (daemon_series[k].outcome)
+				kp_prom__labels(fp, "session", id, "outcome", daemon_series[k].outcome,
+						NULL);
+			else
+				kp_prom__labels(fp, "session", id, NULL);
+			kp_prom__value(fp, daemon_series[k].value(&d[i]));
+		}
 	}
 out:
 	free(d);
