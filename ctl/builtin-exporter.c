@@ -13,7 +13,9 @@
  * Each scrape also reads the counting session ('kprofctl stat'), when one
  * exists (COUNT_READ of no session id: the module keeps at most one), and
  * renders its counts per event and CPU as 'stat --prometheus' does, with
- * a session label.  With --top N and an aggregating sampling session, it
+ * a session label.  With --top N and an aggregating sampling session (the
+ * newest running one not read in intervals: a daemon's tables restart at
+ * each swap, which no counter may), it
  * reads the aggregation tables as the --live commands do (an aggregated
  * profile in a temporary file, decoded and symbolized), adds the samples
  * up by their innermost frame's function and DSO and serves the N largest
@@ -55,7 +57,8 @@ static const char * const exporter_usage[] = {
 	"module's counters (samples, losses by cause, handler time, sessions) in",
 	"the text exposition format; while 'kprofctl stat' counts, its counts per",
 	"event and CPU; with --top N and an aggregating session ('kprofctl",
-	"start'), the samples of the N functions most often innermost in the",
+	"start'; the newest, of those not read in intervals as a daemon's are),",
+	"the samples of the N functions most often innermost in the",
 	"aggregation tables, and of all the others together.  Binds",
 	"127.0.0.1:9464 by default; runs until SIGINT or SIGTERM.",
 	NULL
@@ -349,6 +352,39 @@ out:
 	free(rows);
 }
 
+/*
+ * The session --top reads: the newest running aggregating session that is
+ * not read in intervals (a daemon's: its tables restart at each swap, so
+ * what they hold is no counter), else none (0).  @st: STATUS's session,
+ * for a module that lists none (ABI before 1.10).
+ */
+static uint64_t exporter__top_session(struct kp_nl *nl, const struct kp_status_info *st)
+{
+	const uint32_t want = KPROF_SESSION_F_AGGREGATE | KPROF_SESSION_F_INTERVALS;
+	struct kp_session_row *rows;
+	uint64_t id = 0, start = 0;
+	unsigned int nr = 0, i;
+	struct kp_err err;
+
+	rows = calloc(KP_STATUS_SESSIONS_MAX, sizeof(*rows));
+	if (rows && !kp_nl__sessions(nl, rows, KP_STATUS_SESSIONS_MAX, &nr, &err) && nr) {
+		if (nr > KP_STATUS_SESSIONS_MAX)
+			nr = KP_STATUS_SESSIONS_MAX;
+		for (i = 0; i < nr; i++)
+			if (rows[i].state == KPROF_STATE_RUNNING &&
+			    (rows[i].flags & want) == KPROF_SESSION_F_AGGREGATE &&
+			    (!id || rows[i].start_ns > start)) {
+				id = rows[i].id;
+				start = rows[i].start_ns;
+			}
+	} else if (st->has_session && st->state == KPROF_STATE_RUNNING &&
+		   (st->session_flags & want) == KPROF_SESSION_F_AGGREGATE) {
+		id = st->session_id;
+	}
+	free(rows);
+	return id;
+}
+
 /* One exposition of the module's state now, into @fp. */
 static void exporter__render(FILE *fp, const struct exporter *ex)
 {
@@ -373,9 +409,14 @@ static void exporter__render(FILE *fp, const struct exporter *ex)
 	free(cpus);
 	exporter__counting(fp, ex, nl);
 	exporter__daemons(fp, nl);
-	if (ex->top && st.has_session && st.state != KPROF_STATE_IDLE &&
-	    (st.session_flags & KPROF_SESSION_F_AGGREGATE))
-		exporter__functions(fp, ex, nl);
+	if (ex->top) {
+		uint64_t id = exporter__top_session(nl, &st);
+
+		if (id) {
+			kp_nl__set_session(nl, id);
+			exporter__functions(fp, ex, nl);
+		}
+	}
 	kp_nl__delete(nl);
 }
 

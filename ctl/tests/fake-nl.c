@@ -702,8 +702,8 @@ static int fake_hist_dump(struct kp_nl *nl, kp_nl_reply_fn fn, void *arg, struct
 }
 
 /* The AGG_DUMP: one message per entry, each passed to @fn, as kprof.ko does. */
-static int fake_agg_dump(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_reply_fn fn,
-			 void *arg, struct kp_err *err)
+static int fake_agg_dump(struct kp_nl *nl, const struct nlmsghdr *req, struct nlattr **tb,
+			 kp_nl_reply_fn fn, void *arg, struct kp_err *err)
 {
 	const struct fake_agg_entry *e;
 	struct nlattr *nest;
@@ -713,6 +713,7 @@ static int fake_agg_dump(struct kp_nl *nl, const struct nlmsghdr *req, kp_nl_rep
 	int ret = 0;
 
 	fake.nr_agg_dumps++;
+	fake.agg_dump_id = tb[KPROF_A_SESSION_ID] ? nla_get_u64(tb[KPROF_A_SESSION_ID]) : 0;
 	if (!(req->nlmsg_flags & NLM_F_DUMP))
 		return fake_error(EOPNOTSUPP, NULL, err);
 	if (!fake.privileged)
@@ -844,7 +845,7 @@ int kp_nl__request(struct kp_nl *nl, struct nl_msg *msg, kp_nl_reply_fn fn,
 		ret = fake_stats(nl, nlh, tb, fn, arg, err);
 		goto out;
 	case KPROF_CMD_AGG_DUMP:
-		ret = fake_agg_dump(nl, nlh, fn, arg, err);
+		ret = fake_agg_dump(nl, nlh, tb, fn, arg, err);
 		goto out;
 	case KPROF_CMD_AGG_MAPS:
 		ret = fake_agg_maps(nl, nlh, fn, arg, err);

@@ -99,6 +99,7 @@ struct fake_kprof {
 	int			nr_stops;
 	int			nr_frees;	/* KPROF_CMD_FREE requests */
 	uint64_t		freed_id;	/* the last one's session */
+	uint64_t		agg_dump_id;	/* the last AGG_DUMP's KPROF_A_SESSION_ID, 0: none */
 	int			omit_stat;	/* leave this KPROF_STATS_A_* out */
 
 	/*

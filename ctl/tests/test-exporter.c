@@ -352,6 +352,30 @@ static void test_top(void)
 	is_int(promtool(r.out, "top 100"), 0, "promtool check metrics: --top 100");
 	run_free(&r);
 
+	/*
+	 * A daemon's session is read in intervals: its tables restart at each
+	 * swap, no counter.  Alone, no function metrics; beside an older
+	 * aggregating session, that one's.
+	 */
+	fake.session_flags |= KPROF_SESSION_F_INTERVALS;
+	fake.nr_agg_dumps = 0;
+	kprofctl(&r, "exporter", "--once", "--top", "2", "--kallsyms", ksyms, NULL);
+	ok(r.rc == 0 && !strstr(r.out, "kprof_function_samples") && !fake.nr_agg_dumps,
+	   "--top 2, only a session read in intervals (a daemon's): no function metrics");
+	run_free(&r);
+	fake.nr_table = 2;
+	fake.table[0] = (struct kp_session_row){ .id = 7, .state = KPROF_STATE_RUNNING,
+						 .flags = fake.session_flags, .start_ns = 2000 };
+	fake.table[1] = (struct kp_session_row){ .id = 5, .state = KPROF_STATE_RUNNING,
+						 .flags = KPROF_SESSION_F_AGGREGATE, .start_ns = 1000 };
+	kprofctl(&r, "exporter", "--once", "--top", "2", "--kallsyms", ksyms, NULL);
+	ok(r.rc == 0 && count_lines(r.out, "kprof_function_samples{") == 2 &&
+	   fake.agg_dump_id == 5,
+	   "--top 2 beside a daemon's session: the newest aggregating session not read in intervals (5)");
+	run_free(&r);
+	fake.nr_table = 0;
+	fake.session_flags &= ~KPROF_SESSION_F_INTERVALS;
+
 	fake.nr_agg_dumps = 0;
 	kprofctl(&r, "exporter", "--once", "--top", "0", "--kallsyms", ksyms, NULL);
 	ok(r.rc == 0 && !strstr(r.out, "kprof_function_samples") && !fake.nr_agg_dumps,
