@@ -191,4 +191,4 @@ cell NMI ftrace:kprof_test_nmi_target exc_nmi "$work"
 kprobes NMI kprof_test_nmi_target exc_nmi "$work"
 "$kprofctl" stop >/dev/null 2>&1
 echo "1..$n"
-exit 0
+[ "$failed" = 0 ]

@@ -150,4 +150,4 @@ check "a bad --listen: one line naming it, exit 2" \
 dmesg | grep -E 'BUG:|WARNING:|Oops|sleeping function called from invalid context' &&
 	not_ok "kernel log clean" || ok "kernel log clean"
 echo "1..$n"
-exit 0
+[ "$failed" = 0 ]

@@ -281,4 +281,4 @@ lockdown)
 	;;
 esac
 "$kprofctl" stop >/dev/null 2>&1
-exit 0
+[ "$failed" = 0 ]

@@ -261,4 +261,4 @@ check "bad input: unknown sort key, -E 0, -t with -l, a stray argument: one line
 
 dmesg | grep -E 'BUG:|WARNING:|Oops|sleeping function called from invalid context' &&
 	not_ok "kernel log clean" || ok "kernel log clean"
-exit 0
+[ "$failed" = 0 ]

@@ -137,4 +137,4 @@ check "bad input: unknown sort key, -k with --sort: one line each" bad_inputs
 
 dmesg | grep -E 'BUG:|WARNING:|Oops|sleeping function called from invalid context' &&
 	not_ok "kernel log clean" || ok "kernel log clean"
-exit 0
+[ "$failed" = 0 ]

@@ -358,4 +358,4 @@ bad_input "no such pid" 2 "999999" -p 999999 1
 dmesg | grep -E 'BUG:|WARNING:|Oops|sleeping function called from invalid context' &&
 	not_ok "kernel log clean" || ok "kernel log clean"
 echo "1..$n"
-exit 0
+[ "$failed" = 0 ]

@@ -371,4 +371,4 @@ check "sched runqlat 0: a one-line error naming the interval" \
 	grep -q "invalid interval '0'" "$tmp/bad.out"
 "$kprofctl" stop >/dev/null 2>&1
 echo "1..$n"
-exit 0
+[ "$failed" = 0 ]
