@@ -48,7 +48,7 @@ daemon_for() {
 }
 
 echo "TAP version 13"
-echo "1..20"
+echo "1..21"
 
 if grep -q '^kprof ' /proc/modules; then
 	rmmod kprof || { echo "Bail out! cannot unload kprof"; exit 1; }
@@ -145,6 +145,46 @@ last=$(ls "$k" | grep '\.folded$' | sort -t- -k4 | tail -n 1 | sed 's/.*-\([0-9]
 check "--keep 2: two intervals left, the newest among them (exit $rc, $kept left, last $last)" \
 	"[ $rc = 0 ] && [ $kept = 2 ] && [ \"\${last:-0}\" -ge 4 ] && grep -q 'removed by retention' '$tmp/keep.err'"
 diag "$tmp/keep.err"
+
+# --- short-lived processes: named interval after interval (issue 39) -------
+# a hot of 100 ms started every 200 ms or so, under 1 s intervals: the
+# mappings the module keeps of each are let go once the intervals that
+# name them were read, so the share of hot's samples with an unnamed
+# frame does not grow from the second interval to the last full one
+u=$tmp/unk
+(
+	# until killed once the daemon ended (at most a minute)
+	stop=$(($(date +%s) + 60))
+	while [ "$(date +%s)" -lt $stop ]; do
+		"$hot" 100 >/dev/null
+		sleep 0.1
+	done
+) &
+lp=$!
+victims=$lp
+daemon_for 11 "$tmp/unk.err" "$kprofctl" daemon -a -F 499 -e cpu-clock --interval 1s \
+	--output-dir "$u" --format folded
+kill $lp 2>/dev/null
+wait $lp 2>/dev/null
+victims=
+pkill -x hot 2>/dev/null
+# unknown_share FILE: "U T", T samples of comm hot, U of them with [unknown]
+unknown_share() {
+	awk '/^hot;/ { t += $NF; if (index($0, "[unknown]")) u += $NF }
+		END { printf "%d %d\n", u, t }' "$1" 2>/dev/null
+}
+files=$(ls "$u" | grep '\.folded$' | sort -t- -k4)
+second=$(echo "$files" | sed -n 2p)
+lastfull=$(echo "$files" | tail -n 2 | head -n 1)
+read -r u2 t2 < <(unknown_share "$u/$second")
+read -r ul tl < <(unknown_share "$u/$lastfull")
+# (+ 1 point, or 4 binomial standard errors of the two shares when more)
+check "short-lived processes under 1 s intervals: [unknown] in hot's samples of the last full interval ($ul of $tl) at most the second's ($u2 of $t2) + max(1 point, 4 standard errors) (exit $rc, $(echo "$files" | wc -l) intervals)" \
+	"[ $rc = 0 ] && [ \"\${t2:-0}\" -ge 20 ] && [ \"\${tl:-0}\" -ge 20 ] &&
+	 awk -v a=$ul -v b=$tl -v c=$u2 -v d=$t2 'BEGIN { p = a / b; q = c / d
+		se = sqrt(p * (1 - p) / b + q * (1 - q) / d); t = 4 * se; if (t < 0.01) t = 0.01
+		exit !(p <= q + t) }'"
+diag "$tmp/unk.err"
 
 # --- --off-cpu: the blocked time beside the samples, per interval -----------
 "$here/progs/offcpu_prog" spin 600 >/dev/null & op=$!
