@@ -558,7 +558,8 @@ static int stacks__flush(struct kp_decoder *d, struct stack_table *t, kp_sample_
 		s->event = w[0] & 0xffff;
 		s->nr_kernel = (w[0] >> 16) & 0xffff;
 		s->nr_user = (w[0] >> 32) & 0xffff;
-		s->header.misc = (w[0] >> 48) & 0xffff;	/* with frames: the leaf fix-up's */
+		/* w[0]'s top bits: the misc of a sample without frames, else the leaf fix-up's */
+		s->header.misc = (s->nr_kernel + s->nr_user) ? 0 : (w[0] >> 48) & 0xffff;
 		s->pid = w[1] & 0xffffffff;
 		s->tid = w[1] >> 32;
 		s->cpu = w[3] >> 32;
@@ -571,8 +572,6 @@ static int stacks__flush(struct kp_decoder *d, struct stack_table *t, kp_sample_
 			s->ip = w[STACK_HDR];
 		}
 		s->header.size = sizeof(*s) + (s->nr_kernel + s->nr_user) * 8;
-		if (s->nr_kernel + s->nr_user)
-			s->header.misc = 0;
 		decoder__resolve(d, s);
 		if (s->nr_kernel + s->nr_user)
 			d->res->leaf = (enum kp_leaf)((w[0] >> 48) & 0xff);

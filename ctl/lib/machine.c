@@ -1157,7 +1157,7 @@ void kp_machine__resolve(struct kp_machine *m, const struct kp_rec_sample *s,
 	}
 	/* frames beyond @max are left alone: callers do not look at them */
 	end = nu < max ? nu : max;
-	if (end && !p)
+	if (end)
 		p = machine__proc(m, s->pid, true);
 	for (i = 0; i < end; i++) {
 		struct kp_frame *f = &out->frames[out->nr_kernel + i];
