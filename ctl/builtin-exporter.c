@@ -299,19 +299,13 @@ static const struct {
  * of itself in the run directory (lib/rundir.h), labelled with its
  * session; nothing when none runs.
  */
-static void exporter__daemons(FILE *fp, struct kp_nl *nl)
+static void exporter__daemons(FILE *fp, const struct kp_session_row *rows, unsigned int nr)
 {
 	struct kp_daemon_state *d = NULL;
-	struct kp_session_row *rows;
-	unsigned int nr = 0, n = 0, i, k;
+	unsigned int n = 0, i, k;
 	char id[24], pid[16];
 	struct kp_err err;
 
-	rows = calloc(KP_STATUS_SESSIONS_MAX, sizeof(*rows));
-	if (!rows || kp_nl__sessions(nl, rows, KP_STATUS_SESSIONS_MAX, &nr, &err))
-		goto out;
-	if (nr > KP_STATUS_SESSIONS_MAX)
-		nr = KP_STATUS_SESSIONS_MAX;
 	d = calloc(nr ? nr : 1, sizeof(*d));
 	if (!d)
 		goto out;
@@ -349,39 +343,31 @@ static void exporter__daemons(FILE *fp, struct kp_nl *nl)
 	}
 out:
 	free(d);
-	free(rows);
 }
 
 /*
- * The session --top reads: the newest running aggregating session that is
- * not read in intervals (a daemon's: its tables restart at each swap, so
- * what they hold is no counter), else none (0).  @st: STATUS's session,
- * for a module that lists none (ABI before 1.10).
+ * The session --top reads among @rows: the newest running aggregating
+ * session that is not read in intervals (a daemon's: its tables restart at
+ * each swap, so what they hold is no counter), else none (0).  @st:
+ * STATUS's session, for a module that lists none (ABI before 1.10).
  */
-static uint64_t exporter__top_session(struct kp_nl *nl, const struct kp_status_info *st)
+static uint64_t exporter__top_session(const struct kp_session_row *rows, unsigned int nr,
+				      const struct kp_status_info *st)
 {
 	const uint32_t want = KPROF_SESSION_F_AGGREGATE | KPROF_SESSION_F_INTERVALS;
-	struct kp_session_row *rows;
 	uint64_t id = 0, start = 0;
-	unsigned int nr = 0, i;
-	struct kp_err err;
+	unsigned int i;
 
-	rows = calloc(KP_STATUS_SESSIONS_MAX, sizeof(*rows));
-	if (rows && !kp_nl__sessions(nl, rows, KP_STATUS_SESSIONS_MAX, &nr, &err) && nr) {
-		if (nr > KP_STATUS_SESSIONS_MAX)
-			nr = KP_STATUS_SESSIONS_MAX;
-		for (i = 0; i < nr; i++)
-			if (rows[i].state == KPROF_STATE_RUNNING &&
-			    (rows[i].flags & want) == KPROF_SESSION_F_AGGREGATE &&
-			    (!id || rows[i].start_ns > start)) {
-				id = rows[i].id;
-				start = rows[i].start_ns;
-			}
-	} else if (st->has_session && st->state == KPROF_STATE_RUNNING &&
-		   (st->session_flags & want) == KPROF_SESSION_F_AGGREGATE) {
-		id = st->session_id;
-	}
-	free(rows);
+	if (!nr)
+		return st->has_session && st->state == KPROF_STATE_RUNNING &&
+		       (st->session_flags & want) == KPROF_SESSION_F_AGGREGATE ? st->session_id : 0;
+	for (i = 0; i < nr; i++)
+		if (rows[i].state == KPROF_STATE_RUNNING &&
+		    (rows[i].flags & want) == KPROF_SESSION_F_AGGREGATE &&
+		    (!id || rows[i].start_ns > start)) {
+			id = rows[i].id;
+			start = rows[i].start_ns;
+		}
 	return id;
 }
 
@@ -390,8 +376,9 @@ static void exporter__render(FILE *fp, const struct exporter *ex)
 {
 	struct kp_version_info v;
 	struct kp_status_info st;
+	struct kp_session_row *rows;
 	struct kp_stats *cpus = NULL;
-	unsigned int nr = 0;
+	unsigned int nr = 0, nr_rows = 0;
 	struct kp_err err;
 	struct kp_nl *nl;
 
@@ -408,15 +395,22 @@ static void exporter__render(FILE *fp, const struct exporter *ex)
 	kp_prom__health(fp, &v, &st, cpus, nr);
 	free(cpus);
 	exporter__counting(fp, ex, nl);
-	exporter__daemons(fp, nl);
+	/* the sessions, listed once for the daemons' state and --top's choice */
+	rows = calloc(KP_STATUS_SESSIONS_MAX, sizeof(*rows));
+	if (!rows || kp_nl__sessions(nl, rows, KP_STATUS_SESSIONS_MAX, &nr_rows, &err))
+		nr_rows = 0;
+	if (nr_rows > KP_STATUS_SESSIONS_MAX)
+		nr_rows = KP_STATUS_SESSIONS_MAX;
+	exporter__daemons(fp, rows, nr_rows);
 	if (ex->top) {
-		uint64_t id = exporter__top_session(nl, &st);
+		uint64_t id = exporter__top_session(rows, nr_rows, &st);
 
 		if (id) {
 			kp_nl__set_session(nl, id);
 			exporter__functions(fp, ex, nl);
 		}
 	}
+	free(rows);
 	kp_nl__delete(nl);
 }
 
